@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kslot top-level Makefile: wraps Kbuild and drives the test VM.
+#
+#   make                 build the modules against KDIR
+#   make check           every test, in a QEMU VM with a debug kernel
+#   make run             the demo, in the VM
+#   make vm-run SCRIPT=path [FILES=dir]
+#                        run your own script in the VM with kslot loaded
+#   make kernel          build (or reuse) the cached test kernel
+#   make clean
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KVER := $(shell uname -r)
+# The running kernel's headers when installed, else the cached test kernel.
+KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER)/build,$(shell $(TOP)/scripts/kernel.sh))
+
+VM_OUT := $(BUILD)/vm
+# Resolve the cached test kernel (building it if needed) inside a recipe.
+TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
+
+.PHONY: all modules deps kernel check run vm-run test-modules clean
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+deps:
+	@$(TOP)/scripts/deps.sh
+
+kernel: deps
+	@$(TOP)/scripts/kernel.sh >/dev/null
+
+# Build the modules against the test kernel and stage the KUnit modules.
+test-modules: kernel
+	@kdir=$(TEST_KDIR); \
+	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
+	@mkdir -p $(BUILD)/tests
+	@rm -f $(BUILD)/tests/*.ko
+	@cp $(TOP)/*_test.ko $(BUILD)/tests/
+
+check: test-modules
+	@mkdir -p $(VM_OUT)
+	@kdir=$(TEST_KDIR); \
+	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source
+
+run: test-modules
+	@mkdir -p $(VM_OUT)
+	@kdir=$(TEST_KDIR); \
+	$(TOP)/scripts/vm.sh run $$kdir $(VM_OUT) && \
+	$(TOP)/scripts/verdict.py run $(VM_OUT) $$kdir/source
+
+vm-run: test-modules
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path [FILES=dir]"; exit 2; }
+	@test -f "$(SCRIPT)" || { echo "vm-run: $(SCRIPT) not found"; exit 2; }
+	@mkdir -p $(VM_OUT)
+	@kdir=$(TEST_KDIR); \
+	$(TOP)/scripts/vm.sh script $$kdir $(VM_OUT) $(abspath $(SCRIPT)) $(if $(FILES),$(abspath $(FILES))) && \
+	$(TOP)/scripts/verdict.py script $(VM_OUT) $$kdir/source
+
+clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
+	rm -rf $(BUILD)

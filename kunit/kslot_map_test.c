@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kslot_map, the generational handle table.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kslot_map.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "kslot_internal.h"
+#include "kslot_test_util.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define COOKIE(i)	((void *)(unsigned long)(((i) + 1) * 16))
+
+static int map_init(struct kunit *test, struct kslot_map *map, u32 max)
+{
+	int ret = kslot_map_init(map, NULL, max, 0);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return ret;
+}
+
+static void kslot_map_test_init(struct kunit *test)
+{
+	struct kslot_map map;
+
+	KUNIT_EXPECT_EQ(test, kslot_map_init(&map, NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES + 1,
+					     0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_map_init(&map, NULL, 16, BIT(7)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_map_init(&map, NULL, 16,
+					     KSLOT_MAP_LOCK_BH |
+					     KSLOT_MAP_LOCK_IRQ), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&map, "kunit", KSLOT_MAX_ENTRIES,
+					     KSLOT_MAP_LOCK_IRQ |
+					     KSLOT_MAP_ACCOUNT), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	KUNIT_EXPECT_EQ(test, map.nr_slots, 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_alloc(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h1 = 0, h2 = 0;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h1,
+					      GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2,
+					      GFP_KERNEL), 0);
+	KUNIT_EXPECT_NE(test, h1, 0);
+	KUNIT_EXPECT_NE(test, h1, h2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h1), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h1), map.tag);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 2);
+	KUNIT_EXPECT_EQ(test, map.nr_slots, 64);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_lookup(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(7), &h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(7));
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h), COOKIE(7));
+	rcu_read_unlock();
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + 1));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.rejected), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_remove(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(3), &h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(3));
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	KUNIT_EXPECT_EQ(test, map.free_head, 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_replace(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* Reserve-then-publish, as iommufd does with XA_ZERO_ENTRY. */
+static void kslot_map_test_reserve(struct kunit *test)
+{
+	struct kslot_map map;
+	u32 index = 0;
+	u64 h = 0, it;
+	void *obj;
+	int seen = 0;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	kslot_map_for_each(&map, index, it, obj)
+		seen++;
+	KUNIT_EXPECT_EQ(test, seen, 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_replace(&map, h, COOKIE(9)));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(9));
+	/* A reservation can also be abandoned. */
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_count(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h[10];
+	int i;
+
+	map_init(test, &map, 64);
+	for (i = 0; i < 10; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
+						      GFP_KERNEL), 0);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(&map), i + 1);
+	}
+	for (i = 0; i < 10; i += 2)
+		kslot_map_remove(&map, h[i]);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 5);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void count_destroyed(void *obj, u64 handle, void *data)
+{
+	unsigned long *sum = data;
+
+	*sum += (unsigned long)obj;
+}
+
+static void kslot_map_test_destroy(struct kunit *test)
+{
+	unsigned long sum = 0;
+	struct kslot_map map;
+	u64 h;
+
+	map_init(test, &map, 64);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+			0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h, GFP_KERNEL),
+			0);
+	kslot_map_remove(&map, h);
+	kslot_map_destroy(&map, count_destroyed, &sum);
+	KUNIT_EXPECT_EQ(test, sum, (unsigned long)COOKIE(0) +
+				   (unsigned long)COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+}
+
+static void kslot_map_test_stats(struct kunit *test)
+{
+	struct kslot_map_stats st;
+	struct kslot_map map;
+	u64 h;
+
+	map_init(test, &map, 300);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			0);
+	kslot_map_remove(&map, h);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
+	kslot_map_get_stats(&map, &st);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_MAP_CHUNK_SLOTS);
+	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
+	KUNIT_EXPECT_EQ(test, st.retired, 0);
+	/* The null handle is not counted as a rejection. */
+	KUNIT_EXPECT_EQ(test, st.rejected, 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* Seed 000's timeline: a stale key is refused after its slot is reused. */
+static void kslot_map_test_seed_timeline(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 a, b;
+
+	map_init(test, &map, 8);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('A'), &a,
+					      GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, a), COOKIE('A'));
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('B'), &b,
+					      GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(a), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(b), 3);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, a));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, b), COOKIE('B'));
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, a));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, b), COOKIE('B'));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_null_handle(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h;
+
+	map_init(test, &map, 8);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			0);
+	/* Make the null handle's tag match so only the generation refuses it. */
+	map.tag = 0;
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, KSLOT_HANDLE_NULL));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
+						    COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_forged(struct kunit *test)
+{
+	struct kslot_map map, other;
+	u64 h, oh;
+
+	map_init(test, &map, 1000);
+	map_init(test, &other, 1000);
+	other.tag = map.tag ^ 1;
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&other, COOKIE(1), &oh,
+					      GFP_KERNEL), 0);
+	/* Same index and generation, other map. */
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, oh));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&other, h));
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, oh));
+	/* Index beyond the allocated slots, and beyond max_entries. */
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
+		kslot_handle_make(KSLOT_MAP_CHUNK_SLOTS, map.tag, 1)));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
+		kslot_handle_make(KSLOT_INDEX_MAX, map.tag, 1)));
+	/* Wrong generation: older, newer, even. */
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (2ULL << 32)));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (1ULL << 32)));
+	/* A free slot in range. */
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
+		kslot_handle_make(1, map.tag, 1)));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.rejected), 6);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+	kslot_map_destroy(&other, NULL, NULL);
+}
+
+static void kslot_map_test_retire(struct kunit *test)
+{
+	struct kslot_map_stats st;
+	struct kslot_map map;
+	u64 h, h2;
+
+	map_init(test, &map, 8);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			0);
+	kslot_map_remove(&map, h);
+	/* The hook refuses live slots and odd generations. */
+	KUNIT_EXPECT_EQ(test, kslot_map_test_set_gen(&map, 0, U32_MAX), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_map_test_set_gen(&map, 0, U32_MAX - 1), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, map.free_head, 1);
+	kslot_map_get_stats(&map, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	/* Slot 0 is never handed out again. */
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	/* Every handle that ever named slot 0 stays dead. */
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
+		kslot_handle_make(0, map.tag, 1)));
+	KUNIT_EXPECT_EQ(test, kslot_map_test_set_gen(&map, 0, 2), -EINVAL);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_growth(struct kunit *test)
+{
+	const u32 n = 5 * KSLOT_MAP_CHUNK_SLOTS + 3;
+	struct kslot_map_slot *first, *slot;
+	struct kslot_map map;
+	u64 *h;
+	u32 i;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	map_init(test, &map, KSLOT_MAX_ENTRIES);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h[0],
+					      GFP_KERNEL), 0);
+	rcu_read_lock();
+	first = __kslot_map_slot(&map, 0);
+	rcu_read_unlock();
+	for (i = 1; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
+						      GFP_KERNEL), 0);
+		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+	}
+	KUNIT_EXPECT_EQ(test, map.nr_slots, 6 * KSLOT_MAP_CHUNK_SLOTS);
+	rcu_read_lock();
+	slot = __kslot_map_slot(&map, 0);
+	rcu_read_unlock();
+	KUNIT_EXPECT_PTR_EQ(test, slot, first);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h[i]),
+				    COOKIE(i));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_enospc(struct kunit *test)
+{
+	const u32 max = KSLOT_MAP_CHUNK_SLOTS + 10;
+	struct kslot_map map;
+	u64 h, first = 0;
+	u32 i;
+
+	map_init(test, &map, max);
+	for (i = 0; i < max; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h,
+						      GFP_KERNEL), 0);
+		if (!i)
+			first = h;
+	}
+	KUNIT_EXPECT_EQ(test, map.nr_slots, max);
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), max);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, first), COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_for_each_remove(struct kunit *test)
+{
+	const u32 n = 600;
+	struct kslot_map map;
+	unsigned long *seen;
+	u32 index, i, visits = 0;
+	u64 handle;
+	void *obj;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	map_init(test, &map, n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &handle,
+						      GFP_KERNEL), 0);
+	kslot_map_for_each(&map, index, handle, obj) {
+		i = (unsigned long)obj / 16 - 1;
+		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(i, seen));
+		KUNIT_EXPECT_EQ(test, index, i);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, handle), obj);
+		visits++;
+		/* Remove the current entry, and every third the one after. */
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, handle), obj);
+		if (i % 3 == 0 && i + 1 < n)
+			kslot_map_remove(&map, kslot_handle_make(i + 1, map.tag,
+								 1));
+	}
+	KUNIT_EXPECT_EQ(test, visits, n - n / 3);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* Randomised operations against a plain array model. */
+struct model_entry {
+	u64 handle;
+	void *obj;
+};
+
+static void kslot_map_test_random(struct kunit *test)
+{
+	const u32 max = 3000, ops = 100000, nstale = 512;
+	struct model_entry *live;
+	struct rnd_state rnd;
+	struct kslot_map map;
+	u32 nlive = 0, i, stale_n = 0;
+	u64 *stale;
+
+	live = kunit_kcalloc(test, max, sizeof(*live), GFP_KERNEL);
+	stale = kunit_kcalloc(test, nstale, sizeof(*stale), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	KUNIT_ASSERT_NOT_NULL(test, stale);
+	prandom_seed_state(&rnd, 0x6b736c6f74ULL);
+	map_init(test, &map, max);
+
+	for (i = 0; i < ops; i++) {
+		u32 op = prandom_u32_state(&rnd) % 100;
+		u32 k;
+
+		if (op < 45) {
+			u64 h;
+			int ret = kslot_map_alloc(&map, COOKIE(i), &h,
+						  GFP_KERNEL);
+
+			if (nlive == max) {
+				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			live[nlive].handle = h;
+			live[nlive++].obj = COOKIE(i);
+		} else if (op < 80 && nlive) {
+			k = prandom_u32_state(&rnd) % nlive;
+			KUNIT_ASSERT_PTR_EQ(test,
+					    kslot_map_remove(&map,
+							     live[k].handle),
+					    live[k].obj);
+			stale[stale_n++ % nstale] = live[k].handle;
+			live[k] = live[--nlive];
+		} else if (op < 95 && nlive) {
+			k = prandom_u32_state(&rnd) % nlive;
+			KUNIT_ASSERT_PTR_EQ(test,
+					    kslot_map_lookup(&map,
+							     live[k].handle),
+					    live[k].obj);
+		} else if (stale_n) {
+			k = prandom_u32_state(&rnd) % min(stale_n, nstale);
+			KUNIT_ASSERT_NULL(test,
+					  kslot_map_lookup(&map, stale[k]));
+		}
+		KUNIT_ASSERT_EQ(test, kslot_map_count(&map), nlive);
+	}
+	for (i = 0; i < nlive; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map,
+							   live[i].handle),
+				    live[i].obj);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/*
+ * Concurrency: readers look up recently issued handles while a writer
+ * allocates and removes.  Objects carry their own handle, published with
+ * reserve-then-replace, so a reader can tell if a handle ever reached an
+ * object inserted under another handle.  Freed objects go through
+ * kfree_rcu(), so KASAN catches a reader touching freed memory.
+ */
+struct conc_obj {
+	u64 handle;
+	struct rcu_head rcu;
+};
+
+#define CONC_RING	256
+
+struct conc_ctx {
+	struct kslot_map map;
+	u64 ring[CONC_RING];
+	atomic_t stop;
+	atomic_long_t lookups, hits, wrong;
+	atomic_long_t writes;
+	struct completion done[3];
+};
+
+static int conc_reader(void *arg)
+{
+	struct conc_ctx *ctx = arg;
+	struct rnd_state rnd;
+	int id = smp_processor_id();
+
+	prandom_seed_state(&rnd, 42 + id);
+	while (!atomic_read(&ctx->stop)) {
+		u64 h = READ_ONCE(ctx->ring[prandom_u32_state(&rnd) %
+					    CONC_RING]);
+		struct conc_obj *obj;
+
+		rcu_read_lock();
+		obj = __kslot_map_lookup(&ctx->map, h);
+		if (obj) {
+			atomic_long_inc(&ctx->hits);
+			if (READ_ONCE(obj->handle) != h)
+				atomic_long_inc(&ctx->wrong);
+		}
+		rcu_read_unlock();
+		atomic_long_inc(&ctx->lookups);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int conc_writer(void *arg)
+{
+	struct conc_ctx *ctx = arg;
+	struct rnd_state rnd;
+	u32 i = 0;
+
+	prandom_seed_state(&rnd, 7);
+	while (!atomic_read(&ctx->stop)) {
+		u32 k = prandom_u32_state(&rnd) % CONC_RING;
+		u64 old = ctx->ring[k], h;
+		struct conc_obj *obj;
+
+		if (old) {
+			obj = kslot_map_remove(&ctx->map, old);
+			if (obj)
+				kfree_rcu(obj, rcu);
+			WRITE_ONCE(ctx->ring[k], 0);
+		}
+		obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+		if (!obj)
+			continue;
+		if (kslot_map_alloc(&ctx->map, NULL, &h, GFP_KERNEL)) {
+			kfree(obj);
+			continue;
+		}
+		obj->handle = h;
+		kslot_map_replace(&ctx->map, h, obj);
+		/* Readers also try stale handles of this ring slot. */
+		WRITE_ONCE(ctx->ring[k], h);
+		atomic_long_inc(&ctx->writes);
+		if (++i % 64 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void conc_free(void *obj, u64 handle, void *data)
+{
+	kfree(obj);
+}
+
+static void kslot_map_test_concurrency(struct kunit *test)
+{
+	struct task_struct *t[3];
+	struct conc_ctx *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&ctx->map, NULL, 1024, 0), 0);
+	for (i = 0; i < 3; i++) {
+		t[i] = kthread_create(i ? conc_reader : conc_writer, ctx,
+				      "kslot_conc/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+		kthread_bind(t[i], i % num_online_cpus());
+		get_task_struct(t[i]);
+		wake_up_process(t[i]);
+	}
+	msleep(2000);
+	atomic_set(&ctx->stop, 1);
+	for (i = 0; i < 3; i++) {
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+	kunit_info(test, "%ld writes, %ld lookups, %ld hits, %ld wrong\n",
+		   atomic_long_read(&ctx->writes),
+		   atomic_long_read(&ctx->lookups),
+		   atomic_long_read(&ctx->hits),
+		   atomic_long_read(&ctx->wrong));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->writes), 100);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->hits), 100);
+	kslot_map_destroy(&ctx->map, conc_free, NULL);
+	rcu_barrier();
+}
+
+/*
+ * Allocation failure: every allocation a growth step makes is failed in
+ * turn, and each failure must give -ENOMEM and leave the map as it was.
+ */
+static void kslot_map_test_fault(struct kunit *test)
+{
+	const u32 prefill = KSLOT_MAP_CHUNK_SLOTS;
+	struct kslot_map_stats before, after;
+	struct kslot_map map;
+	u32 n, faults = 0;
+	bool injected;
+	u64 first, h;
+	int ret;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	map_init(test, &map, KSLOT_MAX_ENTRIES);
+	/* First alloc: a chunk and the directory. */
+	for (n = 1;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+			kslot_map_alloc(&map, COOKIE(0), &first, GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		KUNIT_ASSERT_EQ(test, kslot_map_count(&map), 0);
+		KUNIT_ASSERT_EQ(test, map.nr_slots, 0);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 2);
+	for (n = 1; n < prefill; n++)
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(n), &h,
+						      GFP_KERNEL), 0);
+	/* Next alloc: a second chunk and a bigger directory. */
+	kslot_map_get_stats(&map, &before);
+	for (n = 1;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+			kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		kslot_map_get_stats(&map, &after);
+		KUNIT_ASSERT_EQ(test, after.count, before.count);
+		KUNIT_ASSERT_EQ(test, after.capacity, before.capacity);
+		KUNIT_ASSERT_PTR_EQ(test, kslot_map_lookup(&map, first),
+				    COOKIE(0));
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 4);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), prefill + 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
+	/* A slot from the free list needs no allocation at all. */
+	kslot_map_remove(&map, h);
+	ret = kslot_test_with_fail_nth(1, &injected,
+		kslot_map_alloc(&map, COOKIE(2), &h, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, injected);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static struct kunit_case kslot_map_test_cases[] = {
+	KUNIT_CASE(kslot_map_test_init),
+	KUNIT_CASE(kslot_map_test_alloc),
+	KUNIT_CASE(kslot_map_test_lookup),
+	KUNIT_CASE(kslot_map_test_remove),
+	KUNIT_CASE(kslot_map_test_replace),
+	KUNIT_CASE(kslot_map_test_reserve),
+	KUNIT_CASE(kslot_map_test_count),
+	KUNIT_CASE(kslot_map_test_destroy),
+	KUNIT_CASE(kslot_map_test_stats),
+	KUNIT_CASE(kslot_map_test_seed_timeline),
+	KUNIT_CASE(kslot_map_test_null_handle),
+	KUNIT_CASE(kslot_map_test_forged),
+	KUNIT_CASE(kslot_map_test_retire),
+	KUNIT_CASE(kslot_map_test_growth),
+	KUNIT_CASE(kslot_map_test_enospc),
+	KUNIT_CASE(kslot_map_test_for_each_remove),
+	KUNIT_CASE(kslot_map_test_random),
+	KUNIT_CASE_SLOW(kslot_map_test_concurrency),
+	KUNIT_CASE(kslot_map_test_fault),
+	{}
+};
+
+static struct kunit_suite kslot_map_test_suite = {
+	.name = "kslot_map",
+	.test_cases = kslot_map_test_cases,
+};
+kunit_test_suite(kslot_map_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kslot_map");
+MODULE_LICENSE("GPL");

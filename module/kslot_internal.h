@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Definitions shared by the kslot module's own files; not part of the API.
+ */
+#ifndef _KSLOT_INTERNAL_H
+#define _KSLOT_INTERNAL_H
+
+#include <linux/fault-inject.h>
+#include <linux/fs.h>
+
+struct dentry;
+
+struct dentry *kslot_debugfs_create(const char *kind, const char *name,
+				    void *data,
+				    const struct file_operations *fops);
+void kslot_debugfs_remove(struct dentry *dentry);
+
+#ifdef CONFIG_FAULT_INJECTION
+extern struct fault_attr kslot_fail_alloc;
+
+/*
+ * Fault point checked before every allocation kslot makes.  It is reached
+ * by /proc/self/task/<tid>/fail-nth sweeps like any other, and KUnit arms
+ * it alone (kslot_test_fail_alloc_arm()) so that only kslot's own
+ * allocations count, not the sanitizers' or debug objects'.
+ */
+static inline bool kslot_should_fail_alloc(void)
+{
+	return should_fail(&kslot_fail_alloc, 1);
+}
+#else
+static inline bool kslot_should_fail_alloc(void)
+{
+	return false;
+}
+#endif
+
+#if IS_ENABLED(CONFIG_KUNIT)
+#ifdef CONFIG_FAULT_INJECTION
+void kslot_test_fail_alloc_arm(unsigned int nth);
+bool kslot_test_fail_alloc_disarm(void);
+#endif
+struct kslot_map;
+int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen);
+#endif
+
+#endif /* _KSLOT_INTERNAL_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kslot: generational handle tables and slab-style pools for drivers.
+ *
+ * This file holds the module's entry points and the debugfs root shared by
+ * the data structures.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "kslot_internal.h"
+
+static struct dentry *kslot_debugfs_root;
+
+#ifdef CONFIG_FAULT_INJECTION
+DECLARE_FAULT_ATTR(kslot_fail_alloc);
+EXPORT_SYMBOL_IF_KUNIT(kslot_fail_alloc);
+
+static void kslot_fault_init(void)
+{
+	/* Injected failures are expected; keep the console clean. */
+	kslot_fail_alloc.verbose = 0;
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	fault_create_debugfs_attr("fail_alloc", kslot_debugfs_root,
+				  &kslot_fail_alloc);
+#endif
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kslot_test_fail_alloc_arm() - Fail the @nth kslot allocation (KUnit only).
+ * @nth: Which allocation of the current task fails, from 1.
+ *
+ * Uses the kslot_fail_alloc attribute's task filter and byte budget, so
+ * only kslot's own allocation sites count, and only in this task.
+ *
+ * Context: Process context; not concurrently with another armed test.
+ */
+void kslot_test_fail_alloc_arm(unsigned int nth)
+{
+	current->make_it_fail = 1;
+	kslot_fail_alloc.task_filter = true;
+	kslot_fail_alloc.interval = 1;
+	atomic_set(&kslot_fail_alloc.space, nth);
+	atomic_set(&kslot_fail_alloc.times, 1);
+	WRITE_ONCE(kslot_fail_alloc.probability, 100);
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_test_fail_alloc_arm);
+
+/**
+ * kslot_test_fail_alloc_disarm() - Stop failing allocations (KUnit only).
+ *
+ * Context: Process context.
+ * Return: true if the armed failure was injected.
+ */
+bool kslot_test_fail_alloc_disarm(void)
+{
+	WRITE_ONCE(kslot_fail_alloc.probability, 0);
+	kslot_fail_alloc.task_filter = false;
+	current->make_it_fail = 0;
+	return atomic_read(&kslot_fail_alloc.times) == 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_test_fail_alloc_disarm);
+#endif
+#else
+static void kslot_fault_init(void)
+{
+}
+#endif
+
+/**
+ * kslot_debugfs_create() - Expose one named structure in debugfs.
+ * @kind: Prefix naming the structure type, e.g. "map".
+ * @name: The structure's name.
+ * @data: Private data for @fops.
+ * @fops: File operations of the read-only file.
+ *
+ * Creates kslot/@kind-@name.  Debugfs failures are not errors: the file is
+ * for debugging only.
+ *
+ * Context: Process context.
+ * Return: The dentry, or NULL or an error pointer if it was not created;
+ * either may be passed to kslot_debugfs_remove().
+ */
+struct dentry *kslot_debugfs_create(const char *kind, const char *name,
+				    void *data,
+				    const struct file_operations *fops)
+{
+	struct dentry *d;
+	char *fname;
+
+	if (IS_ERR_OR_NULL(kslot_debugfs_root))
+		return NULL;
+	fname = kasprintf(GFP_KERNEL, "%s-%s", kind, name);
+	if (!fname)
+		return NULL;
+	d = debugfs_create_file(fname, 0400, kslot_debugfs_root, data, fops);
+	kfree(fname);
+	return d;
+}
+
+/**
+ * kslot_debugfs_remove() - Remove a file made by kslot_debugfs_create().
+ * @dentry: Its return value.
+ *
+ * Context: Process context.
+ */
+void kslot_debugfs_remove(struct dentry *dentry)
+{
+	if (!IS_ERR_OR_NULL(dentry))
+		debugfs_remove(dentry);
+}
+
+static int __init kslot_init(void)
+{
+	kslot_debugfs_root = debugfs_create_dir("kslot", NULL);
+	kslot_fault_init();
+	return 0;
+}
+
+static void __exit kslot_exit(void)
+{
+	debugfs_remove(kslot_debugfs_root);
+	/* Directories and chunks are freed from RCU callbacks in this module. */
+	rcu_barrier();
+}
+
+module_init(kslot_init);
+module_exit(kslot_exit);
+
+MODULE_DESCRIPTION("Generational handle tables and slab-style pools");
+MODULE_AUTHOR("The kslot developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1.0");

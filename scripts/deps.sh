@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages kslot's build and tests need, skipping apt
+# entirely when all of them are present.  Needs root to install.
+set -euo pipefail
+
+pkgs=(
+	bc bison cpio flex gcc make libc6-dev libelf-dev libssl-dev kmod
+	python3 xz-utils gzip
+	linux-source-6.12
+	qemu-system-x86
+	busybox-static
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: run as root, or install: ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,95 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the kslot test VM (busybox).  The kernel log goes to ttyS0
+# (console.log on the host); results go to ttyS1 (results.log) between
+# "@@" markers that scripts/verdict.py reads.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mkdir -p /proc /sys /dev /tmp /run
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+
+R=/dev/ttyS1
+stty -F $R raw -echo 2>/dev/null
+res() { echo "$*" > $R; }
+
+mode=check
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kslot_mode=*) mode=${arg#kslot_mode=} ;;
+	esac
+done
+
+# Expected injected failures must not print stack traces.
+for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+	[ -d $d ] && echo 0 > $d/verbose
+done
+
+finish() {
+	res "@@done"
+	sync
+	reboot -f
+}
+
+kmemleak_scan() {
+	[ -e /sys/kernel/debug/kmemleak ] || return 0
+	# Objects younger than a few seconds are never reported: scan twice.
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan > /sys/kernel/debug/kmemleak
+	res "@@kmemleak"
+	cat /sys/kernel/debug/kmemleak > $R
+	# Also on the console, where the splat scan sees it.
+	cat /sys/kernel/debug/kmemleak
+	res "@@end"
+}
+
+if ! insmod /lib/kslot/kslot.ko; then
+	res "@@fatal insmod kslot.ko failed"
+	finish
+fi
+
+case "$mode" in
+check)
+	for ko in /lib/kslot/tests/*.ko; do
+		[ -e "$ko" ] || continue
+		insmod "$ko" || res "@@fatal insmod $ko failed"
+	done
+	for d in /sys/kernel/debug/kunit/*/; do
+		[ -e "$d/results" ] || continue
+		res "@@kunit $(basename $d)"
+		cat "$d/results" > $R
+		res "@@end"
+	done
+	for ko in /lib/kslot/tests/*.ko; do
+		[ -e "$ko" ] && rmmod "$(basename $ko .ko)"
+	done
+	for t in /selftests/*; do
+		[ -x "$t" ] || continue
+		res "@@tap $(basename $t)"
+		(cd /selftests && "$t") > $R 2>&1
+		res "@@exit $(basename $t) $?"
+	done
+	rmmod kslot || res "@@fatal rmmod kslot failed"
+	kmemleak_scan
+	;;
+run)
+	if [ -x /demo/run.sh ]; then
+		res "@@demo"
+		/demo/run.sh > $R 2>&1
+		res "@@exit demo $?"
+	fi
+	rmmod kslot || res "@@fatal rmmod kslot failed"
+	;;
+script)
+	res "@@script"
+	(cd /files && sh /files/.kslot-script) > $R 2>&1
+	res "@@exit script $?"
+	;;
+esac
+finish

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge a kslot VM run.
+
+Reads OUTDIR/results.log (the "@@" sections written by scripts/init.sh)
+and OUTDIR/console.log (the kernel console).  KUnit sections are parsed
+with the kernel tree's own tools/testing/kunit/kunit.py; selftest sections
+are TAP.  Any kernel splat on the console, or missing results, fails the
+run.  The last line printed is "N passed, N failed" (", N skipped" when any
+were skipped); the exit status is 0 only for a clean run.
+
+Usage: verdict.py MODE OUTDIR KERNEL_SOURCE
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+SPLATS = [
+    r'BUG:', r'WARNING:', r'KASAN:', r'UBSAN:', r'KFENCE:',
+    r'unreferenced object 0x', r'suspected memory leak',
+    r'possible circular locking', r'possible recursive locking',
+    r'inconsistent lock state', r'lock held when returning',
+    r'suspicious RCU usage', r'Oops', r'Call Trace:',
+    r'general protection fault', r'Kernel panic', r'kernel BUG at',
+    r'rcu: INFO: .* detected stall', r'detected stalls on CPU',
+    r'soft lockup', r'hung_task', r'blocked for more than',
+    r'DEBUG_LOCKS_WARN_ON', r'ODEBUG:',
+]
+SPLAT_RE = re.compile('|'.join(SPLATS))
+
+
+def sections(text):
+    """Yield (header, body lines) for each @@ section of results.log."""
+    header, body = None, []
+    for line in text.splitlines():
+        line = line.rstrip('\r')
+        if line.startswith('@@'):
+            if header is not None and line == '@@end':
+                yield header, body
+                header, body = None, []
+                continue
+            if header is not None and line.startswith('@@exit'):
+                yield header, body
+                header, body = None, []
+            if line.startswith(('@@kunit', '@@tap', '@@kmemleak',
+                                '@@demo', '@@script')):
+                header, body = line[2:], []
+            else:
+                yield line[2:], []
+        elif header is not None:
+            body.append(line)
+    if header is not None:
+        yield header + ' (unterminated)', body
+
+
+def walk_kunit(node, prefix, out):
+    """Collect (name, status) of every leaf test case in kunit.py JSON."""
+    subs = node.get('sub_groups') or []
+    cases = node.get('test_cases') or []
+    for c in cases:
+        out.append((prefix + c['name'], c['status']))
+    for s in subs:
+        walk_kunit(s, prefix + s['name'] + '.', out)
+
+
+def parse_kunit(name, body, ksrc, outdir):
+    path = os.path.join(outdir, 'kunit-%s.ktap' % name)
+    with open(path, 'w') as f:
+        f.write('\n'.join(body) + '\n')
+    jpath = path + '.json'
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ksrc, 'tools/testing/kunit/kunit.py'),
+         'parse', '--json=' + jpath, path],
+        capture_output=True, text=True)
+    results = []
+    try:
+        with open(jpath) as f:
+            data = json.load(f)
+        walk_kunit(data, '', results)
+    except (OSError, ValueError, KeyError):
+        pass
+    return results, proc.returncode, proc.stdout + proc.stderr
+
+
+def parse_tap(body):
+    results = []
+    for line in body:
+        m = re.match(r'^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|skip).*)?$',
+                     line)
+        if not m:
+            continue
+        status = 'PASS' if m.group(1) == 'ok' else 'FAIL'
+        if m.group(3):
+            status = 'SKIP'
+        results.append((m.group(2).strip(), status))
+    return results
+
+
+def main():
+    mode = sys.argv[1]
+    outdir, ksrc = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    passed = failed = skipped = 0
+    problems = []
+
+    def count(name, status):
+        nonlocal passed, failed, skipped
+        if status == 'PASS':
+            passed += 1
+        elif status == 'SKIP':
+            skipped += 1
+            print('  SKIP %s' % name)
+        else:
+            failed += 1
+            print('  FAIL %s' % name)
+
+    try:
+        with open(os.path.join(outdir, 'results.log'), errors='replace') as f:
+            results = f.read()
+    except OSError:
+        results = ''
+    try:
+        with open(os.path.join(outdir, 'console.log'), errors='replace') as f:
+            console = f.read().splitlines()
+    except OSError:
+        console = []
+
+    done = False
+    exits = {}
+    suites = 0
+    for header, body in sections(results):
+        kind, _, rest = header.partition(' ')
+        if kind == 'kunit':
+            suites += 1
+            cases, rc, out = parse_kunit(rest, body, ksrc, outdir)
+            npass = sum(1 for _, s in cases if s == 'PASS')
+            print('kunit %-20s %d cases, %d passed' % (rest, len(cases),
+                                                       npass))
+            if not cases:
+                problems.append('KUnit suite %s: no results parsed' % rest)
+                print(out)
+            for case, status in cases:
+                count('kunit:%s' % case, {'PASS': 'PASS',
+                                          'SKIP': 'SKIP'}.get(status,
+                                                                 'FAIL'))
+            if rc != 0 and all(s != 'FAIL' for _, s in cases):
+                problems.append('kunit.py parse failed for %s' % rest)
+                print(out)
+        elif kind == 'tap':
+            cases = parse_tap(body)
+            print('selftest %-17s %d cases' % (rest, len(cases)))
+            if not cases:
+                problems.append('selftest %s: no TAP results' % rest)
+                print('\n'.join(body[-30:]))
+            for case, status in cases:
+                count('selftest:%s:%s' % (rest, case), status)
+        elif kind == 'exit':
+            prog, _, rc = rest.partition(' ')
+            exits[prog] = int(rc or 1)
+            if prog not in ('demo', 'script') and exits[prog] not in (0, 4):
+                problems.append('%s exited with status %s' % (prog, rc))
+        elif kind == 'kmemleak':
+            leaks = [l for l in body if 'unreferenced object' in l]
+            print('kmemleak: %d suspected leaks' % len(leaks))
+            if leaks:
+                problems.append('kmemleak reported %d leaks' % len(leaks))
+                print('\n'.join(body[:60]))
+        elif kind in ('demo', 'script'):
+            print('\n'.join(body))
+        elif kind == 'done':
+            done = True
+        elif kind == 'timeout':
+            problems.append('the VM timed out')
+        elif kind == 'fatal':
+            problems.append('guest: ' + rest)
+        else:
+            problems.append('unexpected section ' + header)
+
+    if not done:
+        problems.append('the guest did not finish (crash, hang or timeout)')
+    if mode == 'check' and suites == 0:
+        problems.append('no KUnit results at all')
+
+    splat = [i for i, l in enumerate(console) if SPLAT_RE.search(l)]
+    if splat:
+        problems.append('%d kernel splat line(s) on the console' % len(splat))
+        shown = set()
+        for i in splat[:8]:
+            for j in range(max(0, i - 2), min(len(console), i + 12)):
+                if j not in shown:
+                    shown.add(j)
+                    print('console: ' + console[j])
+
+    for p in problems:
+        print('PROBLEM: ' + p)
+    if mode != 'check':
+        rc = exits.get('demo' if mode == 'run' else 'script', 1)
+        if rc != 0:
+            print('%s exited with status %d' % (mode, rc))
+        sys.exit(1 if problems else rc)
+    if problems:
+        failed += len(problems)
+    line = '%d passed, %d failed' % (passed, failed)
+    if skipped:
+        line += ', %d skipped' % skipped
+    print(line)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

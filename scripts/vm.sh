@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the kslot test VM.
+#
+# Usage: scripts/vm.sh MODE KDIR OUTDIR [SCRIPT [FILES]]
+#   MODE    check (KUnit + selftests + kmemleak), run (the demo) or
+#           script (run SCRIPT with FILES in /files)
+#   KDIR    kernel build tree (bzImage)
+#   OUTDIR  where the initramfs, console.log and results.log go
+#
+# The initramfs holds busybox, kslot.ko, the KUnit modules
+# (build/tests/*.ko), the selftests (build/selftests/*), the tools
+# (build/bin/*) and the demo (scripts/demo.sh).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=$1 kdir=$2 out=$3
+script=${4:-} files=${5:-}
+timeout=${KSLOT_VM_TIMEOUT:-1500}
+root=$out/initramfs
+
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,lib/kslot/tests,selftests,demo,files,etc}
+cp /bin/busybox "$root/bin/busybox"
+cp "$top/scripts/init.sh" "$root/init"
+chmod +x "$root/init"
+cp "$top/kslot.ko" "$root/lib/kslot/"
+if [ "$mode" = check ]; then
+	cp "$top"/build/tests/*.ko "$root/lib/kslot/tests/" 2>/dev/null || true
+	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
+fi
+[ -d "$top/build/bin" ] && cp -r "$top/build/bin/." "$root/bin/"
+if [ "$mode" = run ]; then
+	cp "$top/kslot_demo.ko" "$root/lib/kslot/"
+	cp "$top/scripts/demo.sh" "$root/demo/run.sh"
+	chmod +x "$root/demo/run.sh"
+fi
+if [ "$mode" = script ]; then
+	[ -n "$files" ] && cp -r "$files/." "$root/files/"
+	cp "$script" "$root/files/.kslot-script"
+fi
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+
+rm -f "$out/console.log" "$out/results.log"
+echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
+set +e
+timeout --foreground -k 10 "$timeout" \
+	qemu-system-x86_64 -accel tcg -smp 2 -m 2G -no-reboot \
+	-kernel "$kdir/arch/x86/boot/bzImage" \
+	-initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kunit.enable=1 kslot_mode=$mode" \
+	-display none -monitor none -nodefaults \
+	-serial "file:$out/console.log" -serial "file:$out/results.log" \
+	</dev/null
+rc=$?
+set -e
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "vm.sh: VM timed out after ${timeout}s" >&2
+	echo "@@timeout" >> "$out/results.log"
+fi
+exit 0
