@@ -209,6 +209,74 @@ static void kslot_map_test_stats(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
+struct ref_obj {
+	struct kref ref;
+	struct rcu_head rcu;
+	int released;
+};
+
+static void ref_obj_release(struct kref *ref)
+{
+	container_of(ref, struct ref_obj, ref)->released++;
+}
+
+static void kslot_map_test_lookup_get(struct kunit *test)
+{
+	struct ref_obj *obj, *got;
+	struct kslot_map map;
+	u64 h;
+
+	obj = kunit_kzalloc(test, sizeof(*obj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	kref_init(&obj->ref);
+	map_init(test, &map, 8);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, obj, &h, GFP_KERNEL), 0);
+	got = kslot_map_get(&map, h, struct ref_obj, ref, ref_obj_release);
+	KUNIT_EXPECT_PTR_EQ(test, got, obj);
+	KUNIT_EXPECT_EQ(test, kref_read(&obj->ref), 2);
+	kref_put(&obj->ref, ref_obj_release);
+	/* An object whose last reference is gone is not resurrected. */
+	kref_put(&obj->ref, ref_obj_release);
+	KUNIT_EXPECT_EQ(test, obj->released, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_get(&map, h, struct ref_obj, ref,
+					      ref_obj_release));
+	KUNIT_EXPECT_EQ(test, kref_read(&obj->ref), 0);
+	/* A stale handle takes no reference. */
+	kref_init(&obj->ref);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), obj);
+	KUNIT_EXPECT_NULL(test, kslot_map_get(&map, h, struct ref_obj, ref,
+					      ref_obj_release));
+	KUNIT_EXPECT_EQ(test, kref_read(&obj->ref), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* Writers on a KSLOT_MAP_LOCK_IRQ map work with interrupts disabled. */
+static void kslot_map_test_irq_context(struct kunit *test)
+{
+	const u32 n = KSLOT_MAP_CHUNK_SLOTS + 44;
+	struct kslot_map map;
+	unsigned long flags;
+	int ret = 0;
+	u32 i;
+	u64 *h;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, 1024,
+					     KSLOT_MAP_LOCK_IRQ), 0);
+	local_irq_save(flags);
+	for (i = 0; i < n && !ret; i++)
+		ret = kslot_map_alloc(&map, COOKIE(i), &h[i], GFP_ATOMIC);
+	for (i = 0; i < n && !ret; i++)
+		if (kslot_map_remove(&map, h[i]) != COOKIE(i))
+			ret = -EINVAL;
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	KUNIT_EXPECT_EQ(test, map.nr_slots, 2 * KSLOT_MAP_CHUNK_SLOTS);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
 /* Seed 000's timeline: a stale key is refused after its slot is reused. */
 static void kslot_map_test_seed_timeline(struct kunit *test)
 {
@@ -254,7 +322,7 @@ static void kslot_map_test_null_handle(struct kunit *test)
 static void kslot_map_test_forged(struct kunit *test)
 {
 	struct kslot_map map, other;
-	u64 h, oh;
+	u64 h, oh, h2;
 
 	map_init(test, &map, 1000);
 	map_init(test, &other, 1000);
@@ -269,16 +337,16 @@ static void kslot_map_test_forged(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, oh));
 	/* Index beyond the allocated slots, and beyond max_entries. */
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
-		kslot_handle_make(KSLOT_MAP_CHUNK_SLOTS, map.tag, 1)));
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
-		kslot_handle_make(KSLOT_INDEX_MAX, map.tag, 1)));
+	h2 = kslot_handle_make(KSLOT_MAP_CHUNK_SLOTS, map.tag, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
+	h2 = kslot_handle_make(KSLOT_INDEX_MAX, map.tag, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* Wrong generation: older, newer, even. */
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (2ULL << 32)));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (1ULL << 32)));
 	/* A free slot in range. */
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
-		kslot_handle_make(1, map.tag, 1)));
+	h2 = kslot_handle_make(1, map.tag, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.rejected), 6);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(0));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
@@ -314,8 +382,8 @@ static void kslot_map_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	/* Every handle that ever named slot 0 stays dead. */
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map,
-		kslot_handle_make(0, map.tag, 1)));
+	h2 = kslot_handle_make(0, map.tag, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	KUNIT_EXPECT_EQ(test, kslot_map_test_set_gen(&map, 0, 2), -EINVAL);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -377,7 +445,7 @@ static void kslot_map_test_enospc(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
-static void kslot_map_test_for_each_remove(struct kunit *test)
+static void kslot_map_test_iterate_remove(struct kunit *test)
 {
 	const u32 n = 600;
 	struct kslot_map map;
@@ -401,8 +469,8 @@ static void kslot_map_test_for_each_remove(struct kunit *test)
 		/* Remove the current entry, and every third the one after. */
 		KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, handle), obj);
 		if (i % 3 == 0 && i + 1 < n)
-			kslot_map_remove(&map, kslot_handle_make(i + 1, map.tag,
-								 1));
+			kslot_map_remove(&map,
+					 kslot_handle_make(i + 1, map.tag, 1));
 	}
 	KUNIT_EXPECT_EQ(test, visits, n - n / 3);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
@@ -620,7 +688,9 @@ static void kslot_map_test_fault(struct kunit *test)
 	/* First alloc: a chunk and the directory. */
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-			kslot_map_alloc(&map, COOKIE(0), &first, GFP_KERNEL));
+					       kslot_map_alloc(&map, COOKIE(0),
+							       &first,
+							       GFP_KERNEL));
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
@@ -637,7 +707,8 @@ static void kslot_map_test_fault(struct kunit *test)
 	kslot_map_get_stats(&map, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-			kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL));
+					       kslot_map_alloc(&map, COOKIE(1),
+							       &h, GFP_KERNEL));
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
@@ -655,7 +726,8 @@ static void kslot_map_test_fault(struct kunit *test)
 	/* A slot from the free list needs no allocation at all. */
 	kslot_map_remove(&map, h);
 	ret = kslot_test_with_fail_nth(1, &injected,
-		kslot_map_alloc(&map, COOKIE(2), &h, GFP_KERNEL));
+				       kslot_map_alloc(&map, COOKIE(2), &h,
+						       GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -671,13 +743,15 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_count),
 	KUNIT_CASE(kslot_map_test_destroy),
 	KUNIT_CASE(kslot_map_test_stats),
+	KUNIT_CASE(kslot_map_test_lookup_get),
+	KUNIT_CASE(kslot_map_test_irq_context),
 	KUNIT_CASE(kslot_map_test_seed_timeline),
 	KUNIT_CASE(kslot_map_test_null_handle),
 	KUNIT_CASE(kslot_map_test_forged),
 	KUNIT_CASE(kslot_map_test_retire),
 	KUNIT_CASE(kslot_map_test_growth),
 	KUNIT_CASE(kslot_map_test_enospc),
-	KUNIT_CASE(kslot_map_test_for_each_remove),
+	KUNIT_CASE(kslot_map_test_iterate_remove),
 	KUNIT_CASE(kslot_map_test_random),
 	KUNIT_CASE_SLOW(kslot_map_test_concurrency),
 	KUNIT_CASE(kslot_map_test_fault),
@@ -688,6 +762,7 @@ static struct kunit_suite kslot_map_test_suite = {
 	.name = "kslot_map",
 	.test_cases = kslot_map_test_cases,
 };
+
 kunit_test_suite(kslot_map_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for kslot_map");

@@ -27,6 +27,7 @@ static inline bool kslot_test_fail_nth_usable(void)
 })
 #else
 #define kslot_test_with_fail_nth(n, injected, expr)	({		\
+	(void)(n);							\
 	*(injected) = false;						\
 	(expr);								\
 })

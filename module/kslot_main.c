@@ -17,7 +17,6 @@ static struct dentry *kslot_debugfs_root;
 
 #ifdef CONFIG_FAULT_INJECTION
 DECLARE_FAULT_ATTR(kslot_fail_alloc);
-EXPORT_SYMBOL_IF_KUNIT(kslot_fail_alloc);
 
 static void kslot_fault_init(void)
 {

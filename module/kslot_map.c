@@ -317,7 +317,8 @@ int kslot_map_alloc(struct kslot_map *map, void *obj, u64 *handle, gfp_t gfp)
 	map->free_head = slot->next;
 	gen = slot->gen + 1;
 	WRITE_ONCE(slot->obj, obj);
-	smp_wmb();	/* Object before generation; see __kslot_map_lookup(). */
+	/* Object before generation; see __kslot_map_lookup(). */
+	smp_wmb();
 	WRITE_ONCE(slot->gen, gen);
 	map->count++;
 	*handle = kslot_handle_make(index, map->tag, gen);
@@ -367,6 +368,7 @@ void *kslot_map_replace(struct kslot_map *map, u64 handle, void *obj)
 	slot = kslot_map_live_slot(map, handle);
 	if (slot) {
 		old = slot->obj;
+		/* Object contents before the pointer, as rcu_assign_pointer(). */
 		smp_store_release(&slot->obj, obj);
 	}
 	kslot_map_unlock(map, &ls);
@@ -399,8 +401,8 @@ void *kslot_map_remove(struct kslot_map *map, u64 handle)
 	if (!slot)
 		goto out;
 	obj = slot->obj;
-	/* Generation before object; see __kslot_map_lookup(). */
 	WRITE_ONCE(slot->gen, slot->gen + 1);
+	/* Generation before object; see __kslot_map_lookup(). */
 	smp_wmb();
 	WRITE_ONCE(slot->obj, NULL);
 	map->count--;
@@ -504,6 +506,7 @@ void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 	u32 i, nr;
 
 	rcu_read_lock();
+	/* Pairs with the release in kslot_map_grow_install(). */
 	nr = smp_load_acquire(&map->nr_slots);
 	for (i = *index; i < nr; i++) {
 		struct kslot_map_slot *slot = __kslot_map_slot(map, i);
@@ -512,9 +515,10 @@ void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 
 		if (!kslot_gen_is_live(gen))
 			continue;
+		/* The same protocol as __kslot_map_lookup(). */
 		smp_rmb();
 		obj = READ_ONCE(slot->obj);
-		smp_rmb();
+		smp_rmb(); /* Object before the generation re-check. */
 		if (!obj || READ_ONCE(slot->gen) != gen)
 			continue;
 		*index = i;

@@ -41,7 +41,7 @@
 #define KSLOT_MAX_ENTRIES	BIT(KSLOT_INDEX_BITS)
 #define KSLOT_TAG_MASK		(BIT(KSLOT_TAG_BITS) - 1)
 /* Allocations one slot can serve before it is retired. */
-#define KSLOT_GEN_REUSES	(1U << 31)
+#define KSLOT_GEN_REUSES	BIT(31)
 
 /**
  * kslot_handle_make() - Pack an index, tag and generation into a handle.

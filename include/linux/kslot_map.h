@@ -57,7 +57,7 @@
 struct dentry;
 
 #define KSLOT_MAP_CHUNK_SHIFT	8
-#define KSLOT_MAP_CHUNK_SLOTS	(1U << KSLOT_MAP_CHUNK_SHIFT)
+#define KSLOT_MAP_CHUNK_SLOTS	BIT(KSLOT_MAP_CHUNK_SHIFT)
 #define KSLOT_MAP_CHUNK_MASK	(KSLOT_MAP_CHUNK_SLOTS - 1)
 
 /* Writers take the map lock with spin_lock_bh(). */
@@ -113,7 +113,7 @@ struct kslot_map {
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
-	spinlock_t lock;
+	spinlock_t lock;	/* Serialises writers; see the rules above. */
 	u32 free_head;
 	u32 count;
 	u32 max_entries;
@@ -171,6 +171,7 @@ void kslot_map_get_stats(struct kslot_map *map, struct kslot_map_stats *st);
 static inline struct kslot_map_slot *
 __kslot_map_slot(struct kslot_map *map, u32 index)
 {
+	/* Pairs with the release in kslot_map_grow_install(). */
 	u32 nr = smp_load_acquire(&map->nr_slots);
 	struct kslot_map_dir *dir;
 
@@ -208,9 +209,10 @@ static inline void *__kslot_map_lookup(struct kslot_map *map, u64 handle)
 	slot = __kslot_map_slot(map, kslot_handle_index(handle));
 	if (unlikely(!slot || READ_ONCE(slot->gen) != gen))
 		goto reject;
-	smp_rmb();	/* Pairs with smp_wmb() in the writers. */
-	obj = READ_ONCE(slot->obj);
+	/* Generation, object, generation: pairs with smp_wmb() in writers. */
 	smp_rmb();
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the generation re-check. */
 	if (unlikely(READ_ONCE(slot->gen) != gen))
 		goto reject;
 	return obj;
@@ -234,9 +236,29 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
 }
 
 /**
+ * __kslot_map_next() - Step function of kslot_map_for_each().
+ * @map: The map.
+ * @pos: Cursor: the slot to search from; advanced past the entry found.
+ * @index: Set to the slot of the entry found.
+ * @handle: Set to the handle of the entry found.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The next live object, or NULL at the end.
+ */
+static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
+				     u32 *index, u64 *handle)
+{
+	void *obj = kslot_map_find(map, pos, handle);
+
+	if (obj)
+		*index = (*pos)++;
+	return obj;
+}
+
+/**
  * kslot_map_for_each() - Iterate over the live objects of a map.
  * @map: The map.
- * @index: u32 cursor (slot index).
+ * @index: u32 set to the slot index of each entry.
  * @handle: u64 set to the handle of each entry.
  * @obj: Set to each object.
  *
@@ -248,9 +270,9 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
  * must hold its own reference if it uses @obj after it could be freed.
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
-	for ((index) = 0;						\
-	     ((obj) = kslot_map_find((map), &(index), &(handle)));	\
-	     (index)++)
+	for (u32 __kslot_pos = 0;					\
+	     ((obj) = __kslot_map_next((map), &__kslot_pos, &(index),	\
+				       &(handle)));)
 
 /**
  * kslot_map_get() - Look up a handle and take a reference on the object.
