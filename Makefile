@@ -8,6 +8,7 @@
 #   make vm-run SCRIPT=path [FILES=dir]
 #                        run your own script in the VM with kslot loaded
 #   make kernel          build (or reuse) the cached test kernel
+#   make lint            checkpatch, kernel-doc and sparse
 #   make clean
 
 TOP := $(CURDIR)
@@ -20,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules clean
+.PHONY: all modules deps kernel check run vm-run test-modules lint clean
 
 all: modules
 
@@ -60,6 +61,9 @@ vm-run: test-modules
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh script $$kdir $(VM_OUT) $(abspath $(SCRIPT)) $(if $(FILES),$(abspath $(FILES))) && \
 	$(TOP)/scripts/verdict.py script $(VM_OUT) $$kdir/source
+
+lint: kernel
+	@$(TOP)/scripts/lint.sh $(TEST_KDIR)
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi

@@ -11,6 +11,7 @@ pkgs=(
 	linux-source-6.12
 	qemu-system-x86
 	busybox-static
+	sparse
 )
 
 missing=()
