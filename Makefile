@@ -21,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules lint clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests lint clean
 
 all: modules
 
@@ -42,7 +42,13 @@ test-modules: kernel
 	@rm -f $(BUILD)/tests/*.ko
 	@cp $(TOP)/*_test.ko $(BUILD)/tests/
 
-check: test-modules
+# The kselftest client, against the test kernel's tree (lib.mk, harness).
+selftests: kernel
+	@kdir=$(TEST_KDIR); \
+	mkdir -p $(BUILD)/selftests; \
+	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$kdir/source OUTPUT=$(BUILD)/selftests
+
+check: test-modules selftests
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
