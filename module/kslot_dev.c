@@ -852,40 +852,35 @@ union kslot_ioctl_buf {
 	struct kslot_dump dump;
 };
 
+/*
+ * Every command is _IO(KSLOT_IOCTL_TYPE, nr): the argument size travels in
+ * the struct, not the command.  In ABI version 1 each struct's first
+ * version is its current size; a struct that grows gets a min_size here.
+ */
 struct kslot_ioctl_op {
-	unsigned int cmd;
-	size_t size;		/* this kernel's struct size */
-	size_t min_size;	/* the first ABI version's size */
+	size_t size;
 	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
 };
 
-#define KSLOT_OP(_cmd, _fn, _struct, _last)				\
-	[_IOC_NR(_cmd)] = {						\
-		.cmd = _cmd,						\
-		.size = sizeof(struct _struct),				\
-		.min_size = offsetofend(struct _struct, _last),		\
-		.fn = _fn,						\
-	}
+#define KSLOT_OP(_cmd, _fn, _type)					\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
 
 static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
-	KSLOT_OP(KSLOT_IOC_INFO, kslot_ioc_info, kslot_info, max_bytes),
-	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, kslot_create, table_id),
-	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, kslot_destroy,
-		 __reserved),
-	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, kslot_entry, record_ptr),
-	KSLOT_OP(KSLOT_IOC_GET, kslot_ioc_get, kslot_entry, record_ptr),
-	KSLOT_OP(KSLOT_IOC_UPDATE, kslot_ioc_update, kslot_entry, record_ptr),
-	KSLOT_OP(KSLOT_IOC_ERASE, kslot_ioc_erase, kslot_entry, record_ptr),
-	KSLOT_OP(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch, kslot_batch,
-		 records_ptr),
-	KSLOT_OP(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch, kslot_batch,
-		 records_ptr),
-	KSLOT_OP(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch, kslot_batch,
-		 records_ptr),
-	KSLOT_OP(KSLOT_IOC_ITERATE, kslot_ioc_iterate, kslot_iterate,
-		 records_ptr),
-	KSLOT_OP(KSLOT_IOC_STATS, kslot_ioc_stats, kslot_stats, rejected),
-	KSLOT_OP(KSLOT_IOC_DUMP, kslot_ioc_dump, kslot_dump, decoded_gen),
+	KSLOT_OP(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
+	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
+	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
+	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_GET, kslot_ioc_get, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
+		 struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch, struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
+		 struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
+	KSLOT_OP(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
+	KSLOT_OP(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
 };
 
 static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
@@ -899,15 +894,13 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	int ret;
 
-	if (_IOC_TYPE(cmd) != KSLOT_IOCTL_TYPE ||
-	    nr >= ARRAY_SIZE(kslot_ioctl_ops))
+	if (cmd != _IO(KSLOT_IOCTL_TYPE, nr) ||
+	    nr >= ARRAY_SIZE(kslot_ioctl_ops) || !kslot_ioctl_ops[nr].fn)
 		return -ENOTTY;
 	op = &kslot_ioctl_ops[nr];
-	if (!op->fn || op->cmd != cmd)
-		return -ENOTTY;
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < op->min_size)
+	if (usize < op->size)
 		return -EINVAL;
 	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
 	if (ret)
