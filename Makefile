@@ -21,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules selftests lint clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests tools lint clean
 
 all: modules
 
@@ -48,19 +48,25 @@ selftests: kernel
 	mkdir -p $(BUILD)/selftests; \
 	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$kdir/source OUTPUT=$(BUILD)/selftests
 
-check: test-modules selftests
+# libkslot and kslotctl; a static kslotctl goes into the VM.
+tools:
+	@$(MAKE) -s -C $(TOP)/userspace-tools STATIC=1 O=$(BUILD)/userspace
+	@mkdir -p $(BUILD)/bin
+	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
+
+check: test-modules selftests tools
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source
 
-run: test-modules
+run: test-modules tools
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh run $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py run $(VM_OUT) $$kdir/source
 
-vm-run: test-modules
+vm-run: test-modules tools
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path [FILES=dir]"; exit 2; }
 	@test -f "$(SCRIPT)" || { echo "vm-run: $(SCRIPT) not found"; exit 2; }
 	@mkdir -p $(VM_OUT)

@@ -34,6 +34,7 @@ fi
 if [ "$mode" = run ]; then
 	cp "$top/kslot_demo.ko" "$root/lib/kslot/"
 	cp "$top/scripts/demo.sh" "$root/demo/run.sh"
+	cp "$top/scripts/demo.kslot" "$root/demo/demo.kslot"
 	chmod +x "$root/demo/run.sh"
 fi
 if [ "$mode" = script ]; then
