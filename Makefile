@@ -47,6 +47,7 @@ selftests: kernel
 	@kdir=$(TEST_KDIR); \
 	mkdir -p $(BUILD)/selftests; \
 	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$kdir/source OUTPUT=$(BUILD)/selftests
+	@cp $(TOP)/selftests/kslot/*.sh $(BUILD)/selftests/
 
 # libkslot and kslotctl; a static kslotctl goes into the VM.
 tools:

@@ -20,6 +20,7 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/siphash.h>
@@ -57,7 +58,12 @@ MODULE_PARM_DESC(max_entries,
 static atomic_long_t kslot_dev_files = ATOMIC_LONG_INIT(0);
 static atomic_long_t kslot_dev_tables = ATOMIC_LONG_INIT(0);
 static atomic64_t kslot_dev_bytes = ATOMIC64_INIT(0);
-static struct dentry *kslot_dev_debugfs;
+static struct dentry *kslot_dev_debugfs, *kslot_dev_debugfs_tables;
+
+/* Open files, for the debugfs table listing. */
+static LIST_HEAD(kslot_dev_file_list);
+static DEFINE_MUTEX(kslot_dev_file_lock);
+static u32 kslot_dev_file_seq;
 
 /* Current limits, clamped to what the implementation can do. */
 static u32 kslot_dev_max_record_size(void)
@@ -926,8 +932,13 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	get_random_bytes(&f->secret, sizeof(f->secret));
 	atomic64_set(&f->bytes, 0);
+	f->pid = task_tgid_vnr(current);
 	file->private_data = f;
 	atomic_long_inc(&kslot_dev_files);
+	mutex_lock(&kslot_dev_file_lock);
+	f->id = ++kslot_dev_file_seq;
+	list_add_tail(&f->node, &kslot_dev_file_list);
+	mutex_unlock(&kslot_dev_file_lock);
 	return 0;
 }
 
@@ -937,6 +948,9 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 	struct kslot_table *t;
 	unsigned long id;
 
+	mutex_lock(&kslot_dev_file_lock);
+	list_del(&f->node);
+	mutex_unlock(&kslot_dev_file_lock);
 	xa_for_each(&f->tables, id, t) {
 		xa_erase(&f->tables, id);
 		kslot_table_free(f, t);
@@ -967,6 +981,36 @@ static int kslot_dev_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_dev_stats);
 
+/* One line of key=value pairs per table of every open file. */
+static int kslot_dev_tables_show(struct seq_file *m, void *unused)
+{
+	struct kslot_file *f;
+	struct kslot_table *t;
+	unsigned long id;
+
+	mutex_lock(&kslot_dev_file_lock);
+	list_for_each_entry(f, &kslot_dev_file_list, node) {
+		down_read(&f->rwsem);
+		xa_for_each(&f->tables, id, t) {
+			struct kslot_stats st = {};
+
+			t->ops->stats(t, &st);
+			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%lld\n",
+				   f->id, f->pid, t->id,
+				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",
+				   t->record_size, st.entries, st.capacity,
+				   st.max_entries,
+				   st.entries * kslot_dev_entry_cost(t) +
+				   sizeof(*t), st.retired,
+				   (long long)atomic64_read(&t->rejected));
+		}
+		up_read(&f->rwsem);
+	}
+	mutex_unlock(&kslot_dev_file_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kslot_dev_tables);
+
 static struct miscdevice kslot_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "kslot",
@@ -985,10 +1029,13 @@ int kslot_dev_register(void)
 {
 	int ret = misc_register(&kslot_miscdev);
 
-	if (!ret)
-		kslot_dev_debugfs = kslot_debugfs_create("dev", "stats", NULL,
-							 &kslot_dev_stats_fops);
-	return ret;
+	if (ret)
+		return ret;
+	kslot_dev_debugfs = kslot_debugfs_create("dev", "stats", NULL,
+						 &kslot_dev_stats_fops);
+	kslot_dev_debugfs_tables = kslot_debugfs_create("dev", "tables", NULL,
+							&kslot_dev_tables_fops);
+	return 0;
 }
 
 /**
@@ -1000,5 +1047,6 @@ int kslot_dev_register(void)
 void kslot_dev_unregister(void)
 {
 	kslot_debugfs_remove(kslot_dev_debugfs);
+	kslot_debugfs_remove(kslot_dev_debugfs_tables);
 	misc_deregister(&kslot_miscdev);
 }

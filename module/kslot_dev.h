@@ -24,6 +24,9 @@ struct kslot_table;
  * @nr_tables: Tables in @tables.
  * @bytes: Bytes charged against the max_bytes limit.
  * @secret: Key of the handle scrambling.
+ * @node: Entry in the list of open files (for debugfs).
+ * @id: Number of this open file, for debugfs.
+ * @pid: Thread group that opened it, for debugfs.
  */
 struct kslot_file {
 	struct rw_semaphore rwsem;
@@ -32,6 +35,9 @@ struct kslot_file {
 	u32 nr_tables;
 	atomic64_t bytes;
 	siphash_key_t secret;
+	struct list_head node;
+	u32 id;
+	pid_t pid;
 };
 
 /**

@@ -110,7 +110,6 @@ def main():
             passed += 1
         elif status == 'SKIP':
             skipped += 1
-            print('  SKIP %s' % name)
         else:
             failed += 1
             print('  FAIL %s' % name)
@@ -149,7 +148,9 @@ def main():
                 print(out)
         elif kind == 'tap':
             cases = parse_tap(body)
-            print('selftest %-17s %d cases' % (rest, len(cases)))
+            nskip = sum(1 for _, s in cases if s == 'SKIP')
+            print('selftest %-17s %d cases, %d skipped' % (rest, len(cases),
+                                                            nskip))
             if not cases:
                 problems.append('selftest %s: no TAP results' % rest)
                 print('\n'.join(body[-30:]))

@@ -263,6 +263,46 @@ static int cmd_info(int fd)
 	return 0;
 }
 
+/* kslot/dev-tables: one "key=value ..." line per table of every file. */
+static void print_tables(FILE *f, int first)
+{
+	char line[512];
+	int n = 0;
+
+	if (json)
+		printf("%s\"dev-tables\":[", first ? "" : ",");
+	else
+		printf("dev-tables (every table of every open file):\n");
+	while (fgets(line, sizeof(line), f)) {
+		char *save, *kv;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!json) {
+			printf("  %s\n", line);
+			continue;
+		}
+		printf("%s{", n++ ? "," : "");
+		int k = 0;
+
+		for (kv = strtok_r(line, " ", &save); kv;
+		     kv = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(kv, '=');
+
+			if (!eq)
+				continue;
+			*eq = 0;
+			if (isdigit((unsigned char)eq[1]) || eq[1] == '-')
+				printf("%s\"%s\":%s", k++ ? "," : "", kv, eq + 1);
+			else
+				printf("%s\"%s\":\"%s\"", k++ ? "," : "", kv,
+				       eq + 1);
+		}
+		printf("}");
+	}
+	if (json)
+		printf("]");
+}
+
 /* Totals from debugfs: kslot/dev-stats and every kslot/map-* file. */
 static int cmd_global_stats(void)
 {
@@ -285,6 +325,12 @@ static int cmd_global_stats(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
+		if (!strcmp(de->d_name, "dev-tables")) {
+			print_tables(f, first);
+			first = 0;
+			fclose(f);
+			continue;
+		}
 		if (json)
 			printf("%s\"%s\":{", first ? "" : ",", de->d_name);
 		else
