@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "libkslot.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define EXIT_ERRNO	1
 #define EXIT_USAGE	2
 #define MAX_NAMES	64
@@ -83,6 +83,32 @@ static int usage(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* JSON output: one object per command, built field by field. */
+static void jopen(const char *command)
+{
+	printf("{\"command\":\"%s\"", command);
+}
+
+static void jstr(const char *key, const char *val)
+{
+	printf(",\"%s\":\"%s\"", key, val);
+}
+
+static void jnum(const char *key, unsigned long long val)
+{
+	printf(",\"%s\":%llu", key, val);
+}
+
+static void jint(const char *key, long long val)
+{
+	printf(",\"%s\":%lld", key, val);
+}
+
+static void jclose(void)
+{
+	printf("}\n");
+}
+
 static const char *errno_name(int err)
 {
 	static const struct { int err; const char *name; } tab[] = {
@@ -94,7 +120,7 @@ static const char *errno_name(int err)
 		{ EPERM, "EPERM" },
 	};
 
-	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tab); i++)
 		if (tab[i].err == err)
 			return tab[i].name;
 	return "E?";
@@ -138,7 +164,7 @@ static struct name *set_name(const char *s)
 		return NULL;
 	n = &names[nnames++];
 	memset(n, 0, sizeof(*n));
-	strcpy(n->name, s);
+	snprintf(n->name, sizeof(n->name), "%s", s);
 	return n;
 }
 
@@ -158,7 +184,7 @@ static int handle_arg(const char *arg, uint64_t *h)
 
 	if (strlen(arg) >= sizeof(s))
 		return -1;
-	strcpy(s, arg);
+	snprintf(s, sizeof(s), "%s", arg);
 	x = strchr(s, '^');
 	if (x) {
 		*x++ = 0;
@@ -204,8 +230,8 @@ static void show_entry(const char *what, const char *table, uint64_t h,
 		       const uint8_t *rec, uint32_t size)
 {
 	if (json) {
-		printf("{\"command\":\"%s\",\"table\":\"%s\",\"handle\":\"0x%016"
-		       PRIx64 "\"", what, table, h);
+		printf("{\"command\":\"%s\",\"table\":\"%s\",\"handle\":\"0x%016llx\"",
+		       what, table, (unsigned long long)h);
 		if (rec) {
 			printf(",\"value\":");
 			print_value(rec, size);
@@ -213,7 +239,7 @@ static void show_entry(const char *what, const char *table, uint64_t h,
 		printf("}\n");
 		return;
 	}
-	printf("%-6s %s handle 0x%016" PRIx64, what, table, h);
+	printf("%-6s %s handle 0x%016llx", what, table, (unsigned long long)h);
 	if (rec) {
 		printf(" value ");
 		print_value(rec, size);
@@ -240,15 +266,18 @@ static int cmd_info(int fd)
 	if (ret)
 		return fail("info", ret);
 	if (json) {
-		printf("{\"command\":\"info\",\"abi_version\":%u,\"kinds\":[%s%s%s],"
-		       "\"max_tables\":%u,\"max_record_size\":%u,"
-		       "\"max_entries\":%u,\"max_batch\":%u,\"max_bytes\":%llu}\n",
-		       in.abi_version,
+		jopen("info");
+		jnum("abi_version", in.abi_version);
+		printf(",\"kinds\":[%s%s%s]",
 		       in.kinds & (1 << KSLOT_KIND_MAP) ? "\"map\"" : "",
 		       (in.kinds & 6) == 6 ? "," : "",
-		       in.kinds & (1 << KSLOT_KIND_DENSE) ? "\"dense\"" : "",
-		       in.max_tables, in.max_record_size, in.max_entries,
-		       in.max_batch, (unsigned long long)in.max_bytes);
+		       in.kinds & (1 << KSLOT_KIND_DENSE) ? "\"dense\"" : "");
+		jnum("max_tables", in.max_tables);
+		jnum("max_record_size", in.max_record_size);
+		jnum("max_entries", in.max_entries);
+		jnum("max_batch", in.max_batch);
+		jnum("max_bytes", in.max_bytes);
+		jclose();
 		return 0;
 	}
 	printf("kslot ABI version %u\n", in.abi_version);
@@ -369,24 +398,24 @@ static int cmd_stats(int fd, struct name *t)
 	if (ret)
 		return fail("stats", ret);
 	if (json) {
-		printf("{\"command\":\"stats\",\"table\":\"%s\",\"tables\":%u,"
-		       "\"entries\":%llu,\"capacity\":%llu,\"max_entries\":%llu,"
-		       "\"bytes\":%llu,\"retired\":%llu,\"rejected\":%llu}\n",
-		       t ? t->name : "", st.tables,
-		       (unsigned long long)st.entries,
-		       (unsigned long long)st.capacity,
-		       (unsigned long long)st.max_entries,
-		       (unsigned long long)st.bytes,
-		       (unsigned long long)st.retired,
-		       (unsigned long long)st.rejected);
+		jopen("stats");
+		jstr("table", t ? t->name : "");
+		jnum("tables", st.tables);
+		jnum("entries", st.entries);
+		jnum("capacity", st.capacity);
+		jnum("max_entries", st.max_entries);
+		jnum("bytes", st.bytes);
+		jnum("retired", st.retired);
+		jnum("rejected", st.rejected);
+		jclose();
 		return 0;
 	}
-	printf("stats  %s: %llu live entries in %u table(s), %llu slots, "
-	       "%llu bytes charged, %llu retired, %llu stale/forged handles "
-	       "rejected\n", t ? t->name : "(this file)",
-	       (unsigned long long)st.entries, st.tables,
-	       (unsigned long long)st.capacity,
-	       (unsigned long long)st.bytes, (unsigned long long)st.retired,
+	printf("stats  %s: %llu live entries in %u table(s), %llu slots,",
+	       t ? t->name : "(this file)", (unsigned long long)st.entries,
+	       st.tables, (unsigned long long)st.capacity);
+	printf(" %llu bytes charged, %llu retired,",
+	       (unsigned long long)st.bytes, (unsigned long long)st.retired);
+	printf(" %llu stale/forged handles rejected\n",
 	       (unsigned long long)st.rejected);
 	return 0;
 }
@@ -412,14 +441,15 @@ static int cmd_list(int fd, struct name *t)
 			break;
 		for (i = 0; i < count; i++, total++) {
 			if (json) {
-				printf("%s{\"handle\":\"0x%016" PRIx64
-				       "\",\"value\":", total ? "," : "",
-				       handles[i]);
+				printf("%s{\"handle\":\"0x%016llx\",\"value\":",
+				       total ? "," : "",
+				       (unsigned long long)handles[i]);
 				print_value(recs + (size_t)i * t->record_size,
 					    t->record_size);
 				printf("}");
 			} else {
-				printf("  0x%016" PRIx64 "  ", handles[i]);
+				printf("  0x%016llx  ",
+				       (unsigned long long)handles[i]);
 				print_value(recs + (size_t)i * t->record_size,
 					    t->record_size);
 				printf("\n");
@@ -464,17 +494,22 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 	if (ret)
 		return fail("dump", ret);
 	if (json) {
-		printf("{\"command\":\"dump\",\"table\":\"%s\",\"kind\":\"%s\","
-		       "\"slots_allocated\":%u,\"live\":%u,\"free_head\":%d,"
-		       "\"slots\":[", t->name, kslot_kind_name(t->kind),
-		       d.nr_slots, d.live,
-		       d.free_head == KSLOT_DUMP_NONE ? -1 : (int)d.free_head);
-		for (i = 0; i < d.count; i++)
-			printf("%s{\"index\":%u,\"gen\":%u,\"state\":\"%s\","
-			       "\"link\":%d}", i ? "," : "", slots[i].index,
-			       slots[i].gen, state_name(slots[i].state),
-			       slots[i].link == KSLOT_DUMP_NONE ? -1 :
-			       (int)slots[i].link);
+		jopen("dump");
+		jstr("table", t->name);
+		jstr("kind", kslot_kind_name(t->kind));
+		jnum("slots_allocated", d.nr_slots);
+		jnum("live", d.live);
+		jint("free_head", d.free_head == KSLOT_DUMP_NONE ? -1 :
+			(long long)d.free_head);
+		printf(",\"slots\":[");
+		for (i = 0; i < d.count; i++) {
+			printf("%s{\"index\":%u", i ? "," : "", slots[i].index);
+			jnum("gen", slots[i].gen);
+			jstr("state", state_name(slots[i].state));
+			jint("link", slots[i].link == KSLOT_DUMP_NONE ? -1 :
+				(long long)slots[i].link);
+			printf("}");
+		}
 		printf("],\"reverse\":[");
 		for (i = 0; i < d.reverse_count; i++)
 			printf("%s%u", i ? "," : "", reverse[i]);
@@ -492,13 +527,11 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 		if (slots[i].gen)
 			shown = i + 1;
 	shown = shown + 2 < d.count ? shown + 2 : d.count;
-	printf("dump   %s (%s table, record %u bytes): %u live, %u slots "
-	       "allocated, first %u shown\n", t->name,
-	       kslot_kind_name(t->kind), t->record_size, d.live, d.nr_slots,
-	       shown);
-	printf("  slot  generation  state    %s\n",
-	       t->kind == KSLOT_KIND_DENSE ? "link (free: next free; live: "
-	       "packed position)" : "link (free: next free slot)");
+	printf("dump   %s (%s table, record %u bytes): %u live,", t->name,
+	       kslot_kind_name(t->kind), t->record_size, d.live);
+	printf(" %u slots allocated, first %u shown\n", d.nr_slots, shown);
+	printf("  slot  generation  state    link (free: next free slot%s)\n",
+	       t->kind == KSLOT_KIND_DENSE ? "; live: packed position" : "");
 	for (i = 0; i < shown; i++) {
 		printf("  %4u  %10u  %-7s", slots[i].index, slots[i].gen,
 		       state_name(slots[i].state));
@@ -520,7 +553,7 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 		printf("\n");
 	}
 	if (have_h) {
-		printf("  handle 0x%016" PRIx64 ": ", h);
+		printf("  handle 0x%016llx: ", (unsigned long long)h);
 		if (d.decoded_index == KSLOT_DUMP_NONE) {
 			printf("not a handle of this table (forged or foreign)\n");
 		} else {
@@ -534,8 +567,7 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 			else if (slots[i].gen == d.decoded_gen)
 				printf(": live\n");
 			else
-				printf(": STALE, the slot is at generation %u "
-				       "(%s)\n", slots[i].gen,
+				printf(": STALE, the slot is at generation %u (%s)\n", slots[i].gen,
 				       state_name(slots[i].state));
 		}
 	}
@@ -612,14 +644,18 @@ static int run_cmd(int fd, int argc, char **argv)
 		n->value = id;
 		n->kind = kind;
 		n->record_size = strtoul(argv[3], NULL, 0);
-		if (json)
-			printf("{\"command\":\"create\",\"table\":\"%s\",\"id\":%u,"
-			       "\"kind\":\"%s\",\"record_size\":%u}\n",
-			       n->name, id, argv[2], n->record_size);
-		else
-			printf("create %s: %s table id %u, %u-byte records, "
-			       "at most %s entries\n", n->name, argv[2], id,
+		if (json) {
+			jopen("create");
+			jstr("table", n->name);
+			jnum("id", id);
+			jstr("kind", argv[2]);
+			jnum("record_size", n->record_size);
+			jclose();
+		} else {
+			printf("create %s: %s table id %u, %u-byte records, at most %s entries\n",
+			       n->name, argv[2], id,
 			       n->record_size, argv[4]);
+		}
 		return 0;
 	}
 	if (!t)
@@ -662,12 +698,16 @@ static int run_cmd(int fd, int argc, char **argv)
 				 t->record_size, "%s-%u", argv[3], i);
 		ret = kslot_insert_batch(fd, t->value, recs, t->record_size,
 					 n, hs, &done);
-		if (json)
-			printf("{\"command\":\"batch-insert\",\"table\":\"%s\","
-			       "\"count\":%u,\"done\":%u}\n", t->name, n, done);
-		else
-			printf("batch  %s: inserted %u of %u records in one "
-			       "call\n", t->name, done, n);
+		if (json) {
+			jopen("batch-insert");
+			jstr("table", t->name);
+			jnum("count", n);
+			jnum("done", done);
+			jclose();
+		} else {
+			printf("batch  %s: inserted %u of %u records in one call\n",
+			       t->name, done, n);
+		}
 		free(hs);
 		free(recs);
 		if (ret)
@@ -749,13 +789,11 @@ static int run_script(FILE *in)
 				json = saved;
 				if (ret == EXIT_ERRNO && last_errno == want) {
 					if (!json)
-						printf("  -> rejected with %s, "
-						       "as expected\n",
+						printf("  -> rejected with %s, as expected\n",
 						       argv[1]);
 					ret = 0;
 				} else if (!ret) {
-					printf("expected %s, but it "
-					       "succeeded\n", argv[1]);
+					printf("expected %s, but it succeeded\n", argv[1]);
 					ret = EXIT_ERRNO;
 				}
 			}
