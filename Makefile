@@ -21,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules selftests tools lint clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint clean
 
 all: modules
 
@@ -55,7 +55,14 @@ tools:
 	@mkdir -p $(BUILD)/bin
 	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
 
-check: test-modules selftests tools
+# Host-side checks whose TAP counts in the summary: ABI layout and lint.
+host-checks: kernel
+	@mkdir -p $(VM_OUT)
+	@rm -f $(VM_OUT)/host-*.tap
+	@$(TOP)/scripts/abi-check.sh $(BUILD)/abi > $(VM_OUT)/host-abi.tap || true
+	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
+
+check: test-modules selftests tools host-checks
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \

@@ -12,6 +12,7 @@ pkgs=(
 	qemu-system-x86
 	busybox-static
 	sparse
+	dwarves gcc-multilib
 )
 
 missing=()

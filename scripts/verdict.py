@@ -178,6 +178,22 @@ def main():
         else:
             problems.append('unexpected section ' + header)
 
+    if mode == 'check':
+        for name in sorted(os.listdir(outdir)):
+            if not (name.startswith('host-') and name.endswith('.tap')):
+                continue
+            with open(os.path.join(outdir, name), errors='replace') as f:
+                body = f.read().splitlines()
+            cases = parse_tap(body)
+            print('host %-21s %d cases' % (name[5:-4], len(cases)))
+            if not cases:
+                problems.append('%s: no TAP results' % name)
+            for case, status in cases:
+                count('host:%s:%s' % (name[5:-4], case), status)
+                if status == 'FAIL':
+                    print('\n'.join(l for l in body if l.startswith('#'))
+                          [:4000])
+
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')
     if mode == 'check' and suites == 0:
