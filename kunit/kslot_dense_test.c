@@ -418,7 +418,7 @@ static void kslot_dense_test_clear(struct kunit *test)
 }
 
 /* Locked packed walk: every live value exactly once, with its handle. */
-static void kslot_dense_test_for_each_locked(struct kunit *test)
+static void kslot_dense_test_walk_locked(struct kunit *test)
 {
 	const u32 n = 300;
 	struct kslot_dense d;
@@ -490,8 +490,10 @@ static void kslot_dense_test_find(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, hb[j], h[id]);
 			KUNIT_ASSERT_FALSE(test, __test_and_set_bit(id, seen));
 		}
-		/* Erase values ids 0, 5, 10, ... (moving others in the
-		 * packed array) and insert new ones into freed slots. */
+		/*
+		 * Erase ids 0, 5, 10, ... (moving others in the packed
+		 * array) and insert new ones into the freed slots.
+		 */
 		if (i < 2 * n && (i - n) * 5 < n) {
 			KUNIT_ASSERT_EQ(test,
 					kslot_dense_erase(&d, h[(i - n) * 5],
@@ -620,8 +622,8 @@ static void kslot_dense_test_retire(struct kunit *test)
 	h2 = ins(test, &d, 3);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
-	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d,
-			   kslot_handle_make(0, d.tag, 1)));
+	h2 = kslot_handle_make(0, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
 	/* A retired slot counts against max_entries: 15 more fit, not 16. */
 	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
 						   GFP_KERNEL), -ENOSPC);
@@ -649,10 +651,10 @@ static void kslot_dense_test_forged(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&other, h, NULL), -ENOENT);
 	/* Beyond capacity, beyond max_entries, even and newer generations. */
-	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d,
-			   kslot_handle_make(16, d.tag, 1)));
-	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d,
-			   kslot_handle_make(KSLOT_INDEX_MAX, d.tag, 1)));
+	oh = kslot_handle_make(16, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
+	oh = kslot_handle_make(KSLOT_INDEX_MAX, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (1ULL << 32)));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (2ULL << 32)));
 	/* A free slot in range. */
@@ -1079,7 +1081,7 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_bulk),
 	KUNIT_CASE(kslot_dense_test_retain),
 	KUNIT_CASE(kslot_dense_test_clear),
-	KUNIT_CASE(kslot_dense_test_for_each_locked),
+	KUNIT_CASE(kslot_dense_test_walk_locked),
 	KUNIT_CASE(kslot_dense_test_find),
 	KUNIT_CASE(kslot_dense_test_growth),
 	KUNIT_CASE(kslot_dense_test_reserve),

@@ -321,10 +321,28 @@ reject:
 }
 
 /**
+ * __kslot_dense_next_locked() - Step function of kslot_dense_for_each_locked().
+ * @dense: The table.
+ * @cursor: Next position to visit; advanced.
+ * @pos: Set to the position of the value returned.
+ *
+ * Context: Caller holds the table lock.
+ * Return: The value at *@cursor, or NULL past the last one.
+ */
+static inline void *__kslot_dense_next_locked(struct kslot_dense *dense,
+					      u32 *cursor, u32 *pos)
+{
+	if (*cursor >= dense->count)
+		return NULL;
+	*pos = *cursor;
+	return kslot_dense_at(dense, (*cursor)++);
+}
+
+/**
  * kslot_dense_for_each_locked() - Walk the packed values, lock held.
  * @dense: The table.
- * @pos: u32 cursor, set to each value's position in turn.
- * @elem: void pointer set to each value.
+ * @pos: u32 set to each value's position in turn.
+ * @elem: Pointer set to each value.
  *
  * Visits every live value exactly once, in packed order.  The caller
  * holds the table lock for the whole walk and must not insert or erase
@@ -332,7 +350,8 @@ reject:
  * kslot_dense_handle_at(@dense, @pos) gives each value's handle.
  */
 #define kslot_dense_for_each_locked(dense, pos, elem)			\
-	for ((pos) = 0; (pos) < (dense)->count &&			\
-	     ((elem) = kslot_dense_at((dense), (pos))); (pos)++)
+	for (u32 __kslot_dcur = 0;					\
+	     ((elem) = __kslot_dense_next_locked((dense), &__kslot_dcur,	\
+						 &(pos)));)
 
 #endif /* _LINUX_KSLOT_DENSE_H */
