@@ -37,7 +37,8 @@
  * | kslot_dense_erase_n(),       |                        |               |
  * | kslot_dense_retain(),        |                        |               |
  * | kslot_dense_clear(),         |                        |               |
- * | kslot_dense_find()           |                        |               |
+ * | kslot_dense_find(),          |                        |               |
+ * | kslot_dense_get_stats()      |                        |               |
  * | __kslot_dense_lookup(),      | caller holds the lock  | no            |
  * | kslot_dense_at(),            | (kslot_dense_lock())   |               |
  * | kslot_dense_handle_at(),     |                        |               |
@@ -69,6 +70,11 @@
  * - Iterating without holding the lock for the whole walk is done with the
  *   slot-index cursor of kslot_dense_find(), which is stable across
  *   inserts and erases; packed positions are not.
+ * - A store of fixed-size records (say, behind an ioctl) maps one call to
+ *   one function: kslot_dense_insert(), kslot_dense_get() into a bounce
+ *   buffer (copy it to user space after the call, never under the lock),
+ *   kslot_dense_update(), kslot_dense_erase(), kslot_dense_count(), and
+ *   kslot_dense_find() for a listing resumed from a u32 cursor.
  */
 #ifndef _LINUX_KSLOT_DENSE_H
 #define _LINUX_KSLOT_DENSE_H

@@ -43,7 +43,8 @@
  * | kslot_secondary_contains(),  |                        |               |
  * | kslot_secondary_remove(),    |                        |               |
  * | kslot_secondary_retain(),    |                        |               |
- * | kslot_secondary_clear()      |                        |               |
+ * | kslot_secondary_clear(),     |                        |               |
+ * | kslot_secondary_get_stats()  |                        |               |
  * | __kslot_secondary_lookup()   | caller holds the lock  | no            |
  * | kslot_secondary_count()      | none (a snapshot)      | no            |
  * | kslot_secondary_destroy()    | caller: no other users | yes           |
