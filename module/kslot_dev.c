@@ -108,6 +108,14 @@ static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
 	atomic64_sub(bytes, &kslot_dev_bytes);
 }
 
+/* A bounce buffer for one record. */
+static void *kslot_dev_bounce(struct kslot_table *t)
+{
+	if (kslot_should_fail_alloc())
+		return NULL;
+	return kmalloc(t->record_size, GFP_KERNEL | __GFP_NOWARN);
+}
+
 /*
  * Handles given to userspace are the kernel handles run through a 4-round
  * Feistel permutation keyed with the file's secret and tweaked with the
@@ -331,8 +339,163 @@ static const struct kslot_table_ops kslot_map_table_ops = {
 	.dump = kslot_map_table_dump,
 };
 
+/* ---- dense tables: records packed in a kslot_dense ---- */
+
+static int kslot_dense_table_init(struct kslot_table *t)
+{
+	t->entry_overhead = sizeof(struct kslot_dense_slot) + sizeof(u32);
+	return kslot_dense_init(&t->dense, NULL, t->record_size,
+				t->max_entries, KSLOT_DENSE_ACCOUNT);
+}
+
+static void kslot_dense_table_destroy(struct kslot_table *t)
+{
+	kslot_dense_destroy(&t->dense, NULL, NULL);
+}
+
+static u32 kslot_dense_table_tag(struct kslot_table *t)
+{
+	return t->dense.tag;
+}
+
+/* Copy a record from userspace into a new bounce buffer. */
+static void *kslot_dev_record_from_user(struct kslot_table *t,
+					const void __user *src)
+{
+	void *buf = kslot_dev_bounce(t);
+
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(buf, src, t->record_size)) {
+		kfree(buf);
+		return ERR_PTR(-EFAULT);
+	}
+	return buf;
+}
+
+static int kslot_dense_table_insert(struct kslot_table *t,
+				    const void __user *rec_u,
+				    u64 __user *handle_u, u64 *uhandle)
+{
+	void *buf;
+	int ret;
+	u64 h;
+
+	/* Fail on an unwritable handle before the entry becomes visible. */
+	if (put_user(0, handle_u))
+		return -EFAULT;
+	buf = kslot_dev_record_from_user(t, rec_u);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kslot_dense_insert(&t->dense, buf, &h, GFP_KERNEL_ACCOUNT);
+	kfree(buf);
+	if (ret)
+		return ret;
+	*uhandle = kslot_dev_encode(t->file, t->id, h);
+	if (put_user(*uhandle, handle_u)) {
+		kslot_dense_erase(&t->dense, h, NULL);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int kslot_dense_table_get(struct kslot_table *t, u64 h, void *buf)
+{
+	return kslot_dense_get(&t->dense, h, buf);
+}
+
+static int kslot_dense_table_update(struct kslot_table *t, u64 h,
+				    const void __user *rec_u)
+{
+	void *buf = kslot_dev_record_from_user(t, rec_u);
+	int ret;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kslot_dense_update(&t->dense, h, buf);
+	kfree(buf);
+	return ret;
+}
+
+static int kslot_dense_table_erase(struct kslot_table *t, u64 h)
+{
+	return kslot_dense_erase(&t->dense, h, NULL);
+}
+
+static int kslot_dense_table_next(struct kslot_table *t, u32 *pos, u64 *h,
+				  void *buf)
+{
+	u32 cursor = *pos;
+
+	if (kslot_dense_find(&t->dense, &cursor, h, buf, 1) != 1)
+		return -ENOENT;
+	/* The cursor moved just past the slot found. */
+	*pos = cursor - 1;
+	return 0;
+}
+
+static void kslot_dense_table_stats(struct kslot_table *t,
+				    struct kslot_stats *st)
+{
+	struct kslot_dense_stats ds;
+
+	kslot_dense_get_stats(&t->dense, &ds);
+	st->entries = ds.count;
+	st->capacity = ds.capacity;
+	st->max_entries = ds.max_entries;
+	st->retired = ds.retired;
+}
+
+static int kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
+				  struct kslot_dump_slot *slots, u32 *reverse)
+{
+	struct kslot_dense *dense = &t->dense;
+	unsigned long irqflags = kslot_dense_lock(dense);
+	u32 i;
+
+	d->nr_slots = dense->capacity;
+	d->live = dense->count;
+	d->free_head = dense->free_head == KSLOT_DENSE_NONE ?
+		       KSLOT_DUMP_NONE : dense->free_head;
+	for (i = 0; i < d->max && d->start + i < dense->capacity; i++) {
+		const struct kslot_dense_slot *s = &dense->slots[d->start + i];
+
+		slots[i].index = d->start + i;
+		slots[i].gen = s->gen;
+		if (kslot_gen_is_live(s->gen))
+			slots[i].state = KSLOT_SLOT_LIVE;
+		else if (s->link == KSLOT_DENSE_RETIRED)
+			slots[i].state = KSLOT_SLOT_RETIRED;
+		else
+			slots[i].state = KSLOT_SLOT_FREE;
+		slots[i].link = s->link == KSLOT_DENSE_NONE ||
+				s->link == KSLOT_DENSE_RETIRED ?
+				KSLOT_DUMP_NONE : s->link;
+	}
+	d->count = i;
+	for (i = 0; i < d->max && d->start + i < dense->count; i++)
+		reverse[i] = dense->rev[d->start + i];
+	d->reverse_count = i;
+	kslot_dense_unlock(dense, irqflags);
+	return 0;
+}
+
+static const struct kslot_table_ops kslot_dense_table_ops = {
+	.init = kslot_dense_table_init,
+	.destroy = kslot_dense_table_destroy,
+	.tag = kslot_dense_table_tag,
+	.insert = kslot_dense_table_insert,
+	.get = kslot_dense_table_get,
+	.update = kslot_dense_table_update,
+	.erase = kslot_dense_table_erase,
+	.next = kslot_dense_table_next,
+	.stats = kslot_dense_table_stats,
+	.dump = kslot_dense_table_dump,
+};
+
 static const struct kslot_table_ops *kslot_table_kinds[] = {
 	[KSLOT_KIND_MAP] = &kslot_map_table_ops,
+	[KSLOT_KIND_DENSE] = &kslot_dense_table_ops,
 };
 
 static u32 kslot_dev_kinds(void)
@@ -563,14 +726,6 @@ static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
 	if (!ret)
 		kslot_dev_uncharge(t->file, kslot_dev_entry_cost(t));
 	return ret;
-}
-
-/* A bounce buffer for one record. */
-static void *kslot_dev_bounce(struct kslot_table *t)
-{
-	if (kslot_should_fail_alloc())
-		return NULL;
-	return kmalloc(t->record_size, GFP_KERNEL | __GFP_NOWARN);
 }
 
 static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,

@@ -6,6 +6,7 @@
 #define _KSLOT_DEV_H
 
 #include <linux/atomic.h>
+#include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
 #include <linux/rwsem.h>
 #include <linux/siphash.h>
@@ -83,6 +84,7 @@ struct kslot_table_ops {
  * @entry_overhead: Bytes charged per entry beyond the record.
  * @rejected: Handles rejected with -ENOENT.
  * @map: The kslot_map of a map table.
+ * @dense: The kslot_dense of a dense table.
  */
 struct kslot_table {
 	struct kslot_file *file;
@@ -95,6 +97,7 @@ struct kslot_table {
 	atomic64_t rejected;
 	union {
 		struct kslot_map map;
+		struct kslot_dense dense;
 	};
 };
 
