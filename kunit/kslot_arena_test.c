@@ -402,7 +402,7 @@ static void kslot_arena_test_random(struct kunit *test)
 	live = kunit_kcalloc(test, ARENA_MAX_LIVE, sizeof(*live), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, live);
 	prandom_seed_state(&rnd, 0x6172656e61ULL);
-	arena_init(test, &a, 1024, 16 * 1024);
+	arena_init(test, &a, 1024, 8 * 1024);
 
 	for (i = 0; i < ops; i++) {
 		u32 op = prandom_u32_state(&rnd) % 1000;

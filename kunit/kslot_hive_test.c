@@ -210,7 +210,11 @@ static void kslot_hive_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
 	KUNIT_EXPECT_EQ(test, h.elem_size, 16);
 	KUNIT_EXPECT_EQ(test, h.min_capacity, KSLOT_HIVE_DEFAULT_MIN);
-	KUNIT_EXPECT_EQ(test, h.max_capacity, KSLOT_HIVE_DEFAULT_MAX);
+	/* The default maximum, lowered to what an order-3 group holds. */
+	KUNIT_EXPECT_EQ(test, h.max_capacity,
+			min_t(size_t, KSLOT_HIVE_DEFAULT_MAX,
+			      ((PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) -
+			       sizeof(struct kslot_hive_group) - 4 - 7) / 18));
 	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(kslot_hive_insert(&h, GFP_KERNEL)));
 	hive_check(test, &h);
