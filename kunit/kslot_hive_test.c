@@ -297,12 +297,17 @@ static void kslot_hive_test_seed_example(struct kunit *test)
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
-#define EXPECT_RUN(test, g, s, e) do {					\
-	KUNIT_EXPECT_EQ(test, (g)->skipfield[s], (e) - (s) + 1);	\
-	KUNIT_EXPECT_EQ(test, (g)->skipfield[e], (e) - (s) + 1);	\
-	KUNIT_EXPECT_EQ(test, (g)->skipfield[(s) - 1], 0);		\
-	KUNIT_EXPECT_EQ(test, (g)->skipfield[(e) + 1], 0);		\
-} while (0)
+/* Skipblock s..e: its length at both ends, live (or sentinel) around it. */
+static void expect_run(struct kunit *test, struct kslot_hive_group *g,
+		       int s, int e)
+{
+	u16 *sk = g->skipfield;
+
+	KUNIT_EXPECT_EQ_MSG(test, sk[s], e - s + 1, "run %d..%d start", s, e);
+	KUNIT_EXPECT_EQ_MSG(test, sk[e], e - s + 1, "run %d..%d end", s, e);
+	KUNIT_EXPECT_EQ_MSG(test, sk[s - 1], 0, "run %d..%d left", s, e);
+	KUNIT_EXPECT_EQ_MSG(test, sk[e + 1], 0, "run %d..%d right", s, e);
+}
 
 /* The four erase cases, with the run length checked at both ends. */
 static void kslot_hive_test_erase_cases(struct kunit *test)
@@ -319,23 +324,23 @@ static void kslot_hive_test_erase_cases(struct kunit *test)
 
 	/* No erased neighbour: a new one-node run, pushed on the list. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[3]), 0);
-	EXPECT_RUN(test, g, 3, 3);
+	expect_run(test, g, 3, 3);
 	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
 	KUNIT_EXPECT_EQ(test, fl[0], 3);
 
 	/* Erased left neighbour: the left run grows at its end. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[4]), 0);
-	EXPECT_RUN(test, g, 3, 4);
+	expect_run(test, g, 3, 4);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
 	KUNIT_EXPECT_EQ(test, fl[0], 3);
 
 	/* Erased right neighbour: the right run grows at its start. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[7]), 0);
-	EXPECT_RUN(test, g, 7, 7);
+	expect_run(test, g, 7, 7);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[6]), 0);
-	EXPECT_RUN(test, g, 6, 7);
-	EXPECT_RUN(test, g, 3, 4);
+	expect_run(test, g, 6, 7);
+	expect_run(test, g, 3, 4);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
 	KUNIT_EXPECT_EQ(test, fl[0], 6);
 	KUNIT_EXPECT_EQ(test, fl[1], 3);
@@ -343,21 +348,21 @@ static void kslot_hive_test_erase_cases(struct kunit *test)
 
 	/* Both neighbours erased: the two runs join. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[5]), 0);
-	EXPECT_RUN(test, g, 3, 7);
+	expect_run(test, g, 3, 7);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
 	KUNIT_EXPECT_EQ(test, fl[0], 3);
 
 	/* The same cases against the group's edges (sentinel nodes). */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[0]), 0);
-	EXPECT_RUN(test, g, 0, 0);
+	expect_run(test, g, 0, 0);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[11]), 0);
-	EXPECT_RUN(test, g, 11, 11);
+	expect_run(test, g, 11, 11);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[1]), 0);
-	EXPECT_RUN(test, g, 0, 1);
+	expect_run(test, g, 0, 1);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[10]), 0);
-	EXPECT_RUN(test, g, 10, 11);
+	expect_run(test, g, 10, 11);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[2]), 0);
-	EXPECT_RUN(test, g, 0, 7);
+	expect_run(test, g, 0, 7);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
 	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 2);
 	hive_check(test, &h);
@@ -378,18 +383,18 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	g = h.first;
 	for (i = 1; i <= 8; i++)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[i]), 0);
-	EXPECT_RUN(test, g, 1, 8);
+	expect_run(test, g, 1, 8);
 
 	/* The end node: the run shrinks from its end. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[8]), p[8]);
-	EXPECT_RUN(test, g, 1, 7);
+	expect_run(test, g, 1, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[8], 0);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
 	KUNIT_EXPECT_EQ(test, fl[0], 1);
 
 	/* The start node: the run shrinks from its start, its record moves. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[1]), p[1]);
-	EXPECT_RUN(test, g, 2, 7);
+	expect_run(test, g, 2, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[1], 0);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
 	KUNIT_EXPECT_EQ(test, fl[0], 2);
@@ -397,15 +402,15 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 
 	/* A middle node: the run splits in two, the right one is pushed. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[4]), p[4]);
-	EXPECT_RUN(test, g, 2, 3);
-	EXPECT_RUN(test, g, 5, 7);
+	expect_run(test, g, 2, 3);
+	expect_run(test, g, 5, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[4], 0);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
 	KUNIT_EXPECT_EQ(test, fl[0], 5);
 	KUNIT_EXPECT_EQ(test, fl[1], 2);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[6]), p[6]);
-	EXPECT_RUN(test, g, 5, 5);
-	EXPECT_RUN(test, g, 7, 7);
+	expect_run(test, g, 5, 5);
+	expect_run(test, g, 7, 7);
 	hive_check(test, &h);
 
 	/* A one-node run: cleared and unlinked. */
@@ -414,7 +419,7 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
 	KUNIT_EXPECT_EQ(test, fl[0], 7);
 	KUNIT_EXPECT_EQ(test, fl[1], 2);
-	EXPECT_RUN(test, g, 2, 3);
+	expect_run(test, g, 2, 3);
 	hive_check(test, &h);
 
 	/* Errors leave the hive alone. */
@@ -434,7 +439,7 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 
 	/* The last two, then the group has no erasures left. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[2]), p[2]);
-	EXPECT_RUN(test, g, 3, 3);
+	expect_run(test, g, 3, 3);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[3]), p[3]);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[7]), p[7]);
 	KUNIT_EXPECT_EQ(test, g->free_head, KSLOT_HIVE_NONE);
@@ -457,11 +462,11 @@ static void kslot_hive_test_insert_reuse(struct kunit *test)
 	g = h.first;
 	for (i = 3; i <= 5; i++)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[i]), 0);
-	EXPECT_RUN(test, g, 3, 5);
+	expect_run(test, g, 3, 5);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[5]);
-	EXPECT_RUN(test, g, 3, 4);
+	expect_run(test, g, 3, 4);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[4]);
-	EXPECT_RUN(test, g, 3, 3);
+	expect_run(test, g, 3, 3);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[3]);
 	KUNIT_EXPECT_EQ(test, g->skipfield[3], 0);
 	KUNIT_EXPECT_NULL(test, h.erasures);
