@@ -614,6 +614,32 @@ static void kslot_hive_test_erase_iterating(struct kunit *test)
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
+/* for_each may insert: every element present at the start is seen once. */
+static void kslot_hive_test_insert_iterating(struct kunit *test)
+{
+	struct kslot_hive h;
+	int *p[24], *e, v, n = 0;
+	u32 seen = 0;
+
+	three_groups(test, &h, p);
+	kslot_hive_for_each(&h, e) {
+		KUNIT_ASSERT_LT(test, n, 100);
+		n++;
+		if (*e >= 100)
+			continue;
+		KUNIT_EXPECT_TRUE(test, three_groups_live(*e));
+		KUNIT_EXPECT_FALSE(test, seen & BIT(*e));
+		seen |= BIT(*e);
+		/* Fills erased slots before and after the walk, then the end. */
+		insert_int(test, &h, 100 + *e);
+	}
+	for (v = 0; v < 24; v++)
+		KUNIT_EXPECT_EQ(test, !!(seen & BIT(v)), three_groups_live(v));
+	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 36);
+	hive_check(test, &h);
+	kslot_hive_destroy(&h, NULL, NULL);
+}
+
 static void kslot_hive_test_erase_errors(struct kunit *test)
 {
 	struct kslot_hive h, other;
@@ -1133,6 +1159,7 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_iterate),
 	KUNIT_CASE(kslot_hive_test_cursor_at),
 	KUNIT_CASE(kslot_hive_test_erase_iterating),
+	KUNIT_CASE(kslot_hive_test_insert_iterating),
 	KUNIT_CASE(kslot_hive_test_erase_errors),
 	KUNIT_CASE(kslot_hive_test_growth),
 	KUNIT_CASE(kslot_hive_test_empty_groups),

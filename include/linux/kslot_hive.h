@@ -44,6 +44,8 @@
  *   run it splits).
  * - A pointer or cursor to a live element stays valid until that element
  *   is erased; inserts and other erases do not move it.
+ * - Groups point back to their struct kslot_hive (to reject foreign
+ *   pointers), so a hive that holds groups must not be copied or moved.
  * - An element's memory is uninitialised after insert (unless gfp has
  *   __GFP_ZERO) and holds free-list links after erase.  Groups are page
  *   memory outside the slab allocator: KASAN does not see a use after
@@ -361,32 +363,95 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
 	return g->elements + (size_t)i * hive->elem_size;
 }
 
-/*
- * Step function of the for_each macros.  The cursor is kept one element
- * ahead of the one returned, so the loop body may erase the element it
- * is given.  A cursor with a NULL group and index 0 has not started; with
- * index 1 it has ended.
+/**
+ * struct kslot_hive_iter - State of kslot_hive_for_each() (internal).
+ * @elem: The element the next step returns, or NULL at the end.
+ * @skip: Skipfield node of @elem.
+ * @end: Where the walk leaves the group: node @last going forward, node
+ *	-1 going backward.
+ * @group: The group of @elem.
+ * @size: Element size.
+ *
+ * The walk is kept one element ahead of the element the loop body sees,
+ * so the body may erase that element.  Stepping is pointer arithmetic on
+ * locals: one skipfield read per element.
  */
-static inline void *__kslot_hive_step(const struct kslot_hive *hive,
-				      struct kslot_hive_cursor *cur,
-				      bool reverse)
-{
+struct kslot_hive_iter {
 	void *elem;
+	const u16 *skip;
+	const u16 *end;
+	struct kslot_hive_group *group;
+	size_t size;
+};
 
-	if (!cur->group) {
-		if (cur->index)
-			return NULL;
-		elem = reverse ? kslot_hive_last(hive, cur) :
-				 kslot_hive_first(hive, cur);
-		if (!elem)
-			return NULL;
-	} else {
-		elem = kslot_hive_cursor_elem(hive, cur);
+static inline struct kslot_hive_iter
+__kslot_hive_iter_init(const struct kslot_hive *hive, bool reverse)
+{
+	struct kslot_hive_iter it = { .size = hive->elem_size };
+	struct kslot_hive_cursor cur;
+
+	it.elem = reverse ? kslot_hive_last(hive, &cur) :
+			    kslot_hive_first(hive, &cur);
+	if (it.elem) {
+		it.group = cur.group;
+		it.skip = cur.group->skipfield + cur.index;
+		it.end = reverse ? cur.group->skipfield - 1 :
+				   cur.group->skipfield + cur.group->last;
 	}
-	if (!(reverse ? kslot_hive_prev(hive, cur) :
-			kslot_hive_next(hive, cur))) {
-		cur->group = NULL;
-		cur->index = 1;
+	return it;
+}
+
+/* Continue in the next (or previous) group, or end the walk. */
+static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
+					   bool reverse)
+{
+	struct kslot_hive_group *g = reverse ? it->group->prev :
+					       it->group->next;
+	u32 i;
+
+	it->group = g;
+	if (!g) {
+		it->elem = NULL;
+		return;
+	}
+	if (reverse) {
+		i = g->last - 1 - g->skipfield[g->last - 1];
+		it->end = g->skipfield - 1;
+	} else {
+		i = g->skipfield[0];
+		it->end = g->skipfield + g->last;
+	}
+	it->skip = g->skipfield + i;
+	it->elem = g->elements + i * it->size;
+}
+
+/* Step function of the for_each macros: return @elem, then advance. */
+static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
+						    bool reverse)
+{
+	void *elem = it->elem;
+	const u16 *s;
+	size_t jump;
+
+	if (!elem)
+		return NULL;
+	if (reverse) {
+		s = it->skip - 1;
+		jump = *s;
+		s -= jump;
+		it->elem -= (jump + 1) * it->size;
+		it->skip = s;
+		if (unlikely(s <= it->end))
+			__kslot_hive_iter_group(it, true);
+	} else {
+		s = it->skip + 1;
+		jump = *s;
+		s += jump;
+		it->elem += (jump + 1) * it->size;
+		it->skip = s;
+		/* >=: robust even if the body grew the back group. */
+		if (unlikely(s >= it->end))
+			__kslot_hive_iter_group(it, false);
 	}
 	return elem;
 }
@@ -401,8 +466,9 @@ static inline void *__kslot_hive_step(const struct kslot_hive *hive,
  * visited.
  */
 #define kslot_hive_for_each(hive, elem)					\
-	for (struct kslot_hive_cursor __kslot_hive_cur = {};		\
-	     ((elem) = __kslot_hive_step((hive), &__kslot_hive_cur, false));)
+	for (struct kslot_hive_iter __kslot_hive_it =			\
+		__kslot_hive_iter_init((hive), false);			\
+	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, false));)
 
 /**
  * kslot_hive_for_each_reverse() - Iterate over a hive from the back.
@@ -412,7 +478,8 @@ static inline void *__kslot_hive_step(const struct kslot_hive *hive,
  * The same rules as kslot_hive_for_each().
  */
 #define kslot_hive_for_each_reverse(hive, elem)				\
-	for (struct kslot_hive_cursor __kslot_hive_cur = {};		\
-	     ((elem) = __kslot_hive_step((hive), &__kslot_hive_cur, true));)
+	for (struct kslot_hive_iter __kslot_hive_it =			\
+		__kslot_hive_iter_init((hive), true);			\
+	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, true));)
 
 #endif /* _LINUX_KSLOT_HIVE_H */
