@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kslot_hive: a bucket array with a jump-counting skipfield.
+ *
+ * Elements of one fixed size live in groups.  Each group is one page
+ * allocation holding a header, a u16 skipfield and the elements; groups
+ * are chained in iteration order and never move, so a pointer to a live
+ * element stays valid until that element is erased.  Erased elements are
+ * skipped with the low-complexity jump-counting pattern: each run of
+ * erased slots (a skipblock) stores its length in its first and last
+ * skipfield node, so stepping to the next or previous live element is a
+ * read and an add, never a loop.  The memory of the first erased element
+ * of each skipblock holds that group's free list of skipblocks, and the
+ * groups with erased slots are linked, so an insert finds a slot to reuse
+ * in O(1).
+ *
+ * Rules:
+ *
+ * +---------------------------+---------------------+------------------+
+ * | operation                 | lock                | may sleep        |
+ * +---------------------------+---------------------+------------------+
+ * | kslot_hive_init()         | none (no memory)    | no               |
+ * | kslot_hive_insert()       | caller: exclusive   | only if gfp      |
+ * | kslot_hive_reserve()      |                     | allows           |
+ * | kslot_hive_erase(),       | caller: exclusive   | no               |
+ * | kslot_hive_erase_cursor(),|                     |                  |
+ * | kslot_hive_insert_at(),   |                     |                  |
+ * | kslot_hive_clear(),       |                     |                  |
+ * | kslot_hive_trim(),        |                     |                  |
+ * | kslot_hive_destroy()      |                     |                  |
+ * | cursors, for_each,        | caller: shared      | no               |
+ * | kslot_hive_cursor_at(),   | (no writer running) |                  |
+ * | kslot_hive_get_stats()    |                     |                  |
+ * +---------------------------+---------------------+------------------+
+ *
+ * - The hive has no lock of its own.  It is a plain data structure, like
+ *   an rbtree: writers need exclusive access (the caller's mutex or
+ *   spinlock), readers need only exclude writers (e.g. an rwsem, or the
+ *   same lock).  Only insert and reserve allocate, with the caller's gfp;
+ *   everything else is safe in any context but NMI.
+ * - Insert and erase are O(1) (insert amortised: a group that comes into
+ *   use clears its skipfield once).  Stepping a cursor forward or
+ *   backward is O(1).  kslot_hive_insert_at() is O(length of the erased
+ *   run it splits).
+ * - A pointer or cursor to a live element stays valid until that element
+ *   is erased; inserts and other erases do not move it.
+ * - Groups point back to their struct kslot_hive (to reject foreign
+ *   pointers), so a hive that holds groups must not be copied or moved.
+ * - An element's memory is uninitialised after insert (unless gfp has
+ *   __GFP_ZERO) and holds free-list links after erase.  Groups are page
+ *   memory outside the slab allocator: KASAN does not see a use after
+ *   erase inside a group, only after the group is freed.
+ * - A group is 2^order pages (order at most %KSLOT_HIVE_MAX_ORDER) with as
+ *   many elements as fit, capped at max_capacity.  The capacity asked of a
+ *   new group doubles the hive (it is the hive's capacity so far), clamped
+ *   to [min_capacity, max_capacity].
+ */
+#ifndef _LINUX_KSLOT_HIVE_H
+#define _LINUX_KSLOT_HIVE_H
+
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+/* Charge the hive's groups to the current memcg. */
+#define KSLOT_HIVE_ACCOUNT	BIT(0)
+#define KSLOT_HIVE_FLAGS_ALL	KSLOT_HIVE_ACCOUNT
+
+/* Largest group allocation: 2^order pages. */
+#define KSLOT_HIVE_MAX_ORDER	PAGE_ALLOC_COSTLY_ORDER
+/* Largest group capacity the u16 skipfield and free links can address. */
+#define KSLOT_HIVE_MAX_CAPACITY	(U16_MAX - 1)
+/* Largest element, after padding. */
+#define KSLOT_HIVE_MAX_ELEM	PAGE_SIZE
+/* Capacity limits used when the parameters leave them 0. */
+#define KSLOT_HIVE_DEFAULT_MIN	8
+#define KSLOT_HIVE_DEFAULT_MAX	8192
+/* No skipblock; end of a group's free list. */
+#define KSLOT_HIVE_NONE		U16_MAX
+
+struct kslot_hive;
+
+/**
+ * struct kslot_hive_link - Free-list record in a skipblock's first element.
+ * @prev: Index of the previous skipblock in the group's free list, or
+ *	%KSLOT_HIVE_NONE.
+ * @next: Index of the next skipblock, or %KSLOT_HIVE_NONE.
+ */
+struct kslot_hive_link {
+	u16 prev;
+	u16 next;
+};
+
+/**
+ * struct kslot_hive_group - One group: header, skipfield and elements.
+ * @skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
+ *	@capacity exist and are always 0, as are nodes from @last on.
+ * @elements: The first element.
+ * @last: Slots in use, live or erased: elements from @last on were never
+ *	handed out.  Equal to @capacity in every group but the back one.
+ * @size: Live elements; never 0 while the group is in the active list.
+ * @next: Next group in iteration order (or in the unused list).
+ * @prev: Previous group in iteration order.
+ * @free_head: First skipblock of this group's free list, or
+ *	%KSLOT_HIVE_NONE.
+ * @capacity: Elements the group holds.
+ * @order: Page order of the group's allocation.
+ * @active: The group is in the active (iteration) list.
+ * @erase_next: Next group with erased slots.
+ * @erase_prev: Previous group with erased slots.
+ * @hive: The owning hive, to reject pointers from elsewhere.
+ */
+struct kslot_hive_group {
+	u16 *skipfield;
+	void *elements;
+	u32 last;
+	u32 size;
+	struct kslot_hive_group *next;
+	struct kslot_hive_group *prev;
+	u16 free_head;
+	u16 capacity;
+	u8 order;
+	bool active;
+	struct kslot_hive_group *erase_next;
+	struct kslot_hive_group *erase_prev;
+	struct kslot_hive *hive;
+};
+
+/**
+ * struct kslot_hive_params - How to build a hive.
+ * @elem_size: Element size in bytes, at least 1.  Padded to at least 4
+ *	bytes (an erased element holds two u16 links) and to a multiple of
+ *	the alignment; at most %KSLOT_HIVE_MAX_ELEM after padding.
+ * @align: Element alignment, a power of two up to PAGE_SIZE; 0 for
+ *	__alignof__(unsigned long long).
+ * @min_capacity: Smallest capacity asked of a new group; 0 for
+ *	%KSLOT_HIVE_DEFAULT_MIN.
+ * @max_capacity: Largest group capacity, at most
+ *	%KSLOT_HIVE_MAX_CAPACITY; 0 for %KSLOT_HIVE_DEFAULT_MAX.  Lowered to
+ *	what an order-%KSLOT_HIVE_MAX_ORDER group can hold.
+ * @max_unused: Emptied groups kept for reuse; more are freed.  Groups
+ *	made by kslot_hive_reserve() stay unused, whatever this limit, until
+ *	an insert takes them or kslot_hive_trim() frees them.
+ * @flags: %KSLOT_HIVE_ACCOUNT or 0.
+ */
+struct kslot_hive_params {
+	size_t elem_size;
+	size_t align;
+	u32 min_capacity;
+	u32 max_capacity;
+	u32 max_unused;
+	unsigned int flags;
+};
+
+/**
+ * struct kslot_hive - A hive of fixed-size elements.
+ * @first: First group in iteration order, or NULL when empty.
+ * @back: Last group in iteration order: new slots come from its end.
+ * @erasures: First group with erased slots, or NULL.
+ * @unused: Singly linked (through @next) groups kept for reuse.
+ * @elem_size: Element size after padding.
+ * @align: Element alignment.
+ * @min_capacity: Smallest capacity asked of a new group.
+ * @max_capacity: Largest group capacity.
+ * @max_unused: Emptied groups kept for reuse.
+ * @flags: %KSLOT_HIVE_* flags.
+ * @size: Live elements.
+ * @capacity: Slots in active groups.
+ * @unused_capacity: Slots in unused groups.
+ * @nr_groups: Active groups.
+ * @nr_unused: Unused groups.
+ * @bytes: Bytes of group memory held, active and unused.
+ */
+struct kslot_hive {
+	struct kslot_hive_group *first;
+	struct kslot_hive_group *back;
+	struct kslot_hive_group *erasures;
+	struct kslot_hive_group *unused;
+	u32 elem_size;
+	u32 align;
+	u32 min_capacity;
+	u32 max_capacity;
+	u32 max_unused;
+	unsigned int flags;
+	size_t size;
+	size_t capacity;
+	size_t unused_capacity;
+	size_t nr_groups;
+	size_t nr_unused;
+	size_t bytes;
+};
+
+/**
+ * struct kslot_hive_cursor - A position in a hive.
+ * @group: The element's group; NULL for a cursor not on an element.
+ * @index: The element's index in @group.
+ */
+struct kslot_hive_cursor {
+	struct kslot_hive_group *group;
+	u32 index;
+};
+
+/**
+ * struct kslot_hive_stats - A snapshot of a hive's counters.
+ * @size: Live elements.
+ * @capacity: Element slots held, in active and unused groups.
+ * @groups: Active groups.
+ * @unused_groups: Groups kept for reuse.
+ * @bytes: Bytes of group memory held.
+ * @elem_size: Element size after padding.
+ */
+struct kslot_hive_stats {
+	size_t size;
+	size_t capacity;
+	size_t groups;
+	size_t unused_groups;
+	size_t bytes;
+	u32 elem_size;
+};
+
+int kslot_hive_init(struct kslot_hive *hive,
+		    const struct kslot_hive_params *params);
+void kslot_hive_destroy(struct kslot_hive *hive,
+			void (*fn)(void *elem, void *data), void *data);
+void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp);
+void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot);
+int kslot_hive_erase(struct kslot_hive *hive, void *elem);
+void *kslot_hive_erase_cursor(struct kslot_hive *hive,
+			      struct kslot_hive_cursor *cur);
+int kslot_hive_cursor_at(const struct kslot_hive *hive, const void *elem,
+			 struct kslot_hive_cursor *cur);
+int kslot_hive_reserve(struct kslot_hive *hive, size_t n, gfp_t gfp);
+void kslot_hive_trim(struct kslot_hive *hive);
+void kslot_hive_clear(struct kslot_hive *hive);
+void kslot_hive_get_stats(const struct kslot_hive *hive,
+			  struct kslot_hive_stats *st);
+
+/**
+ * kslot_hive_size() - Number of live elements.
+ * @hive: The hive.
+ *
+ * Context: Caller excludes writers.
+ * Return: Live elements.
+ */
+static inline size_t kslot_hive_size(const struct kslot_hive *hive)
+{
+	return hive->size;
+}
+
+/**
+ * kslot_hive_cursor_elem() - The element a cursor is on.
+ * @hive: The hive.
+ * @cur: A cursor on a live element.
+ *
+ * Context: Caller excludes writers.
+ * Return: The element.
+ */
+static inline void *kslot_hive_cursor_elem(const struct kslot_hive *hive,
+					   const struct kslot_hive_cursor *cur)
+{
+	return cur->group->elements + (size_t)cur->index * hive->elem_size;
+}
+
+/**
+ * kslot_hive_first() - Put a cursor on the first live element.
+ * @hive: The hive.
+ * @cur: The cursor.
+ *
+ * Context: Caller excludes writers.
+ * Return: The first element in iteration order, or NULL if the hive is
+ * empty (@cur is then not on an element).
+ */
+static inline void *kslot_hive_first(const struct kslot_hive *hive,
+				     struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_group *g = hive->first;
+
+	cur->group = g;
+	if (!g)
+		return NULL;
+	/* A run of erased slots at the front stores its length in node 0. */
+	cur->index = g->skipfield[0];
+	return kslot_hive_cursor_elem(hive, cur);
+}
+
+/**
+ * kslot_hive_last() - Put a cursor on the last live element.
+ * @hive: The hive.
+ * @cur: The cursor.
+ *
+ * Context: Caller excludes writers.
+ * Return: The last element in iteration order, or NULL if the hive is
+ * empty (@cur is then not on an element).
+ */
+static inline void *kslot_hive_last(const struct kslot_hive *hive,
+				    struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_group *g = hive->back;
+
+	cur->group = g;
+	if (!g)
+		return NULL;
+	cur->index = g->last - 1 - g->skipfield[g->last - 1];
+	return kslot_hive_cursor_elem(hive, cur);
+}
+
+/**
+ * kslot_hive_next() - Step a cursor to the next live element.
+ * @hive: The hive.
+ * @cur: A cursor on a live element.
+ *
+ * One skipfield read and one add: node i+1 is 0 if element i+1 is live,
+ * else the start of a skipblock holding its length.
+ *
+ * Context: Caller excludes writers.
+ * Return: The next element, or NULL at the end (@cur is then unchanged).
+ */
+static inline void *kslot_hive_next(const struct kslot_hive *hive,
+				    struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_group *g = cur->group;
+	u32 i = cur->index + 1;
+
+	i += g->skipfield[i];
+	if (unlikely(i == g->last)) {
+		g = g->next;
+		if (!g)
+			return NULL;
+		cur->group = g;
+		i = g->skipfield[0];
+	}
+	cur->index = i;
+	return g->elements + (size_t)i * hive->elem_size;
+}
+
+/**
+ * kslot_hive_prev() - Step a cursor to the previous live element.
+ * @hive: The hive.
+ * @cur: A cursor on a live element.
+ *
+ * Context: Caller excludes writers.
+ * Return: The previous element, or NULL at the start (@cur is then
+ * unchanged).
+ */
+static inline void *kslot_hive_prev(const struct kslot_hive *hive,
+				    struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_group *g = cur->group;
+	/* Node -1 is a zero sentinel, so i may go to -1 but never below. */
+	int i = (int)cur->index - 1;
+
+	i -= g->skipfield[i];
+	if (unlikely(i < 0)) {
+		g = g->prev;
+		if (!g)
+			return NULL;
+		cur->group = g;
+		i = g->last - 1;
+		i -= g->skipfield[i];
+	}
+	cur->index = i;
+	return g->elements + (size_t)i * hive->elem_size;
+}
+
+/**
+ * struct kslot_hive_iter - State of kslot_hive_for_each() (internal).
+ * @elem: The element the next step returns, or NULL at the end.
+ * @skip: Skipfield node of @elem.
+ * @end: Where the walk leaves the group: node @last going forward, node
+ *	-1 going backward.
+ * @group: The group of @elem.
+ * @size: Element size.
+ *
+ * The walk is kept one element ahead of the element the loop body sees,
+ * so the body may erase that element.  Stepping is pointer arithmetic on
+ * locals: one skipfield read per element.
+ */
+struct kslot_hive_iter {
+	void *elem;
+	const u16 *skip;
+	const u16 *end;
+	struct kslot_hive_group *group;
+	size_t size;
+};
+
+static inline struct kslot_hive_iter
+__kslot_hive_iter_init(const struct kslot_hive *hive, bool reverse)
+{
+	struct kslot_hive_iter it = { .size = hive->elem_size };
+	struct kslot_hive_cursor cur;
+
+	it.elem = reverse ? kslot_hive_last(hive, &cur) :
+			    kslot_hive_first(hive, &cur);
+	if (it.elem) {
+		it.group = cur.group;
+		it.skip = cur.group->skipfield + cur.index;
+		it.end = reverse ? cur.group->skipfield - 1 :
+				   cur.group->skipfield + cur.group->last;
+	}
+	return it;
+}
+
+/* Continue in the next (or previous) group, or end the walk. */
+static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
+					   bool reverse)
+{
+	struct kslot_hive_group *g = reverse ? it->group->prev :
+					       it->group->next;
+	u32 i;
+
+	it->group = g;
+	if (!g) {
+		it->elem = NULL;
+		return;
+	}
+	if (reverse) {
+		i = g->last - 1 - g->skipfield[g->last - 1];
+		it->end = g->skipfield - 1;
+	} else {
+		i = g->skipfield[0];
+		it->end = g->skipfield + g->last;
+	}
+	it->skip = g->skipfield + i;
+	it->elem = g->elements + i * it->size;
+}
+
+/* Step function of the for_each macros: return @elem, then advance. */
+static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
+						    bool reverse)
+{
+	void *elem = it->elem;
+	const u16 *s;
+	size_t jump;
+
+	if (!elem)
+		return NULL;
+	if (reverse) {
+		s = it->skip - 1;
+		jump = *s;
+		s -= jump;
+		it->elem -= (jump + 1) * it->size;
+		it->skip = s;
+		if (unlikely(s <= it->end))
+			__kslot_hive_iter_group(it, true);
+	} else {
+		s = it->skip + 1;
+		jump = *s;
+		s += jump;
+		it->elem += (jump + 1) * it->size;
+		it->skip = s;
+		/* >=: robust even if the body grew the back group. */
+		if (unlikely(s >= it->end))
+			__kslot_hive_iter_group(it, false);
+	}
+	return elem;
+}
+
+/**
+ * kslot_hive_for_each() - Iterate over the live elements of a hive.
+ * @hive: The hive.
+ * @elem: Set to each element in turn.
+ *
+ * The body may erase @elem (and only @elem) with kslot_hive_erase(), and
+ * may insert: an element inserted during the walk may or may not be
+ * visited.
+ */
+#define kslot_hive_for_each(hive, elem)					\
+	for (struct kslot_hive_iter __kslot_hive_it =			\
+		__kslot_hive_iter_init((hive), false);			\
+	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, false));)
+
+/**
+ * kslot_hive_for_each_reverse() - Iterate over a hive from the back.
+ * @hive: The hive.
+ * @elem: Set to each element in turn, last first.
+ *
+ * The same rules as kslot_hive_for_each().
+ */
+#define kslot_hive_for_each_reverse(hive, elem)				\
+	for (struct kslot_hive_iter __kslot_hive_it =			\
+		__kslot_hive_iter_init((hive), true);			\
+	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, true));)
+
+#endif /* _LINUX_KSLOT_HIVE_H */

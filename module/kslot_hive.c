@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kslot_hive: bucket array with a low-complexity jump-counting skipfield.
+ * See include/linux/kslot_hive.h for the rules.
+ *
+ * Skipfield invariants, per active group (S is its skipfield):
+ * - S[i] == 0 iff slot i is live, or i >= last (never handed out).
+ *   S[-1] and S[capacity] are zero sentinels.
+ * - A skipblock (maximal run of erased slots) s..e has
+ *   S[s] == S[e] == e - s + 1.  Its middle nodes are nonzero with no
+ *   other meaning.
+ * - The element memory of slot s holds a struct kslot_hive_link; the
+ *   links chain every skipblock of the group, headed by free_head.
+ * - The group is in the hive's erasure list iff free_head != NONE, and
+ *   in the active list iff size > 0.
+ *
+ * Groups are page allocations so that an element pointer finds its group
+ * in O(1): the group header sits at the start of the folio, and the
+ * folio's private field points to it.
+ */
+#include <linux/align.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kmemleak.h>
+#include <linux/kslot_hive.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+
+#include "kslot_internal.h"
+
+/* Offset of the element area of a group of @cap elements. */
+static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
+{
+	return ALIGN(sizeof(struct kslot_hive_group) + (cap + 2) * sizeof(u16),
+		     hive->align);
+}
+
+/* Elements an order-@order group can hold. */
+static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
+{
+	size_t bytes = PAGE_SIZE << order;
+	size_t fixed = sizeof(struct kslot_hive_group) + 2 * sizeof(u16) +
+		       hive->align - 1;
+
+	if (bytes <= fixed)
+		return 0;
+	return min_t(size_t, (bytes - fixed) / (hive->elem_size + sizeof(u16)),
+		     KSLOT_HIVE_MAX_CAPACITY);
+}
+
+/**
+ * kslot_hive_init() - Initialise an empty hive.
+ * @hive: The hive.
+ * @params: Element size and alignment, group capacity limits, how many
+ *	emptied groups to keep, flags.  See struct kslot_hive_params.
+ *
+ * No memory is allocated until the first insert or reserve.
+ *
+ * Context: Any context.
+ * Return: 0, or -EINVAL if the element size is 0 or too big once padded,
+ * the alignment is not a power of two up to PAGE_SIZE, the capacity
+ * limits are out of order or beyond %KSLOT_HIVE_MAX_CAPACITY, an explicit
+ * min_capacity does not fit in an order-%KSLOT_HIVE_MAX_ORDER group, or
+ * the flags hold unknown bits.
+ */
+int kslot_hive_init(struct kslot_hive *hive,
+		    const struct kslot_hive_params *params)
+{
+	size_t align = params->align ?: __alignof__(unsigned long long);
+	u32 max_cap = params->max_capacity ?: KSLOT_HIVE_DEFAULT_MAX;
+	u32 min_cap = params->min_capacity;
+	size_t size = params->elem_size;
+
+	if (!size || !is_power_of_2(align) || align > PAGE_SIZE)
+		return -EINVAL;
+	if (params->flags & ~KSLOT_HIVE_FLAGS_ALL)
+		return -EINVAL;
+	if (size > KSLOT_HIVE_MAX_ELEM || max_cap > KSLOT_HIVE_MAX_CAPACITY ||
+	    min_cap > max_cap)
+		return -EINVAL;
+	align = max(align, __alignof__(struct kslot_hive_link));
+	size = ALIGN(max(size, sizeof(struct kslot_hive_link)), align);
+	if (size > KSLOT_HIVE_MAX_ELEM)
+		return -EINVAL;
+
+	memset(hive, 0, sizeof(*hive));
+	hive->elem_size = size;
+	hive->align = align;
+	max_cap = min(max_cap, kslot_hive_fit(hive, KSLOT_HIVE_MAX_ORDER));
+	if (!min_cap)
+		min_cap = min_t(u32, KSLOT_HIVE_DEFAULT_MIN, max_cap);
+	if (!min_cap || min_cap > max_cap)
+		return -EINVAL;
+	hive->min_capacity = min_cap;
+	hive->max_capacity = max_cap;
+	hive->max_unused = params->max_unused;
+	hive->flags = params->flags;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_init);
+
+/* Allocate a group able to hold at least @want elements (not adopted). */
+static struct kslot_hive_group *
+kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
+{
+	struct kslot_hive_group *g;
+	struct folio *folio;
+	unsigned int order = 0;
+
+	want = clamp(want, hive->min_capacity, hive->max_capacity);
+	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
+		order++;
+	gfp &= ~(__GFP_ZERO | __GFP_HIGHMEM | __GFP_DMA | __GFP_DMA32);
+	gfp |= __GFP_NOWARN;
+	if (hive->flags & KSLOT_HIVE_ACCOUNT)
+		gfp |= __GFP_ACCOUNT;
+	if (kslot_should_fail_alloc())
+		return NULL;
+	folio = folio_alloc(gfp, order);
+	if (!folio)
+		return NULL;
+	g = folio_address(folio);
+	/* Scanned for pointers the elements hold, reported if leaked. */
+	kmemleak_alloc(g, PAGE_SIZE << order, 1, gfp);
+	memset(g, 0, sizeof(*g));
+	g->hive = hive;
+	g->order = order;
+	g->capacity = min(kslot_hive_fit(hive, order), hive->max_capacity);
+	g->skipfield = (u16 *)(g + 1) + 1;
+	g->elements = (void *)g + kslot_hive_elems_offset(hive, g->capacity);
+	g->free_head = KSLOT_HIVE_NONE;
+	folio->private = g;
+	return g;
+}
+
+static void kslot_hive_group_free(struct kslot_hive_group *g)
+{
+	struct folio *folio = virt_to_folio(g);
+
+	folio->private = NULL;
+	kmemleak_free(g);
+	folio_put(folio);
+}
+
+static size_t kslot_hive_group_bytes(const struct kslot_hive_group *g)
+{
+	return PAGE_SIZE << g->order;
+}
+
+/* The group holding @p if @p points into one of @hive's groups, or NULL. */
+static struct kslot_hive_group *
+kslot_hive_group_of(const struct kslot_hive *hive, const void *p)
+{
+	struct kslot_hive_group *g;
+	struct folio *folio;
+
+	if (!virt_addr_valid(p))
+		return NULL;
+	folio = virt_to_folio(p);
+	if (folio_test_slab(folio))
+		return NULL;
+	g = folio_address(folio);
+	if (READ_ONCE(folio->private) != g || g->hive != hive)
+		return NULL;
+	return g;
+}
+
+/*
+ * Find the slot @p names.  Return 0 with *@gp and *@ip set, -EINVAL if
+ * @p is not a slot of @hive, or -ENOENT if its group is not in use or the
+ * slot was never handed out.
+ */
+static int kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
+			      struct kslot_hive_group **gp, u32 *ip)
+{
+	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
+	size_t off;
+
+	if (!g || p < g->elements)
+		return -EINVAL;
+	off = p - g->elements;
+	if (off % hive->elem_size || off / hive->elem_size >= g->capacity)
+		return -EINVAL;
+	if (!g->active || off / hive->elem_size >= g->last)
+		return -ENOENT;
+	*gp = g;
+	*ip = off / hive->elem_size;
+	return 0;
+}
+
+static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
+					       struct kslot_hive_group *g,
+					       u32 i)
+{
+	return g->elements + (size_t)i * hive->elem_size;
+}
+
+/* Erasure list: the groups whose free list is not empty. */
+static void kslot_hive_erasures_add(struct kslot_hive *hive,
+				    struct kslot_hive_group *g)
+{
+	g->erase_prev = NULL;
+	g->erase_next = hive->erasures;
+	if (hive->erasures)
+		hive->erasures->erase_prev = g;
+	hive->erasures = g;
+}
+
+static void kslot_hive_erasures_del(struct kslot_hive *hive,
+				    struct kslot_hive_group *g)
+{
+	if (g->erase_prev)
+		g->erase_prev->erase_next = g->erase_next;
+	else
+		hive->erasures = g->erase_next;
+	if (g->erase_next)
+		g->erase_next->erase_prev = g->erase_prev;
+	g->erase_next = NULL;
+	g->erase_prev = NULL;
+}
+
+/* Put the skipblock starting at @i at the head of @g's free list. */
+static void kslot_hive_block_push(struct kslot_hive *hive,
+				  struct kslot_hive_group *g, u32 i)
+{
+	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
+
+	link->prev = KSLOT_HIVE_NONE;
+	link->next = g->free_head;
+	if (g->free_head != KSLOT_HIVE_NONE)
+		kslot_hive_link(hive, g, g->free_head)->prev = i;
+	else
+		kslot_hive_erasures_add(hive, g);
+	g->free_head = i;
+}
+
+/* Take the skipblock starting at @i off @g's free list. */
+static void kslot_hive_block_del(struct kslot_hive *hive,
+				 struct kslot_hive_group *g, u32 i)
+{
+	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
+
+	if (link->prev != KSLOT_HIVE_NONE)
+		kslot_hive_link(hive, g, link->prev)->next = link->next;
+	else
+		g->free_head = link->next;
+	if (link->next != KSLOT_HIVE_NONE)
+		kslot_hive_link(hive, g, link->next)->prev = link->prev;
+	if (g->free_head == KSLOT_HIVE_NONE)
+		kslot_hive_erasures_del(hive, g);
+}
+
+/* A skipblock now starts at @to instead of @from: move its record. */
+static void kslot_hive_block_move(struct kslot_hive *hive,
+				  struct kslot_hive_group *g, u32 from, u32 to)
+{
+	struct kslot_hive_link *link = kslot_hive_link(hive, g, to);
+
+	*link = *kslot_hive_link(hive, g, from);
+	if (link->prev != KSLOT_HIVE_NONE)
+		kslot_hive_link(hive, g, link->prev)->next = to;
+	else
+		g->free_head = to;
+	if (link->next != KSLOT_HIVE_NONE)
+		kslot_hive_link(hive, g, link->next)->prev = to;
+}
+
+/*
+ * Mark live slot @i of @g erased.  The four neighbour cases: the nodes
+ * left and right of @i are the end of a skipblock before it and the start
+ * of one after it, when nonzero.
+ */
+static void kslot_hive_skip_erase(struct kslot_hive *hive,
+				  struct kslot_hive_group *g, u32 i)
+{
+	u16 *s = g->skipfield;
+	u32 left = s[(int)i - 1], right = s[i + 1];
+
+	if (left && right) {
+		/* Join: one skipblock from i - left to i + right. */
+		u32 len = left + right + 1;
+
+		kslot_hive_block_del(hive, g, i + 1);
+		s[i - left] = len;
+		s[i + right] = len;
+		s[i] = len;
+	} else if (left) {
+		/* Extend the left skipblock by its new end node i. */
+		s[i - left] = left + 1;
+		s[i] = left + 1;
+	} else if (right) {
+		/* Extend the right skipblock by its new start node i. */
+		kslot_hive_block_move(hive, g, i + 1, i);
+		s[i] = right + 1;
+		s[i + right] = right + 1;
+	} else {
+		/* A new one-node skipblock. */
+		s[i] = 1;
+		kslot_hive_block_push(hive, g, i);
+	}
+}
+
+/*
+ * Mark erased slot @i of @g live.  The four cases: @i is the only node of
+ * its skipblock, its end, its start, or a middle node.  A middle node's
+ * value means nothing, so its skipblock's start is found by walking left.
+ */
+static void kslot_hive_skip_reuse(struct kslot_hive *hive,
+				  struct kslot_hive_group *g, u32 i)
+{
+	u16 *s = g->skipfield;
+	u32 start, end, len;
+
+	if (!s[(int)i - 1]) {
+		start = i;
+		len = s[i];
+	} else if (!s[i + 1]) {
+		len = s[i];
+		start = i + 1 - len;
+	} else {
+		for (start = i - 1; s[(int)start - 1]; start--)
+			;
+		len = s[start];
+	}
+	end = start + len - 1;
+
+	if (len == 1) {
+		kslot_hive_block_del(hive, g, i);
+	} else if (i == end) {
+		/* Shrink from the end; the record at the start stays. */
+		s[start] = len - 1;
+		s[i - 1] = len - 1;
+	} else if (i == start) {
+		/* Shrink from the start; the record moves to i + 1. */
+		kslot_hive_block_move(hive, g, i, i + 1);
+		s[i + 1] = len - 1;
+		s[end] = len - 1;
+	} else {
+		/* Split: start..i-1 keeps the record, i+1..end gets one. */
+		s[start] = i - start;
+		s[i - 1] = i - start;
+		s[i + 1] = end - i;
+		s[end] = end - i;
+		kslot_hive_block_push(hive, g, i + 1);
+	}
+	s[i] = 0;
+}
+
+/* Make @g the back group, empty; its skipfield is cleared here. */
+static void kslot_hive_activate(struct kslot_hive *hive,
+				struct kslot_hive_group *g)
+{
+	memset(g->skipfield - 1, 0, (g->capacity + 2) * sizeof(u16));
+	g->last = 0;
+	g->size = 0;
+	g->free_head = KSLOT_HIVE_NONE;
+	g->active = true;
+	g->next = NULL;
+	g->prev = hive->back;
+	if (hive->back)
+		hive->back->next = g;
+	else
+		hive->first = g;
+	hive->back = g;
+	hive->capacity += g->capacity;
+	hive->nr_groups++;
+}
+
+static void kslot_hive_unused_push(struct kslot_hive *hive,
+				   struct kslot_hive_group *g)
+{
+	g->next = hive->unused;
+	g->prev = NULL;
+	hive->unused = g;
+	hive->nr_unused++;
+	hive->unused_capacity += g->capacity;
+}
+
+static struct kslot_hive_group *kslot_hive_unused_pop(struct kslot_hive *hive)
+{
+	struct kslot_hive_group *g = hive->unused;
+
+	if (g) {
+		hive->unused = g->next;
+		hive->nr_unused--;
+		hive->unused_capacity -= g->capacity;
+	}
+	return g;
+}
+
+static void kslot_hive_drop(struct kslot_hive *hive,
+			    struct kslot_hive_group *g)
+{
+	hive->bytes -= kslot_hive_group_bytes(g);
+	kslot_hive_group_free(g);
+}
+
+/* Take an emptied group out of iteration; keep it or free it. */
+static void kslot_hive_retire(struct kslot_hive *hive,
+			      struct kslot_hive_group *g)
+{
+	if (g->free_head != KSLOT_HIVE_NONE)
+		kslot_hive_erasures_del(hive, g);
+	if (g->prev)
+		g->prev->next = g->next;
+	else
+		hive->first = g->next;
+	if (g->next)
+		g->next->prev = g->prev;
+	else
+		hive->back = g->prev;
+	g->active = false;
+	hive->capacity -= g->capacity;
+	hive->nr_groups--;
+	if (hive->nr_unused < hive->max_unused)
+		kslot_hive_unused_push(hive, g);
+	else
+		kslot_hive_drop(hive, g);
+}
+
+static void *kslot_hive_elem(const struct kslot_hive *hive,
+			     struct kslot_hive_group *g, u32 i)
+{
+	return g->elements + (size_t)i * hive->elem_size;
+}
+
+/* The slot an insert takes when no erased slot is free: the back's end. */
+static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
+						     gfp_t gfp)
+{
+	struct kslot_hive_group *g = hive->back;
+
+	if (g && g->last < g->capacity)
+		return g;
+	g = kslot_hive_unused_pop(hive);
+	if (!g) {
+		/* Ask for as much as the hive holds: its capacity doubles. */
+		g = kslot_hive_group_alloc(hive, min_t(size_t, hive->capacity,
+						       U32_MAX), gfp);
+		if (!g)
+			return NULL;
+		hive->bytes += kslot_hive_group_bytes(g);
+	}
+	kslot_hive_activate(hive, g);
+	return g;
+}
+
+/**
+ * kslot_hive_insert() - Add an element.
+ * @hive: The hive.
+ * @gfp: Allocation flags for a new group.  With __GFP_ZERO the element is
+ *	zeroed.
+ *
+ * Reuses an erased slot if there is one (the end of the first skipblock
+ * of the first group with erasures), else the next never-used slot of the
+ * back group, else a group kept for reuse or a new one.
+ *
+ * Context: Any context @gfp is valid in.  Caller holds the hive
+ * exclusively.
+ * Return: The new element's memory, or ERR_PTR(-ENOMEM) if a new group
+ * was needed and could not be allocated (the hive is then unchanged).
+ */
+void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
+{
+	struct kslot_hive_group *g = hive->erasures;
+	void *elem;
+	u32 i;
+
+	if (g) {
+		u16 *s = g->skipfield;
+		u32 start = g->free_head, len = s[start];
+
+		i = start + len - 1;
+		if (len == 1) {
+			kslot_hive_block_del(hive, g, i);
+		} else {
+			s[start] = len - 1;
+			s[i - 1] = len - 1;
+		}
+		s[i] = 0;
+	} else {
+		g = kslot_hive_back_slot(hive, gfp);
+		if (!g)
+			return ERR_PTR(-ENOMEM);
+		i = g->last++;
+	}
+	g->size++;
+	hive->size++;
+	elem = kslot_hive_elem(hive, g, i);
+	if (gfp & __GFP_ZERO)
+		memset(elem, 0, hive->elem_size);
+	return elem;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_insert);
+
+/**
+ * kslot_hive_insert_at() - Bring a chosen erased slot back into use.
+ * @hive: The hive.
+ * @slot: The address of an erased element, e.g. to undo its erase.
+ *
+ * The slot is live again at the same address, with undefined contents.
+ * Unlike kslot_hive_insert(), the slot may lie in the middle of a run of
+ * erased slots; finding that run's start costs O(its length).
+ *
+ * Context: Any context but NMI.  Caller holds the hive exclusively.
+ * Return: @slot, or ERR_PTR(-EINVAL) if @slot is not an element slot of
+ * @hive, ERR_PTR(-EBUSY) if it is live, or ERR_PTR(-ENOENT) if its group
+ * was emptied (the slot no longer exists) or the slot was never used.
+ */
+void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
+{
+	struct kslot_hive_group *g;
+	u32 i;
+	int ret;
+
+	ret = kslot_hive_slot_of(hive, slot, &g, &i);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!g->skipfield[i])
+		return ERR_PTR(-EBUSY);
+	kslot_hive_skip_reuse(hive, g, i);
+	g->size++;
+	hive->size++;
+	return slot;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
+
+static void __kslot_hive_erase(struct kslot_hive *hive,
+			       struct kslot_hive_group *g, u32 i)
+{
+	hive->size--;
+	if (!--g->size) {
+		kslot_hive_retire(hive, g);
+		return;
+	}
+	kslot_hive_skip_erase(hive, g, i);
+}
+
+/**
+ * kslot_hive_erase() - Remove an element.
+ * @hive: The hive.
+ * @elem: A live element of @hive.
+ *
+ * The slot joins its group's skipfield; a group left empty leaves the
+ * iteration order and is kept for reuse (up to max_unused) or freed.
+ * The element's memory must not be used afterwards.
+ *
+ * Context: Any context but NMI.  Caller holds the hive exclusively.
+ * Return: 0, -EINVAL if @elem is not an element slot of @hive, or -ENOENT
+ * if it is not live (erased already, or never handed out).  On error the
+ * hive is unchanged.
+ */
+int kslot_hive_erase(struct kslot_hive *hive, void *elem)
+{
+	struct kslot_hive_group *g;
+	u32 i;
+	int ret;
+
+	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	if (ret)
+		return ret;
+	if (g->skipfield[i])
+		return -ENOENT;
+	__kslot_hive_erase(hive, g, i);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_erase);
+
+/**
+ * kslot_hive_erase_cursor() - Remove the element under a cursor, step on.
+ * @hive: The hive.
+ * @cur: A cursor on a live element; moved to the next live element.
+ *
+ * Context: Any context but NMI.  Caller holds the hive exclusively.
+ * Return: The next element in iteration order, or NULL if the erased
+ * element was the last (@cur is then not on an element).
+ */
+void *kslot_hive_erase_cursor(struct kslot_hive *hive,
+			      struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_cursor next = *cur;
+	void *elem = kslot_hive_next(hive, &next);
+
+	/* The next element's slot and group survive this erase. */
+	__kslot_hive_erase(hive, cur->group, cur->index);
+	if (elem)
+		*cur = next;
+	else
+		cur->group = NULL;
+	return elem;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_erase_cursor);
+
+/**
+ * kslot_hive_cursor_at() - Put a cursor on an element given by pointer.
+ * @hive: The hive.
+ * @elem: A live element of @hive.
+ * @cur: Set to @elem's position.
+ *
+ * O(1): the element's page leads to its group.
+ *
+ * Context: Any context.  Caller excludes writers.
+ * Return: 0, -EINVAL if @elem is not an element slot of @hive, or -ENOENT
+ * if it is not live.
+ */
+int kslot_hive_cursor_at(const struct kslot_hive *hive, const void *elem,
+			 struct kslot_hive_cursor *cur)
+{
+	struct kslot_hive_group *g;
+	u32 i;
+	int ret;
+
+	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	if (ret)
+		return ret;
+	if (g->skipfield[i])
+		return -ENOENT;
+	cur->group = g;
+	cur->index = i;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_cursor_at);
+
+/**
+ * kslot_hive_reserve() - Make room for a number of elements.
+ * @hive: The hive.
+ * @n: Elements the hive should hold without allocating.
+ * @gfp: Allocation flags.
+ *
+ * Allocates groups onto the unused list until the slots held (in active
+ * and unused groups) reach @n.  They stay on the unused list, whatever
+ * max_unused says, until inserts take them or kslot_hive_trim() frees
+ * them; once used, a group that empties again obeys max_unused.
+ *
+ * Context: Any context @gfp is valid in.  Caller holds the hive
+ * exclusively.
+ * Return: 0, or -ENOMEM if a group could not be allocated (then nothing
+ * was added).
+ */
+int kslot_hive_reserve(struct kslot_hive *hive, size_t n, gfp_t gfp)
+{
+	struct kslot_hive_group *list = NULL, *g;
+	size_t held = hive->capacity + hive->unused_capacity;
+	size_t bytes = 0, cap = 0;
+	unsigned int nr = 0;
+
+	while (held + cap < n) {
+		g = kslot_hive_group_alloc(hive, min_t(size_t, n - held - cap,
+						       U32_MAX), gfp);
+		if (!g)
+			goto fail;
+		g->next = list;
+		list = g;
+		cap += g->capacity;
+		bytes += kslot_hive_group_bytes(g);
+		nr++;
+	}
+	while (list) {
+		g = list;
+		list = g->next;
+		kslot_hive_unused_push(hive, g);
+	}
+	hive->bytes += bytes;
+	return 0;
+fail:
+	while (list) {
+		g = list;
+		list = g->next;
+		kslot_hive_group_free(g);
+	}
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_reserve);
+
+/**
+ * kslot_hive_trim() - Free the groups kept for reuse.
+ * @hive: The hive.
+ *
+ * Context: Any context but NMI.  Caller holds the hive exclusively.
+ */
+void kslot_hive_trim(struct kslot_hive *hive)
+{
+	struct kslot_hive_group *g;
+
+	while ((g = kslot_hive_unused_pop(hive)))
+		kslot_hive_drop(hive, g);
+}
+EXPORT_SYMBOL_GPL(kslot_hive_trim);
+
+/**
+ * kslot_hive_clear() - Erase every element.
+ * @hive: The hive.
+ *
+ * The groups are kept for reuse up to max_unused; the rest are freed.
+ *
+ * Context: Any context but NMI.  Caller holds the hive exclusively.
+ */
+void kslot_hive_clear(struct kslot_hive *hive)
+{
+	while (hive->first) {
+		hive->size -= hive->first->size;
+		hive->first->size = 0;
+		kslot_hive_retire(hive, hive->first);
+	}
+}
+EXPORT_SYMBOL_GPL(kslot_hive_clear);
+
+/**
+ * kslot_hive_destroy() - Free all of a hive's memory.
+ * @hive: The hive.
+ * @fn: If not NULL, called for every live element first, in order.
+ * @data: Passed to @fn.
+ *
+ * The hive is left empty, with its parameters, and may be used again.
+ *
+ * Context: Any context but NMI (and what @fn needs).  Caller holds the
+ * hive exclusively.
+ */
+void kslot_hive_destroy(struct kslot_hive *hive,
+			void (*fn)(void *elem, void *data), void *data)
+{
+	struct kslot_hive_group *g;
+	void *elem;
+
+	if (fn) {
+		kslot_hive_for_each(hive, elem)
+			fn(elem, data);
+	}
+	while ((g = hive->first)) {
+		hive->first = g->next;
+		kslot_hive_drop(hive, g);
+	}
+	kslot_hive_trim(hive);
+	hive->back = NULL;
+	hive->erasures = NULL;
+	hive->size = 0;
+	hive->capacity = 0;
+	hive->nr_groups = 0;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_destroy);
+
+/**
+ * kslot_hive_get_stats() - Read a hive's counters.
+ * @hive: The hive.
+ * @st: Filled with the counters.
+ *
+ * Context: Any context.  Caller excludes writers.
+ */
+void kslot_hive_get_stats(const struct kslot_hive *hive,
+			  struct kslot_hive_stats *st)
+{
+	st->size = hive->size;
+	st->capacity = hive->capacity + hive->unused_capacity;
+	st->groups = hive->nr_groups;
+	st->unused_groups = hive->nr_unused;
+	st->bytes = hive->bytes;
+	st->elem_size = hive->elem_size;
+}
+EXPORT_SYMBOL_GPL(kslot_hive_get_stats);
