@@ -42,6 +42,9 @@ bool kslot_test_fail_alloc_disarm(void);
 #endif
 struct kslot_map;
 int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen);
+struct kslot_pool;
+unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
+unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */
