@@ -331,24 +331,11 @@ static void kslot_objtable_test_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_pool_test_reap(pool), 1);
 }
 
-/* Randomised operations against a plain array model. */
-struct ot_param {
-	const char *name;
-	unsigned int flags;
-};
-
-static const struct ot_param ot_params[] = {
-	{ "plain", 0 },
-	{ "debug", KSLOT_OBJTABLE_DEBUG },
-};
-
-static void ot_param_desc(const struct ot_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ot_mode, ot_params, ot_param_desc);
-
+/*
+ * Randomised operations against a plain array model.  Marked slow: every
+ * free costs a call_rcu(), which the debug kernel makes expensive.  Debug
+ * mode is covered by the concurrency test and the kslot_pool suite.
+ */
 struct ot_entry {
 	u64 handle;
 	struct tobj *obj;
@@ -356,7 +343,6 @@ struct ot_entry {
 
 static void kslot_objtable_test_random(struct kunit *test)
 {
-	const struct ot_param *param = test->param_value;
 	const u32 max = 3000, ops = 100000, nstale = 512;
 	struct kslot_objtable_stats st;
 	struct kslot_objtable *t;
@@ -369,7 +355,7 @@ static void kslot_objtable_test_random(struct kunit *test)
 	stale = kunit_kcalloc(test, nstale, sizeof(*stale), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, live);
 	KUNIT_ASSERT_NOT_NULL(test, stale);
-	t = table_new(test, max, param->flags);
+	t = table_new(test, max, 0);
 	prandom_seed_state(&rnd, 0x6f626a74ULL);
 
 	for (i = 0; i < ops; i++) {
@@ -651,7 +637,7 @@ static struct kunit_case kslot_objtable_test_cases[] = {
 	KUNIT_CASE(kslot_objtable_test_enospc),
 	KUNIT_CASE(kslot_objtable_test_forged),
 	KUNIT_CASE(kslot_objtable_test_destroy),
-	KUNIT_CASE_PARAM(kslot_objtable_test_random, ot_mode_gen_params),
+	KUNIT_CASE_SLOW(kslot_objtable_test_random),
 	KUNIT_CASE(kslot_objtable_test_fault),
 	KUNIT_CASE_SLOW(kslot_objtable_test_concurrency),
 	{}

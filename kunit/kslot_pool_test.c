@@ -422,7 +422,7 @@ static void kslot_pool_test_bulk(struct kunit *test)
 	void **objs, *keep;
 	unsigned int i;
 
-	objs = kunit_kcalloc(test, 100, sizeof(*objs), GFP_KERNEL);
+	objs = kunit_kcalloc(test, 110, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	KUNIT_EXPECT_EQ(test, kslot_pool_alloc_bulk(pool, GFP_KERNEL, 60,
 						    objs), 0);
@@ -619,6 +619,34 @@ static void kslot_pool_test_poison(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.double_frees, 1);
 	KUNIT_EXPECT_EQ(test, st.poison_errors, 0);
 	kslot_pool_destroy(cpool);
+}
+
+/* The kslot.pool_debug module parameter turns debug mode on for new pools. */
+static void kslot_pool_test_debug_param(struct kunit *test)
+{
+	struct kslot_pool_config cfg = {
+		.size = 64,
+		.flags = KSLOT_POOL_NOWARN,
+	};
+	struct kslot_pool_stats st;
+	struct kslot_pool *pool;
+	bool old;
+	void *a;
+
+	old = kslot_pool_test_debug_all(true);
+	pool = kslot_pool_create(&cfg);
+	kslot_pool_test_debug_all(old);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	/* The debug layout: free pointer and state word after the object. */
+	KUNIT_EXPECT_EQ(test, kslot_pool_test_stride(pool), 80);
+	a = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	kslot_pool_free(pool, a);
+	kslot_pool_free(pool, a);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.double_frees, 1);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0);
+	kslot_pool_destroy(pool);
 }
 
 /* Randomised operations against a model: the objects each test holds. */
@@ -1039,6 +1067,7 @@ static struct kunit_case kslot_pool_test_cases[] = {
 	KUNIT_CASE(kslot_pool_test_double_free),
 	KUNIT_CASE(kslot_pool_test_foreign),
 	KUNIT_CASE(kslot_pool_test_poison),
+	KUNIT_CASE(kslot_pool_test_debug_param),
 	KUNIT_CASE_PARAM(kslot_pool_test_random, pool_mode_gen_params),
 	KUNIT_CASE(kslot_pool_test_fault),
 	KUNIT_CASE_PARAM_ATTR(kslot_pool_test_concurrency, conc_mode_gen_params,

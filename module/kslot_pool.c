@@ -1200,4 +1200,17 @@ unsigned int kslot_pool_test_stride(struct kslot_pool *pool)
 	return pool->stride;
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_stride);
+
+/**
+ * kslot_pool_test_debug_all() - Set the pool_debug parameter (KUnit only).
+ * @on: The new value.
+ *
+ * Context: Process context.
+ * Return: The previous value.
+ */
+bool kslot_pool_test_debug_all(bool on)
+{
+	return xchg(&kslot_pool_debug_all, on);
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_debug_all);
 #endif
