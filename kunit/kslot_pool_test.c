@@ -118,6 +118,8 @@ static void kslot_pool_test_layout(struct kunit *test)
 		{ 1000, 0, 0, 0, false, 1000, 2 * PAGE_SIZE, 8 },
 		/* ... unless the pool never holds more than two. */
 		{ 1000, 0, 2, 0, false, 1000, PAGE_SIZE, 4 },
+		/* One object ever: no bigger slab to cut waste. */
+		{ 5000, 0, 1, 0, false, 5000, 2 * PAGE_SIZE, 1 },
 		/* Never eight per slab: the largest slab. */
 		{ 5000, 0, 0, 0, false, 5000, 8 * PAGE_SIZE, 6 },
 		{ 100, PAGE_SIZE, 0, 0, false, PAGE_SIZE, 8 * PAGE_SIZE, 7 },

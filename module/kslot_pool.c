@@ -52,7 +52,7 @@ MODULE_PARM_DESC(pool_debug,
 		 "Create every kslot_pool in debug mode (poison, double-free and pointer checks)");
 
 /* Objects per slab the order choice aims for. */
-#define KSLOT_POOL_MIN_OBJS	8
+#define KSLOT_POOL_MIN_OBJS	8UL
 /* Debug-mode state words; anything else is a corrupted state. */
 #define KSLOT_POOL_STATE_FREE	0x6b736c6f74465245UL
 #define KSLOT_POOL_STATE_LIVE	0x6b736c6f744c4956UL
@@ -792,7 +792,8 @@ EXPORT_SYMBOL_GPL(kslot_pool_alloc_bulk);
  * @objs: The objects; NULL entries are skipped.
  *
  * The objects enter this CPU's cache under one lock acquisition, with
- * batches flushed to the slabs as the cache fills.
+ * batches flushed to the slabs as the cache fills.  In debug mode each
+ * object is checked as by kslot_pool_free(), and refused ones are skipped.
  *
  * Context: As kslot_pool_free().
  */
@@ -802,14 +803,11 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 	unsigned long flags;
 	size_t i;
 
-	for (i = 0; i < nr; i++)
-		if (objs[i] && !kslot_pool_free_prepare(pool, objs[i],
-							_RET_IP_))
-			objs[i] = NULL;
 	local_lock_irqsave(&pool->cpu->lock, flags);
 	pc = this_cpu_ptr(pool->cpu);
 	for (i = 0; i < nr; i++) {
-		if (!objs[i])
+		if (!objs[i] || !kslot_pool_free_prepare(pool, objs[i],
+							 _RET_IP_))
 			continue;
 		if (pc->count == pool->cache_size)
 			kslot_pool_free_slow(pool, pc);
@@ -937,12 +935,13 @@ static unsigned int kslot_pool_default_cache(unsigned int stride)
 }
 
 /*
- * Choose the slab order: the smallest one holding the wanted number of
- * objects with at most an eighth of the slab wasted, else the smallest
- * one holding the wanted number, else the largest, if it holds one.
+ * Choose the slab order: the smallest one holding @want objects with at
+ * most an eighth of the slab unused (counting only the @max objects a
+ * limited pool will ever carve), else the smallest one holding @want,
+ * else the largest, if it holds one object.
  */
 static int kslot_pool_choose_order(struct kslot_pool_layout *l,
-				   unsigned long want)
+				   unsigned long want, unsigned long max)
 {
 	const size_t hdr = ALIGN(sizeof(struct kslot_pool_slab),
 				 sizeof(void *));
@@ -951,6 +950,7 @@ static int kslot_pool_choose_order(struct kslot_pool_layout *l,
 	for (order = 0; order <= KSLOT_POOL_MAX_ORDER; order++) {
 		size_t bytes = PAGE_SIZE << order;
 		size_t n = (bytes - hdr) / l->stride;
+		size_t used = min_t(size_t, n, max);
 
 		if (!n)
 			continue;
@@ -959,7 +959,7 @@ static int kslot_pool_choose_order(struct kslot_pool_layout *l,
 			continue;
 		if (first_fit < 0)
 			first_fit = order;
-		if ((bytes - hdr - n * l->stride) * 8 <= bytes)
+		if ((bytes - hdr - used * l->stride) * 8 <= bytes)
 			break;
 	}
 	if (order > KSLOT_POOL_MAX_ORDER)
@@ -976,6 +976,7 @@ static int kslot_pool_layout(const struct kslot_pool_config *cfg,
 			     unsigned int flags, struct kslot_pool_layout *l)
 {
 	size_t align = max_t(size_t, cfg->align, sizeof(void *));
+	unsigned long max;
 	size_t slot;
 
 	if (!cfg->size || cfg->size > PAGE_SIZE << KSLOT_POOL_MAX_ORDER)
@@ -996,9 +997,8 @@ static int kslot_pool_layout(const struct kslot_pool_config *cfg,
 		slot = max_t(size_t, cfg->size, sizeof(void *));
 	}
 	l->stride = ALIGN(slot, align);
-	if (kslot_pool_choose_order(l, min_t(unsigned long,
-					     cfg->max_objects ?: ULONG_MAX,
-					     KSLOT_POOL_MIN_OBJS)))
+	max = cfg->max_objects ?: ULONG_MAX;
+	if (kslot_pool_choose_order(l, min(max, KSLOT_POOL_MIN_OBJS), max))
 		return -EINVAL;
 	l->cache_size = cfg->cache_size ?:
 			kslot_pool_default_cache(l->stride);

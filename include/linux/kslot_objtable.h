@@ -106,8 +106,10 @@ struct kslot_objtable_config {
 
 /**
  * struct kslot_objtable - Handle-keyed objects.
- * @map: Handles to objects.
- * @pool: Object memory.
+ * @map: Handles to objects.  An entry may carry
+ *	%KSLOT_OBJTABLE_UNPUBLISHED: use the kslot_objtable functions, not the
+ *	kslot_map ones, on a table's map.
+ * @pool: Object memory (the objects with their trailers).
  * @hdr_offset: Offset of the hidden trailer in each object.
  * @zero: Objects are zeroed on allocation (no constructor).
  */
