@@ -8,6 +8,7 @@
 #   make vm-run SCRIPT=path [FILES=dir]
 #                        run your own script in the VM with kslot loaded
 #   make kernel          build (or reuse) the cached test kernel
+#   make lint            checkpatch, kernel-doc and sparse
 #   make clean
 
 TOP := $(CURDIR)
@@ -20,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint clean
 
 all: modules
 
@@ -41,25 +42,48 @@ test-modules: kernel
 	@rm -f $(BUILD)/tests/*.ko
 	@cp $(TOP)/*_test.ko $(BUILD)/tests/
 
-check: test-modules
+# The kselftest client, against the test kernel's tree (lib.mk, harness).
+selftests: kernel
+	@kdir=$(TEST_KDIR); \
+	mkdir -p $(BUILD)/selftests; \
+	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$kdir/source OUTPUT=$(BUILD)/selftests
+	@cp $(TOP)/selftests/kslot/*.sh $(BUILD)/selftests/
+
+# libkslot and kslotctl; a static kslotctl goes into the VM.
+tools:
+	@$(MAKE) -s -C $(TOP)/userspace-tools STATIC=1 O=$(BUILD)/userspace
+	@mkdir -p $(BUILD)/bin
+	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
+
+# Host-side checks whose TAP counts in the summary: ABI layout and lint.
+host-checks: kernel
+	@mkdir -p $(VM_OUT)
+	@rm -f $(VM_OUT)/host-*.tap
+	@$(TOP)/scripts/abi-check.sh $(BUILD)/abi > $(VM_OUT)/host-abi.tap || true
+	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
+
+check: test-modules selftests tools host-checks
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source
 
-run: test-modules
+run: test-modules tools
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh run $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py run $(VM_OUT) $$kdir/source
 
-vm-run: test-modules
+vm-run: test-modules tools
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path [FILES=dir]"; exit 2; }
 	@test -f "$(SCRIPT)" || { echo "vm-run: $(SCRIPT) not found"; exit 2; }
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/vm.sh script $$kdir $(VM_OUT) $(abspath $(SCRIPT)) $(if $(FILES),$(abspath $(FILES))) && \
 	$(TOP)/scripts/verdict.py script $(VM_OUT) $$kdir/source
+
+lint: kernel
+	@$(TOP)/scripts/lint.sh $(TEST_KDIR)
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi

@@ -83,7 +83,7 @@ static int __init kslot_demo_init(void)
 	pr_info("5. The stale alpha handle is rejected instead of reaching gamma.\n");
 	demo_show(&map, "alpha (stale)", a);
 	demo_show(&map, "gamma", c);
-	demo_show(&map, "forged (alpha + 1)", a + 1);
+	demo_show(&map, "forged (other tag)", a ^ BIT_ULL(KSLOT_INDEX_BITS));
 	kslot_map_get_stats(&map, &st);
 	pr_info("6. Stats: %u live, %u slots, %u retired, %llu lookups rejected.\n",
 		st.count, st.capacity, st.retired, st.rejected);

@@ -35,6 +35,28 @@ static inline bool kslot_should_fail_alloc(void)
 }
 #endif
 
+struct kslot_map;
+struct kslot_map_slot;
+
+/**
+ * struct kslot_map_dump_info - A snapshot of part of a kslot_map.
+ * @slots: Caller-allocated array receiving copies of the slots.
+ * @nr_slots: Slots allocated in the map.
+ * @free_head: First free slot or KSLOT_MAP_NONE.
+ * @count: Live entries.
+ * @returned: Slots copied into @slots.
+ */
+struct kslot_map_dump_info {
+	struct kslot_map_slot *slots;
+	u32 nr_slots;
+	u32 free_head;
+	u32 count;
+	u32 returned;
+};
+
+void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
+		    struct kslot_map_dump_info *info);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
 void kslot_test_fail_alloc_arm(unsigned int nth);

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
+#include "kslot_dev.h"
 #include "kslot_internal.h"
 
 static struct dentry *kslot_debugfs_root;
@@ -115,13 +116,19 @@ void kslot_debugfs_remove(struct dentry *dentry)
 
 static int __init kslot_init(void)
 {
+	int ret;
+
 	kslot_debugfs_root = debugfs_create_dir("kslot", NULL);
 	kslot_fault_init();
-	return 0;
+	ret = kslot_dev_register();
+	if (ret)
+		debugfs_remove(kslot_debugfs_root);
+	return ret;
 }
 
 static void __exit kslot_exit(void)
 {
+	kslot_dev_unregister();
 	debugfs_remove(kslot_debugfs_root);
 	/* Directories and chunks are freed from RCU callbacks in this module. */
 	rcu_barrier();

@@ -553,6 +553,34 @@ void kslot_map_get_stats(struct kslot_map *map, struct kslot_map_stats *st)
 }
 EXPORT_SYMBOL_GPL(kslot_map_get_stats);
 
+/**
+ * kslot_map_dump() - Copy a consistent snapshot of some slots.
+ * @map: The map.
+ * @start: First slot.
+ * @max: Slots @info->slots has room for.
+ * @info: Receives the slots and the map's free-list head and counts.
+ *
+ * For debugging tools (the /dev/kslot DUMP command).
+ *
+ * Context: Any context the map's lock flags allow.  Takes and releases
+ * the map lock.
+ */
+void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
+		    struct kslot_map_dump_info *info)
+{
+	struct kslot_map_lock_state ls;
+	u32 i;
+
+	kslot_map_lock(map, &ls);
+	info->nr_slots = map->nr_slots;
+	info->free_head = map->free_head;
+	info->count = map->count;
+	for (i = 0; i < max && start + i < map->nr_slots; i++)
+		info->slots[i] = *__kslot_map_slot(map, start + i);
+	info->returned = i;
+	kslot_map_unlock(map, &ls);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kslot_map_test_set_gen() - Age a free slot (KUnit only).

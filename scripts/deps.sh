@@ -11,6 +11,8 @@ pkgs=(
 	linux-source-6.12
 	qemu-system-x86
 	busybox-static
+	sparse
+	dwarves gcc-multilib
 )
 
 missing=()

@@ -110,7 +110,6 @@ def main():
             passed += 1
         elif status == 'SKIP':
             skipped += 1
-            print('  SKIP %s' % name)
         else:
             failed += 1
             print('  FAIL %s' % name)
@@ -149,7 +148,9 @@ def main():
                 print(out)
         elif kind == 'tap':
             cases = parse_tap(body)
-            print('selftest %-17s %d cases' % (rest, len(cases)))
+            nskip = sum(1 for _, s in cases if s == 'SKIP')
+            print('selftest %-17s %d cases, %d skipped' % (rest, len(cases),
+                                                            nskip))
             if not cases:
                 problems.append('selftest %s: no TAP results' % rest)
                 print('\n'.join(body[-30:]))
@@ -176,6 +177,22 @@ def main():
             problems.append('guest: ' + rest)
         else:
             problems.append('unexpected section ' + header)
+
+    if mode == 'check':
+        for name in sorted(os.listdir(outdir)):
+            if not (name.startswith('host-') and name.endswith('.tap')):
+                continue
+            with open(os.path.join(outdir, name), errors='replace') as f:
+                body = f.read().splitlines()
+            cases = parse_tap(body)
+            print('host %-21s %d cases' % (name[5:-4], len(cases)))
+            if not cases:
+                problems.append('%s: no TAP results' % name)
+            for case, status in cases:
+                count('host:%s:%s' % (name[5:-4], case), status)
+                if status == 'FAIL':
+                    print('\n'.join(l for l in body if l.startswith('#'))
+                          [:4000])
 
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')

@@ -34,6 +34,7 @@ fi
 if [ "$mode" = run ]; then
 	cp "$top/kslot_demo.ko" "$root/lib/kslot/"
 	cp "$top/scripts/demo.sh" "$root/demo/run.sh"
+	cp "$top/scripts/demo.kslot" "$root/demo/demo.kslot"
 	chmod +x "$root/demo/run.sh"
 fi
 if [ "$mode" = script ]; then
@@ -49,7 +50,7 @@ timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -accel tcg -smp 2 -m 2G -no-reboot \
 	-kernel "$kdir/arch/x86/boot/bzImage" \
 	-initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kunit.enable=1 kslot_mode=$mode" \
+	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode" \
 	-display none -monitor none -nodefaults \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
 	</dev/null

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * /dev/kslot: generational handle tables for userspace.
+ *
+ * Every open file of /dev/kslot is a private namespace of tables.  Tables
+ * and their entries die with the file.  A table id or handle of one file
+ * means nothing to another.
+ *
+ * Extensible arguments.  Every argument struct begins with __u32 size,
+ * which the caller sets to sizeof(the struct it was built with).  The
+ * kernel reads it with copy_struct_from_user():
+ *
+ *   size < the first version's size          -EINVAL
+ *   size > the kernel's, nonzero extra bytes -E2BIG
+ *   size > the kernel's, zero extra bytes    accepted
+ *   size < the kernel's (a newer field)      missing fields read as zero
+ *
+ * Every flags field, and every field named __reserved, must be zero
+ * (-EINVAL otherwise).  User pointers are __u64.  The structs have no
+ * implicit padding and the same layout on 32-bit and 64-bit userspace.
+ *
+ * Errors common to every command:
+ *
+ *   -EFAULT  an argument or array pointer is not readable/writable
+ *   -EINVAL  bad size, nonzero flags or reserved field, record_size not
+ *            the table's, the null handle (0)
+ *   -ENOENT  table_id names no table of this file; or a handle names no
+ *            live entry of this table (stale, forged, off by one, from
+ *            another table or another file: they are not told apart)
+ *   -ENOTTY  unknown command
+ *
+ * Limits (module parameters, reported by KSLOT_IOC_INFO):
+ *
+ *   -EMFILE  the file already has max_tables tables
+ *   -EDQUOT  the file's records and table overhead would exceed max_bytes
+ *   -ENOSPC  the table holds max_entries entries
+ *   -ENOMEM  the kernel could not allocate memory (memcg limit included)
+ *
+ * A failed command changes nothing, except where a batch says otherwise.
+ */
+#ifndef _UAPI_LINUX_KSLOT_H
+#define _UAPI_LINUX_KSLOT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define KSLOT_ABI_VERSION	1
+#define KSLOT_IOCTL_TYPE	0xBC
+
+/* Table kinds (struct kslot_create.kind, bit n of kslot_info.kinds). */
+enum kslot_table_kind {
+	KSLOT_KIND_MAP = 1,	/* kslot_map: records behind stable slots */
+	KSLOT_KIND_DENSE = 2,	/* kslot_dense: records packed densely */
+};
+
+/* KSLOT_IOC_INFO: what this kernel supports. */
+struct kslot_info {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_version;	/* out: KSLOT_ABI_VERSION */
+	__u32 kinds;		/* out: bit (1 << kind) per supported kind */
+	__u32 create_flags;	/* out: flags kslot_create accepts */
+	__u32 max_tables;	/* out: tables per open file */
+	__u32 max_record_size;	/* out: bytes per record */
+	__u32 max_entries;	/* out: entries per table */
+	__u32 max_batch;	/* out: entries per batch command */
+	__u32 __reserved;
+	__u64 max_bytes;	/* out: bytes per open file */
+};
+
+/* KSLOT_IOC_CREATE: make a table of fixed-size records. */
+struct kslot_create {
+	__u32 size;
+	__u32 flags;
+	__u32 kind;		/* enum kslot_table_kind */
+	__u32 record_size;	/* 1 .. max_record_size */
+	__u32 max_entries;	/* 1 .. max_entries */
+	__u32 table_id;		/* out: nonzero id within this file */
+};
+
+/* KSLOT_IOC_DESTROY: destroy a table and all its entries. */
+struct kslot_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 __reserved;
+};
+
+/*
+ * KSLOT_IOC_INSERT: copy a record in, return its new handle.
+ * KSLOT_IOC_GET:    copy the record of a handle out.
+ * KSLOT_IOC_UPDATE: replace the record of a handle (the handle stays).
+ * KSLOT_IOC_ERASE:  erase the entry; record_size and record_ptr must be 0.
+ */
+struct kslot_entry {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 record_size;	/* must equal the table's record size */
+	__u64 handle;		/* out for INSERT, in for the others */
+	__u64 record_ptr;	/* user buffer of record_size bytes */
+};
+
+/*
+ * KSLOT_IOC_INSERT_BATCH: records_ptr[count] in, handles_ptr[count] out.
+ * KSLOT_IOC_GET_BATCH:    handles_ptr[count] in, records_ptr[count] out.
+ * KSLOT_IOC_ERASE_BATCH:  handles_ptr[count] in; record_size and
+ *                         records_ptr must be 0.
+ *
+ * Entries are processed in order.  On success the command returns 0 and
+ * done == count.  If entry i fails, entries 0 .. i-1 stay done, done is
+ * set to i, and the command fails with entry i's errno; nothing of entry
+ * i or later is changed.  A count of 0 does nothing and succeeds (the
+ * pointers are not read).  count > max_batch is -EINVAL.
+ */
+struct kslot_batch {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 record_size;
+	__u32 count;
+	__u32 done;		/* out */
+	__u64 handles_ptr;	/* __u64 array */
+	__u64 records_ptr;	/* count * record_size bytes */
+};
+
+#define KSLOT_CURSOR_END	(~0ULL)
+
+/*
+ * KSLOT_IOC_ITERATE: list entries a page at a time.
+ *
+ * Start with cursor = 0; each call returns up to max entries (count, out)
+ * and advances cursor, which is KSLOT_CURSOR_END once the table is done.
+ * The cursor is a position in the table's slot order, which entries never
+ * change, so entries erased or inserted between calls do not disturb the
+ * walk: no entry is returned twice, and no entry that survives the whole
+ * walk is skipped.  records_ptr may be 0 (with record_size 0) to list
+ * handles only.
+ */
+struct kslot_iterate {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 record_size;
+	__u64 cursor;		/* in/out */
+	__u32 max;		/* capacity of the arrays, 1 .. max_batch */
+	__u32 count;		/* out */
+	__u64 handles_ptr;
+	__u64 records_ptr;
+};
+
+/* KSLOT_IOC_STATS: counters of one table, or of the file (table_id 0). */
+struct kslot_stats {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;		/* 0 for the whole file */
+	__u32 kind;		/* out; 0 for the file */
+	__u32 record_size;	/* out; 0 for the file */
+	__u32 tables;		/* out: tables (1 for a table) */
+	__u64 entries;		/* out: live entries */
+	__u64 capacity;		/* out: slots allocated */
+	__u64 max_entries;	/* out: capacity limit (sum for the file) */
+	__u64 bytes;		/* out: bytes charged against max_bytes */
+	__u64 retired;		/* out: slots retired for good */
+	__u64 rejected;		/* out: handles rejected with -ENOENT */
+};
+
+/* Slot states in struct kslot_dump_slot. */
+enum kslot_slot_state {
+	KSLOT_SLOT_FREE = 0,
+	KSLOT_SLOT_LIVE = 1,
+	KSLOT_SLOT_RETIRED = 2,
+};
+
+#define KSLOT_DUMP_NONE		(~0U)
+
+struct kslot_dump_slot {
+	__u32 index;
+	__u32 gen;		/* raw slot generation */
+	__u32 state;		/* enum kslot_slot_state */
+	__u32 link;		/* free: next free slot; dense live: packed
+				 * position; otherwise KSLOT_DUMP_NONE
+				 */
+};
+
+/*
+ * KSLOT_IOC_DUMP: a read-only view of a table's internals, for debugging
+ * a stale handle: slots start .. start + max - 1 and, for dense tables,
+ * the reverse map (packed position -> slot) of positions start .. .
+ * Only the caller's own tables can be dumped.
+ */
+struct kslot_dump {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 start;
+	__u32 max;		/* capacity of the arrays, 1 .. max_batch */
+	__u32 count;		/* out: slots returned */
+	__u32 nr_slots;		/* out: slots allocated */
+	__u32 free_head;	/* out: first free slot or KSLOT_DUMP_NONE */
+	__u32 live;		/* out: live entries (packed length) */
+	__u32 reverse_count;	/* out: reverse-map entries returned */
+	__u64 slots_ptr;	/* struct kslot_dump_slot[max] */
+	__u64 reverse_ptr;	/* __u32[max], dense tables; may be 0 */
+	__u64 user_handle;	/* in: a handle to decode, or 0 */
+	__u32 decoded_index;	/* out: its slot, or KSLOT_DUMP_NONE */
+	__u32 decoded_gen;	/* out: its generation */
+};
+
+#define KSLOT_IOC_INFO		_IO(KSLOT_IOCTL_TYPE, 0x00)
+#define KSLOT_IOC_CREATE	_IO(KSLOT_IOCTL_TYPE, 0x01)
+#define KSLOT_IOC_DESTROY	_IO(KSLOT_IOCTL_TYPE, 0x02)
+#define KSLOT_IOC_INSERT	_IO(KSLOT_IOCTL_TYPE, 0x03)
+#define KSLOT_IOC_GET		_IO(KSLOT_IOCTL_TYPE, 0x04)
+#define KSLOT_IOC_UPDATE	_IO(KSLOT_IOCTL_TYPE, 0x05)
+#define KSLOT_IOC_ERASE		_IO(KSLOT_IOCTL_TYPE, 0x06)
+#define KSLOT_IOC_INSERT_BATCH	_IO(KSLOT_IOCTL_TYPE, 0x07)
+#define KSLOT_IOC_GET_BATCH	_IO(KSLOT_IOCTL_TYPE, 0x08)
+#define KSLOT_IOC_ERASE_BATCH	_IO(KSLOT_IOCTL_TYPE, 0x09)
+#define KSLOT_IOC_ITERATE	_IO(KSLOT_IOCTL_TYPE, 0x0a)
+#define KSLOT_IOC_STATS		_IO(KSLOT_IOCTL_TYPE, 0x0b)
+#define KSLOT_IOC_DUMP		_IO(KSLOT_IOCTL_TYPE, 0x0c)
+
+#endif /* _UAPI_LINUX_KSLOT_H */

@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kslot_dense, the dense generational slot map.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/kslot_dense.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "kslot_internal.h"
+#include "kslot_test_util.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* A 24-byte value: not a power of two, to catch stride mistakes. */
+struct tval {
+	u64 id;
+	u64 check;
+	u32 a;
+	u32 b;
+};
+
+static struct tval tv(u64 id)
+{
+	return (struct tval){ .id = id, .check = id * 0x9e3779b97f4a7c15ULL,
+			      .a = lower_32_bits(id) ^ 0x5a5a5a5a,
+			      .b = ~lower_32_bits(id) };
+}
+
+static bool tv_eq(const struct tval *v, u64 id)
+{
+	struct tval want = tv(id);
+
+	return !memcmp(v, &want, sizeof(want));
+}
+
+static void dense_init(struct kunit *test, struct kslot_dense *d, u32 max)
+{
+	KUNIT_ASSERT_EQ(test, kslot_dense_init(d, NULL, sizeof(struct tval),
+					       max, 0), 0);
+}
+
+static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
+{
+	struct tval v = tv(id);
+	u64 h = 0;
+
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(d, &v, &h, GFP_KERNEL), 0);
+	return h;
+}
+
+/* The id of the value at packed position @pos (no lock: test only). */
+static u64 id_at(struct kslot_dense *d, u32 pos)
+{
+	return ((struct tval *)d->data)[pos].id;
+}
+
+/*
+ * Check the three arrays against each other: every live position's slot
+ * points back at it, and the free list holds exactly the free slots.
+ */
+static void check_invariants(struct kunit *test, struct kslot_dense *d)
+{
+	u32 pos, i, nfree = 0, nlive = 0, nretired = 0;
+
+	for (pos = 0; pos < d->count; pos++) {
+		struct kslot_dense_slot *s = &d->slots[d->rev[pos]];
+
+		KUNIT_ASSERT_EQ(test, s->link, pos);
+		KUNIT_ASSERT_TRUE(test, kslot_gen_is_live(s->gen));
+	}
+	for (i = 0; i < d->capacity; i++) {
+		if (kslot_gen_is_live(d->slots[i].gen))
+			nlive++;
+		else if (d->slots[i].link == KSLOT_DENSE_RETIRED)
+			nretired++;
+	}
+	for (i = d->free_head; i != KSLOT_DENSE_NONE; i = d->slots[i].link) {
+		KUNIT_ASSERT_LT(test, i, d->capacity);
+		KUNIT_ASSERT_FALSE(test, kslot_gen_is_live(d->slots[i].gen));
+		KUNIT_ASSERT_LE(test, ++nfree, d->capacity);
+	}
+	KUNIT_ASSERT_EQ(test, nlive, d->count);
+	KUNIT_ASSERT_EQ(test, nretired, d->retired);
+	KUNIT_ASSERT_EQ(test, nfree + nlive + nretired, d->capacity);
+}
+
+static void kslot_dense_test_init(struct kunit *test)
+{
+	struct kslot_dense d;
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 0, 16, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 8, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 8,
+					       KSLOT_MAX_ENTRIES + 1, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 8, 16, BIT(9)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 8, 16,
+					       KSLOT_DENSE_LOCK_BH |
+					       KSLOT_DENSE_LOCK_IRQ), -EINVAL);
+	/* Sizes whose product overflows, or exceeds INT_MAX bytes. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, SIZE_MAX, 16, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, SIZE_MAX / 2 + 1,
+					       2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_init(&d, NULL, 256,
+					       KSLOT_MAX_ENTRIES, 0), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, "kunit", 64,
+					       KSLOT_MAX_ENTRIES,
+					       KSLOT_DENSE_LOCK_IRQ |
+					       KSLOT_DENSE_ACCOUNT), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.capacity, 0);
+	KUNIT_EXPECT_NULL(test, d.mem);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_insert(struct kunit *test)
+{
+	struct kslot_dense d;
+	u64 h0, h1, hz = 0;
+	struct tval v;
+
+	dense_init(test, &d, 64);
+	h0 = ins(test, &d, 100);
+	h1 = ins(test, &d, 101);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h0), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h0), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h0), d.tag);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 2);
+	KUNIT_EXPECT_EQ(test, d.capacity, KSLOT_DENSE_MIN_CAPACITY);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 100);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 101);
+	/* A NULL value is inserted zeroed. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &hz, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, hz, &v), 0);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(&v, 0, sizeof(v)));
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_get_update(struct kunit *test)
+{
+	struct kslot_dense d;
+	unsigned long flags;
+	struct tval v, *p;
+	u64 h;
+
+	dense_init(test, &d, 64);
+	h = ins(test, &d, 7);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
+	KUNIT_EXPECT_TRUE(test, kslot_dense_contains(&d, h));
+	v = tv(8);
+	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h, &v), 0);
+	memset(&v, 0, sizeof(v));
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 8));
+	/* The accessor under the lock sees the same value, in place. */
+	flags = kslot_dense_lock(&d);
+	p = __kslot_dense_lookup(&d, h);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)p, kslot_dense_at(&d, 0));
+	KUNIT_EXPECT_EQ(test, kslot_dense_handle_at(&d, 0), h);
+	kslot_dense_unlock(&d, flags);
+	KUNIT_EXPECT_TRUE(test, tv_eq(p, 8));
+	/* Stale handle: update and get refuse, the buffer is untouched. */
+	v = tv(9);
+	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h + (2ULL << 32), &v),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h + (2ULL << 32), &v),
+			-ENOENT);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
+	KUNIT_EXPECT_EQ(test, d.rejected, 2);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_erase(struct kunit *test)
+{
+	struct kslot_dense d;
+	struct tval v;
+	u64 h;
+
+	dense_init(test, &d, 64);
+	h = ins(test, &d, 3);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, h, &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 3));
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, h, NULL), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.free_head, 0);
+	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 2);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/*
+ * Seed 000's memory-layout picture: packed data C, A, B; reverse map
+ * [3, 2, 0]; slot 1 freed and at the head of the free list.  The picture
+ * has three live values after one delete, so it takes a fourth insert;
+ * slot 3 holding the first value means the free list was 3, 2, 1, 0 when
+ * the inserts began, which four inserts and erases in order arrange.
+ */
+static void kslot_dense_test_seed_layout(struct kunit *test)
+{
+	u64 h[4], a, b, c, x;
+	struct kslot_dense d;
+	int i;
+
+	dense_init(test, &d, 8);
+	for (i = 0; i < 4; i++)
+		h[i] = ins(test, &d, i);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[i], NULL), 0);
+	KUNIT_EXPECT_EQ(test, d.free_head, 3);
+	c = ins(test, &d, 'C');
+	a = ins(test, &d, 'A');
+	x = ins(test, &d, 'X');
+	b = ins(test, &d, 'B');
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(c), 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(x), 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
+	/* Erase X at position 2: B, the last value, moves into the hole. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, x, NULL), 0);
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 3);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'C');
+	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'A');
+	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'B');
+	KUNIT_EXPECT_EQ(test, d.rev[0], 3);
+	KUNIT_EXPECT_EQ(test, d.rev[1], 2);
+	KUNIT_EXPECT_EQ(test, d.rev[2], 0);
+	/* The index array points at the data: slot 0 -> 2, 2 -> 1, 3 -> 0. */
+	KUNIT_EXPECT_EQ(test, d.slots[0].link, 2);
+	KUNIT_EXPECT_EQ(test, d.slots[2].link, 1);
+	KUNIT_EXPECT_EQ(test, d.slots[3].link, 0);
+	/* Freed slot at the head; its link continues the free list. */
+	KUNIT_EXPECT_EQ(test, d.free_head, 1);
+	KUNIT_EXPECT_EQ(test, d.slots[1].link, 4);
+	KUNIT_EXPECT_EQ(test, d.slots[4].link, 5);
+	KUNIT_EXPECT_FALSE(test, kslot_gen_is_live(d.slots[1].gen));
+	/* Each slot was used twice: live generation 3, freed slot 1 at 4. */
+	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 3);
+	KUNIT_EXPECT_EQ(test, d.slots[1].gen, 4);
+	KUNIT_EXPECT_EQ(test, d.slots[3].gen, 3);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, x));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[1]));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Seed 000's swap-and-pop: erase B from A B C D gives A D C. */
+static void kslot_dense_test_seed_swap_pop(struct kunit *test)
+{
+	struct kslot_dense d;
+	struct tval v;
+	u64 h[4];
+	int i;
+
+	dense_init(test, &d, 8);
+	for (i = 0; i < 4; i++)
+		h[i] = ins(test, &d, 'A' + i);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, d.rev[i], i);
+		KUNIT_EXPECT_EQ(test, d.slots[i].link, i);
+	}
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 3);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
+	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
+	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'C');
+	KUNIT_EXPECT_EQ(test, d.rev[0], 0);
+	KUNIT_EXPECT_EQ(test, d.rev[1], 3);
+	KUNIT_EXPECT_EQ(test, d.rev[2], 2);
+	/* D's slot now points at position 1. */
+	KUNIT_EXPECT_EQ(test, d.slots[3].link, 1);
+	KUNIT_EXPECT_EQ(test, d.free_head, 1);
+	/* D's handle still works; B's does not. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[3], &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 'D'));
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h[1], &v), -ENOENT);
+	/* Erasing the last value moves nothing. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[2], NULL), 0);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
+	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
+	KUNIT_EXPECT_EQ(test, d.slots[3].link, 1);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Seed 000's generation timeline: the old key is invalid, the new valid. */
+static void kslot_dense_test_seed_timeline(struct kunit *test)
+{
+	struct kslot_dense d;
+	struct tval v;
+	u64 a, b;
+
+	dense_init(test, &d, 8);
+	KUNIT_EXPECT_EQ(test, d.capacity, 0);
+	a = ins(test, &d, 'A');
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(a), 1);
+	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 1);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 2);
+	b = ins(test, &d, 'B');
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(b), 3);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, a));
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, a, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, a, NULL), -ENOENT);
+	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, b, &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 'B'));
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_bulk(struct kunit *test)
+{
+	struct tval vals[10], v;
+	struct kslot_dense d;
+	u64 h[24];
+	int i;
+
+	for (i = 0; i < 10; i++)
+		vals[i] = tv(1000 + i);
+	dense_init(test, &d, 24);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, vals, 0, h, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 0), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 10, h,
+						   GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
+	for (i = 0; i < 10; i++) {
+		KUNIT_EXPECT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 1000 + i));
+	}
+	/* All or nothing: 10 + 15 > 24. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, h + 10,
+						   GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
+	/* Bulk erase skips repeated and stale handles. */
+	h[10] = h[0];
+	h[11] = h[1] + (2ULL << 32);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 12), 10);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	/* Zeroed bulk insert fills exactly to the limit. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, 24, h, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 24);
+	KUNIT_EXPECT_EQ(test, d.capacity, 24);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, h, GFP_KERNEL),
+			-ENOSPC);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static bool keep_odd_ids(void *elem, u64 handle, void *arg)
+{
+	struct tval *v = elem;
+	u32 *calls = arg;
+
+	(*calls)++;
+	return v->id & 1;
+}
+
+static void kslot_dense_test_retain(struct kunit *test)
+{
+	const u32 n = 100;
+	struct kslot_dense d;
+	u32 i, calls = 0;
+	struct tval v;
+	u64 h[100];
+
+	dense_init(test, &d, 128);
+	for (i = 0; i < n; i++)
+		h[i] = ins(test, &d, i);
+	KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, keep_odd_ids, &calls),
+			n / 2);
+	/* Every value was offered exactly once. */
+	KUNIT_EXPECT_EQ(test, calls, n);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
+	for (i = 0; i < n; i++) {
+		int ret = kslot_dense_get(&d, h[i], &v);
+
+		KUNIT_EXPECT_EQ(test, ret, i & 1 ? 0 : -ENOENT);
+		if (!ret)
+			KUNIT_EXPECT_TRUE(test, tv_eq(&v, i));
+	}
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_clear(struct kunit *test)
+{
+	struct kslot_dense d;
+	u64 h[20], h2;
+	u32 i;
+
+	dense_init(test, &d, 64);
+	for (i = 0; i < 20; i++)
+		h[i] = ins(test, &d, i);
+	kslot_dense_clear(&d);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.capacity, 32);
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
+	check_invariants(test, &d);
+	h2 = ins(test, &d, 99);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h2), 3);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Locked packed walk: every live value exactly once, with its handle. */
+static void kslot_dense_test_walk_locked(struct kunit *test)
+{
+	const u32 n = 300;
+	struct kslot_dense d;
+	unsigned long *seen, flags;
+	u32 i, pos, visits = 0;
+	struct tval *v;
+	u64 *h;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	dense_init(test, &d, n);
+	for (i = 0; i < n; i++)
+		h[i] = ins(test, &d, i);
+	for (i = 0; i < n; i += 3)
+		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[i], NULL), 0);
+	flags = kslot_dense_lock(&d);
+	kslot_dense_for_each_locked(&d, pos, v) {
+		if (v->id >= n || __test_and_set_bit(v->id, seen) ||
+		    kslot_dense_handle_at(&d, pos) != h[v->id] ||
+		    !tv_eq(v, v->id))
+			break;
+		visits++;
+	}
+	kslot_dense_unlock(&d, flags);
+	KUNIT_EXPECT_EQ(test, visits, n - DIV_ROUND_UP(n, 3));
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, test_bit(i, seen), i % 3 != 0);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/*
+ * Resumable walk by slot cursor, in small batches, erasing and inserting
+ * between batches: values live throughout are seen exactly once.
+ */
+static void kslot_dense_test_find(struct kunit *test)
+{
+	const u32 n = 200, batch = 7;
+	struct kslot_dense d;
+	u32 i, cursor = 0, steady = 0;
+	unsigned long *seen;
+	struct tval *buf;
+	u64 *h, hb[7];
+	int got;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(2 * n), sizeof(long),
+			     GFP_KERNEL);
+	h = kunit_kcalloc(test, 2 * n, sizeof(*h), GFP_KERNEL);
+	buf = kunit_kcalloc(test, batch, sizeof(*buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	dense_init(test, &d, 2 * n);
+	KUNIT_EXPECT_EQ(test, kslot_dense_find(&d, &cursor, hb, buf, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_find(&d, &cursor, hb, buf, batch), 0);
+	for (i = 0; i < n; i++)
+		h[i] = ins(test, &d, i);
+	i = n;
+	while ((got = kslot_dense_find(&d, &cursor, hb, buf, batch)) > 0) {
+		int j;
+
+		for (j = 0; j < got; j++) {
+			u64 id = buf[j].id;
+
+			KUNIT_ASSERT_LT(test, id, (u64)2 * n);
+			KUNIT_ASSERT_TRUE(test, tv_eq(&buf[j], id));
+			KUNIT_ASSERT_EQ(test, hb[j], h[id]);
+			KUNIT_ASSERT_FALSE(test, __test_and_set_bit(id, seen));
+		}
+		/*
+		 * Erase ids 0, 5, 10, ... (moving others in the packed
+		 * array) and insert new ones into the freed slots.
+		 */
+		if (i < 2 * n && (i - n) * 5 < n) {
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_erase(&d, h[(i - n) * 5],
+							  NULL), 0);
+			h[i] = ins(test, &d, i);
+			i++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (kslot_dense_contains(&d, h[i])) {
+			KUNIT_EXPECT_TRUE(test, test_bit(i, seen));
+			steady++;
+		}
+	}
+	KUNIT_EXPECT_GT(test, steady, n / 2);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_growth(struct kunit *test)
+{
+	const u32 n = 1000;
+	struct kslot_dense_stats st;
+	struct kslot_dense d;
+	u32 i, cap = 0, grows = 0;
+	struct tval v;
+	u64 *h;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	dense_init(test, &d, n);
+	for (i = 0; i < n; i++) {
+		h[i] = ins(test, &d, i);
+		if (d.capacity != cap) {
+			cap = d.capacity;
+			grows++;
+		}
+	}
+	/* 16, 32, ..., 512, then clamped to max_entries. */
+	KUNIT_EXPECT_EQ(test, grows, 7);
+	KUNIT_EXPECT_EQ(test, d.capacity, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
+		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
+		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+	}
+	kslot_dense_get_stats(&d, &st);
+	KUNIT_EXPECT_EQ(test, st.count, n);
+	KUNIT_EXPECT_EQ(test, st.capacity, n);
+	KUNIT_EXPECT_EQ(test, st.elem_size, sizeof(struct tval));
+	KUNIT_EXPECT_GE(test, st.bytes, (size_t)n * (sizeof(struct tval) + 12));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_reserve(struct kunit *test)
+{
+	struct kslot_dense d;
+	bool injected;
+	u32 i;
+	u64 h;
+	int ret;
+
+	dense_init(test, &d, 100);
+	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 0, GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 101, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, 40, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, d.capacity, 40);
+	/* The reserved room is used without any allocation. */
+	for (i = 0; i < 40; i++) {
+		ret = kslot_test_with_fail_nth(1, &injected,
+					       kslot_dense_insert(&d, NULL, &h,
+								  GFP_KERNEL));
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_ASSERT_FALSE(test, injected);
+	}
+	KUNIT_EXPECT_EQ(test, d.capacity, 40);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_enospc(struct kunit *test)
+{
+	const u32 max = 20;
+	struct kslot_dense d;
+	u64 h, first = 0;
+	u32 i;
+
+	dense_init(test, &d, max);
+	for (i = 0; i < max; i++) {
+		h = ins(test, &d, i);
+		if (!i)
+			first = h;
+	}
+	KUNIT_EXPECT_EQ(test, d.capacity, max);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), max);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, first, NULL), 0);
+	h = ins(test, &d, 77);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_retire(struct kunit *test)
+{
+	struct kslot_dense_stats st;
+	struct kslot_dense d;
+	u64 h, h2, hn[15];
+
+	dense_init(test, &d, 16);
+	h = ins(test, &d, 1);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
+	/* Age the free slot 0 to its last generation. */
+	d.slots[0].gen = U32_MAX - 1;
+	h = ins(test, &d, 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
+	KUNIT_EXPECT_TRUE(test, kslot_dense_contains(&d, h));
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, d.slots[0].link, KSLOT_DENSE_RETIRED);
+	KUNIT_EXPECT_EQ(test, d.free_head, 1);
+	kslot_dense_get_stats(&d, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	check_invariants(test, &d);
+	/* Slot 0 is never handed out again, and old handles stay dead. */
+	h2 = ins(test, &d, 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
+	h2 = kslot_handle_make(0, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
+	/* A retired slot counts against max_entries: 15 more fit, not 16. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
+						   GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 14, hn,
+						   GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 15);
+	kslot_dense_clear(&d);
+	KUNIT_EXPECT_EQ(test, d.retired, 1);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static void kslot_dense_test_forged(struct kunit *test)
+{
+	struct kslot_dense d, other;
+	struct tval v;
+	u64 h, oh;
+
+	dense_init(test, &d, 100);
+	dense_init(test, &other, 100);
+	other.tag = d.tag ^ 1;
+	h = ins(test, &d, 1);
+	oh = ins(test, &other, 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&other, h, NULL), -ENOENT);
+	/* Beyond capacity, beyond max_entries, even and newer generations. */
+	oh = kslot_handle_make(16, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
+	oh = kslot_handle_make(KSLOT_INDEX_MAX, d.tag, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (1ULL << 32)));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (2ULL << 32)));
+	/* A free slot in range. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.tag,
+								    1), &v),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, d.rejected, 6);
+	/* The null handle is refused without being counted. */
+	d.tag = 0;
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, KSLOT_HANDLE_NULL));
+	KUNIT_EXPECT_EQ(test, d.rejected, 6);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
+	kslot_dense_destroy(&d, NULL, NULL);
+	kslot_dense_destroy(&other, NULL, NULL);
+}
+
+static void sum_destroyed(void *elem, u64 handle, void *data)
+{
+	struct tval *v = elem;
+	u64 *sum = data;
+
+	*sum += v->id + (kslot_handle_gen(handle) << 16);
+}
+
+static void kslot_dense_test_destroy(struct kunit *test)
+{
+	struct kslot_dense d;
+	u64 sum = 0, h;
+
+	dense_init(test, &d, 16);
+	ins(test, &d, 1);
+	h = ins(test, &d, 2);
+	ins(test, &d, 4);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
+	kslot_dense_destroy(&d, sum_destroyed, &sum);
+	KUNIT_EXPECT_EQ(test, sum, 5 + (2 << 16));
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_NULL(test, d.mem);
+}
+
+/* A KSLOT_DENSE_LOCK_IRQ table works with interrupts off, growth included. */
+static void kslot_dense_test_irq_context(struct kunit *test)
+{
+	const u32 n = 100;
+	struct kslot_dense d;
+	unsigned long flags;
+	u32 i, fails = 0;
+	struct tval v;
+	u64 *h;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, sizeof(v), 1000,
+					       KSLOT_DENSE_LOCK_IRQ), 0);
+	local_irq_save(flags);
+	for (i = 0; i < n; i++) {
+		v = tv(i);
+		fails += !!kslot_dense_insert(&d, &v, &h[i], GFP_ATOMIC);
+	}
+	for (i = 0; i < n; i += 2)
+		fails += !!kslot_dense_erase(&d, h[i], NULL);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fails, 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
+	KUNIT_EXPECT_EQ(test, d.capacity, 128);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Randomised operations against a plain array model. */
+struct dense_model {
+	u64 *h;
+	u64 *id;
+	u32 n;
+};
+
+static u32 model_find(struct dense_model *m, u64 h)
+{
+	u32 i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->h[i] == h)
+			return i;
+	return U32_MAX;
+}
+
+static void model_drop(struct dense_model *m, u32 k)
+{
+	m->n--;
+	m->h[k] = m->h[m->n];
+	m->id[k] = m->id[m->n];
+}
+
+static bool keep_not_3_mod_7(void *elem, u64 handle, void *arg)
+{
+	return ((struct tval *)elem)->id % 7 != 3;
+}
+
+static void kslot_dense_test_random(struct kunit *test)
+{
+	const u32 max = 2000, ops = 100000, nstale = 256;
+	u64 next_id = 1, *stale, hb[8];
+	u32 i, stale_n = 0, k, j;
+	struct dense_model m = {};
+	struct tval v, vb[8];
+	struct rnd_state rnd;
+	struct kslot_dense d;
+	int ret;
+
+	m.h = kunit_kcalloc(test, max, sizeof(u64), GFP_KERNEL);
+	m.id = kunit_kcalloc(test, max, sizeof(u64), GFP_KERNEL);
+	stale = kunit_kcalloc(test, nstale, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.h);
+	KUNIT_ASSERT_NOT_NULL(test, m.id);
+	KUNIT_ASSERT_NOT_NULL(test, stale);
+	prandom_seed_state(&rnd, 0x64656e7365ULL);
+	dense_init(test, &d, max);
+
+	for (i = 0; i < ops; i++) {
+		u32 op = prandom_u32_state(&rnd) % 1000;
+
+		if (op < 380) {
+			v = tv(next_id);
+			ret = kslot_dense_insert(&d, &v, &hb[0], GFP_KERNEL);
+			if (m.n == max) {
+				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			m.h[m.n] = hb[0];
+			m.id[m.n++] = next_id++;
+		} else if (op < 420) {
+			u32 n = 1 + prandom_u32_state(&rnd) % 8;
+
+			for (j = 0; j < n; j++)
+				vb[j] = tv(next_id + j);
+			ret = kslot_dense_insert_n(&d, vb, n, hb, GFP_KERNEL);
+			if (m.n + n > max) {
+				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			for (j = 0; j < n; j++) {
+				m.h[m.n] = hb[j];
+				m.id[m.n++] = next_id++;
+			}
+		} else if (op < 680 && m.n) {
+			k = prandom_u32_state(&rnd) % m.n;
+			KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, m.h[k], &v),
+					0);
+			KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
+			stale[stale_n++ % nstale] = m.h[k];
+			model_drop(&m, k);
+		} else if (op < 720 && m.n) {
+			u32 n = 1 + prandom_u32_state(&rnd) % 8, erased = 0;
+
+			for (j = 0; j < n; j++) {
+				/* Some stale handles, never erased again. */
+				if (!m.n || prandom_u32_state(&rnd) % 4 == 0) {
+					hb[j] = stale_n ? stale[j % min(stale_n,
+									nstale)] :
+						  KSLOT_HANDLE_NULL;
+					continue;
+				}
+				hb[j] = m.h[prandom_u32_state(&rnd) % m.n];
+				k = model_find(&m, hb[j]);
+				stale[stale_n++ % nstale] = hb[j];
+				model_drop(&m, k);
+				erased++;
+			}
+			KUNIT_ASSERT_EQ(test, kslot_dense_erase_n(&d, hb, n),
+					erased);
+		} else if (op < 870 && m.n) {
+			k = prandom_u32_state(&rnd) % m.n;
+			KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, m.h[k], &v),
+					0);
+			KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
+		} else if (op < 920 && m.n) {
+			k = prandom_u32_state(&rnd) % m.n;
+			v = tv(next_id);
+			KUNIT_ASSERT_EQ(test, kslot_dense_update(&d, m.h[k], &v),
+					0);
+			m.id[k] = next_id++;
+		} else if (op < 998 && stale_n) {
+			k = prandom_u32_state(&rnd) % min(stale_n, nstale);
+			KUNIT_ASSERT_FALSE(test,
+					   kslot_dense_contains(&d, stale[k]));
+			KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, stale[k],
+								NULL),
+					-ENOENT);
+		} else if (op < 999) {
+			u32 removed = 0;
+
+			for (k = 0; k < m.n;) {
+				if (m.id[k] % 7 != 3) {
+					k++;
+					continue;
+				}
+				stale[stale_n++ % nstale] = m.h[k];
+				model_drop(&m, k);
+				removed++;
+			}
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_retain(&d, keep_not_3_mod_7,
+							   NULL), removed);
+		} else if (i % 5 == 0) {
+			kslot_dense_clear(&d);
+			for (k = 0; k < m.n; k++)
+				stale[stale_n++ % nstale] = m.h[k];
+			m.n = 0;
+		}
+		KUNIT_ASSERT_EQ(test, kslot_dense_count(&d), m.n);
+		if (i % 1000 == 0)
+			check_invariants(test, &d);
+	}
+	check_invariants(test, &d);
+	for (k = 0; k < m.n; k++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, m.h[k], &v), 0);
+		KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
+	}
+	kunit_info(test, "%u live, capacity %u, %llu ids\n", m.n, d.capacity,
+		   next_id - 1);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Two threads grow the same table at once; each must find its values. */
+struct grow_ctx {
+	struct kslot_dense d;
+	u64 h[2][3000];
+	int err[2];
+	struct completion start;
+	struct completion done[2];
+};
+
+struct grow_arg {
+	struct grow_ctx *ctx;
+	int id;
+};
+
+static int grow_thread(void *p)
+{
+	struct grow_arg *arg = p;
+	struct grow_ctx *ctx = arg->ctx;
+	u32 i;
+
+	wait_for_completion(&ctx->start);
+	for (i = 0; i < ARRAY_SIZE(ctx->h[0]) && !ctx->err[arg->id]; i++) {
+		struct tval v = tv(arg->id * 100000 + i);
+
+		ctx->err[arg->id] = kslot_dense_insert(&ctx->d, &v,
+						       &ctx->h[arg->id][i],
+						       GFP_KERNEL);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	complete(&ctx->done[arg->id]);
+	return 0;
+}
+
+static void kslot_dense_test_concurrent_growth(struct kunit *test)
+{
+	struct grow_arg args[2];
+	struct task_struct *t[2];
+	struct grow_ctx *ctx;
+	struct tval v;
+	int i, j;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	init_completion(&ctx->start);
+	dense_init(test, &ctx->d, 6000);
+	for (i = 0; i < 2; i++) {
+		init_completion(&ctx->done[i]);
+		args[i].ctx = ctx;
+		args[i].id = i;
+		t[i] = kthread_create(grow_thread, &args[i], "kslot_grow/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+		get_task_struct(t[i]);
+		wake_up_process(t[i]);
+	}
+	complete_all(&ctx->start);
+	for (i = 0; i < 2; i++) {
+		wait_for_completion(&ctx->done[i]);
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+	KUNIT_EXPECT_EQ(test, ctx->err[0], 0);
+	KUNIT_EXPECT_EQ(test, ctx->err[1], 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&ctx->d), 6000);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < ARRAY_SIZE(ctx->h[0]); j++) {
+			KUNIT_ASSERT_EQ(test, kslot_dense_get(&ctx->d,
+							      ctx->h[i][j], &v),
+					0);
+			KUNIT_ASSERT_TRUE(test, tv_eq(&v, i * 100000 + j));
+		}
+	check_invariants(test, &ctx->d);
+	kslot_dense_destroy(&ctx->d, NULL, NULL);
+}
+
+/* The table's visible state, to compare before and after a failure. */
+static void check_unchanged(struct kunit *test, struct kslot_dense *d,
+			    u32 count, u32 cap, const u64 *h)
+{
+	struct tval v;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), count);
+	KUNIT_ASSERT_EQ(test, d->capacity, cap);
+	for (i = 0; i < count; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(d, h[i], &v), 0);
+		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
+	}
+	if (cap)
+		check_invariants(test, d);
+}
+
+/*
+ * Allocation failure: fail each allocation of each growing call in turn;
+ * every failure must give -ENOMEM and leave the table as it was.
+ */
+static void kslot_dense_test_fault(struct kunit *test)
+{
+	struct kslot_dense d;
+	u32 n, faults, i;
+	struct tval v;
+	bool injected;
+	u64 *h;
+	int ret;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	h = kunit_kcalloc(test, 200, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	dense_init(test, &d, 200);
+
+	/* First insert: the first allocation of the arrays. */
+	v = tv(0);
+	for (n = 1, faults = 0;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_dense_insert(&d, &v, &h[0],
+								  GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		check_unchanged(test, &d, 0, 0, h);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	for (i = 1; i < 16; i++)
+		h[i] = ins(test, &d, i);
+
+	/* Growth 16 -> 32 on insert. */
+	v = tv(16);
+	for (n = 1, faults = 0;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_dense_insert(&d, &v, &h[16],
+								  GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		check_unchanged(test, &d, 16, 16, h);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	check_unchanged(test, &d, 17, 32, h);
+
+	/* Bulk insert that grows 32 -> 64: all or nothing. */
+	for (n = 1, faults = 0;; n++) {
+		struct tval vals[30];
+
+		for (i = 0; i < 30; i++)
+			vals[i] = tv(17 + i);
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_dense_insert_n(&d, vals,
+								    30,
+								    &h[17],
+								    GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		check_unchanged(test, &d, 17, 32, h);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	check_unchanged(test, &d, 47, 64, h);
+
+	/* Reserve 64 -> 128. */
+	for (n = 1, faults = 0;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_dense_reserve(&d, 60,
+								   GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		check_unchanged(test, &d, 47, 64, h);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	check_unchanged(test, &d, 47, 128, h);
+
+	/* A slot from the free list needs no allocation at all. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[46], NULL), 0);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_dense_insert(&d, NULL, &h[46],
+							  GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, injected);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static struct kunit_case kslot_dense_test_cases[] = {
+	KUNIT_CASE(kslot_dense_test_init),
+	KUNIT_CASE(kslot_dense_test_insert),
+	KUNIT_CASE(kslot_dense_test_get_update),
+	KUNIT_CASE(kslot_dense_test_erase),
+	KUNIT_CASE(kslot_dense_test_seed_layout),
+	KUNIT_CASE(kslot_dense_test_seed_swap_pop),
+	KUNIT_CASE(kslot_dense_test_seed_timeline),
+	KUNIT_CASE(kslot_dense_test_bulk),
+	KUNIT_CASE(kslot_dense_test_retain),
+	KUNIT_CASE(kslot_dense_test_clear),
+	KUNIT_CASE(kslot_dense_test_walk_locked),
+	KUNIT_CASE(kslot_dense_test_find),
+	KUNIT_CASE(kslot_dense_test_growth),
+	KUNIT_CASE(kslot_dense_test_reserve),
+	KUNIT_CASE(kslot_dense_test_enospc),
+	KUNIT_CASE(kslot_dense_test_retire),
+	KUNIT_CASE(kslot_dense_test_forged),
+	KUNIT_CASE(kslot_dense_test_destroy),
+	KUNIT_CASE(kslot_dense_test_irq_context),
+	KUNIT_CASE(kslot_dense_test_random),
+	KUNIT_CASE(kslot_dense_test_concurrent_growth),
+	KUNIT_CASE(kslot_dense_test_fault),
+	{}
+};
+
+static struct kunit_suite kslot_dense_test_suite = {
+	.name = "kslot_dense",
+	.test_cases = kslot_dense_test_cases,
+};
+
+kunit_test_suite(kslot_dense_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kslot_dense");
+MODULE_LICENSE("GPL");

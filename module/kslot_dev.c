@@ -1,0 +1,1207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kslot: the kslot tables, for userspace.
+ *
+ * A thin layer over the kernel API: it validates arguments, keeps each open
+ * file's tables in a private namespace, scrambles handles with a per-file
+ * secret, and enforces the per-file limits.  The tables themselves are
+ * kslot_map (records behind stable slots) and kslot_dense (records packed
+ * densely).  The ABI is documented in include/uapi/linux/kslot.h.
+ *
+ * Locking: each file has an rw_semaphore.  Commands on a table hold it for
+ * reading; creating and destroying tables hold it for writing, so a table
+ * cannot go away under a command.  Within a table, kslot_map and
+ * kslot_dense do their own locking; GET on a map table copies the record
+ * out under RCU alone.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/seq_file.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+#include <uapi/linux/kslot.h>
+
+#include "kslot_dev.h"
+#include "kslot_internal.h"
+
+#define KSLOT_MAX_BATCH		1024U
+#define KSLOT_RECORD_SIZE_CAP	65536U
+
+static unsigned int max_tables = 64;
+module_param(max_tables, uint, 0644);
+MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
+
+static unsigned long max_bytes = 64UL << 20;
+module_param(max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Bytes of records and table overhead per open file (default 64 MiB)");
+
+static unsigned int max_record_size = 4096;
+module_param(max_record_size, uint, 0644);
+MODULE_PARM_DESC(max_record_size,
+		 "Largest record size of a table, at most 65536 (default 4096)");
+
+static unsigned int max_entries = 1U << 20;
+module_param(max_entries, uint, 0644);
+MODULE_PARM_DESC(max_entries,
+		 "Largest max_entries of a table, at most 16777216 (default 1048576)");
+
+/* Totals over every open file, shown in debugfs as kslot/dev-stats. */
+static atomic_long_t kslot_dev_files = ATOMIC_LONG_INIT(0);
+static atomic_long_t kslot_dev_tables = ATOMIC_LONG_INIT(0);
+static atomic64_t kslot_dev_bytes = ATOMIC64_INIT(0);
+static struct dentry *kslot_dev_debugfs, *kslot_dev_debugfs_tables;
+
+/* Open files, for the debugfs table listing. */
+static LIST_HEAD(kslot_dev_file_list);
+static DEFINE_MUTEX(kslot_dev_file_lock);
+static u32 kslot_dev_file_seq;
+
+/* Current limits, clamped to what the implementation can do. */
+static u32 kslot_dev_max_record_size(void)
+{
+	return clamp(READ_ONCE(max_record_size), 1U, KSLOT_RECORD_SIZE_CAP);
+}
+
+static u32 kslot_dev_max_entries(void)
+{
+	return clamp_t(u32, READ_ONCE(max_entries), 1U, KSLOT_MAX_ENTRIES);
+}
+
+/* A record of a map table; freed after a grace period. */
+struct kslot_rec {
+	struct rcu_head rcu;
+	u8 data[];
+};
+
+/* Per-entry bytes charged against max_bytes. */
+static u64 kslot_dev_entry_cost(const struct kslot_table *t)
+{
+	return t->record_size + t->entry_overhead;
+}
+
+/* Charge @bytes to the file, or fail with -EDQUOT. */
+static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+{
+	u64 limit = READ_ONCE(max_bytes);
+	s64 old = atomic64_read(&f->bytes);
+
+	do {
+		if (old + bytes > limit)
+			return -EDQUOT;
+	} while (!atomic64_try_cmpxchg(&f->bytes, &old, old + bytes));
+	atomic64_add(bytes, &kslot_dev_bytes);
+	return 0;
+}
+
+static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
+{
+	atomic64_sub(bytes, &f->bytes);
+	atomic64_sub(bytes, &kslot_dev_bytes);
+}
+
+/* A bounce buffer for one record. */
+static void *kslot_dev_bounce(struct kslot_table *t)
+{
+	if (kslot_should_fail_alloc())
+		return NULL;
+	return kmalloc(t->record_size, GFP_KERNEL | __GFP_NOWARN);
+}
+
+/*
+ * Handles given to userspace are the kernel handles run through a 4-round
+ * Feistel permutation keyed with the file's secret and tweaked with the
+ * table id.  A forged, off-by-one or foreign handle decodes to an
+ * unrelated value, which names a live entry only by chance (the tag, the
+ * odd generation and the exact generation of a live slot must all match).
+ */
+static u32 kslot_dev_round(struct kslot_file *f, u32 table_id, int round,
+			   u32 half)
+{
+	return (u32)siphash_2u32(half, (table_id << 2) | round, &f->secret);
+}
+
+static u64 kslot_dev_encode(struct kslot_file *f, u32 table_id, u64 handle)
+{
+	u32 l = handle >> 32, r = (u32)handle, t;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		t = l ^ kslot_dev_round(f, table_id, i, r);
+		l = r;
+		r = t;
+	}
+	return (u64)l << 32 | r;
+}
+
+static u64 kslot_dev_decode(struct kslot_file *f, u32 table_id, u64 handle)
+{
+	u32 l = handle >> 32, r = (u32)handle, t;
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		t = r ^ kslot_dev_round(f, table_id, i, l);
+		r = l;
+		l = t;
+	}
+	return (u64)l << 32 | r;
+}
+
+/* ---- map tables: records behind kslot_map slots ---- */
+
+static int kslot_map_table_init(struct kslot_table *t)
+{
+	t->entry_overhead = sizeof(struct kslot_rec) +
+			    sizeof(struct kslot_map_slot);
+	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
+}
+
+static void kslot_rec_free(void *obj, u64 handle, void *data)
+{
+	kfree(obj);
+}
+
+static void kslot_map_table_destroy(struct kslot_table *t)
+{
+	/* Commands hold the file's rwsem, so no reader is left. */
+	kslot_map_destroy(&t->map, kslot_rec_free, NULL);
+}
+
+static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
+					     const void __user *src)
+{
+	struct kslot_rec *rec;
+
+	if (kslot_should_fail_alloc())
+		return ERR_PTR(-ENOMEM);
+	rec = kmalloc(struct_size(rec, data, t->record_size),
+		      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!rec)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(rec->data, src, t->record_size)) {
+		kfree(rec);
+		return ERR_PTR(-EFAULT);
+	}
+	return rec;
+}
+
+static int kslot_map_table_insert(struct kslot_table *t, const void __user *rec_u,
+				  u64 __user *handle_u, u64 *uhandle)
+{
+	struct kslot_rec *rec;
+	u64 h;
+	int ret;
+
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	/* Reserve, tell userspace the handle, then publish. */
+	ret = kslot_map_alloc(&t->map, NULL, &h, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto free;
+	*uhandle = kslot_dev_encode(t->file, t->id, h);
+	if (put_user(*uhandle, handle_u)) {
+		kslot_map_remove(&t->map, h);
+		ret = -EFAULT;
+		goto free;
+	}
+	kslot_map_replace(&t->map, h, rec);
+	return 0;
+free:
+	kfree(rec);
+	return ret;
+}
+
+static int kslot_map_table_get(struct kslot_table *t, u64 h, void *buf)
+{
+	struct kslot_rec *rec;
+
+	rcu_read_lock();
+	rec = __kslot_map_lookup(&t->map, h);
+	if (rec)
+		memcpy(buf, rec->data, t->record_size);
+	rcu_read_unlock();
+	return rec ? 0 : -ENOENT;
+}
+
+static int kslot_map_table_update(struct kslot_table *t, u64 h,
+				  const void __user *rec_u)
+{
+	struct kslot_rec *rec, *old;
+
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	old = kslot_map_replace(&t->map, h, rec);
+	if (IS_ERR_OR_NULL(old)) {
+		kfree(rec);
+		return -ENOENT;
+	}
+	kfree_rcu(old, rcu);
+	return 0;
+}
+
+static int kslot_map_table_erase(struct kslot_table *t, u64 h)
+{
+	struct kslot_rec *rec = kslot_map_remove(&t->map, h);
+
+	if (!rec)
+		return -ENOENT;
+	kfree_rcu(rec, rcu);
+	return 0;
+}
+
+static int kslot_map_table_next(struct kslot_table *t, u32 *pos, u64 *h,
+				void *buf)
+{
+	struct kslot_rec *rec;
+
+	rcu_read_lock();
+	rec = kslot_map_find(&t->map, pos, h);
+	if (rec && buf)
+		memcpy(buf, rec->data, t->record_size);
+	rcu_read_unlock();
+	return rec ? 0 : -ENOENT;
+}
+
+static void kslot_map_table_stats(struct kslot_table *t, struct kslot_stats *st)
+{
+	struct kslot_map_stats ms;
+
+	kslot_map_get_stats(&t->map, &ms);
+	st->entries = ms.count;
+	st->capacity = ms.capacity;
+	st->max_entries = ms.max_entries;
+	st->retired = ms.retired;
+}
+
+static u32 kslot_map_table_tag(struct kslot_table *t)
+{
+	return t->map.tag;
+}
+
+static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
+				struct kslot_dump_slot *slots, u32 *reverse)
+{
+	struct kslot_map_dump_info info;
+	u32 i;
+
+	if (kslot_should_fail_alloc())
+		return -ENOMEM;
+	info.slots = kvcalloc(d->max, sizeof(*info.slots), GFP_KERNEL);
+	if (!info.slots)
+		return -ENOMEM;
+	kslot_map_dump(&t->map, d->start, d->max, &info);
+	d->nr_slots = info.nr_slots;
+	d->free_head = info.free_head == KSLOT_MAP_NONE ? KSLOT_DUMP_NONE :
+							  info.free_head;
+	d->live = info.count;
+	d->count = info.returned;
+	for (i = 0; i < info.returned; i++) {
+		const struct kslot_map_slot *s = &info.slots[i];
+
+		slots[i].index = d->start + i;
+		slots[i].gen = s->gen;
+		slots[i].link = KSLOT_DUMP_NONE;
+		if (kslot_gen_is_live(s->gen)) {
+			slots[i].state = KSLOT_SLOT_LIVE;
+		} else if (s->next == KSLOT_MAP_RETIRED) {
+			slots[i].state = KSLOT_SLOT_RETIRED;
+		} else {
+			slots[i].state = KSLOT_SLOT_FREE;
+			if (s->next != KSLOT_MAP_NONE)
+				slots[i].link = s->next;
+		}
+	}
+	kvfree(info.slots);
+	d->reverse_count = 0;
+	return 0;
+}
+
+static const struct kslot_table_ops kslot_map_table_ops = {
+	.init = kslot_map_table_init,
+	.destroy = kslot_map_table_destroy,
+	.tag = kslot_map_table_tag,
+	.insert = kslot_map_table_insert,
+	.get = kslot_map_table_get,
+	.update = kslot_map_table_update,
+	.erase = kslot_map_table_erase,
+	.next = kslot_map_table_next,
+	.stats = kslot_map_table_stats,
+	.dump = kslot_map_table_dump,
+};
+
+/* ---- dense tables: records packed in a kslot_dense ---- */
+
+static int kslot_dense_table_init(struct kslot_table *t)
+{
+	t->entry_overhead = sizeof(struct kslot_dense_slot) + sizeof(u32);
+	return kslot_dense_init(&t->dense, NULL, t->record_size,
+				t->max_entries, KSLOT_DENSE_ACCOUNT);
+}
+
+static void kslot_dense_table_destroy(struct kslot_table *t)
+{
+	kslot_dense_destroy(&t->dense, NULL, NULL);
+}
+
+static u32 kslot_dense_table_tag(struct kslot_table *t)
+{
+	return t->dense.tag;
+}
+
+/* Copy a record from userspace into a new bounce buffer. */
+static void *kslot_dev_record_from_user(struct kslot_table *t,
+					const void __user *src)
+{
+	void *buf = kslot_dev_bounce(t);
+
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(buf, src, t->record_size)) {
+		kfree(buf);
+		return ERR_PTR(-EFAULT);
+	}
+	return buf;
+}
+
+static int kslot_dense_table_insert(struct kslot_table *t,
+				    const void __user *rec_u,
+				    u64 __user *handle_u, u64 *uhandle)
+{
+	void *buf;
+	int ret;
+	u64 h;
+
+	/* Fail on an unwritable handle before the entry becomes visible. */
+	if (put_user(0, handle_u))
+		return -EFAULT;
+	buf = kslot_dev_record_from_user(t, rec_u);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kslot_dense_insert(&t->dense, buf, &h, GFP_KERNEL_ACCOUNT);
+	kfree(buf);
+	if (ret)
+		return ret;
+	*uhandle = kslot_dev_encode(t->file, t->id, h);
+	if (put_user(*uhandle, handle_u)) {
+		kslot_dense_erase(&t->dense, h, NULL);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int kslot_dense_table_get(struct kslot_table *t, u64 h, void *buf)
+{
+	return kslot_dense_get(&t->dense, h, buf);
+}
+
+static int kslot_dense_table_update(struct kslot_table *t, u64 h,
+				    const void __user *rec_u)
+{
+	void *buf = kslot_dev_record_from_user(t, rec_u);
+	int ret;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kslot_dense_update(&t->dense, h, buf);
+	kfree(buf);
+	return ret;
+}
+
+static int kslot_dense_table_erase(struct kslot_table *t, u64 h)
+{
+	return kslot_dense_erase(&t->dense, h, NULL);
+}
+
+static int kslot_dense_table_next(struct kslot_table *t, u32 *pos, u64 *h,
+				  void *buf)
+{
+	u32 cursor = *pos;
+
+	if (kslot_dense_find(&t->dense, &cursor, h, buf, 1) != 1)
+		return -ENOENT;
+	/* The cursor moved just past the slot found. */
+	*pos = cursor - 1;
+	return 0;
+}
+
+static void kslot_dense_table_stats(struct kslot_table *t,
+				    struct kslot_stats *st)
+{
+	struct kslot_dense_stats ds;
+
+	kslot_dense_get_stats(&t->dense, &ds);
+	st->entries = ds.count;
+	st->capacity = ds.capacity;
+	st->max_entries = ds.max_entries;
+	st->retired = ds.retired;
+}
+
+static int kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
+				  struct kslot_dump_slot *slots, u32 *reverse)
+{
+	struct kslot_dense *dense = &t->dense;
+	unsigned long irqflags = kslot_dense_lock(dense);
+	u32 i;
+
+	d->nr_slots = dense->capacity;
+	d->live = dense->count;
+	d->free_head = dense->free_head == KSLOT_DENSE_NONE ?
+		       KSLOT_DUMP_NONE : dense->free_head;
+	for (i = 0; i < d->max && d->start + i < dense->capacity; i++) {
+		const struct kslot_dense_slot *s = &dense->slots[d->start + i];
+
+		slots[i].index = d->start + i;
+		slots[i].gen = s->gen;
+		if (kslot_gen_is_live(s->gen))
+			slots[i].state = KSLOT_SLOT_LIVE;
+		else if (s->link == KSLOT_DENSE_RETIRED)
+			slots[i].state = KSLOT_SLOT_RETIRED;
+		else
+			slots[i].state = KSLOT_SLOT_FREE;
+		slots[i].link = s->link == KSLOT_DENSE_NONE ||
+				s->link == KSLOT_DENSE_RETIRED ?
+				KSLOT_DUMP_NONE : s->link;
+	}
+	d->count = i;
+	for (i = 0; i < d->max && d->start + i < dense->count; i++)
+		reverse[i] = dense->rev[d->start + i];
+	d->reverse_count = i;
+	kslot_dense_unlock(dense, irqflags);
+	return 0;
+}
+
+static const struct kslot_table_ops kslot_dense_table_ops = {
+	.init = kslot_dense_table_init,
+	.destroy = kslot_dense_table_destroy,
+	.tag = kslot_dense_table_tag,
+	.insert = kslot_dense_table_insert,
+	.get = kslot_dense_table_get,
+	.update = kslot_dense_table_update,
+	.erase = kslot_dense_table_erase,
+	.next = kslot_dense_table_next,
+	.stats = kslot_dense_table_stats,
+	.dump = kslot_dense_table_dump,
+};
+
+static const struct kslot_table_ops *kslot_table_kinds[] = {
+	[KSLOT_KIND_MAP] = &kslot_map_table_ops,
+	[KSLOT_KIND_DENSE] = &kslot_dense_table_ops,
+};
+
+static u32 kslot_dev_kinds(void)
+{
+	u32 kinds = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(kslot_table_kinds); i++)
+		if (kslot_table_kinds[i])
+			kinds |= BIT(i);
+	return kinds;
+}
+
+/* ---- commands ---- */
+
+/* The table a command names; the caller holds f->rwsem. */
+static struct kslot_table *kslot_dev_table(struct kslot_file *f, u32 id)
+{
+	return id ? xa_load(&f->tables, id) : NULL;
+}
+
+/* Decode a user handle for @t; 0 on success. */
+static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
+{
+	if (!uh)
+		return -EINVAL;
+	*h = kslot_dev_decode(t->file, t->id, uh);
+	return 0;
+}
+
+static int kslot_dev_reject(struct kslot_table *t, int ret)
+{
+	if (ret == -ENOENT)
+		atomic64_inc(&t->rejected);
+	return ret;
+}
+
+static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_info *info = arg;
+
+	if (info->flags || info->__reserved)
+		return -EINVAL;
+	info->abi_version = KSLOT_ABI_VERSION;
+	info->kinds = kslot_dev_kinds();
+	info->create_flags = 0;
+	info->max_tables = READ_ONCE(max_tables);
+	info->max_record_size = kslot_dev_max_record_size();
+	info->max_entries = kslot_dev_max_entries();
+	info->max_batch = KSLOT_MAX_BATCH;
+	info->max_bytes = READ_ONCE(max_bytes);
+	return 0;
+}
+
+static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_create *c = arg;
+	const struct kslot_table_ops *ops;
+	struct kslot_table *t;
+	u32 id;
+	int ret;
+
+	if (c->flags || c->table_id)
+		return -EINVAL;
+	if (c->kind >= ARRAY_SIZE(kslot_table_kinds) ||
+	    !kslot_table_kinds[c->kind])
+		return -EINVAL;
+	if (!c->record_size || c->record_size > kslot_dev_max_record_size())
+		return -EINVAL;
+	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
+		return -EINVAL;
+	ops = kslot_table_kinds[c->kind];
+
+	down_write(&f->rwsem);
+	ret = -EMFILE;
+	if (f->nr_tables >= READ_ONCE(max_tables))
+		goto unlock;
+	ret = kslot_dev_charge(f, sizeof(*t));
+	if (ret)
+		goto unlock;
+	ret = -ENOMEM;
+	t = kslot_should_fail_alloc() ? NULL :
+	    kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!t)
+		goto uncharge;
+	t->file = f;
+	t->ops = ops;
+	t->kind = c->kind;
+	t->record_size = c->record_size;
+	t->max_entries = c->max_entries;
+	atomic64_set(&t->rejected, 0);
+	ret = kslot_should_fail_alloc() ? -ENOMEM :
+	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		goto free;
+	t->id = id;
+	ret = ops->init(t);
+	if (ret)
+		goto erase;
+	c->table_id = id;
+	f->nr_tables++;
+	atomic_long_inc(&kslot_dev_tables);
+	up_write(&f->rwsem);
+	return 0;
+erase:
+	xa_erase(&f->tables, id);
+free:
+	kfree(t);
+uncharge:
+	kslot_dev_uncharge(f, sizeof(*t));
+unlock:
+	up_write(&f->rwsem);
+	return ret;
+}
+
+/* Tear down a table already unlinked from its file. */
+static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
+{
+	u64 entries;
+	struct kslot_stats st = {};
+
+	t->ops->stats(t, &st);
+	entries = st.entries;
+	t->ops->destroy(t);
+	kslot_dev_uncharge(f, entries * kslot_dev_entry_cost(t) + sizeof(*t));
+	f->nr_tables--;
+	atomic_long_dec(&kslot_dev_tables);
+	kfree(t);
+}
+
+static int kslot_ioc_destroy(struct kslot_file *f, void *arg,
+			     void __user *uarg)
+{
+	struct kslot_destroy *d = arg;
+	struct kslot_table *t;
+	int ret = -ENOENT;
+
+	if (d->flags || d->__reserved)
+		return -EINVAL;
+	down_write(&f->rwsem);
+	t = kslot_dev_table(f, d->table_id);
+	if (t) {
+		xa_erase(&f->tables, t->id);
+		kslot_table_free(f, t);
+		ret = 0;
+	}
+	up_write(&f->rwsem);
+	return ret;
+}
+
+/*
+ * Look up the table of an entry or batch command and check its record
+ * fields.  @need_record: the command moves records (else record_size and
+ * the record pointer must be 0).  Returns with f->rwsem held for reading
+ * on success.
+ */
+static struct kslot_table *kslot_dev_begin(struct kslot_file *f, u32 flags,
+					   u32 table_id, u32 record_size,
+					   u64 record_ptr, bool need_record)
+{
+	struct kslot_table *t;
+
+	if (flags)
+		return ERR_PTR(-EINVAL);
+	if (!need_record && (record_size || record_ptr))
+		return ERR_PTR(-EINVAL);
+	down_read(&f->rwsem);
+	t = kslot_dev_table(f, table_id);
+	if (!t) {
+		up_read(&f->rwsem);
+		return ERR_PTR(-ENOENT);
+	}
+	if (need_record && record_size != t->record_size) {
+		up_read(&f->rwsem);
+		return ERR_PTR(-EINVAL);
+	}
+	return t;
+}
+
+static void kslot_dev_end(struct kslot_file *f)
+{
+	up_read(&f->rwsem);
+}
+
+/* Insert one record; the user handle is written to @handle_u and @uh. */
+static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
+				u64 __user *handle_u, u64 *uh)
+{
+	u64 cost = kslot_dev_entry_cost(t);
+	int ret;
+
+	ret = kslot_dev_charge(t->file, cost);
+	if (ret)
+		return ret;
+	ret = t->ops->insert(t, rec_u, handle_u, uh);
+	if (ret)
+		kslot_dev_uncharge(t->file, cost);
+	return ret;
+}
+
+/* Copy the record of user handle @uh out to @rec_u, through @buf. */
+static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
+			     void __user *rec_u)
+{
+	int ret;
+	u64 h;
+
+	ret = kslot_dev_handle(t, uh, &h);
+	if (ret)
+		return ret;
+	ret = kslot_dev_reject(t, t->ops->get(t, h, buf));
+	if (ret)
+		return ret;
+	if (copy_to_user(rec_u, buf, t->record_size))
+		return -EFAULT;
+	return 0;
+}
+
+static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
+{
+	int ret;
+	u64 h;
+
+	ret = kslot_dev_handle(t, uh, &h);
+	if (ret)
+		return ret;
+	ret = kslot_dev_reject(t, t->ops->erase(t, h));
+	if (!ret)
+		kslot_dev_uncharge(t->file, kslot_dev_entry_cost(t));
+	return ret;
+}
+
+static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
+			   unsigned int cmd)
+{
+	struct kslot_entry *e = arg;
+	struct kslot_entry __user *ue = uarg;
+	void __user *rec_u = u64_to_user_ptr(e->record_ptr);
+	struct kslot_table *t;
+	void *buf;
+	int ret;
+	u64 h;
+
+	t = kslot_dev_begin(f, e->flags, e->table_id, e->record_size,
+			    e->record_ptr, cmd != KSLOT_IOC_ERASE);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	switch (cmd) {
+	case KSLOT_IOC_INSERT:
+		ret = e->handle ? -EINVAL :
+		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
+		break;
+	case KSLOT_IOC_GET:
+		buf = kslot_dev_bounce(t);
+		ret = buf ? kslot_dev_get_one(t, e->handle, buf, rec_u) :
+			    -ENOMEM;
+		kfree(buf);
+		break;
+	case KSLOT_IOC_UPDATE:
+		ret = kslot_dev_handle(t, e->handle, &h);
+		if (!ret)
+			ret = kslot_dev_reject(t, t->ops->update(t, h, rec_u));
+		break;
+	default:
+		ret = kslot_dev_erase_one(t, e->handle);
+		break;
+	}
+	kslot_dev_end(f);
+	return ret;
+}
+
+static int kslot_ioc_insert(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_INSERT);
+}
+
+static int kslot_ioc_get(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_GET);
+}
+
+static int kslot_ioc_update(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_UPDATE);
+}
+
+static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_ERASE);
+}
+
+/* Entry @handle_u / @rec_u of a batch command. */
+static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
+			       u64 __user *handle_u, void __user *rec_u,
+			       void *buf)
+{
+	u64 uh;
+
+	if (cmd == KSLOT_IOC_INSERT_BATCH)
+		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
+	if (get_user(uh, handle_u))
+		return -EFAULT;
+	if (cmd == KSLOT_IOC_GET_BATCH)
+		return kslot_dev_get_one(t, uh, buf, rec_u);
+	return kslot_dev_erase_one(t, uh);
+}
+
+static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
+			   unsigned int cmd)
+{
+	struct kslot_batch *b = arg;
+	struct kslot_batch __user *ub = uarg;
+	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
+	struct kslot_table *t;
+	void *buf = NULL;
+	int ret = 0;
+	u32 i;
+
+	if (b->done || b->count > KSLOT_MAX_BATCH)
+		return -EINVAL;
+	t = kslot_dev_begin(f, b->flags, b->table_id, b->record_size,
+			    b->records_ptr, cmd != KSLOT_IOC_ERASE_BATCH);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (cmd == KSLOT_IOC_GET_BATCH && b->count) {
+		buf = kslot_dev_bounce(t);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < b->count; i++) {
+		ret = kslot_dev_batch_one(t, cmd, &handles[i],
+					  recs + (size_t)i * t->record_size,
+					  buf);
+		if (ret)
+			break;
+	}
+	b->done = i;
+	/* On failure the dispatcher copies nothing back: report done here. */
+	if (ret && put_user(b->done, &ub->done))
+		ret = -EFAULT;
+out:
+	kfree(buf);
+	kslot_dev_end(f);
+	return ret;
+}
+
+static int kslot_ioc_insert_batch(struct kslot_file *f, void *arg,
+				  void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_INSERT_BATCH);
+}
+
+static int kslot_ioc_get_batch(struct kslot_file *f, void *arg,
+			       void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_GET_BATCH);
+}
+
+static int kslot_ioc_erase_batch(struct kslot_file *f, void *arg,
+				 void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_ERASE_BATCH);
+}
+
+static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
+			     void __user *uarg)
+{
+	struct kslot_iterate *it = arg;
+	u64 __user *handles = u64_to_user_ptr(it->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(it->records_ptr);
+	bool with_records = it->records_ptr != 0;
+	struct kslot_table *t;
+	void *buf = NULL;
+	u32 pos, n = 0;
+	int ret = 0;
+	u64 h;
+
+	if (it->count || !it->max || it->max > KSLOT_MAX_BATCH)
+		return -EINVAL;
+	if (it->cursor == KSLOT_CURSOR_END)
+		return 0;
+	if (it->cursor > KSLOT_INDEX_MAX + 1ULL)
+		return -EINVAL;
+	t = kslot_dev_begin(f, it->flags, it->table_id, it->record_size,
+			    it->records_ptr, with_records);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (with_records) {
+		buf = kslot_dev_bounce(t);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	pos = it->cursor;
+	while (n < it->max && !t->ops->next(t, &pos, &h, buf)) {
+		if (put_user(kslot_dev_encode(f, t->id, h), &handles[n]) ||
+		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
+					 buf, t->record_size))) {
+			ret = -EFAULT;
+			goto out;
+		}
+		n++;
+		pos++;
+	}
+	it->count = n;
+	it->cursor = n < it->max ? KSLOT_CURSOR_END : pos;
+out:
+	kfree(buf);
+	kslot_dev_end(f);
+	return ret;
+}
+
+static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_stats *st = arg;
+	struct kslot_table *t;
+	unsigned long id;
+
+	if (st->flags)
+		return -EINVAL;
+	down_read(&f->rwsem);
+	if (st->table_id) {
+		t = kslot_dev_table(f, st->table_id);
+		if (!t) {
+			up_read(&f->rwsem);
+			return -ENOENT;
+		}
+		t->ops->stats(t, st);
+		st->kind = t->kind;
+		st->record_size = t->record_size;
+		st->tables = 1;
+		st->bytes = st->entries * kslot_dev_entry_cost(t) + sizeof(*t);
+		st->rejected = atomic64_read(&t->rejected);
+	} else {
+		xa_for_each(&f->tables, id, t) {
+			struct kslot_stats ts = {};
+
+			t->ops->stats(t, &ts);
+			st->entries += ts.entries;
+			st->capacity += ts.capacity;
+			st->max_entries += ts.max_entries;
+			st->retired += ts.retired;
+			st->rejected += atomic64_read(&t->rejected);
+		}
+		st->tables = f->nr_tables;
+		st->bytes = atomic64_read(&f->bytes);
+	}
+	up_read(&f->rwsem);
+	return 0;
+}
+
+static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_dump *d = arg;
+	struct kslot_dump_slot *slots = NULL;
+	struct kslot_table *t;
+	u32 *reverse = NULL;
+	int ret;
+
+	if (d->flags || d->count || !d->max || d->max > KSLOT_MAX_BATCH)
+		return -EINVAL;
+	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	ret = -ENOMEM;
+	if (!kslot_should_fail_alloc()) {
+		slots = kvcalloc(d->max, sizeof(*slots), GFP_KERNEL);
+		reverse = kvcalloc(d->max, sizeof(*reverse), GFP_KERNEL);
+	}
+	if (!slots || !reverse)
+		goto out;
+	d->decoded_index = KSLOT_DUMP_NONE;
+	d->decoded_gen = 0;
+	if (d->user_handle) {
+		u64 h = kslot_dev_decode(f, t->id, d->user_handle);
+
+		if (kslot_handle_tag(h) == t->ops->tag(t)) {
+			d->decoded_index = kslot_handle_index(h);
+			d->decoded_gen = kslot_handle_gen(h);
+		}
+	}
+	ret = t->ops->dump(t, d, slots, reverse);
+	if (ret)
+		goto out;
+	ret = -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(d->slots_ptr), slots,
+			 array_size(d->count, sizeof(*slots))))
+		goto out;
+	if (d->reverse_ptr &&
+	    copy_to_user(u64_to_user_ptr(d->reverse_ptr), reverse,
+			 array_size(d->reverse_count, sizeof(*reverse))))
+		goto out;
+	ret = 0;
+out:
+	kvfree(slots);
+	kvfree(reverse);
+	kslot_dev_end(f);
+	return ret;
+}
+
+/* ---- dispatch ---- */
+
+union kslot_ioctl_buf {
+	struct kslot_info info;
+	struct kslot_create create;
+	struct kslot_destroy destroy;
+	struct kslot_entry entry;
+	struct kslot_batch batch;
+	struct kslot_iterate iterate;
+	struct kslot_stats stats;
+	struct kslot_dump dump;
+};
+
+/*
+ * Every command is _IO(KSLOT_IOCTL_TYPE, nr): the argument size travels in
+ * the struct, not the command.  In ABI version 1 each struct's first
+ * version is its current size; a struct that grows gets a min_size here.
+ */
+struct kslot_ioctl_op {
+	size_t size;
+	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
+};
+
+#define KSLOT_OP(_cmd, _fn, _type)					\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
+
+static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
+	KSLOT_OP(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
+	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
+	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
+	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_GET, kslot_ioc_get, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
+		 struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch, struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
+		 struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
+	KSLOT_OP(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
+	KSLOT_OP(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
+};
+
+static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct kslot_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct kslot_ioctl_op *op;
+	union kslot_ioctl_buf buf;
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize;
+	int ret;
+
+	if (cmd != _IO(KSLOT_IOCTL_TYPE, nr) ||
+	    nr >= ARRAY_SIZE(kslot_ioctl_ops) || !kslot_ioctl_ops[nr].fn)
+		return -ENOTTY;
+	op = &kslot_ioctl_ops[nr];
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+	ret = op->fn(f, &buf, uarg);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &buf, min_t(size_t, op->size, usize)))
+		return -EFAULT;
+	return 0;
+}
+
+static int kslot_fops_open(struct inode *inode, struct file *file)
+{
+	struct kslot_file *f;
+
+	if (kslot_should_fail_alloc())
+		return -ENOMEM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!f)
+		return -ENOMEM;
+	init_rwsem(&f->rwsem);
+	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	get_random_bytes(&f->secret, sizeof(f->secret));
+	atomic64_set(&f->bytes, 0);
+	f->pid = task_tgid_vnr(current);
+	file->private_data = f;
+	atomic_long_inc(&kslot_dev_files);
+	mutex_lock(&kslot_dev_file_lock);
+	f->id = ++kslot_dev_file_seq;
+	list_add_tail(&f->node, &kslot_dev_file_list);
+	mutex_unlock(&kslot_dev_file_lock);
+	return 0;
+}
+
+static int kslot_fops_release(struct inode *inode, struct file *file)
+{
+	struct kslot_file *f = file->private_data;
+	struct kslot_table *t;
+	unsigned long id;
+
+	mutex_lock(&kslot_dev_file_lock);
+	list_del(&f->node);
+	mutex_unlock(&kslot_dev_file_lock);
+	xa_for_each(&f->tables, id, t) {
+		xa_erase(&f->tables, id);
+		kslot_table_free(f, t);
+	}
+	xa_destroy(&f->tables);
+	WARN_ON_ONCE(atomic64_read(&f->bytes));
+	kfree(f);
+	atomic_long_dec(&kslot_dev_files);
+	return 0;
+}
+
+static const struct file_operations kslot_fops = {
+	.owner = THIS_MODULE,
+	.open = kslot_fops_open,
+	.release = kslot_fops_release,
+	.unlocked_ioctl = kslot_fops_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static int kslot_dev_stats_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "files: %ld\ntables: %ld\nbytes: %lld\n",
+		   atomic_long_read(&kslot_dev_files),
+		   atomic_long_read(&kslot_dev_tables),
+		   (long long)atomic64_read(&kslot_dev_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kslot_dev_stats);
+
+/* One line of key=value pairs per table of every open file. */
+static int kslot_dev_tables_show(struct seq_file *m, void *unused)
+{
+	struct kslot_file *f;
+	struct kslot_table *t;
+	unsigned long id;
+
+	mutex_lock(&kslot_dev_file_lock);
+	list_for_each_entry(f, &kslot_dev_file_list, node) {
+		down_read(&f->rwsem);
+		xa_for_each(&f->tables, id, t) {
+			struct kslot_stats st = {};
+
+			t->ops->stats(t, &st);
+			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%lld\n",
+				   f->id, f->pid, t->id,
+				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",
+				   t->record_size, st.entries, st.capacity,
+				   st.max_entries,
+				   st.entries * kslot_dev_entry_cost(t) +
+				   sizeof(*t), st.retired,
+				   (long long)atomic64_read(&t->rejected));
+		}
+		up_read(&f->rwsem);
+	}
+	mutex_unlock(&kslot_dev_file_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kslot_dev_tables);
+
+static struct miscdevice kslot_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kslot",
+	.fops = &kslot_fops,
+	/* Per-file namespaces, memcg accounting and per-file limits. */
+	.mode = 0666,
+};
+
+/**
+ * kslot_dev_register() - Create /dev/kslot.
+ *
+ * Context: Process context (module init).
+ * Return: 0 or the errno of misc_register().
+ */
+int kslot_dev_register(void)
+{
+	int ret = misc_register(&kslot_miscdev);
+
+	if (ret)
+		return ret;
+	kslot_dev_debugfs = kslot_debugfs_create("dev", "stats", NULL,
+						 &kslot_dev_stats_fops);
+	kslot_dev_debugfs_tables = kslot_debugfs_create("dev", "tables", NULL,
+							&kslot_dev_tables_fops);
+	return 0;
+}
+
+/**
+ * kslot_dev_unregister() - Remove /dev/kslot.
+ *
+ * Context: Process context (module exit); no file is open, since each
+ * open file holds a reference on the module.
+ */
+void kslot_dev_unregister(void)
+{
+	kslot_debugfs_remove(kslot_dev_debugfs);
+	kslot_debugfs_remove(kslot_dev_debugfs_tables);
+	misc_deregister(&kslot_miscdev);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * /dev/kslot internals: open files, tables and the per-kind table ops.
+ */
+#ifndef _KSLOT_DEV_H
+#define _KSLOT_DEV_H
+
+#include <linux/atomic.h>
+#include <linux/kslot_dense.h>
+#include <linux/kslot_map.h>
+#include <linux/rwsem.h>
+#include <linux/siphash.h>
+#include <linux/xarray.h>
+#include <uapi/linux/kslot.h>
+
+struct kslot_table;
+
+/**
+ * struct kslot_file - One open file of /dev/kslot: a table namespace.
+ * @rwsem: Held for reading by table commands, for writing by create and
+ *	destroy.
+ * @tables: Table id -> struct kslot_table.
+ * @next_id: Cursor for cyclic table id allocation, so ids are not reused
+ *	soon and a destroyed table's handles cannot reach its successor.
+ * @nr_tables: Tables in @tables.
+ * @bytes: Bytes charged against the max_bytes limit.
+ * @secret: Key of the handle scrambling.
+ * @node: Entry in the list of open files (for debugfs).
+ * @id: Number of this open file, for debugfs.
+ * @pid: Thread group that opened it, for debugfs.
+ */
+struct kslot_file {
+	struct rw_semaphore rwsem;
+	struct xarray tables;
+	u32 next_id;
+	u32 nr_tables;
+	atomic64_t bytes;
+	siphash_key_t secret;
+	struct list_head node;
+	u32 id;
+	pid_t pid;
+};
+
+/**
+ * struct kslot_table_ops - What a table kind provides to the device.
+ * @init: Set up the table's structure; -errno on failure.
+ * @destroy: Free the structure and every record.
+ * @tag: The tag of the table's kernel handles.
+ * @insert: Copy a record from userspace, store it, and write its user
+ *	handle to the given user address (before the entry becomes
+ *	visible) and to *uhandle.
+ * @get: Copy the record of a kernel handle into a kernel buffer; -ENOENT.
+ * @update: Replace the record of a kernel handle from userspace.
+ * @erase: Erase a kernel handle's entry; -ENOENT.
+ * @next: Find the first entry at or after slot *pos, set *pos and the
+ *	kernel handle, and copy its record (if the buffer is not NULL).
+ * @stats: Fill entries, capacity, max_entries and retired.
+ * @dump: Fill a struct kslot_dump and its arrays; -ENOMEM.
+ */
+struct kslot_table_ops {
+	int (*init)(struct kslot_table *t);
+	void (*destroy)(struct kslot_table *t);
+	u32 (*tag)(struct kslot_table *t);
+	int (*insert)(struct kslot_table *t, const void __user *rec,
+		      u64 __user *handle, u64 *uhandle);
+	int (*get)(struct kslot_table *t, u64 handle, void *buf);
+	int (*update)(struct kslot_table *t, u64 handle,
+		      const void __user *rec);
+	int (*erase)(struct kslot_table *t, u64 handle);
+	int (*next)(struct kslot_table *t, u32 *pos, u64 *handle, void *buf);
+	void (*stats)(struct kslot_table *t, struct kslot_stats *st);
+	int (*dump)(struct kslot_table *t, struct kslot_dump *d,
+		    struct kslot_dump_slot *slots, u32 *reverse);
+};
+
+/**
+ * struct kslot_table - A table of fixed-size records.
+ * @file: The file it belongs to.
+ * @ops: Its kind's operations.
+ * @id: Its id within @file.
+ * @kind: enum kslot_table_kind.
+ * @record_size: Bytes per record.
+ * @max_entries: Capacity limit.
+ * @entry_overhead: Bytes charged per entry beyond the record.
+ * @rejected: Handles rejected with -ENOENT.
+ * @map: The kslot_map of a map table.
+ * @dense: The kslot_dense of a dense table.
+ */
+struct kslot_table {
+	struct kslot_file *file;
+	const struct kslot_table_ops *ops;
+	u32 id;
+	u32 kind;
+	u32 record_size;
+	u32 max_entries;
+	u32 entry_overhead;
+	atomic64_t rejected;
+	union {
+		struct kslot_map map;
+		struct kslot_dense dense;
+	};
+};
+
+int kslot_dev_register(void);
+void kslot_dev_unregister(void);
+
+#endif /* _KSLOT_DEV_H */

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest client of /dev/kslot: every command's success path, each
+ * validation failure on its own with otherwise valid input, isolation
+ * between files and across fork, lifetime, limits and concurrency.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libkslot.h"
+
+#define RS	16		/* record size of the fixture's tables */
+#define MAXE	4096
+
+struct rec {
+	uint64_t a, b;
+};
+
+static int kslot_open_or_skip(struct __test_metadata *_metadata)
+{
+	int fd = kslot_open();
+
+	if (fd == -ENOENT)
+		SKIP(return -1, "/dev/kslot is absent");
+	ASSERT_LE(0, fd);
+	return fd;
+}
+
+static uint64_t entries_of(int fd, uint32_t table)
+{
+	struct kslot_stats st;
+
+	if (kslot_stats(fd, table, &st))
+		return ~0ULL;
+	return st.entries;
+}
+
+static long debugfs_value(const char *key)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/sys/kernel/debug/kslot/dev-stats", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(key);
+
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	}
+	fclose(f);
+	return v;
+}
+
+/* Every TEST_F runs once per table kind. */
+FIXTURE(kdev) {
+	int fd;
+	uint32_t t;
+};
+
+FIXTURE_VARIANT(kdev) {
+	uint32_t kind;
+};
+
+FIXTURE_VARIANT_ADD(kdev, map) {
+	.kind = KSLOT_KIND_MAP,
+};
+
+FIXTURE_VARIANT_ADD(kdev, dense) {
+	.kind = KSLOT_KIND_DENSE,
+};
+
+FIXTURE_SETUP(kdev)
+{
+	struct kslot_info info;
+
+	self->fd = kslot_open_or_skip(_metadata);
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	if (!(info.kinds & (1U << variant->kind)))
+		SKIP(return, "table kind %u not supported", variant->kind);
+	ASSERT_EQ(0, kslot_create(self->fd, variant->kind, RS, MAXE,
+				  &self->t));
+}
+
+FIXTURE_TEARDOWN(kdev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* ---- success paths ---- */
+
+TEST_F(kdev, info)
+{
+	struct kslot_info info;
+
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	EXPECT_EQ(KSLOT_ABI_VERSION, info.abi_version);
+	EXPECT_TRUE(info.kinds & (1U << KSLOT_KIND_MAP));
+	EXPECT_EQ(0, info.create_flags);
+	EXPECT_LT(0, info.max_tables);
+	EXPECT_LT(0, info.max_record_size);
+	EXPECT_LT(0, info.max_entries);
+	EXPECT_LT(0, info.max_batch);
+	EXPECT_LT(0, info.max_bytes);
+}
+
+TEST_F(kdev, create_destroy)
+{
+	uint32_t id, id2;
+
+	ASSERT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP, 8, 10, &id));
+	EXPECT_NE(0, id);
+	EXPECT_NE(self->t, id);
+	ASSERT_EQ(0, kslot_destroy(self->fd, id));
+	EXPECT_EQ(-ENOENT, kslot_destroy(self->fd, id));
+	/* Ids are not reused right away. */
+	ASSERT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP, 8, 10, &id2));
+	EXPECT_NE(id, id2);
+}
+
+TEST_F(kdev, insert_get_update_erase)
+{
+	struct rec r = { 1, 2 }, out = {};
+	uint64_t h;
+	uint32_t t = self->t;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &r, RS, &h));
+	EXPECT_NE(0, h);
+	ASSERT_EQ(0, kslot_get(self->fd, t, h, &out, RS));
+	EXPECT_EQ(1, out.a);
+	EXPECT_EQ(2, out.b);
+	r.a = 3;
+	ASSERT_EQ(0, kslot_update(self->fd, t, h, &r, RS));
+	ASSERT_EQ(0, kslot_get(self->fd, t, h, &out, RS));
+	EXPECT_EQ(3, out.a);
+	EXPECT_EQ(1, entries_of(self->fd, t));
+	ASSERT_EQ(0, kslot_erase(self->fd, t, h));
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, h, &out, RS));
+	EXPECT_EQ(0, entries_of(self->fd, t));
+}
+
+TEST_F(kdev, stale_handle_after_reuse)
+{
+	struct rec a = { 'A' }, b = { 'B' }, out;
+	uint64_t ha, hb;
+	uint32_t t = self->t;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &a, RS, &ha));
+	ASSERT_EQ(0, kslot_erase(self->fd, t, ha));
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &b, RS, &hb));
+	EXPECT_NE(ha, hb);
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, ha, &out, RS));
+	EXPECT_EQ(-ENOENT, kslot_update(self->fd, t, ha, &a, RS));
+	EXPECT_EQ(-ENOENT, kslot_erase(self->fd, t, ha));
+	ASSERT_EQ(0, kslot_get(self->fd, t, hb, &out, RS));
+	EXPECT_EQ('B', out.a);
+}
+
+TEST_F(kdev, batch)
+{
+	struct rec in[100], out[100];
+	uint64_t h[100];
+	uint32_t done = 99, i;
+	uint32_t t = self->t;
+
+	for (i = 0; i < 100; i++)
+		in[i] = (struct rec){ i, ~(uint64_t)i };
+	ASSERT_EQ(0, kslot_insert_batch(self->fd, t, in, RS, 100, h,
+					&done));
+	EXPECT_EQ(100, done);
+	EXPECT_EQ(100, entries_of(self->fd, t));
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(0, kslot_get_batch(self->fd, t, h, 100, out, RS,
+				     &done));
+	EXPECT_EQ(100, done);
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	/* A batch of 1 and a batch of 0 (pointers not read). */
+	ASSERT_EQ(0, kslot_get_batch(self->fd, t, h + 5, 1, out, RS,
+				     &done));
+	EXPECT_EQ(1, done);
+	EXPECT_EQ(5, out[0].a);
+	ASSERT_EQ(0, kslot_get_batch(self->fd, t, NULL, 0, NULL, RS,
+				     &done));
+	EXPECT_EQ(0, done);
+	ASSERT_EQ(0, kslot_erase_batch(self->fd, t, h, 50, &done));
+	EXPECT_EQ(50, done);
+	/* Partial progress: stops at the first stale handle. */
+	h[60] = h[0];
+	EXPECT_EQ(-ENOENT, kslot_erase_batch(self->fd, t, h + 50, 50,
+					     &done));
+	EXPECT_EQ(10, done);
+	EXPECT_EQ(40, entries_of(self->fd, t));
+	EXPECT_EQ(-ENOENT, kslot_get_batch(self->fd, t, h + 50, 20,
+					   out, RS, &done));
+	EXPECT_EQ(0, done);
+}
+
+/* Walk a table a page at a time; return entries seen, fail on a repeat. */
+static int walk(int fd, uint32_t t, uint32_t page, uint64_t *seen, int cap,
+		void (*between)(int fd, uint32_t t, void *ctx), void *ctx)
+{
+	uint64_t cursor = 0, handles[64];
+	struct rec recs[64];
+	int n = 0;
+
+	while (cursor != KSLOT_CURSOR_END) {
+		uint32_t count, i;
+		int j;
+
+		if (kslot_iterate(fd, t, &cursor, handles, recs, RS, page,
+				  &count))
+			return -1;
+		for (i = 0; i < count; i++) {
+			for (j = 0; j < n; j++)
+				if (seen[j] == handles[i])
+					return -2;
+			if (n == cap || recs[i].b != handles[i])
+				return -3;
+			seen[n++] = handles[i];
+		}
+		if (between)
+			between(fd, t, ctx);
+	}
+	return n;
+}
+
+/* Records hold their own handle in .b, written by an update. */
+static void fill(struct __test_metadata *_metadata, int fd, uint32_t t,
+		 uint64_t *h, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct rec r = { i, 0 };
+
+		ASSERT_EQ(0, kslot_insert(fd, t, &r, RS, &h[i]));
+		r.b = h[i];
+		ASSERT_EQ(0, kslot_update(fd, t, h[i], &r, RS));
+	}
+}
+
+struct erase_ctx {
+	uint64_t *h;
+	int n, next;
+};
+
+/* Between pages: erase four entries from the back and insert two. */
+static void erase_some(int fd, uint32_t t, void *arg)
+{
+	struct erase_ctx *c = arg;
+	struct rec r = { 0, 0 };
+	uint64_t h;
+
+	for (int k = 0; k < 4 && c->next > c->n / 2; k++)
+		kslot_erase(fd, t, c->h[--c->next]);
+	for (int k = 0; k < 2; k++)
+		if (!kslot_insert(fd, t, &r, RS, &h)) {
+			r.b = h;
+			kslot_update(fd, t, h, &r, RS);
+		}
+}
+
+TEST_F(kdev, iterate)
+{
+	uint64_t h[200], seen[400];
+	struct erase_ctx ctx = { h, 200, 200 };
+	int n, i, j;
+	uint32_t t = self->t;
+
+	fill(_metadata, self->fd, t, h, 200);
+	n = walk(self->fd, t, 64, seen, 400, NULL, NULL);
+	EXPECT_EQ(200, n);
+	/* Erase and insert between pages. */
+	n = walk(self->fd, t, 16, seen, 400, erase_some, &ctx);
+	ASSERT_LT(0, n);
+	/* Every survivor (the first half) was seen exactly once. */
+	for (i = 0; i < 100; i++) {
+		for (j = 0; j < n; j++)
+			if (seen[j] == h[i])
+				break;
+		EXPECT_LT(j, n);
+	}
+}
+
+TEST_F(kdev, iterate_handles_only)
+{
+	uint64_t h[3], out[8], cursor = 0;
+	uint32_t count;
+
+	fill(_metadata, self->fd, self->t, h, 3);
+	ASSERT_EQ(0, kslot_iterate(self->fd, self->t, &cursor, out, NULL, 0,
+				   8, &count));
+	EXPECT_EQ(3, count);
+	EXPECT_EQ(KSLOT_CURSOR_END, cursor);
+	EXPECT_EQ(h[0], out[0]);
+	/* A finished cursor returns nothing. */
+	ASSERT_EQ(0, kslot_iterate(self->fd, self->t, &cursor, out, NULL, 0,
+				   8, &count));
+	EXPECT_EQ(0, count);
+}
+
+TEST_F(kdev, stats)
+{
+	struct kslot_stats st;
+	uint64_t h[5];
+
+	fill(_metadata, self->fd, self->t, h, 5);
+	ASSERT_EQ(0, kslot_erase(self->fd, self->t, h[0]));
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, self->t, h[0], &st, RS));
+	ASSERT_EQ(0, kslot_stats(self->fd, self->t, &st));
+	EXPECT_EQ(variant->kind, st.kind);
+	EXPECT_EQ(RS, st.record_size);
+	EXPECT_EQ(1, st.tables);
+	EXPECT_EQ(4, st.entries);
+	EXPECT_EQ(MAXE, st.max_entries);
+	EXPECT_EQ(1, st.rejected);
+	EXPECT_LT(4 * RS, st.bytes);
+	ASSERT_EQ(0, kslot_stats(self->fd, 0, &st));
+	EXPECT_EQ(1, st.tables);
+	EXPECT_EQ(4, st.entries);
+	EXPECT_LT(4 * RS, st.bytes);
+}
+
+TEST_F(kdev, dump)
+{
+	struct kslot_dump_slot slots[8];
+	struct kslot_dump d = {};
+	uint32_t rev[8];
+	uint64_t h[3];
+
+	fill(_metadata, self->fd, self->t, h, 3);
+	ASSERT_EQ(0, kslot_erase(self->fd, self->t, h[1]));
+	d.table_id = self->t;
+	d.max = 8;
+	d.slots_ptr = (uintptr_t)slots;
+	d.reverse_ptr = (uintptr_t)rev;
+	d.user_handle = h[1];
+	ASSERT_EQ(0, kslot_dump(self->fd, &d));
+	EXPECT_EQ(8, d.count);
+	EXPECT_EQ(2, d.live);
+	EXPECT_EQ(1, d.free_head);
+	EXPECT_EQ(1, d.decoded_index);
+	EXPECT_EQ(1, d.decoded_gen);
+	EXPECT_EQ(KSLOT_SLOT_LIVE, slots[0].state);
+	EXPECT_EQ(KSLOT_SLOT_FREE, slots[1].state);
+	EXPECT_EQ(2, slots[1].gen);
+	EXPECT_EQ(3, slots[1].link);
+	if (variant->kind == KSLOT_KIND_DENSE) {
+		/* Swap-and-pop moved slot 2's record into position 1. */
+		EXPECT_EQ(1, slots[2].link);
+		EXPECT_EQ(2, d.reverse_count);
+		EXPECT_EQ(0, rev[0]);
+		EXPECT_EQ(2, rev[1]);
+	} else {
+		EXPECT_EQ(0, d.reverse_count);
+	}
+}
+
+/* ---- rejections, each with otherwise valid input ---- */
+
+TEST_F(kdev, unknown_command)
+{
+	struct kslot_info info = { .size = sizeof(info) };
+
+	EXPECT_EQ(-ENOTTY, kslot_ioctl(self->fd, _IO(KSLOT_IOCTL_TYPE, 0x7f),
+				       &info));
+	EXPECT_EQ(-ENOTTY, kslot_ioctl(self->fd, _IO('x', 0x00), &info));
+	EXPECT_EQ(-ENOTTY, kslot_ioctl(self->fd,
+				       _IOR(KSLOT_IOCTL_TYPE, 0x00, int),
+				       &info));
+}
+
+/* A struct followed by 8 tail bytes, for the size tests. */
+struct sized {
+	union {
+		struct kslot_info info;
+		struct kslot_stats stats;
+		struct kslot_create create;
+		struct kslot_entry entry;
+		uint8_t raw[256];
+	};
+};
+
+static void size_cases(struct __test_metadata *_metadata, int fd,
+		       unsigned long cmd, struct sized *s, uint32_t ksize,
+		       uint32_t min_size, int ok)
+{
+	struct sized save = *s;
+
+	*(uint32_t *)s->raw = min_size - 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(fd, cmd, s));
+	*s = save;
+	*(uint32_t *)s->raw = ksize + 8;
+	s->raw[ksize + 3] = 1;
+	EXPECT_EQ(-E2BIG, kslot_ioctl(fd, cmd, s));
+	*s = save;
+	*(uint32_t *)s->raw = ksize + 8;
+	EXPECT_EQ(ok, kslot_ioctl(fd, cmd, s));
+	*s = save;
+	*(uint32_t *)s->raw = 0;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(fd, cmd, s));
+}
+
+TEST_F(kdev, struct_sizes)
+{
+	struct rec r = { 1, 2 };
+	struct sized s;
+	uint64_t h;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+
+	memset(&s, 0, sizeof(s));
+	size_cases(_metadata, self->fd, KSLOT_IOC_INFO, &s,
+		   sizeof(struct kslot_info), sizeof(struct kslot_info), 0);
+
+	memset(&s, 0, sizeof(s));
+	s.stats.table_id = self->t;
+	size_cases(_metadata, self->fd, KSLOT_IOC_STATS, &s,
+		   sizeof(struct kslot_stats), sizeof(struct kslot_stats), 0);
+
+	memset(&s, 0, sizeof(s));
+	s.create.kind = KSLOT_KIND_MAP;
+	s.create.record_size = 4;
+	s.create.max_entries = 4;
+	size_cases(_metadata, self->fd, KSLOT_IOC_CREATE, &s,
+		   sizeof(struct kslot_create), sizeof(struct kslot_create), 0);
+
+	memset(&s, 0, sizeof(s));
+	s.entry.table_id = self->t;
+	s.entry.record_size = RS;
+	s.entry.handle = h;
+	s.entry.record_ptr = (uintptr_t)&r;
+	size_cases(_metadata, self->fd, KSLOT_IOC_GET, &s,
+		   sizeof(struct kslot_entry), sizeof(struct kslot_entry), 0);
+	/* A failed command left the entry alone. */
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
+}
+
+TEST_F(kdev, nonzero_flags_and_reserved)
+{
+	struct kslot_info info = { .size = sizeof(info), .flags = 1 };
+	struct kslot_destroy d = { .size = sizeof(d), .table_id = self->t };
+	struct kslot_create c = { .size = sizeof(c), .kind = KSLOT_KIND_MAP,
+				  .record_size = 4, .max_entries = 4 };
+	struct kslot_entry e = { .size = sizeof(e), .table_id = self->t,
+				 .record_size = RS };
+	struct kslot_stats st = { .size = sizeof(st), .flags = 1 };
+	struct rec r = {};
+	uint64_t h;
+
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_INFO, &info));
+	info.flags = 0;
+	info.__reserved = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_INFO, &info));
+
+	c.flags = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_CREATE, &c));
+	c.flags = 0;
+	c.table_id = 5;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_CREATE, &c));
+
+	d.flags = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_DESTROY, &d));
+	d.flags = 0;
+	d.__reserved = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_DESTROY, &d));
+
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_STATS, &st));
+
+	e.flags = 1;
+	e.record_ptr = (uintptr_t)&r;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_INSERT, &e));
+	e.flags = 0;
+	e.handle = 1;	/* INSERT takes no handle in. */
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_INSERT, &e));
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	/* ERASE moves no record. */
+	e.handle = h;
+	e.record_ptr = (uintptr_t)&r;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_ERASE, &e));
+	e.record_ptr = 0;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_ERASE, &e));
+	e.record_size = 0;
+	ASSERT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_ERASE, &e));
+	/* Nothing else was created or stored. */
+	EXPECT_EQ(0, entries_of(self->fd, 0));
+}
+
+TEST_F(kdev, bad_create)
+{
+	struct kslot_info info;
+	uint32_t id;
+
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, 0, 8, 8, &id));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, 99, 8, 8, &id));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, KSLOT_KIND_MAP, 0, 8, &id));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, KSLOT_KIND_MAP,
+					info.max_record_size + 1, 8, &id));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, KSLOT_KIND_MAP, 8, 0, &id));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, KSLOT_KIND_MAP, 8,
+					info.max_entries + 1, &id));
+	EXPECT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP,
+				  info.max_record_size, 8, &id));
+}
+
+TEST_F(kdev, bad_table_id)
+{
+	struct rec r = {};
+	struct kslot_stats st;
+	uint64_t h;
+
+	EXPECT_EQ(-ENOENT, kslot_insert(self->fd, 0, &r, RS, &h));
+	EXPECT_EQ(-ENOENT, kslot_insert(self->fd, 12345, &r, RS, &h));
+	EXPECT_EQ(-ENOENT, kslot_destroy(self->fd, 0));
+	EXPECT_EQ(-ENOENT, kslot_stats(self->fd, 12345, &st));
+	EXPECT_EQ(0, entries_of(self->fd, 0));
+}
+
+TEST_F(kdev, record_size_mismatch)
+{
+	struct rec r[2] = {};
+	uint64_t h;
+
+	EXPECT_EQ(-EINVAL, kslot_insert(self->fd, self->t, r, RS - 1, &h));
+	EXPECT_EQ(-EINVAL, kslot_insert(self->fd, self->t, r, RS + 1, &h));
+	EXPECT_EQ(-EINVAL, kslot_insert_batch(self->fd, self->t, r, RS * 2,
+					      1, &h, NULL));
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, r, RS, &h));
+	EXPECT_EQ(-EINVAL, kslot_get(self->fd, self->t, h, r, RS * 2));
+	EXPECT_EQ(-EINVAL, kslot_update(self->fd, self->t, h, r, 1));
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
+}
+
+TEST_F(kdev, forged_handles)
+{
+	struct rec r = { 7 }, out;
+	uint64_t h, bit;
+	uint32_t other;
+	uint32_t t = self->t;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &r, RS, &h));
+	EXPECT_EQ(-EINVAL, kslot_get(self->fd, t, 0, &out, RS));
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, h + 1, &out, RS));
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, h - 1, &out, RS));
+	for (bit = 1; bit; bit <<= 1)
+		EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, h ^ bit, &out,
+					     RS));
+	EXPECT_EQ(-ENOENT, kslot_erase(self->fd, t, h ^ 1));
+	/* The same handle on another table of the same file. */
+	ASSERT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP, RS, 8,
+				  &other));
+	ASSERT_EQ(0, kslot_insert(self->fd, other, &r, RS, &h));
+	EXPECT_EQ(-ENOENT, kslot_get(self->fd, t, h, &out, RS));
+	EXPECT_EQ(1, entries_of(self->fd, t));
+}
+
+TEST_F(kdev, bad_pointers)
+{
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	struct rec r = { 1 }, out;
+	uint64_t h, hs[2];
+	uint32_t done;
+
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	EXPECT_EQ(-EFAULT, kslot_insert(self->fd, self->t, NULL, RS, &hs[0]));
+	EXPECT_EQ(-EFAULT, kslot_insert(self->fd, self->t, (void *)8, RS,
+					&hs[0]));
+	EXPECT_EQ(-EFAULT, kslot_get(self->fd, self->t, h, NULL, RS));
+	EXPECT_EQ(-EFAULT, kslot_get(self->fd, self->t, h, ro, RS));
+	EXPECT_EQ(-EFAULT, kslot_update(self->fd, self->t, h, NULL, RS));
+	EXPECT_EQ(-EFAULT, kslot_ioctl(self->fd, KSLOT_IOC_INFO, NULL));
+	EXPECT_EQ(-EFAULT, kslot_ioctl(self->fd, KSLOT_IOC_INFO, (void *)8));
+	/* INSERT cannot write the handle back: nothing is inserted. */
+	EXPECT_EQ(-EFAULT, kslot_insert_batch(self->fd, self->t, &r, RS, 1,
+					      ro, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(-EFAULT, kslot_get_batch(self->fd, self->t, NULL, 1, &out,
+					   RS, &done));
+	EXPECT_EQ(0, done);
+	/* The record is intact and nothing else was stored. */
+	ASSERT_EQ(0, kslot_get(self->fd, self->t, h, &out, RS));
+	EXPECT_EQ(1, out.a);
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
+	munmap(ro, 4096);
+}
+
+TEST_F(kdev, bad_batch)
+{
+	struct kslot_info info;
+	struct rec r = {};
+	uint64_t h;
+	uint32_t done;
+
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	EXPECT_EQ(-EINVAL, kslot_get_batch(self->fd, self->t, &h,
+					   info.max_batch + 1, &r, RS, &done));
+	EXPECT_EQ(-EINVAL, kslot_erase_batch(self->fd, self->t, &h,
+					     0xffffffff, &done));
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
+}
+
+/* ---- limits ---- */
+
+TEST_F(kdev, limit_entries)
+{
+	struct rec r[9] = {};
+	uint64_t h[9];
+	uint32_t t, done;
+
+	ASSERT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP, RS, 8, &t));
+	EXPECT_EQ(-ENOSPC, kslot_insert_batch(self->fd, t, r, RS, 9, h,
+					      &done));
+	EXPECT_EQ(8, done);
+	EXPECT_EQ(-ENOSPC, kslot_insert(self->fd, t, r, RS, &h[8]));
+	EXPECT_EQ(8, entries_of(self->fd, t));
+	ASSERT_EQ(0, kslot_get(self->fd, t, h[7], r, RS));
+}
+
+TEST_F(kdev, limit_tables)
+{
+	struct kslot_info info;
+	uint32_t id, n = 0;
+	int ret;
+
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	while (!(ret = kslot_create(self->fd, KSLOT_KIND_MAP, 8, 8, &id)))
+		n++;
+	EXPECT_EQ(-EMFILE, ret);
+	EXPECT_EQ(info.max_tables, n + 1);
+	/* The fixture's table still works. */
+	EXPECT_EQ(0, entries_of(self->fd, self->t));
+}
+
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/sys/module/kslot/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+TEST_F(kdev, limit_bytes)
+{
+	static struct rec r[1024];
+	struct kslot_stats st;
+	uint64_t h[1024];
+	uint32_t done;
+	int ret;
+
+	if (write_param("max_bytes", "16384"))
+		SKIP(return, "cannot set max_bytes (not root?)");
+	ret = kslot_insert_batch(self->fd, self->t, r, RS, 1024, h, &done);
+	write_param("max_bytes", "67108864");
+	EXPECT_EQ(-EDQUOT, ret);
+	EXPECT_LT(0, done);
+	EXPECT_GT(1024, done);
+	ASSERT_EQ(0, kslot_stats(self->fd, 0, &st));
+	EXPECT_GE(16384, st.bytes);
+	EXPECT_EQ(done, entries_of(self->fd, self->t));
+	EXPECT_EQ(0, kslot_get(self->fd, self->t, h[done - 1], r, RS));
+}
+
+/* ---- isolation and lifetime ---- */
+
+TEST_F(kdev, isolation_between_files)
+{
+	struct rec r = { 9 }, out;
+	struct kslot_stats st;
+	uint32_t t2;
+	uint64_t h;
+	int fd2 = kslot_open();
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	/* fd2 has no tables: the id means nothing there. */
+	EXPECT_EQ(-ENOENT, kslot_get(fd2, self->t, h, &out, RS));
+	EXPECT_EQ(-ENOENT, kslot_destroy(fd2, self->t));
+	/* fd2's first table has the same id as fd1's: fd1's handle fails. */
+	ASSERT_EQ(0, kslot_create(fd2, KSLOT_KIND_MAP, RS, 8, &t2));
+	ASSERT_EQ(self->t, t2);
+	ASSERT_EQ(0, kslot_insert(fd2, t2, &r, RS, &out.a));
+	EXPECT_EQ(-ENOENT, kslot_get(fd2, t2, h, &out, RS));
+	ASSERT_EQ(0, kslot_stats(fd2, 0, &st));
+	EXPECT_EQ(1, st.entries);
+	close(fd2);
+	ASSERT_EQ(0, kslot_get(self->fd, self->t, h, &out, RS));
+	EXPECT_EQ(9, out.a);
+}
+
+TEST_F(kdev, isolation_after_fork)
+{
+	struct rec r = { 5 };
+	uint64_t h;
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rec out;
+		int fd = kslot_open(), bad = 0;
+
+		/* A new file of the child sees nothing of the parent's. */
+		bad |= kslot_get(fd, self->t, h, &out, RS) != -ENOENT;
+		/* The inherited descriptor is the same open file. */
+		bad |= kslot_get(self->fd, self->t, h, &out, RS) != 0;
+		bad |= out.a != 5;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(close_frees_everything)
+{
+	long files, tables, bytes;
+	struct rec r[64] = {};
+	uint64_t h[64];
+	uint32_t t;
+	int fd;
+
+	fd = kslot_open_or_skip(_metadata);
+	files = debugfs_value("files");
+	if (files < 0)
+		SKIP(return, "no debugfs");
+	tables = debugfs_value("tables");
+	bytes = debugfs_value("bytes");
+	ASSERT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, RS, 100, &t));
+	ASSERT_EQ(0, kslot_insert_batch(fd, t, r, RS, 64, h, NULL));
+	EXPECT_EQ(tables + 1, debugfs_value("tables"));
+	EXPECT_LT(bytes, debugfs_value("bytes"));
+	close(fd);
+	EXPECT_EQ(files - 1, debugfs_value("files"));
+	EXPECT_EQ(tables, debugfs_value("tables"));
+	EXPECT_EQ(bytes, debugfs_value("bytes"));
+}
+
+/* ---- concurrency ---- */
+
+#define NTHREADS	4
+#define PER_THREAD	2000
+
+struct worker {
+	int fd;
+	uint32_t t;
+	int id;
+	int errors;
+	uint64_t kept[PER_THREAD];
+	int nkept;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int seed = w->id;
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		struct rec r = { w->id, i }, out;
+		uint64_t h;
+
+		if (kslot_insert(w->fd, w->t, &r, RS, &h)) {
+			w->errors++;
+			continue;
+		}
+		if (kslot_get(w->fd, w->t, h, &out, RS) ||
+		    out.a != (uint64_t)w->id || out.b != (uint64_t)i)
+			w->errors++;
+		if (rand_r(&seed) % 2) {
+			if (kslot_erase(w->fd, w->t, h))
+				w->errors++;
+			if (kslot_get(w->fd, w->t, h, &out, RS) != -ENOENT)
+				w->errors++;
+		} else {
+			w->kept[w->nkept++] = h;
+		}
+	}
+	return NULL;
+}
+
+TEST_F(kdev, threads)
+{
+	static struct worker w[NTHREADS];
+	pthread_t th[NTHREADS];
+	uint64_t total = 0;
+	int i, k;
+	uint32_t t = self->t;
+
+	for (i = 0; i < NTHREADS; i++) {
+		w[i] = (struct worker){ .fd = self->fd, .t = t,
+					.id = i + 1 };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker_fn,
+					    &w[i]));
+	}
+	for (i = 0; i < NTHREADS; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	for (i = 0; i < NTHREADS; i++) {
+		EXPECT_EQ(0, w[i].errors);
+		total += w[i].nkept;
+		/* Every kept entry holds exactly what was stored. */
+		for (k = 0; k < w[i].nkept; k++) {
+			struct rec out;
+
+			ASSERT_EQ(0, kslot_get(self->fd, t,
+					       w[i].kept[k], &out,
+					       RS));
+			EXPECT_EQ(i + 1, out.a);
+		}
+	}
+	EXPECT_EQ(total, entries_of(self->fd, t));
+}
+
+TEST_HARNESS_MAIN
