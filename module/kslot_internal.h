@@ -64,6 +64,10 @@ bool kslot_test_fail_alloc_disarm(void);
 #endif
 struct kslot_map;
 int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen);
+struct kslot_pool;
+unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
+unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
+bool kslot_pool_test_debug_all(bool on);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */

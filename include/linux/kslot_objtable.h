@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kslot_objtable: handle-keyed objects, a kslot_pool plus a kslot_map.
+ *
+ * The common driver pattern in one structure: kslot_objtable_alloc()
+ * takes an object from the table's pool and publishes it under a fresh
+ * generational handle; lookups find it from the handle without a lock;
+ * kslot_objtable_free() retires the handle.
+ *
+ * Rules:
+ *
+ * +-----------------------------+----------------------+------------------+
+ * | operation                   | lock                 | may sleep        |
+ * +-----------------------------+----------------------+------------------+
+ * | kslot_objtable_lookup()     | caller: RCU          | no               |
+ * | kslot_objtable_get()        | none (takes RCU)     | no               |
+ * | kslot_objtable_put(),       | map lock (free)      | no               |
+ * | kslot_objtable_free(),      |                      |                  |
+ * | kslot_objtable_publish()    |                      |                  |
+ * | kslot_objtable_alloc(),     | pool and map locks,  | only if gfp      |
+ * | kslot_objtable_alloc_       | dropped to allocate  | allows           |
+ * | reserved()                  |                      |                  |
+ * | kslot_objtable_create(),    | caller: no users     | yes              |
+ * | kslot_objtable_destroy()    |                      |                  |
+ * +-----------------------------+----------------------+------------------+
+ *
+ * - Lifetime: deferred free.  Every object has a reference count, and the
+ *   handle holds one reference.  kslot_objtable_free() bumps the handle's
+ *   generation (so no lookup finds the object through it again) and drops
+ *   that reference.  When the last reference goes, the object is handed
+ *   back to the pool from an RCU callback, after a grace period.  So:
+ *   - an object found by kslot_objtable_lookup() stays valid until the
+ *     caller leaves its RCU read-side critical section, even if the handle
+ *     is freed meanwhile;
+ *   - a reference from kslot_objtable_get() keeps the object valid until
+ *     kslot_objtable_put(), with or without RCU;
+ *   - the memory is recycled only after a grace period with no reference
+ *     left, and a stale handle never matches a newer generation, so a
+ *     stale handle never yields a recycled object.
+ * - The object returned by kslot_objtable_alloc() is not a counted
+ *   reference: it is valid until its handle is freed (by anyone) and a
+ *   grace period passes.  Take a reference with kslot_objtable_get() to
+ *   keep it longer.
+ * - kslot_objtable_alloc() publishes the object at once, zeroed (or in its
+ *   constructed state if the table has a constructor); readers may find it
+ *   before the caller fills it in.  To fill it in first, allocate with
+ *   kslot_objtable_alloc_reserved() and publish with
+ *   kslot_objtable_publish().
+ * - Writers (alloc, publish, free) serialise on the map lock; create the
+ *   table with %KSLOT_OBJTABLE_LOCK_BH or %KSLOT_OBJTABLE_LOCK_IRQ to call
+ *   them from softirq or hardirq context.  The pool works in any context.
+ * - Each object carries a 40-byte trailer after the caller's bytes (the
+ *   handle, the reference count, an rcu_head and the pool).
+ */
+#ifndef _LINUX_KSLOT_OBJTABLE_H
+#define _LINUX_KSLOT_OBJTABLE_H
+
+#include <linux/kslot_map.h>
+#include <linux/kslot_pool.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+/* Writers take the map lock with spin_lock_bh(). */
+#define KSLOT_OBJTABLE_LOCK_BH		KSLOT_MAP_LOCK_BH
+/* Writers take the map lock with spin_lock_irqsave(). */
+#define KSLOT_OBJTABLE_LOCK_IRQ		KSLOT_MAP_LOCK_IRQ
+/* Charge the map and the pool to the current memcg. */
+#define KSLOT_OBJTABLE_ACCOUNT		KSLOT_MAP_ACCOUNT
+/* Run the pool in debug mode (see kslot_pool.h). */
+#define KSLOT_OBJTABLE_DEBUG		BIT(3)
+/* Report pool misuse without a WARN backtrace (see kslot_pool.h). */
+#define KSLOT_OBJTABLE_NOWARN		BIT(4)
+#define KSLOT_OBJTABLE_FLAGS_ALL	(KSLOT_OBJTABLE_LOCK_BH |	\
+					 KSLOT_OBJTABLE_LOCK_IRQ |	\
+					 KSLOT_OBJTABLE_ACCOUNT |	\
+					 KSLOT_OBJTABLE_DEBUG |		\
+					 KSLOT_OBJTABLE_NOWARN)
+
+/*
+ * Low bit of a map entry whose object is allocated but not yet published;
+ * pool objects are at least pointer-aligned, so the bit is free.
+ */
+#define KSLOT_OBJTABLE_UNPUBLISHED	1UL
+
+/**
+ * struct kslot_objtable_config - Parameters of kslot_objtable_create().
+ * @name: If not NULL, names the debugfs files kslot/map-@name and
+ *	kslot/pool-@name.
+ * @size: Object size in bytes, at least 1.
+ * @align: Object alignment: 0 for the default, else a power of two up to
+ *	%KSLOT_POOL_MAX_ALIGN.
+ * @ctor: Optional constructor (see struct kslot_pool_config); without one
+ *	objects are handed out zeroed.
+ * @max_entries: Most objects published or reserved at once, 1 ..
+ *	%KSLOT_MAX_ENTRIES.
+ * @flags: %KSLOT_OBJTABLE_* flags.
+ */
+struct kslot_objtable_config {
+	const char *name;
+	size_t size;
+	size_t align;
+	void (*ctor)(void *obj);
+	u32 max_entries;
+	unsigned int flags;
+};
+
+/**
+ * struct kslot_objtable - Handle-keyed objects.
+ * @map: Handles to objects.  An entry may carry
+ *	%KSLOT_OBJTABLE_UNPUBLISHED: use the kslot_objtable functions, not the
+ *	kslot_map ones, on a table's map.
+ * @pool: Object memory (the objects with their trailers).
+ * @hdr_offset: Offset of the hidden trailer in each object.
+ * @zero: Objects are zeroed on allocation (no constructor).
+ */
+struct kslot_objtable {
+	struct kslot_map map;
+	struct kslot_pool *pool;
+	size_t hdr_offset;
+	bool zero;
+};
+
+/**
+ * struct kslot_objtable_stats - A snapshot of a table's counters.
+ * @map: The handle map's counters (count = live and reserved objects).
+ * @pool: The pool's counters (in_use includes objects freed but waiting
+ *	for a grace period or a last reference).
+ */
+struct kslot_objtable_stats {
+	struct kslot_map_stats map;
+	struct kslot_pool_stats pool;
+};
+
+struct kslot_objtable *
+kslot_objtable_create(const struct kslot_objtable_config *cfg);
+void kslot_objtable_destroy(struct kslot_objtable *table);
+void *kslot_objtable_alloc(struct kslot_objtable *table, u64 *handle,
+			   gfp_t gfp);
+void *kslot_objtable_alloc_reserved(struct kslot_objtable *table,
+				    u64 *handle, gfp_t gfp);
+int kslot_objtable_publish(struct kslot_objtable *table, void *obj);
+void *kslot_objtable_get(struct kslot_objtable *table, u64 handle);
+void kslot_objtable_put(struct kslot_objtable *table, void *obj);
+int kslot_objtable_free(struct kslot_objtable *table, u64 handle);
+u64 kslot_objtable_handle(struct kslot_objtable *table, const void *obj);
+void kslot_objtable_get_stats(struct kslot_objtable *table,
+			      struct kslot_objtable_stats *st);
+
+/**
+ * kslot_objtable_lookup() - Find the object a handle refers to.
+ * @table: The table.
+ * @handle: A handle, valid or not.
+ *
+ * The object stays valid until the caller leaves its RCU read-side
+ * critical section, even if the handle is freed meanwhile; take a
+ * reference with kslot_objtable_get() to keep it longer.
+ *
+ * Context: Caller holds rcu_read_lock().
+ * Return: The object, or NULL if @handle is stale, forged, from another
+ * table, or names an object not yet published.
+ */
+static inline void *kslot_objtable_lookup(struct kslot_objtable *table,
+					  u64 handle)
+{
+	void *obj = __kslot_map_lookup(&table->map, handle);
+
+	if ((unsigned long)obj & KSLOT_OBJTABLE_UNPUBLISHED)
+		return NULL;
+	return obj;
+}
+
+/**
+ * kslot_objtable_count() - Number of objects with a live handle.
+ * @table: The table.
+ *
+ * Context: Any context.  Lockless; may be stale unless writers are
+ * excluded.
+ * Return: Published and reserved objects whose handle was not freed.
+ */
+static inline u32 kslot_objtable_count(const struct kslot_objtable *table)
+{
+	return kslot_map_count(&table->map);
+}
+
+#endif /* _LINUX_KSLOT_OBJTABLE_H */
