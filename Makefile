@@ -21,7 +21,7 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
 
-.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint check-stock clean
 
 all: modules
 
@@ -84,6 +84,22 @@ vm-run: test-modules tools
 
 lint: kernel
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR)
+
+# The selftests on Debian's stock kernels (production configs, no KUnit):
+# kslot.ko is built against each kernel's installed headers, from a copy
+# of the sources so the test-kernel objects stay in place.
+STOCK_KERNELS ?= 6.12
+check-stock: selftests tools
+	@set -e; for series in $(STOCK_KERNELS); do \
+		ver=$$($(TOP)/scripts/stock-kernel.sh $$series); \
+		src=$(BUILD)/stock-$$ver; out=$(BUILD)/vm-stock-$$ver; \
+		rm -rf $$src; mkdir -p $$src $$out; \
+		cp -r $(TOP)/Kbuild $(TOP)/module $(TOP)/include $(TOP)/kunit $$src/; \
+		$(MAKE) -s -C /usr/src/linux-headers-$$ver M=$$src W=1 modules; \
+		echo "check-stock: Debian kernel $$ver"; \
+		KSLOT_KO_DIR=$$src $(TOP)/scripts/vm.sh stock /boot/vmlinuz-$$ver $$out; \
+		$(TOP)/scripts/verdict.py stock $$out $(TOP); \
+	done
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi

@@ -55,7 +55,7 @@ if ! insmod /lib/kslot/kslot.ko; then
 fi
 
 case "$mode" in
-check)
+check | stock)
 	for ko in /lib/kslot/tests/*.ko; do
 		[ -e "$ko" ] || continue
 		insmod "$ko" || res "@@fatal insmod $ko failed"

@@ -10,6 +10,8 @@ run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.
 
 Usage: verdict.py MODE OUTDIR KERNEL_SOURCE
+  MODE  check (KUnit results required), stock (selftests on a kernel
+        without KUnit), run or script
 """
 import json
 import os
@@ -178,7 +180,7 @@ def main():
         else:
             problems.append('unexpected section ' + header)
 
-    if mode == 'check':
+    if mode in ('check', 'stock'):
         for name in sorted(os.listdir(outdir)):
             if not (name.startswith('host-') and name.endswith('.tap')):
                 continue
@@ -211,7 +213,7 @@ def main():
 
     for p in problems:
         print('PROBLEM: ' + p)
-    if mode != 'check':
+    if mode not in ('check', 'stock'):
         rc = exits.get('demo' if mode == 'run' else 'script', 1)
         if rc != 0:
             print('%s exited with status %d' % (mode, rc))

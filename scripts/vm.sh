@@ -3,19 +3,21 @@
 #
 # Boot the kslot test VM.
 #
-# Usage: scripts/vm.sh MODE KDIR OUTDIR [SCRIPT [FILES]]
-#   MODE    check (KUnit + selftests + kmemleak), run (the demo) or
-#           script (run SCRIPT with FILES in /files)
-#   KDIR    kernel build tree (bzImage)
+# Usage: scripts/vm.sh MODE KERNEL OUTDIR [SCRIPT [FILES]]
+#   MODE    check (KUnit + selftests + kmemleak), stock (the same on a
+#           kernel without KUnit), run (the demo) or script (run SCRIPT
+#           with FILES in /files)
+#   KERNEL  a kernel build tree (its arch/x86/boot/bzImage) or an image
 #   OUTDIR  where the initramfs, console.log and results.log go
 #
-# The initramfs holds busybox, kslot.ko, the KUnit modules
-# (build/tests/*.ko), the selftests (build/selftests/*), the tools
-# (build/bin/*) and the demo (scripts/demo.sh).
+# The initramfs holds busybox, kslot.ko (from $KSLOT_KO_DIR, default the
+# source tree), the KUnit modules (build/tests/*.ko, check mode), the
+# selftests (build/selftests/*), the tools (build/bin/*) and the demo
+# (scripts/demo.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-mode=$1 kdir=$2 out=$3
+mode=$1 kernel=$2 out=$3
 script=${4:-} files=${5:-}
 timeout=${KSLOT_VM_TIMEOUT:-1500}
 root=$out/initramfs
@@ -25,14 +27,16 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,lib/kslot/tests,selftests,demo,f
 cp /bin/busybox "$root/bin/busybox"
 cp "$top/scripts/init.sh" "$root/init"
 chmod +x "$root/init"
-cp "$top/kslot.ko" "$root/lib/kslot/"
-if [ "$mode" = check ]; then
-	cp "$top"/build/tests/*.ko "$root/lib/kslot/tests/" 2>/dev/null || true
+kodir=${KSLOT_KO_DIR:-$top}
+cp "$kodir/kslot.ko" "$root/lib/kslot/"
+[ "$mode" = check ] &&
+	{ cp "$top"/build/tests/*.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
+if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
 fi
 [ -d "$top/build/bin" ] && cp -r "$top/build/bin/." "$root/bin/"
 if [ "$mode" = run ]; then
-	cp "$top/kslot_demo.ko" "$root/lib/kslot/"
+	cp "$kodir/kslot_demo.ko" "$root/lib/kslot/"
 	cp "$top/scripts/demo.sh" "$root/demo/run.sh"
 	cp "$top/scripts/demo.kslot" "$root/demo/demo.kslot"
 	chmod +x "$root/demo/run.sh"
@@ -43,12 +47,14 @@ if [ "$mode" = script ]; then
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
 
+image=$kernel
+[ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
 rm -f "$out/console.log" "$out/results.log"
 echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -accel tcg -smp 2 -m 2G -no-reboot \
-	-kernel "$kdir/arch/x86/boot/bzImage" \
+	-kernel "$image" \
 	-initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode" \
 	-display none -monitor none -nodefaults \
