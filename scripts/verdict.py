@@ -9,9 +9,10 @@ are TAP.  Any kernel splat on the console, or missing results, fails the
 run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.
 
-Usage: verdict.py MODE OUTDIR KERNEL_SOURCE
+Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [STOCK_OUTDIR...]
   MODE  check (KUnit results required), stock (selftests on a kernel
         without KUnit), run or script
+  STOCK_OUTDIR  runs of "stock" VMs to judge and count in the summary
 """
 import json
 import os
@@ -100,32 +101,39 @@ def parse_tap(body):
     return results
 
 
-def main():
-    mode = sys.argv[1]
-    outdir, ksrc = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
-    passed = failed = skipped = 0
-    problems = []
+class Tally:
+    """Counts of test cases across every run judged."""
 
-    def count(name, status):
-        nonlocal passed, failed, skipped
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.problems = []
+
+    def count(self, name, status):
         if status == 'PASS':
-            passed += 1
+            self.passed += 1
         elif status == 'SKIP':
-            skipped += 1
+            self.skipped += 1
         else:
-            failed += 1
+            self.failed += 1
             print('  FAIL %s' % name)
 
+
+def read(path, lines=False):
     try:
-        with open(os.path.join(outdir, 'results.log'), errors='replace') as f:
-            results = f.read()
+        with open(path, errors='replace') as f:
+            text = f.read()
     except OSError:
-        results = ''
-    try:
-        with open(os.path.join(outdir, 'console.log'), errors='replace') as f:
-            console = f.read().splitlines()
-    except OSError:
-        console = []
+        text = ''
+    return text.splitlines() if lines else text
+
+
+def judge(mode, outdir, ksrc, tally, label=''):
+    """Judge one VM run (and its host-*.tap files); return guest exits."""
+    problems = []
+    results = read(os.path.join(outdir, 'results.log'))
+    console = read(os.path.join(outdir, 'console.log'), lines=True)
+    if label:
+        print('== %s' % label)
 
     done = False
     exits = {}
@@ -142,8 +150,8 @@ def main():
                 problems.append('KUnit suite %s: no results parsed' % rest)
                 print(out)
             for case, status in cases:
-                count('kunit:%s' % case, {'PASS': 'PASS',
-                                          'SKIP': 'SKIP'}.get(status,
+                tally.count('%skunit:%s' % (label, case),
+                            {'PASS': 'PASS', 'SKIP': 'SKIP'}.get(status,
                                                                  'FAIL'))
             if rc != 0 and all(s != 'FAIL' for _, s in cases):
                 problems.append('kunit.py parse failed for %s' % rest)
@@ -157,7 +165,7 @@ def main():
                 problems.append('selftest %s: no TAP results' % rest)
                 print('\n'.join(body[-30:]))
             for case, status in cases:
-                count('selftest:%s:%s' % (rest, case), status)
+                tally.count('%sselftest:%s:%s' % (label, rest, case), status)
         elif kind == 'exit':
             prog, _, rc = rest.partition(' ')
             exits[prog] = int(rc or 1)
@@ -180,21 +188,19 @@ def main():
         else:
             problems.append('unexpected section ' + header)
 
-    if mode in ('check', 'stock'):
+    if mode == 'check':
         for name in sorted(os.listdir(outdir)):
             if not (name.startswith('host-') and name.endswith('.tap')):
                 continue
-            with open(os.path.join(outdir, name), errors='replace') as f:
-                body = f.read().splitlines()
+            body = read(os.path.join(outdir, name), lines=True)
             cases = parse_tap(body)
             print('host %-21s %d cases' % (name[5:-4], len(cases)))
             if not cases:
                 problems.append('%s: no TAP results' % name)
             for case, status in cases:
-                count('host:%s:%s' % (name[5:-4], case), status)
-                if status == 'FAIL':
-                    print('\n'.join(l for l in body if l.startswith('#'))
-                          [:4000])
+                tally.count('host:%s:%s' % (name[5:-4], case), status)
+            if any(s == 'FAIL' for _, s in cases):
+                print('\n'.join(l for l in body if l.startswith('#'))[:4000])
 
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')
@@ -212,17 +218,31 @@ def main():
                     print('console: ' + console[j])
 
     for p in problems:
-        print('PROBLEM: ' + p)
-    if mode not in ('check', 'stock'):
+        print('PROBLEM: %s%s' % (label, p))
+    tally.problems += problems
+    return exits
+
+
+def main():
+    mode = sys.argv[1]
+    outdir, ksrc = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    tally = Tally()
+
+    if mode in ('run', 'script'):
+        exits = judge(mode, outdir, ksrc, tally)
         rc = exits.get('demo' if mode == 'run' else 'script', 1)
         if rc != 0:
             print('%s exited with status %d' % (mode, rc))
-        sys.exit(1 if problems else rc)
-    if problems:
-        failed += len(problems)
-    line = '%d passed, %d failed' % (passed, failed)
-    if skipped:
-        line += ', %d skipped' % skipped
+        sys.exit(1 if tally.problems else rc)
+
+    judge(mode, outdir, ksrc, tally)
+    for stock in sys.argv[4:]:
+        judge('stock', os.path.abspath(stock), ksrc, tally,
+              label=os.path.basename(stock.rstrip('/')) + ':')
+    failed = tally.failed + len(tally.problems)
+    line = '%d passed, %d failed' % (tally.passed, failed)
+    if tally.skipped:
+        line += ', %d skipped' % tally.skipped
     print(line)
     sys.exit(1 if failed else 0)
 
