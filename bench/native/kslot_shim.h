@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel primitives kslot's core structures use, for the native
+ * userspace build in bench/native.  The kslot sources compile unmodified
+ * against it: bench/native/Makefile generates one-line <linux/*.h> stubs
+ * that include this file.
+ *
+ * Model: one CPU.  Per-CPU data has one copy, local locks and interrupt
+ * masking do nothing, spinlocks are real test-and-set locks, RCU is
+ * liburcu's default flavour (the one the kernel's XArray test harness in
+ * tools/testing/radix-tree uses), memory comes from malloc.  The red-black
+ * tree and its header come from the kernel tree's tools/ at build time.
+ */
+#ifndef KSLOT_SHIM_H
+#define KSLOT_SHIM_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef unsigned int gfp_t;
+
+/* ---- compiler ---- */
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#ifndef barrier
+#define barrier()		__asm__ __volatile__("" : : : "memory")
+#endif
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+#define __always_inline		inline __attribute__((__always_inline__))
+#define noinline		__attribute__((__noinline__))
+#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
+#define __must_hold(x)
+#define __acquires(x)
+#define __releases(x)
+#define __rcu
+#define __percpu
+#define __counted_by(m)
+#define ____cacheline_aligned_in_smp	__attribute__((__aligned__(64)))
+#define fallthrough		__attribute__((__fallthrough__))
+#define _RET_IP_		((unsigned long)__builtin_return_address(0))
+#define IS_ENABLED(option)	0
+#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+#define module_param_named(name, var, type, perm)
+#define MODULE_PARM_DESC(name, desc)
+
+/* ---- numbers ---- */
+#define U8_MAX			UINT8_MAX
+#define U16_MAX			UINT16_MAX
+#define U32_MAX			UINT32_MAX
+#define U64_MAX			UINT64_MAX
+#define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define ALIGN(x, a)		(((x) + ((__typeof__(x))(a) - 1)) & \
+				 ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a)	(((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define max3(a, b, c)		max(max(a, b), c)
+#define min_t(t, a, b)		min((t)(a), (t)(b))
+#define max_t(t, a, b)		max((t)(a), (t)(b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define container_of(p, type, member) \
+	((type *)((char *)(p) - offsetof(type, member)))
+#define swap(a, b) \
+	do { __typeof__(a) __t = (a); (a) = (b); (b) = __t; } while (0)
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n && !(n & (n - 1));
+}
+
+static inline int ilog2(unsigned long n)
+{
+	return 63 - __builtin_clzl(n);
+}
+
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+
+static inline size_t size_mul(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+static inline size_t size_add(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+#define struct_size(p, member, n) \
+	size_add(sizeof(*(p)), size_mul(sizeof(*(p)->member), n))
+
+/* ---- errors and reports ---- */
+#define MAX_ERRNO	4095
+#define ERR_PTR(e)	((void *)(long)(e))
+#define PTR_ERR(p)	((long)(p))
+#define IS_ERR(p)	((unsigned long)(p) >= (unsigned long)-MAX_ERRNO)
+#define IS_ERR_OR_NULL(p)	(!(p) || IS_ERR(p))
+#define pr_err(...)	fprintf(stderr, __VA_ARGS__)
+#define pr_warn(...)	fprintf(stderr, __VA_ARGS__)
+#define WARN(c, ...)	({ bool __c = (c); if (__c) pr_warn(__VA_ARGS__); __c; })
+#define WARN_ON(c)	WARN(c, "WARN_ON(%s) at %s:%d\n", #c, __FILE__, __LINE__)
+#define WARN_ON_ONCE(c)	WARN_ON(c)
+#define might_sleep()	do { } while (0)
+#define lockdep_assert_held(l)	do { } while (0)
+#define lockdep_is_held(l)	1
+
+struct va_format {
+	const char *fmt;
+	va_list *va;
+};
+
+struct ratelimit_state {
+	int unused;
+};
+
+#define ratelimit_state_init(rs, interval, burst)	do { } while (0)
+#define __ratelimit(rs)	1
+
+/* ---- atomics and references ---- */
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+#define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
+#define atomic_set(v, i)	__atomic_store_n(&(v)->counter, i, __ATOMIC_RELAXED)
+#define atomic_long_read(v)	atomic_read(v)
+#define atomic_long_set(v, i)	atomic_set(v, i)
+#define atomic_long_inc(v) \
+	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
+
+struct kref {
+	atomic_t refcount;
+};
+
+static inline bool kref_get_unless_zero(struct kref *k)
+{
+	int old = atomic_read(&k->refcount);
+
+	while (old && !__atomic_compare_exchange_n(&k->refcount.counter, &old,
+						   old + 1, false,
+						   __ATOMIC_SEQ_CST,
+						   __ATOMIC_RELAXED))
+		;
+	return old != 0;
+}
+
+static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
+{
+	if (__atomic_sub_fetch(&k->refcount.counter, 1, __ATOMIC_SEQ_CST))
+		return 0;
+	release(k);
+	return 1;
+}
+
+/* ---- locks: one CPU, real spinlocks ---- */
+typedef struct {
+	int locked;
+} spinlock_t;
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	l->locked = 0;
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+#define spin_lock_bh(l)				spin_lock(l)
+#define spin_unlock_bh(l)			spin_unlock(l)
+#define spin_lock_irqsave(l, f)			do { (f) = 0; spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
+
+typedef struct {
+	int unused;
+} local_lock_t;
+
+#define local_lock_init(l)			do { } while (0)
+#define local_lock_irqsave(l, f)		do { (f) = 0; } while (0)
+#define local_unlock_irqrestore(l, f)		do { (void)(f); } while (0)
+#define cpus_read_lock()			do { } while (0)
+#define cpus_read_unlock()			do { } while (0)
+
+/* ---- per-CPU data: one CPU ---- */
+#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
+#define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
+#define cpu_online(cpu)			((cpu) == 0)
+#define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
+#define this_cpu_ptr(p)			(p)
+#define __alloc_percpu_gfp(size, align, gfp)	calloc(1, size)
+#define alloc_percpu_gfp(type, gfp)	((type *)calloc(1, sizeof(type)))
+#define free_percpu(p)			free(p)
+
+/* ---- work items run at once ---- */
+struct work_struct {
+	void (*func)(struct work_struct *work);
+};
+
+#define INIT_WORK(w, f)			((w)->func = (f))
+#define system_wq			NULL
+
+static inline bool queue_work_on(int cpu, void *wq, struct work_struct *w)
+{
+	w->func(w);
+	return true;
+}
+
+#define flush_work(w)			((void)(w), true)
+
+/* ---- memory ---- */
+#define GFP_KERNEL		0x1u
+#define GFP_ATOMIC		0x2u
+#define GFP_NOWAIT		0x4u
+#define __GFP_ZERO		0x100u
+#define __GFP_NOWARN		0x200u
+#define __GFP_ACCOUNT		0x400u
+#define __GFP_COMP		0x800u
+#define __GFP_DMA		0x1000u
+#define __GFP_DMA32		0x2000u
+#define __GFP_HIGHMEM		0x4000u
+#define PAGE_SHIFT		12
+#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define PAGE_ALLOC_COSTLY_ORDER	3
+#define POISON_FREE		0x6b
+
+static inline bool gfpflags_allow_blocking(gfp_t gfp)
+{
+	return gfp & GFP_KERNEL;
+}
+
+#define want_init_on_alloc(gfp)	(((gfp) & __GFP_ZERO) != 0)
+#define want_init_on_free()	false
+#define kasan_check_write(p, n)	do { } while (0)
+#define kmemleak_alloc(p, n, c, gfp)	do { } while (0)
+#define kmemleak_free(p)	do { } while (0)
+
+static inline void *kmalloc(size_t n, gfp_t gfp)
+{
+	return gfp & __GFP_ZERO ? calloc(1, n ?: 1) : malloc(n ?: 1);
+}
+
+#define kzalloc(n, gfp)			kmalloc(n, (gfp) | __GFP_ZERO)
+#define kcalloc(n, s, gfp)		kzalloc(size_mul(n, s), gfp)
+#define kmalloc_array(n, s, gfp)	kmalloc(size_mul(n, s), gfp)
+#define kvmalloc(n, gfp)		kmalloc(n, gfp)
+#define kvzalloc(n, gfp)		kzalloc(n, gfp)
+#define kfree(p)			free((void *)(p))
+#define kvfree(p)			free((void *)(p))
+#define vfree(p)			free((void *)(p))
+#define is_vmalloc_addr(p)		false
+
+void kslot_shim_free_rcu(void *p);
+#define kfree_rcu(p, field)		kslot_shim_free_rcu(p)
+#define kvfree_rcu(p, field)		kslot_shim_free_rcu(p)
+
+static inline void *memchr_inv(const void *p, int c, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != (unsigned char)c)
+			return (void *)(s + i);
+	return NULL;
+}
+
+static inline size_t strscpy(char *d, const char *s, size_t n)
+{
+	snprintf(d, n, "%s", s);
+	return strlen(d);
+}
+
+/* Pages and folios: size-aligned blocks, found again through a table. */
+struct page;
+
+struct folio {
+	void *private;
+	void *addr;
+	unsigned int order;
+};
+
+struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order);
+void kslot_shim_folio_put(struct folio *folio);
+struct folio *kslot_shim_virt_to_folio(const void *p);
+
+#define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
+#define folio_put(f)			kslot_shim_folio_put(f)
+#define folio_address(f)		((f)->addr)
+#define folio_test_slab(f)		false
+#define virt_to_folio(p)		kslot_shim_virt_to_folio(p)
+#define virt_addr_valid(p)		((p) != NULL)
+#define alloc_pages(gfp, order) \
+	((struct page *)({ struct folio *__f = folio_alloc(gfp, order); \
+			   __f ? __f->addr : NULL; }))
+#define page_address(page)		((void *)(page))
+#define virt_to_page(p)			((struct page *)(p))
+#define __free_pages(page, order) \
+	kslot_shim_folio_put(kslot_shim_virt_to_folio(page))
+
+/* ---- RCU: liburcu ---- */
+#define rcu_dereference_check(p, c)	rcu_dereference(p)
+#define rcu_dereference_protected(p, c)	(p)
+#define RCU_INIT_POINTER(p, v)		((p) = (v))
+
+/* ---- lists ---- */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
+
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+static inline void list_del_init(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	INIT_LIST_HEAD(e);
+}
+
+static inline void list_move(struct list_head *e, struct list_head *head)
+{
+	list_del_init(e);
+	list_add(e, head);
+}
+
+#define list_entry(p, type, member)	container_of(p, type, member)
+#define list_first_entry_or_null(head, type, member) \
+	((head)->next != (head) ? list_entry((head)->next, type, member) : NULL)
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member),	\
+	     n = list_entry(pos->member.next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+
+/* ---- misc ---- */
+struct dentry;
+struct file_operations {
+	int unused;
+};
+
+struct seq_file {
+	void *private;
+};
+
+#define seq_printf(m, ...)	((void)(m))
+#define DEFINE_SHOW_ATTRIBUTE(name) \
+	static const struct file_operations name##_fops __attribute__((unused)) = { \
+		.unused = sizeof(&name##_show) \
+	}
+
+u32 kslot_shim_random_u32(void);
+#define get_random_u32()	kslot_shim_random_u32()
+
+/* Clamp an index below size without a branch the CPU could mispredict. */
+static inline unsigned long array_index_mask_nospec(unsigned long index,
+						    unsigned long size)
+{
+	unsigned long mask;
+
+	__asm__("cmp %1,%2; sbb %0,%0;" : "=r" (mask)
+		: "g" (size), "r" (index) : "cc");
+	return mask;
+}
+
+#define array_index_nospec(index, size)					\
+({									\
+	__typeof__(index) _i = (index);					\
+	unsigned long _mask = array_index_mask_nospec(_i, size);	\
+	(__typeof__(_i))(_i & _mask);					\
+})
+
+#endif /* KSLOT_SHIM_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The native benchmark's two sides: kslot (kn_*, built through the shim)
+ * and the kernel's XArray (xn_*, built with tools/testing/radix-tree's
+ * headers).  The driver sees only these plain C declarations.  Every
+ * *_time() function returns the nanoseconds of one timed loop.
+ */
+#ifndef NATIVE_BENCH_H
+#define NATIVE_BENCH_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t nb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The value stored for entry i, the same on both sides. */
+static inline void *nb_val(uint32_t i)
+{
+	return (void *)(uintptr_t)(((uint64_t)i + 1) << 3);
+}
+
+int kn_setup(void);
+int kn_map_fill(uint32_t n, uint64_t *handles);
+uint64_t kn_map_alloc_time(uint32_t n, uint64_t *handles);
+uint64_t kn_map_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes);
+uint64_t kn_map_lookup_inline_time(const uint64_t *h, uint32_t n,
+				   uint32_t passes);
+int kn_floor_fill(uint32_t n);
+uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n,
+			      uint32_t passes);
+uint64_t kn_map_churn_time(uint64_t *h, uint32_t n);
+uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n);
+int kn_map_check(const uint64_t *h, uint32_t n);
+int kn_dense_fill(uint32_t n);
+uint64_t kn_dense_iter_time(uint32_t passes);
+int kn_hive_fill(uint32_t n, const uint32_t *perm, uint32_t erase);
+uint64_t kn_hive_iter_time(uint32_t passes);
+uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes);
+uint64_t kn_pool_hot_time(unsigned int size, uint32_t ops);
+uint64_t kn_malloc_hot_time(unsigned int size, uint32_t ops);
+void kn_count_lookups(const uint64_t *h, uint32_t n);
+void kn_count_map_lookups(const uint64_t *h, uint32_t n);
+void kn_count_floor(const uint64_t *h, uint32_t n);
+unsigned long kn_sink(void);
+
+int xn_setup(void);
+int xn_fill(uint32_t n, uint32_t *ids);
+uint64_t xn_alloc_time(uint32_t n, uint32_t *ids);
+uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes);
+uint64_t xn_churn_time(uint32_t *ids, uint32_t n);
+uint64_t xn_erase_time(const uint32_t *ids, uint32_t n);
+uint64_t xn_iter_time(uint32_t passes);
+int xn_check(const uint32_t *ids, uint32_t n);
+void xn_count_loads(const uint32_t *ids, uint32_t n);
+unsigned long xn_sink(void);
+
+#endif /* NATIVE_BENCH_H */

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The XArray side of the native benchmark, built with the headers of the
+ * kernel tree's tools/testing/radix-tree harness against the tree's own
+ * lib/xarray.c (see xa_lib.c).
+ */
+#include <linux/xarray.h>
+#include <linux/radix-tree.h>
+
+#include "native_bench.h"
+
+static DEFINE_XARRAY_ALLOC(xa);
+static unsigned long sink;
+
+unsigned long xn_sink(void)
+{
+	return sink;
+}
+
+int xn_setup(void)
+{
+	rcu_register_thread();
+	radix_tree_init();
+	return 0;
+}
+
+int xn_fill(uint32_t n, uint32_t *ids)
+{
+	uint32_t i;
+
+	xa_destroy(&xa);
+	xa_init_flags(&xa, XA_FLAGS_ALLOC);
+	for (i = 0; i < n; i++)
+		if (xa_alloc(&xa, &ids[i], nb_val(i), xa_limit_32b, GFP_KERNEL))
+			return -1;
+	return 0;
+}
+
+uint64_t xn_alloc_time(uint32_t n, uint32_t *ids)
+{
+	uint64_t t = nb_now();
+
+	if (xn_fill(n, ids))
+		return 0;
+	return nb_now() - t;
+}
+
+int xn_check(const uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (xa_load(&xa, ids[i]) != nb_val(i))
+			return -1;
+	return 0;
+}
+
+uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < n; i++)
+			sum += (unsigned long)xa_load(&xa, ids[i]);
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+uint64_t xn_churn_time(uint32_t *ids, uint32_t n)
+{
+	uint64_t t = nb_now();
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		sink += (unsigned long)xa_erase(&xa, ids[i]);
+		if (xa_alloc(&xa, &ids[i], nb_val(0), xa_limit_32b, GFP_KERNEL))
+			return 0;
+	}
+	return nb_now() - t;
+}
+
+uint64_t xn_erase_time(const uint32_t *ids, uint32_t n)
+{
+	uint64_t t = nb_now();
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sink += (unsigned long)xa_erase(&xa, ids[i]);
+	return nb_now() - t;
+}
+
+uint64_t xn_iter_time(uint32_t passes)
+{
+	unsigned long index, sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p;
+	void *entry;
+
+	for (p = 0; p < passes; p++)
+		xa_for_each(&xa, index, entry)
+			sum += (unsigned long)entry;
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+void xn_count_loads(const uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sink += (unsigned long)xa_load(&xa, ids[i]);
+}
