@@ -99,3 +99,30 @@ check-stock: stock-vms
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
 	rm -rf $(BUILD)
+
+# ---- Benchmarks (make bench) ----
+# bench/kslot_bench.ko on Debian's stock 6.12 kernel in the VM, the ioctl
+# benchmark in the guest, and the native userspace build against the
+# kernel tree's XArray; see scripts/bench.sh.  Results: a table on stdout,
+# build/bench/results.json and build/bench/results.png.  Not part of
+# "make check", which loads the module once at a tiny size instead
+# (bench/kslot_bench.sh, run in the VMs like a selftest).
+BENCH_OUT := $(BUILD)/bench
+
+.PHONY: bench bench-tools bench-selftest
+
+bench: deps kernel bench-tools
+	@$(TOP)/scripts/bench.sh $(BENCH_OUT)
+
+bench-tools:
+	@mkdir -p $(BUILD)/bin
+	@$(CC) -O2 -Wall -static -I$(TOP)/include/uapi \
+		-I$(TOP)/userspace-tools $(TOP)/bench/kslot_ioctl_bench.c \
+		$(TOP)/userspace-tools/libkslot.c -o $(BUILD)/bin/kslot_ioctl_bench
+
+bench-selftest:
+	@mkdir -p $(BUILD)/selftests
+	@cp $(TOP)/bench/kslot_bench.sh $(BUILD)/selftests/
+
+tools: bench-tools
+selftests: bench-selftest

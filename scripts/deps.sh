@@ -13,6 +13,7 @@ pkgs=(
 	busybox-static
 	sparse
 	dwarves gcc-multilib
+	liburcu-dev valgrind gnuplot-nox
 )
 
 missing=()

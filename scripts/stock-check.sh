@@ -34,6 +34,8 @@ for series in "$@"; do
 	rm -rf "$src"
 	mkdir -p "$src" "$vmout"
 	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$src/"
+	# The benchmark module (make bench; loaded at a tiny size by check).
+	[ -d "$top/bench" ] && cp -r "$top/bench" "$src/"
 	log=$(make -s -C "/usr/src/linux-headers-$ver" M="$src" W=1 modules 2>&1)
 	rc=$?
 	if [ $rc != 0 ] || echo "$log" | grep -q 'warning:'; then

@@ -2,8 +2,8 @@
 /*
  * The kernel primitives kslot's core structures use, for the native
  * userspace build in bench/native.  The kslot sources compile unmodified
- * against it: bench/native/Makefile generates one-line <linux/*.h> stubs
- * that include this file.
+ * against it: bench/native/Makefile generates a one-line stub for each
+ * kernel header they include, and each stub includes this file.
  *
  * Model: one CPU.  Per-CPU data has one copy, local locks and interrupt
  * masking do nothing, spinlocks are real test-and-set locks, RCU is
@@ -47,7 +47,9 @@ typedef unsigned int gfp_t;
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+#ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
+#endif
 #define noinline		__attribute__((__noinline__))
 #define __printf(a, b)		__attribute__((__format__(printf, a, b)))
 #define __must_hold(x)
@@ -246,7 +248,7 @@ static inline bool queue_work_on(int cpu, void *wq, struct work_struct *w)
 	return true;
 }
 
-#define flush_work(w)			((void)(w), true)
+#define flush_work(w)			do { (void)(w); } while (0)
 
 /* ---- memory ---- */
 #define GFP_KERNEL		0x1u
