@@ -38,10 +38,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
-#include <linux/version.h>
 #include <linux/xarray.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+/* objpool arrived in Linux 6.7; the module also builds for 6.1. */
+#if __has_include(<linux/objpool.h>)
 #include <linux/objpool.h>
 #define KB_HAVE_OBJPOOL	1
 #else
@@ -1226,7 +1226,7 @@ static u64 kb_smp_once(struct kb_ctx *c, enum kb_smp_kind kind, u32 ops)
 		wake_up_process(task[i]);
 	}
 	while (atomic_read(&kb_smp_ready) < 2)
-		msleep(1);
+		usleep_range(500, 1000);
 	atomic_set(&kb_smp_go, 1);
 	for (i = 0; i < 2; i++) {
 		wait_for_completion(&th[i].done);

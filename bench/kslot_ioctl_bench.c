@@ -88,8 +88,9 @@ static void report(const char *op, uint32_t batch, uint32_t n, double ns,
 	       ns > 0 ? 1e9 / ns : 0);
 	if (batch == 1)
 		return;
-	printf("ok %u ioctl_%s_batch%u size=%u kslot_ns=%.2f anchor=ioctl_%s_single anchor_ns=%.2f\n",
-	       ++tests, op, batch, n, ns, op, single);
+	printf("ok %u ioctl_%s_batch%u size=%u kslot_ns=%.2f ", ++tests, op,
+	       batch, n, ns);
+	printf("anchor=ioctl_%s_single anchor_ns=%.2f\n", op, single);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,8 @@
 #include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/kslot_map.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -48,9 +50,26 @@ static gfp_t kslot_map_gfp(const struct kslot_map *map, gfp_t gfp)
 	return gfp | __GFP_NOWARN;
 }
 
-static struct kslot_map_dir *kslot_map_dir_locked(struct kslot_map *map)
+static struct kslot_map_table *kslot_map_table_locked(struct kslot_map *map)
 {
-	return rcu_dereference_protected(map->dir, lockdep_is_held(&map->lock));
+	return rcu_dereference_protected(map->table,
+					 lockdep_is_held(&map->lock));
+}
+
+/*
+ * The table of a map with no slots yet: one slot (mask 0) whose key, 0,
+ * equals only the null handle, for which the object read is NULL anyway.
+ * Every empty map points at it, so lookups never check for a NULL table.
+ */
+static union {
+	struct kslot_map_table table;
+	u8 bytes[sizeof(struct kslot_map_table) +
+		 sizeof(struct kslot_map_slot)];
+} kslot_map_empty_table;
+
+static struct kslot_map_table *kslot_map_empty(void)
+{
+	return &kslot_map_empty_table.table;
 }
 
 static int kslot_map_stats_show(struct seq_file *m, void *unused)
@@ -93,7 +112,7 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 
 	memset(map, 0, sizeof(*map));
 	spin_lock_init(&map->lock);
-	RCU_INIT_POINTER(map->dir, NULL);
+	RCU_INIT_POINTER(map->table, kslot_map_empty());
 	map->tag = kslot_random_tag();
 	map->flags = flags;
 	map->free_head = KSLOT_MAP_NONE;
@@ -106,15 +125,9 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 }
 EXPORT_SYMBOL_GPL(kslot_map_init);
 
-static void kslot_map_dir_free_all(struct rcu_head *head)
+static void kslot_map_table_free_rcu(struct rcu_head *head)
 {
-	struct kslot_map_dir *dir = container_of(head, struct kslot_map_dir,
-						 rcu);
-	u32 i;
-
-	for (i = 0; i < dir->nr_chunks; i++)
-		kfree(dir->chunks[i]);
-	kvfree(dir);
+	kvfree(container_of(head, struct kslot_map_table, rcu));
 }
 
 /**
@@ -136,110 +149,102 @@ void kslot_map_destroy(struct kslot_map *map,
 		       void (*fn)(void *obj, u64 handle, void *data),
 		       void *data)
 {
-	struct kslot_map_dir *dir;
+	struct kslot_map_table *t;
 	u32 i;
 
 	kslot_debugfs_remove(map->debugfs);
 	map->debugfs = NULL;
-	dir = rcu_dereference_protected(map->dir, true);
+	t = rcu_dereference_protected(map->table, true);
 	for (i = 0; fn && i < map->nr_slots; i++) {
-		struct kslot_map_slot *slot =
-			&dir->chunks[i >> KSLOT_MAP_CHUNK_SHIFT]
-				    [i & KSLOT_MAP_CHUNK_MASK];
+		struct kslot_map_slot *slot = &t->slots[i];
 
-		if (kslot_gen_is_live(slot->gen))
-			fn(slot->obj, kslot_handle_make(i, map->tag, slot->gen),
-			   data);
+		if (kslot_gen_is_live(kslot_map_slot_gen(slot->key)))
+			fn(slot->obj, slot->key, data);
 	}
-	RCU_INIT_POINTER(map->dir, NULL);
+	RCU_INIT_POINTER(map->table, kslot_map_empty());
 	WRITE_ONCE(map->nr_slots, 0);
 	map->count = 0;
 	map->free_head = KSLOT_MAP_NONE;
-	if (dir)
-		call_rcu(&dir->rcu, kslot_map_dir_free_all);
+	if (t != kslot_map_empty())
+		call_rcu(&t->rcu, kslot_map_table_free_rcu);
 }
 EXPORT_SYMBOL_GPL(kslot_map_destroy);
 
-/* Memory allocated outside the lock for one growth step. */
-struct kslot_map_grow {
-	struct kslot_map_slot *chunk;
-	struct kslot_map_dir *dir;
-};
-
-static u32 kslot_map_chunks_for(u32 slots)
+/* Slots a table holds; the shared empty table holds none. */
+static u32 kslot_map_table_size(struct kslot_map_table *t)
 {
-	return DIV_ROUND_UP(slots, KSLOT_MAP_CHUNK_SLOTS);
+	return t == kslot_map_empty() ? 0 : t->mask + 1;
+}
+
+/* Slots usable after the next growth step from @nr. */
+static u32 kslot_map_grow_target(const struct kslot_map *map, u32 nr)
+{
+	return min(nr + KSLOT_MAP_CHUNK_SLOTS, map->max_entries);
 }
 
 /*
- * Allocate what the next growth step needs, with the lock dropped.
- * @nr and @nr_chunks are the slot count and directory size seen under the
- * lock; the caller re-checks them after retaking it.
+ * Allocate the bigger table the next growth step needs, if it needs one,
+ * with the lock dropped.  @nr and @size are the slot count and table size
+ * seen under the lock; the caller re-checks them after retaking it.
  */
-static int kslot_map_grow_alloc(struct kslot_map *map, u32 nr, u32 nr_chunks,
-				struct kslot_map_grow *grow, gfp_t gfp)
+static int kslot_map_grow_alloc(struct kslot_map *map, u32 nr, u32 size,
+				struct kslot_map_table **newt, gfp_t gfp)
 {
-	u32 chunk = nr >> KSLOT_MAP_CHUNK_SHIFT;
+	u32 want = kslot_map_grow_target(map, nr);
+	size_t bytes;
 
+	*newt = NULL;
+	if (want <= size)
+		return 0;
+	want = max_t(u32, roundup_pow_of_two(want), KSLOT_MAP_MIN_TABLE);
+	bytes = struct_size(*newt, slots, want);
 	gfp = kslot_map_gfp(map, gfp);
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	grow->chunk = kcalloc(KSLOT_MAP_CHUNK_SLOTS, sizeof(*grow->chunk), gfp);
-	if (!grow->chunk)
+	/* kvmalloc() may only sleep if the caller allows it. */
+	if (gfpflags_allow_blocking(gfp))
+		*newt = kvmalloc(bytes, gfp);
+	else
+		*newt = kmalloc(bytes, gfp);
+	if (!*newt)
 		return -ENOMEM;
-	if (chunk >= nr_chunks) {
-		u32 want = max(2 * nr_chunks, 1U);
-
-		want = min(want, kslot_map_chunks_for(map->max_entries));
-		/* kvmalloc() may only sleep if the caller allows it. */
-		if (kslot_should_fail_alloc())
-			grow->dir = NULL;
-		else if (gfpflags_allow_blocking(gfp))
-			grow->dir = kvzalloc(struct_size(grow->dir, chunks,
-							 want), gfp);
-		else
-			grow->dir = kzalloc(struct_size(grow->dir, chunks,
-							want), gfp);
-		if (!grow->dir) {
-			kfree(grow->chunk);
-			grow->chunk = NULL;
-			return -ENOMEM;
-		}
-		grow->dir->nr_chunks = want;
-	}
+	(*newt)->mask = want - 1;
 	return 0;
 }
 
-/* Install a growth step; called with the lock held and the state unchanged. */
+/*
+ * Install a growth step; called with the lock held and the state
+ * unchanged since kslot_map_grow_alloc().  Copies the table into @newt if
+ * there is one, then links the next slots into the free list.
+ */
 static void kslot_map_grow_install(struct kslot_map *map,
-				   struct kslot_map_grow *grow)
+				   struct kslot_map_table *newt)
 {
-	struct kslot_map_dir *old = kslot_map_dir_locked(map);
-	struct kslot_map_dir *dir = old;
+	struct kslot_map_table *t = kslot_map_table_locked(map);
 	u32 base = map->nr_slots;
-	u32 end = min(base + KSLOT_MAP_CHUNK_SLOTS, map->max_entries);
+	u32 end = kslot_map_grow_target(map, base);
 	u32 i;
 
-	if (grow->dir) {
-		dir = grow->dir;
-		if (old)
-			memcpy(dir->chunks, old->chunks,
-			       old->nr_chunks * sizeof(old->chunks[0]));
+	if (newt) {
+		memcpy(newt->slots, t->slots, base * sizeof(t->slots[0]));
+		for (i = base; i <= newt->mask; i++) {
+			newt->slots[i].key = kslot_map_free_key(i, 0);
+			newt->slots[i].next = KSLOT_MAP_NONE;
+		}
+	} else {
+		newt = t;
 	}
 	for (i = base; i < end; i++)
-		grow->chunk[i - base].next = i + 1 < end ? i + 1 :
-							   KSLOT_MAP_NONE;
-	dir->chunks[base >> KSLOT_MAP_CHUNK_SHIFT] = grow->chunk;
-	if (grow->dir) {
-		rcu_assign_pointer(map->dir, dir);
-		if (old)
-			kvfree_rcu(old, rcu);
+		newt->slots[i].next = i + 1 < end ? i + 1 : KSLOT_MAP_NONE;
+	if (newt != t) {
+		/* Readers that see the new table see its slots. */
+		rcu_assign_pointer(map->table, newt);
+		if (t != kslot_map_empty())
+			call_rcu(&t->rcu, kslot_map_table_free_rcu);
 	}
 	map->free_head = base;
-	/* Readers that see the new count see the chunk and directory. */
+	/* Readers that see the new count see the table that holds it. */
 	smp_store_release(&map->nr_slots, end);
-	grow->chunk = NULL;
-	grow->dir = NULL;
 }
 
 /*
@@ -250,34 +255,35 @@ static int kslot_map_grow(struct kslot_map *map,
 			  struct kslot_map_lock_state *ls, gfp_t gfp)
 	__must_hold(&map->lock)
 {
-	struct kslot_map_grow grow = {};
+	struct kslot_map_table *newt = NULL;
 	int ret = 0;
 
 	while (map->free_head == KSLOT_MAP_NONE) {
-		struct kslot_map_dir *dir = kslot_map_dir_locked(map);
-		u32 nr_chunks = dir ? dir->nr_chunks : 0;
+		struct kslot_map_table *t = kslot_map_table_locked(map);
 		u32 nr = map->nr_slots;
+		u32 size = kslot_map_table_size(t);
 
 		if (nr >= map->max_entries) {
 			ret = -ENOSPC;
 			break;
 		}
-		kslot_map_unlock(map, ls);
-		ret = kslot_map_grow_alloc(map, nr, nr_chunks, &grow, gfp);
-		kslot_map_lock(map, ls);
-		if (ret)
-			break;
-		dir = kslot_map_dir_locked(map);
-		/* Someone else grew the map or freed a slot meanwhile. */
-		if (map->nr_slots != nr || map->free_head != KSLOT_MAP_NONE ||
-		    (dir ? dir->nr_chunks : 0) != nr_chunks) {
-			kfree(grow.chunk);
-			kvfree(grow.dir);
-			grow.chunk = NULL;
-			grow.dir = NULL;
-			continue;
+		if (kslot_map_grow_target(map, nr) > size) {
+			kslot_map_unlock(map, ls);
+			ret = kslot_map_grow_alloc(map, nr, size, &newt, gfp);
+			kslot_map_lock(map, ls);
+			if (ret)
+				break;
+			/* Someone else grew the map or freed a slot meanwhile. */
+			if (map->nr_slots != nr ||
+			    map->free_head != KSLOT_MAP_NONE ||
+			    kslot_map_table_locked(map) != t) {
+				kvfree(newt);
+				newt = NULL;
+				continue;
+			}
 		}
-		kslot_map_grow_install(map, &grow);
+		kslot_map_grow_install(map, newt);
+		newt = NULL;
 	}
 	return ret;
 }
@@ -313,34 +319,32 @@ int kslot_map_alloc(struct kslot_map *map, void *obj, u64 *handle, gfp_t gfp)
 	if (ret)
 		goto out;
 	index = map->free_head;
-	slot = __kslot_map_slot(map, index);
+	slot = &kslot_map_table_locked(map)->slots[index];
 	map->free_head = slot->next;
-	gen = slot->gen + 1;
+	gen = kslot_map_slot_gen(slot->key) + 1;
 	WRITE_ONCE(slot->obj, obj);
-	/* Object before generation; see __kslot_map_lookup(). */
+	/* Object before key; see __kslot_map_lookup(). */
 	smp_wmb();
-	WRITE_ONCE(slot->gen, gen);
-	map->count++;
 	*handle = kslot_handle_make(index, map->tag, gen);
+	WRITE_ONCE(slot->key, *handle);
+	map->count++;
 out:
 	kslot_map_unlock(map, &ls);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_map_alloc);
 
-/* The live slot @handle names, or NULL.  Called with the lock held. */
+/*
+ * The live slot @handle names, or NULL.  Called with the lock held.  A
+ * key equals a handle only if the slot is live under that very handle.
+ */
 static struct kslot_map_slot *kslot_map_live_slot(struct kslot_map *map,
 						  u64 handle)
 {
-	u32 gen = kslot_handle_gen(handle);
-	struct kslot_map_slot *slot;
+	struct kslot_map_table *t = kslot_map_table_locked(map);
+	struct kslot_map_slot *slot = &t->slots[(u32)handle & t->mask];
 
-	if (!kslot_gen_is_live(gen) || kslot_handle_tag(handle) != map->tag)
-		return NULL;
-	slot = __kslot_map_slot(map, kslot_handle_index(handle));
-	if (!slot || slot->gen != gen)
-		return NULL;
-	return slot;
+	return handle && slot->key == handle ? slot : NULL;
 }
 
 /**
@@ -395,23 +399,25 @@ void *kslot_map_remove(struct kslot_map *map, u64 handle)
 	struct kslot_map_lock_state ls;
 	struct kslot_map_slot *slot;
 	void *obj = NULL;
+	u32 index, gen;
 
 	kslot_map_lock(map, &ls);
 	slot = kslot_map_live_slot(map, handle);
 	if (!slot)
 		goto out;
 	obj = slot->obj;
-	WRITE_ONCE(slot->gen, slot->gen + 1);
-	/* Generation before object; see __kslot_map_lookup(). */
+	index = kslot_handle_index(handle);
+	gen = kslot_handle_gen(handle) + 1;
+	WRITE_ONCE(slot->key, kslot_map_free_key(index, gen));
+	/* Key before object (and link); see __kslot_map_lookup(). */
 	smp_wmb();
-	WRITE_ONCE(slot->obj, NULL);
 	map->count--;
-	if (!slot->gen) {
-		slot->next = KSLOT_MAP_RETIRED;
+	if (!gen) {
+		WRITE_ONCE(slot->next, KSLOT_MAP_RETIRED);
 		map->retired++;
 	} else {
-		slot->next = map->free_head;
-		map->free_head = kslot_handle_index(handle);
+		WRITE_ONCE(slot->next, map->free_head);
+		map->free_head = index;
 	}
 out:
 	kslot_map_unlock(map, &ls);
@@ -502,27 +508,29 @@ EXPORT_SYMBOL_GPL(kslot_map_lookup_get);
  */
 void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 {
+	struct kslot_map_table *t;
 	void *found = NULL;
 	u32 i, nr;
 
 	rcu_read_lock();
 	/* Pairs with the release in kslot_map_grow_install(). */
 	nr = smp_load_acquire(&map->nr_slots);
+	t = rcu_dereference(map->table);
 	for (i = *index; i < nr; i++) {
-		struct kslot_map_slot *slot = __kslot_map_slot(map, i);
-		u32 gen = READ_ONCE(slot->gen);
+		struct kslot_map_slot *slot = &t->slots[i];
+		u64 key = READ_ONCE(slot->key);
 		void *obj;
 
-		if (!kslot_gen_is_live(gen))
+		if (!kslot_gen_is_live(kslot_map_slot_gen(key)))
 			continue;
 		/* The same protocol as __kslot_map_lookup(). */
 		smp_rmb();
 		obj = READ_ONCE(slot->obj);
-		smp_rmb(); /* Object before the generation re-check. */
-		if (!obj || READ_ONCE(slot->gen) != gen)
+		smp_rmb(); /* Object before the key re-check. */
+		if (!obj || READ_ONCE(slot->key) != key)
 			continue;
 		*index = i;
-		*handle = kslot_handle_make(i, map->tag, gen);
+		*handle = key;
 		found = obj;
 		break;
 	}
@@ -575,8 +583,14 @@ void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
 	info->nr_slots = map->nr_slots;
 	info->free_head = map->free_head;
 	info->count = map->count;
-	for (i = 0; i < max && start + i < map->nr_slots; i++)
-		info->slots[i] = *__kslot_map_slot(map, start + i);
+	for (i = 0; i < max && start + i < map->nr_slots; i++) {
+		struct kslot_map_slot *slot = __kslot_map_slot(map, start + i);
+		u32 gen = kslot_map_slot_gen(slot->key);
+
+		info->slots[i].gen = gen;
+		info->slots[i].next = kslot_gen_is_live(gen) ? KSLOT_MAP_NONE :
+							     slot->next;
+	}
 	info->returned = i;
 	kslot_map_unlock(map, &ls);
 }
@@ -599,9 +613,9 @@ int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen)
 
 	kslot_map_lock(map, &ls);
 	slot = __kslot_map_slot(map, index);
-	if (slot && !kslot_gen_is_live(slot->gen) &&
+	if (slot && !kslot_gen_is_live(kslot_map_slot_gen(slot->key)) &&
 	    slot->next != KSLOT_MAP_RETIRED && !kslot_gen_is_live(gen)) {
-		WRITE_ONCE(slot->gen, gen);
+		WRITE_ONCE(slot->key, kslot_map_free_key(index, gen));
 		ret = 0;
 	}
 	kslot_map_unlock(map, &ls);

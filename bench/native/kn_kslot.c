@@ -91,7 +91,7 @@ uint64_t kn_map_lookup_inline_time(const uint64_t *h, uint32_t n,
 
 /* The floor: bounds check, clamp, chunk, generation compare. */
 #define FLOOR_SHIFT	8
-#define FLOOR_SLOTS	(1U << FLOOR_SHIFT)
+#define FLOOR_SLOTS	BIT(FLOOR_SHIFT)
 
 struct floor_slot {
 	u32 gen;

@@ -239,13 +239,12 @@ int main(int argc, char **argv)
 		return count_mode(strtoul(argv[2], NULL, 0));
 	printf("TAP version 13\n");
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			reps = strtoul(argv[++i], NULL, 0);
-		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
-		} else {
+		else
 			run_size(strtoul(argv[i], NULL, 0), seed);
-		}
 	}
 	printf("1..%u\n", tests);
 	return 0;

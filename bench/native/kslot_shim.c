@@ -36,7 +36,7 @@ void kslot_shim_free_rcu(void *p)
 
 /* Page number -> folio, open addressing; a folio registers every page. */
 #define FOLIO_BITS	20
-#define FOLIO_SLOTS	(1UL << FOLIO_BITS)
+#define FOLIO_SLOTS	BIT(FOLIO_BITS)
 
 static struct {
 	unsigned long pfn;

@@ -100,6 +100,11 @@ static inline int ilog2(unsigned long n)
 	return 63 - __builtin_clzl(n);
 }
 
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 

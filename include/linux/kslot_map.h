@@ -27,10 +27,19 @@
  *   with spin_lock(), so writers must not run in softirq or hardirq
  *   context.  Create the map with %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ
  *   to make every writer safe from softirq or hardirq context.
- * - Slots live in chunks of %KSLOT_MAP_CHUNK_SLOTS that never move and are
- *   freed only by kslot_map_destroy(), after an RCU grace period.  The chunk
- *   directory is replaced on growth and the old one freed after a grace
- *   period, as fs/file.c does for the fd table.
+ * - Slots live in one power-of-two table.  Growth makes
+ *   %KSLOT_MAP_CHUNK_SLOTS more slots usable at a time; when the table is
+ *   full it is copied into one twice as big, published with
+ *   rcu_assign_pointer() and the old copy freed after a grace period, as
+ *   fs/file.c does for the fd table.  A reader still on the old copy sees
+ *   the map as it was when the copy was made, like any lookup that races
+ *   with a writer; lookups that start after a writer returns see its work.
+ * - A live slot stores its whole handle as its key, so a lookup is one
+ *   masked index and two compares of the key (before and after reading
+ *   the object).  Masking the index keeps it inside the table without a
+ *   bounds check to mispredict (Spectre v1).  A free slot's key has an
+ *   even generation and index bits that differ from the slot's own in
+ *   bit 0, so no handle that masks to the slot can ever equal it.
  * - The map never frees the objects stored in it.  An object removed from
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
@@ -71,33 +80,39 @@ struct dentry;
 
 /**
  * struct kslot_map_slot - One slot of a kslot_map.
- * @obj: The stored object; NULL while free or reserved.
- * @gen: Generation: odd while live, even while free, 0 once retired.
- * @next: Index of the next free slot while this one is free.
+ * @key: The handle of the live entry; while free, the slot's even
+ *	generation in the generation bits and its index with bit 0 flipped
+ *	in the index bits (0 once retired).
+ * @obj: The stored object; NULL while reserved.
+ * @next: While free: the next free slot, %KSLOT_MAP_NONE or
+ *	%KSLOT_MAP_RETIRED.  Shares storage with @obj: a reader that reads
+ *	it by mistake finds the key changed and discards it.
  */
 struct kslot_map_slot {
-	void *obj;
-	u32 gen;
-	u32 next;
+	u64 key;
+	union {
+		void *obj;
+		unsigned long next;
+	};
 };
 
 /**
- * struct kslot_map_dir - The chunk directory, replaced as the map grows.
- * @rcu: Frees a replaced directory after readers are done with it.
- * @nr_chunks: Number of entries in @chunks.
- * @chunks: Pointers to the slot chunks; NULL beyond the map's capacity.
+ * struct kslot_map_table - The slot table, replaced as the map grows.
+ * @mask: Number of slots minus one; a power of two minus one.
+ * @rcu: Frees a replaced table after readers are done with it.
+ * @slots: The slots; those at or beyond the map's nr_slots are unused.
  */
-struct kslot_map_dir {
+struct kslot_map_table {
+	u32 mask;
 	struct rcu_head rcu;
-	u32 nr_chunks;
-	struct kslot_map_slot *chunks[] __counted_by(nr_chunks);
+	struct kslot_map_slot slots[];
 };
 
 /**
  * struct kslot_map - A generational handle table.
- * @dir: The chunk directory (RCU-protected).
- * @nr_slots: Slots readers may index; published with release semantics
- *	after the chunk holding them.
+ * @table: The slot table (RCU-protected); never NULL.
+ * @nr_slots: Slots in use (live, free or retired); the rest of the table
+ *	is not yet handed out.
  * @tag: Random tag carried by every handle of this map.
  * @flags: %KSLOT_MAP_* flags given at init.
  * @lock: Serialises writers.
@@ -109,7 +124,7 @@ struct kslot_map_dir {
  * @debugfs: Debugfs file of a named map, or NULL.
  */
 struct kslot_map {
-	struct kslot_map_dir __rcu *dir;
+	struct kslot_map_table __rcu *table;
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
@@ -124,6 +139,8 @@ struct kslot_map {
 
 #define KSLOT_MAP_NONE		U32_MAX
 #define KSLOT_MAP_RETIRED	(U32_MAX - 1)
+/* Smallest table: at least two slots, so a free key never matches. */
+#define KSLOT_MAP_MIN_TABLE	16
 
 /**
  * struct kslot_map_stats - A snapshot of a map's counters.
@@ -158,12 +175,37 @@ void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle);
 void kslot_map_get_stats(struct kslot_map *map, struct kslot_map_stats *st);
 
 /**
+ * kslot_map_slot_gen() - Generation of a slot.
+ * @key: The slot's key.
+ *
+ * Context: Any context.
+ * Return: The generation: odd while live, even while free, 0 if retired.
+ */
+static inline u32 kslot_map_slot_gen(u64 key)
+{
+	return kslot_handle_gen(key);
+}
+
+/**
+ * kslot_map_free_key() - The key of a free slot.
+ * @index: The slot.
+ * @gen: Its (even) generation.
+ *
+ * Context: Any context.
+ * Return: A key that no handle reaching slot @index can equal.
+ */
+static inline u64 kslot_map_free_key(u32 index, u32 gen)
+{
+	return ((u64)gen << KSLOT_GEN_SHIFT) | (index ^ 1);
+}
+
+/**
  * __kslot_map_slot() - Find the slot an index names.
  * @map: The map.
  * @index: A slot index from an untrusted handle.
  *
- * The index is bounds-checked and then clamped with array_index_nospec()
- * so a mispredicted bounds check cannot read beyond the table.
+ * The index is bounds-checked against the slots in use and clamped with
+ * array_index_nospec().
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The slot, or NULL if @index is beyond the map's slots.
@@ -173,14 +215,13 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
 {
 	/* Pairs with the release in kslot_map_grow_install(). */
 	u32 nr = smp_load_acquire(&map->nr_slots);
-	struct kslot_map_dir *dir;
+	struct kslot_map_table *t;
 
 	if (unlikely(index >= nr))
 		return NULL;
 	index = array_index_nospec(index, nr);
-	dir = rcu_dereference_check(map->dir, lockdep_is_held(&map->lock));
-	return &dir->chunks[index >> KSLOT_MAP_CHUNK_SHIFT]
-			   [index & KSLOT_MAP_CHUNK_MASK];
+	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
+	return &t->slots[index];
 }
 
 /**
@@ -188,9 +229,11 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * The fast path: a tag compare, a bounds check, and a generation compare
- * before and after the object load, so the object returned is the one
- * that was published under @handle and not a later occupant of the slot.
+ * The fast path: the handle's index bits, masked to the table, pick a
+ * slot; the slot's key must equal the whole handle (tag, index and live
+ * generation at once) before and after the object is read, so the object
+ * returned is the one that was published under @handle and not a later
+ * occupant of the slot.
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The object, or NULL if @handle is not live in @map (or is
@@ -199,21 +242,19 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  */
 static inline void *__kslot_map_lookup(struct kslot_map *map, u64 handle)
 {
-	u32 gen = kslot_handle_gen(handle);
+	struct kslot_map_table *t;
 	struct kslot_map_slot *slot;
 	void *obj;
 
-	if (unlikely(!kslot_gen_is_live(gen) ||
-		     kslot_handle_tag(handle) != map->tag))
+	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
+	slot = &t->slots[(u32)handle & READ_ONCE(t->mask)];
+	if (unlikely(READ_ONCE(slot->key) != handle))
 		goto reject;
-	slot = __kslot_map_slot(map, kslot_handle_index(handle));
-	if (unlikely(!slot || READ_ONCE(slot->gen) != gen))
-		goto reject;
-	/* Generation, object, generation: pairs with smp_wmb() in writers. */
+	/* Key, object, key: pairs with smp_wmb() in writers. */
 	smp_rmb();
 	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the generation re-check. */
-	if (unlikely(READ_ONCE(slot->gen) != gen))
+	smp_rmb(); /* Object before the key re-check. */
+	if (unlikely(READ_ONCE(slot->key) != handle))
 		goto reject;
 	return obj;
 reject:
