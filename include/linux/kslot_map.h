@@ -20,7 +20,7 @@
  * |                         | allocate a chunk     |                    |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove()      |                      |                    |
- * | kslot_map_destroy()     | caller: no users     | no                 |
+ * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
  * +-------------------------+----------------------+--------------------+
  *
  * - Writers serialise on an internal spinlock.  By default it is taken
@@ -109,11 +109,13 @@ struct kslot_map_dir {
  * @debugfs: Debugfs file of a named map, or NULL.
  */
 struct kslot_map {
+	/* Read by every lookup. */
 	struct kslot_map_dir __rcu *dir;
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
-	spinlock_t lock;	/* Serialises writers; see the rules above. */
+	/* Written by writers: a cache line of their own. */
+	spinlock_t lock ____cacheline_aligned_in_smp;	/* See the rules. */
 	u32 free_head;
 	u32 count;
 	u32 max_entries;
