@@ -140,7 +140,7 @@ static void kslot_map_table_free_rcu(struct rcu_head *head)
  * The caller must ensure no other writer runs and no new lookup starts.
  * Lookups already inside an RCU read-side critical section may finish:
  * the slot memory is freed only after a grace period.  The map may be
- * initialised again afterwards.
+ * initialised again afterwards, and must be before any other use.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
@@ -161,8 +161,13 @@ void kslot_map_destroy(struct kslot_map *map,
 		if (kslot_gen_is_live(kslot_map_slot_gen(slot->key)))
 			fn(slot->obj, slot->key, data);
 	}
-	RCU_INIT_POINTER(map->table, kslot_map_empty());
-	WRITE_ONCE(map->nr_slots, 0);
+	/*
+	 * New lookups find the empty table; lookups already running keep
+	 * using the old one, which stays in place until the grace period
+	 * ends.  Walkers clamp the slot count to the table they loaded.
+	 */
+	rcu_assign_pointer(map->table, kslot_map_empty());
+	smp_store_release(&map->nr_slots, 0);
 	map->count = 0;
 	map->free_head = KSLOT_MAP_NONE;
 	if (t != kslot_map_empty())
@@ -277,8 +282,11 @@ static int kslot_map_grow(struct kslot_map *map,
 			if (map->nr_slots != nr ||
 			    map->free_head != KSLOT_MAP_NONE ||
 			    kslot_map_table_locked(map) != t) {
+				/* vfree() may sleep: free with the lock dropped. */
+				kslot_map_unlock(map, ls);
 				kvfree(newt);
 				newt = NULL;
+				kslot_map_lock(map, ls);
 				continue;
 			}
 		}
@@ -471,6 +479,8 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 			   size_t ref_offset,
 			   void (*release)(struct kref *ref))
 {
+	struct kslot_map_table *t;
+	struct kslot_map_slot *slot;
 	struct kref *ref;
 	void *obj;
 
@@ -483,7 +493,15 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 		obj = NULL;
 		goto out;
 	}
-	if (__kslot_map_lookup(map, handle) != obj) {
+	/*
+	 * The increment is a relaxed RMW: order the re-check after it, as
+	 * refcount_inc_not_zero_acquire() would.  Then the slot must still
+	 * hold this object at this generation.
+	 */
+	smp_acquire__after_ctrl_dep();
+	t = rcu_dereference(map->table);
+	slot = &t->slots[(u32)handle & READ_ONCE(t->mask)];
+	if (READ_ONCE(slot->key) != handle || READ_ONCE(slot->obj) != obj) {
 		kref_put(ref, release);
 		obj = NULL;
 	}
@@ -516,6 +534,8 @@ void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 	/* Pairs with the release in kslot_map_grow_install(). */
 	nr = smp_load_acquire(&map->nr_slots);
 	t = rcu_dereference(map->table);
+	/* destroy() may have swapped in the empty table after the load. */
+	nr = min(nr, READ_ONCE(t->mask) + 1);
 	for (i = *index; i < nr; i++) {
 		struct kslot_map_slot *slot = &t->slots[i];
 		u64 key = READ_ONCE(slot->key);

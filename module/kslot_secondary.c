@@ -287,6 +287,11 @@ int kslot_secondary_insert(struct kslot_secondary *sec, u64 handle,
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* page_get() may have dropped the lock: another insert may have bound. */
+	if (sec->tag_bound && kslot_handle_tag(handle) != sec->tag) {
+		ret = -EINVAL;
+		goto out;
+	}
 	off = index & (BIT(sec->page_shift) - 1);
 	if (page->gen[off] > gen) {
 		ret = -ESTALE;

@@ -45,6 +45,7 @@ typedef unsigned int gfp_t;
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_acquire__after_ctrl_dep()	smp_rmb()
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
 #ifndef __always_inline

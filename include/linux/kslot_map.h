@@ -17,10 +17,10 @@
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc()       | map lock, dropped to | only if gfp allows |
- * |                         | allocate a chunk     |                    |
+ * |                         | allocate a table     |                    |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove()      |                      |                    |
- * | kslot_map_destroy()     | caller: no users     | no                 |
+ * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
  * +-------------------------+----------------------+--------------------+
  *
  * - Writers serialise on an internal spinlock.  By default it is taken
@@ -57,6 +57,7 @@
 #include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
+#include <linux/minmax.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -73,7 +74,7 @@ struct dentry;
 #define KSLOT_MAP_LOCK_BH	BIT(0)
 /* Writers take the map lock with spin_lock_irqsave(). */
 #define KSLOT_MAP_LOCK_IRQ	BIT(1)
-/* Charge the map's own memory (chunks, directory) to the current memcg. */
+/* Charge the map's own memory (its slot table) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	BIT(2)
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
 				 KSLOT_MAP_ACCOUNT)
@@ -124,11 +125,13 @@ struct kslot_map_table {
  * @debugfs: Debugfs file of a named map, or NULL.
  */
 struct kslot_map {
+	/* Read by every lookup. */
 	struct kslot_map_table __rcu *table;
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
-	spinlock_t lock;	/* Serialises writers; see the rules above. */
+	/* Written by writers: a cache line of their own. */
+	spinlock_t lock ____cacheline_aligned_in_smp;	/* See the rules. */
 	u32 free_head;
 	u32 count;
 	u32 max_entries;
@@ -217,10 +220,12 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
 	u32 nr = smp_load_acquire(&map->nr_slots);
 	struct kslot_map_table *t;
 
+	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
+	/* kslot_map_destroy() may have swapped in the empty table. */
+	nr = min(nr, READ_ONCE(t->mask) + 1);
 	if (unlikely(index >= nr))
 		return NULL;
 	index = array_index_nospec(index, nr);
-	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
 	return &t->slots[index];
 }
 
