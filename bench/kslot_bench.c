@@ -40,8 +40,8 @@
 #include <linux/utsname.h>
 #include <linux/xarray.h>
 
-/* objpool arrived in Linux 6.7; the module also builds for 6.1. */
-#if __has_include(<linux/objpool.h>)
+/* objpool arrived in Linux 6.7; Kbuild tells (the module builds for 6.1). */
+#ifdef KSLOT_BENCH_OBJPOOL
 #include <linux/objpool.h>
 #define KB_HAVE_OBJPOOL	1
 #else

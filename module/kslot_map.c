@@ -167,6 +167,7 @@ void kslot_map_destroy(struct kslot_map *map,
 	 * ends.  Walkers clamp the slot count to the table they loaded.
 	 */
 	rcu_assign_pointer(map->table, kslot_map_empty());
+	/* Pairs with the acquire in __kslot_map_slot(), kslot_map_find(). */
 	smp_store_release(&map->nr_slots, 0);
 	map->count = 0;
 	map->free_head = KSLOT_MAP_NONE;
