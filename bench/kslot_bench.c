@@ -1256,7 +1256,7 @@ static void kb_bench_smp(struct kb_ctx *c)
 {
 	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = 64 };
 	u32 n = c->n, ops = max(n, min_ops);
-	u64 k, a, k1;
+	u64 k, a, k1, a1;
 	int ret;
 
 	if (num_online_cpus() < 2) {
@@ -1290,13 +1290,18 @@ static void kb_bench_smp(struct kb_ctx *c)
 	k = kb_smp(c, KB_SMP_POOL_HOT, ops);
 	a = kb_smp(c, KB_SMP_CACHE_HOT, ops);
 	k1 = c->err ? 0 : kb_time(c, kb_pool_hot, ops);
+	a1 = c->err ? 0 : kb_time(c, kb_cache_hot, ops);
 	if (c->err) {
 		kb_fail("smp2_pool_hot_64", n, c->err);
 		goto out;
 	}
 	kb_row("smp2_pool_hot_64", n, k, "kmem_cache_alloc+free", a);
-	/* Scaling: the same loop on one CPU; ratio < 1 is a slowdown. */
+	/*
+	 * Scaling: the same loops on one CPU, measured here; a ratio below 1
+	 * is the slowdown of going to two CPUs, to compare with kmem_cache's.
+	 */
 	kb_row("smp2_pool_hot_64", n, k, "kslot_pool_1cpu", k1);
+	kb_row("smp2_cache_scaling_64", n, a, "kmem_cache_1cpu", a1);
 out:
 	c->err = 0;
 	if (!IS_ERR_OR_NULL(kb_pool.pool))

@@ -16,13 +16,13 @@
 #     OUTDIR/results.json and OUTDIR/results.png.
 #
 # Environment: KSLOT_BENCH_SIZES (default 1024,65536,1048576),
-# KSLOT_BENCH_REPS (default 3), KSLOT_BENCH_NATIVE_REPS (default 5).
+# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
-reps=${KSLOT_BENCH_REPS:-3}
+reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
 mkdir -p "$out"
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
@@ -58,7 +58,12 @@ fi
 
 echo "bench.sh: native build against $ksrc" >&2
 make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
-"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } > "$out/native.tap"
+# Kernel memory is mapped with huge pages (the direct map for slabs,
+# huge vmap for kvmalloc()): give both native sides transparent huge
+# pages through glibc's malloc alike.
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
+	"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } \
+	> "$out/native.tap"
 echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \

@@ -148,6 +148,9 @@ static void run_size(uint32_t n, unsigned int seed)
 		    per(c, (uint64_t)n * passes));
 		row(name, n, per(a, (uint64_t)n * passes), "xa_load",
 		    per(b, (uint64_t)n * passes));
+		c = BEST(xn_xas_load_time(id, n, passes));
+		row(name, n, per(a, (uint64_t)n * passes), "xas_load_caller_rcu",
+		    per(c, (uint64_t)n * passes));
 	}
 
 	a = BEST(kn_map_churn_time(k.rh, n));

@@ -53,6 +53,7 @@ int xn_setup(void);
 int xn_fill(uint32_t n, uint32_t *ids);
 uint64_t xn_alloc_time(uint32_t n, uint32_t *ids);
 uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes);
+uint64_t xn_xas_load_time(const uint32_t *ids, uint32_t n, uint32_t passes);
 uint64_t xn_churn_time(uint32_t *ids, uint32_t n);
 uint64_t xn_erase_time(const uint32_t *ids, uint32_t n);
 uint64_t xn_iter_time(uint32_t passes);

@@ -69,6 +69,27 @@ uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes)
 	return t;
 }
 
+/* The advanced API under the caller's RCU, as __kslot_map_lookup(). */
+uint64_t xn_xas_load_time(const uint32_t *ids, uint32_t n, uint32_t passes)
+{
+	XA_STATE(xas, &xa, 0);
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++) {
+		rcu_read_lock();
+		for (i = 0; i < n; i++) {
+			xas_set(&xas, ids[i]);
+			sum += (unsigned long)xas_load(&xas);
+		}
+		rcu_read_unlock();
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
 uint64_t xn_churn_time(uint32_t *ids, uint32_t n)
 {
 	uint64_t t = nb_now();
