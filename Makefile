@@ -137,7 +137,7 @@ install: modules
 	install -D -m 0644 $(TOP)/udev/kslot-sysusers.conf \
 		$(DESTDIR)$(SYSUSERSDIR)/kslot.conf
 ifeq ($(DESTDIR),)
-	depmod -a $$(cat $(KDIR)/include/config/kernel.release)
+	depmod -a $$(modinfo -F vermagic $(TOP)/kslot.ko | cut -d' ' -f1)
 	getent group kslot >/dev/null || groupadd --system kslot
 endif
 

@@ -10,6 +10,7 @@
 # Usage: scripts/dkms-check.sh SERIES...   (SERIES: 6.12, 6.1)
 # Prints TAP.
 set -uo pipefail
+# shellcheck disable=SC2012
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
@@ -61,8 +62,8 @@ for series in "$@"; do
 	if ! dkms build "${opts[@]}" -k "$ver" > "$tmp/log" 2>&1; then
 		echo "not ok $n $what"
 		sed 's/^/# /' "$tmp/log"
-		cat "$tree/kslot/$pkgver/build/make.log" 2> /dev/null |
-			tail -20 | sed 's/^/# /'
+		tail -20 "$tree/kslot/$pkgver/build/make.log" 2> /dev/null |
+			sed 's/^/# /'
 		continue
 	fi
 	ko=$(ls "$tree/kslot/$pkgver/$ver"/*/module/kslot.ko* 2> /dev/null |

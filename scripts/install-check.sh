@@ -128,7 +128,7 @@ rc=$?
 ldd_out=$(LD_LIBRARY_PATH=$d/usr/lib ldd "$tmp/prog" 2> /dev/null)
 echo "$ldd_out" | grep -q "libkslot.so.0 => $d/usr/lib/libkslot.so.0" || rc=1
 ok $rc "a program links the installed libkslot.so via kslot.pc" "$out"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 out=$(gcc -Wall -Werror -static -o "$tmp/prog-static" "$tmp/prog.c" \
 	$(PKG_CONFIG_LIBDIR="$d/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$d" \
 	  pkg-config --cflags --libs --static kslot) 2>&1 &&

@@ -34,7 +34,7 @@ declared_params() {
 	local srcs
 
 	case "$1" in
-	kslot) srcs=$(ls "$top"/module/*.c | grep -v kslot_demo) ;;
+	kslot) srcs=$(find "$top/module" -name '*.c' ! -name kslot_demo.c) ;;
 	*) srcs=$top/module/$1.c ;;
 	esac
 	# shellcheck disable=SC2086
