@@ -36,6 +36,7 @@ kernel: deps
 
 # Build the modules against the test kernel and stage the KUnit modules.
 test-modules: kernel
+	@rm -f $(TOP)/*_test.ko
 	@kdir=$(TEST_KDIR); \
 	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
 	@mkdir -p $(BUILD)/tests
