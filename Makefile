@@ -107,8 +107,7 @@ clean:
 #                        the module (modules_install into
 #                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
 #                        libkslot (static, shared, header, kslot.pc), the
-#                        uapi header, kslotctl(8), the udev rule and the
-#                        sysusers.d entry of the kslot group
+#                        uapi header, kslotctl(8) and the udev rule
 #   make dkms-src [DESTDIR=dir]
 #                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
 #   make docs            regenerate docs/kslot-api.rst from the kernel-doc
@@ -120,7 +119,6 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
 UDEVDIR ?= /usr/lib/udev
-SYSUSERSDIR ?= /usr/lib/sysusers.d
 INSTALL_MOD_DIR ?= updates
 DKMS_SRC = $(DESTDIR)/usr/src/kslot-$(VERSION)
 
@@ -135,11 +133,8 @@ install: modules
 	install -D -m 0644 $(TOP)/man/kslotctl.8 $(DESTDIR)$(MANDIR)/man8/kslotctl.8
 	install -D -m 0644 $(TOP)/udev/60-kslot.rules \
 		$(DESTDIR)$(UDEVDIR)/rules.d/60-kslot.rules
-	install -D -m 0644 $(TOP)/udev/kslot-sysusers.conf \
-		$(DESTDIR)$(SYSUSERSDIR)/kslot.conf
 ifeq ($(DESTDIR),)
 	depmod -a $$(modinfo -F vermagic $(TOP)/kslot.ko | cut -d' ' -f1)
-	getent group kslot >/dev/null || groupadd --system kslot
 endif
 
 dkms-src:
