@@ -101,6 +101,72 @@ clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
 	rm -rf $(BUILD)
 
+# ---- Install, DKMS, documentation, in-tree mode ----------------------------
+#
+#   make install [DESTDIR=dir] [PREFIX=/usr/local]
+#                        the module (modules_install into
+#                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
+#                        libkslot (static, shared, header, kslot.pc), the
+#                        uapi header, kslotctl(8) and the udev rule
+#   make dkms-src [DESTDIR=dir]
+#                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
+#   make docs            regenerate docs/kslot-api.rst from the kernel-doc
+#   make kunit-intree    the KUnit suites in-tree (lib/kslot/ of a copy of
+#                        the kernel tree) with kunit.py --arch=x86_64;
+#                        takes minutes, not part of make check
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+UDEVDIR ?= /usr/lib/udev
+INSTALL_MOD_DIR ?= updates
+DKMS_SRC = $(DESTDIR)/usr/src/kslot-$(VERSION)
+
+.PHONY: install dkms-src docs kunit-intree eco-checks
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(if $(DESTDIR),DEPMOD=true) \
+		modules_install
+	$(MAKE) -C $(TOP)/userspace-tools O=$(BUILD)/userspace-install \
+		DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install
+	install -D -m 0644 $(TOP)/man/kslotctl.8 $(DESTDIR)$(MANDIR)/man8/kslotctl.8
+	install -D -m 0644 $(TOP)/udev/60-kslot.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/60-kslot.rules
+ifeq ($(DESTDIR),)
+	depmod -a $$(modinfo -F vermagic $(TOP)/kslot.ko | cut -d' ' -f1)
+endif
+
+dkms-src:
+	@rm -rf $(DKMS_SRC)
+	@mkdir -p $(DKMS_SRC)/module $(DKMS_SRC)/kunit \
+		$(DKMS_SRC)/include/linux $(DKMS_SRC)/include/uapi/linux
+	@cp $(TOP)/dkms.conf $(TOP)/Kbuild $(DKMS_SRC)/
+	@cp $(TOP)/module/*.[ch] $(DKMS_SRC)/module/
+	@cp $(TOP)/kunit/*.[ch] $(DKMS_SRC)/kunit/
+	@cp $(TOP)/include/linux/*.h $(DKMS_SRC)/include/linux/
+	@cp $(TOP)/include/uapi/linux/*.h $(DKMS_SRC)/include/uapi/linux/
+	@echo "dkms-src: $(DKMS_SRC)"
+
+docs: kernel
+	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --write
+
+kunit-intree:
+	@$(TOP)/scripts/intree.sh kunit
+
+# Host TAP for make check: DKMS builds, make install into a scratch
+# DESTDIR, modinfo, and the API document against the kernel-doc.
+eco-checks: test-modules
+	@mkdir -p $(VM_OUT)
+	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
+		$(VM_OUT)/host-modinfo.tap $(VM_OUT)/host-apidoc.tap
+	@$(TOP)/scripts/dkms-check.sh $(STOCK_KERNELS) > $(VM_OUT)/host-dkms.tap
+	@$(TOP)/scripts/install-check.sh 6.12 > $(VM_OUT)/host-install.tap
+	@$(TOP)/scripts/modinfo-check.sh $(TOP) > $(VM_OUT)/host-modinfo.tap
+	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --tap > $(VM_OUT)/host-apidoc.tap
+
+check: eco-checks
+
 # ---- Benchmarks (make bench) ----
 # bench/kslot_bench.ko on Debian's stock 6.12 kernel in the VM, the ioctl
 # benchmark in the guest, and the native userspace build against the
@@ -110,10 +176,16 @@ clean:
 # (bench/kslot_bench.sh, run in the VMs like a selftest).
 BENCH_OUT := $(BUILD)/bench
 
-.PHONY: bench bench-tools bench-selftest
+.PHONY: bench bench-tools bench-selftest bench-module
 
 bench: deps kernel bench-tools
 	@$(TOP)/scripts/bench.sh $(BENCH_OUT)
+
+# kslot_bench.ko against the test kernel, for the check VM.
+bench-module: test-modules
+	@kdir=$(TEST_KDIR); \
+	$(MAKE) -C $$kdir M=$(TOP)/bench \
+		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers W=1 modules
 
 bench-tools:
 	@mkdir -p $(BUILD)/bin
@@ -127,3 +199,4 @@ bench-selftest:
 
 tools: bench-tools
 selftests: bench-selftest
+check: bench-module

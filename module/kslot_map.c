@@ -23,31 +23,19 @@ static void kslot_map_lock(struct kslot_map *map,
 			   struct kslot_map_lock_state *ls)
 	__acquires(&map->lock)
 {
-	if (map->flags & KSLOT_MAP_LOCK_IRQ)
-		spin_lock_irqsave(&map->lock, ls->irqflags);
-	else if (map->flags & KSLOT_MAP_LOCK_BH)
-		spin_lock_bh(&map->lock);
-	else
-		spin_lock(&map->lock);
+	ls->irqflags = __kslot_lock(&map->lock, map->flags);
 }
 
 static void kslot_map_unlock(struct kslot_map *map,
 			     struct kslot_map_lock_state *ls)
 	__releases(&map->lock)
 {
-	if (map->flags & KSLOT_MAP_LOCK_IRQ)
-		spin_unlock_irqrestore(&map->lock, ls->irqflags);
-	else if (map->flags & KSLOT_MAP_LOCK_BH)
-		spin_unlock_bh(&map->lock);
-	else
-		spin_unlock(&map->lock);
+	__kslot_unlock(&map->lock, map->flags, ls->irqflags);
 }
 
 static gfp_t kslot_map_gfp(const struct kslot_map *map, gfp_t gfp)
 {
-	if (map->flags & KSLOT_MAP_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp, map->flags & KSLOT_MAP_ACCOUNT);
 }
 
 static struct kslot_map_table *kslot_map_table_locked(struct kslot_map *map)
@@ -105,9 +93,7 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 {
 	if (!max_entries || max_entries > KSLOT_MAX_ENTRIES)
 		return -EINVAL;
-	if (flags & ~KSLOT_MAP_FLAGS_ALL)
-		return -EINVAL;
-	if ((flags & KSLOT_MAP_LOCK_BH) && (flags & KSLOT_MAP_LOCK_IRQ))
+	if (!kslot_lock_flags_valid(flags, KSLOT_MAP_FLAGS_ALL))
 		return -EINVAL;
 
 	memset(map, 0, sizeof(*map));

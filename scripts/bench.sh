@@ -37,7 +37,9 @@ mkdir -p "$src" "$out/files"
 cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/bench" \
 	"$src/"
 make -s -C "/usr/src/linux-headers-$ver" M="$src" W=1 modules >&2
-cp "$src/kslot_bench.ko" "$out/files/"
+make -s -C "/usr/src/linux-headers-$ver" M="$src/bench" \
+	KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" W=1 modules >&2
+cp "$src/bench/kslot_bench.ko" "$out/files/"
 cat > "$out/guest.sh" <<GUEST
 insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
 dmesg | sed -n 's/^.*kslot_bench: //p'

@@ -14,6 +14,7 @@ pkgs=(
 	sparse
 	dwarves gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
+	dkms openssl pkgconf groff-base
 )
 
 missing=()

@@ -25,8 +25,10 @@ src=$cache/src-$srcver
 out=$cache/kernel-$(basename "$frag" .config)-$key
 
 mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9
+# One lock for the shared source tree, one per kernel: building one kernel
+# does not hold up users of another that is already built.
+exec 8>"$cache/.lock-src"
+flock 8
 if [ ! -f "$src/.kslot-extracted" ]; then
 	echo "kernel.sh: extracting $tarball" >&2
 	rm -rf "$src" "$src.tmp"
@@ -35,6 +37,9 @@ if [ ! -f "$src/.kslot-extracted" ]; then
 	touch "$src.tmp/.kslot-extracted"
 	mv "$src.tmp" "$src"
 fi
+flock -u 8
+exec 9>"$out.lock"
+flock 9
 
 if [ -f "$out/.kslot-built" ]; then
 	echo "kernel.sh: cached kernel $out" >&2

@@ -55,6 +55,10 @@ run_sparse() {
 	fi
 	make -s -C "$kdir" M="$top" C=2 W=1 modules 2>&1 |
 		grep -E 'warning|error'
+	# The benchmark module builds on its own (bench/Kbuild).
+	make -s -C "$kdir" M="$top/bench" C=2 W=1 \
+		KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" modules 2>&1 |
+		grep -E 'warning|error'
 }
 
 fail=0

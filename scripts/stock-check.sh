@@ -44,6 +44,10 @@ for series in "$@"; do
 		continue
 	fi
 	echo "ok $n W=1 build against linux-headers-$ver" >> "$tap"
+	# The benchmark module, for bench/kslot_bench.sh in the VM.
+	[ -d "$src/bench" ] && make -s -C "/usr/src/linux-headers-$ver" \
+		M="$src/bench" KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" \
+		modules >&2
 	echo "stock-check.sh: booting Debian kernel $ver" >&2
 	KSLOT_KO_DIR=$src "$top/scripts/vm.sh" stock "/boot/vmlinuz-$ver" "$vmout"
 	echo "$vmout" >> "$out/stock-dirs"

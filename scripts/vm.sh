@@ -30,7 +30,8 @@ chmod +x "$root/init"
 kodir=${KSLOT_KO_DIR:-$top}
 cp "$kodir/kslot.ko" "$root/lib/kslot/"
 # The benchmark module, for bench/kslot_bench.sh (check, stock modes).
-[ -e "$kodir/kslot_bench.ko" ] && cp "$kodir/kslot_bench.ko" "$root/lib/kslot/"
+[ -e "$kodir/bench/kslot_bench.ko" ] &&
+	cp "$kodir/bench/kslot_bench.ko" "$root/lib/kslot/"
 [ "$mode" = check ] &&
 	{ cp "$top"/build/tests/*.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
 if [ "$mode" = check ] || [ "$mode" = stock ]; then

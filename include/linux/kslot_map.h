@@ -57,6 +57,7 @@
 #include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
+#include <linux/kslot_lock.h>
 #include <linux/minmax.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
@@ -71,9 +72,9 @@ struct dentry;
 #define KSLOT_MAP_CHUNK_MASK	(KSLOT_MAP_CHUNK_SLOTS - 1)
 
 /* Writers take the map lock with spin_lock_bh(). */
-#define KSLOT_MAP_LOCK_BH	BIT(0)
+#define KSLOT_MAP_LOCK_BH	KSLOT_LOCK_BH
 /* Writers take the map lock with spin_lock_irqsave(). */
-#define KSLOT_MAP_LOCK_IRQ	BIT(1)
+#define KSLOT_MAP_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the map's own memory (its slot table) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	BIT(2)
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
