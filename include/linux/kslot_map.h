@@ -83,8 +83,8 @@ struct dentry;
 /**
  * struct kslot_map_slot - One slot of a kslot_map.
  * @key: The handle of the live entry; while free, the slot's even
- *	generation in the generation bits and its index with bit 0 flipped
- *	in the index bits (0 once retired).
+ *	generation (0 once retired) in the generation bits and its index
+ *	with bit 0 flipped in the index bits.
  * @obj: The stored object; NULL while reserved.
  * @next: While free: the next free slot, %KSLOT_MAP_NONE or
  *	%KSLOT_MAP_RETIRED.  Shares storage with @obj: a reader that reads
