@@ -160,7 +160,8 @@ eco-checks: test-modules
 	@mkdir -p $(VM_OUT)
 	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
 		$(VM_OUT)/host-modinfo.tap $(VM_OUT)/host-apidoc.tap
-	@$(TOP)/scripts/dkms-check.sh $(STOCK_KERNELS) > $(VM_OUT)/host-dkms.tap
+	@# One kernel proves the DKMS build; the compile matrix covers the rest.
+	@$(TOP)/scripts/dkms-check.sh $(firstword $(STOCK_KERNELS)) > $(VM_OUT)/host-dkms.tap
 	@$(TOP)/scripts/install-check.sh 6.12 > $(VM_OUT)/host-install.tap
 	@$(TOP)/scripts/modinfo-check.sh $(TOP) > $(VM_OUT)/host-modinfo.tap
 	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --tap > $(VM_OUT)/host-apidoc.tap
