@@ -57,11 +57,12 @@ tools:
 	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
 
 # Host-side checks whose TAP counts in the summary: ABI layout and lint.
-host-checks: kernel
+host-checks: kernel selftests tools
 	@mkdir -p $(VM_OUT)
-	@rm -f $(VM_OUT)/host-abi.tap $(VM_OUT)/host-lint.tap
+	@rm -f $(VM_OUT)/host-abi.tap $(VM_OUT)/host-lint.tap $(VM_OUT)/host-skip.tap
 	@$(TOP)/scripts/abi-check.sh $(BUILD)/abi > $(VM_OUT)/host-abi.tap || true
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
+	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
 check: test-modules selftests tools host-checks stock-vms
 	@mkdir -p $(VM_OUT)
