@@ -17,28 +17,31 @@ ksrc=$(readlink -f "$kdir/source" 2>/dev/null || echo "$kdir")
 cd "$top"
 files=$(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]')
 
+checkpatch_one() {
+	local ignore=
+	# Userspace code (selftests, tools) rightly uses <stdint.h> types.
+	case "$1" in
+	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c)
+		ignore="--ignore PREFER_KERNEL_TYPES" ;;
+	esac
+	# The native shim defines the kernel's own macros for userspace.
+	case "$1" in
+	bench/native/kslot_shim.h)
+		ignore="$ignore --ignore MACRO_ARG_REUSE,MACRO_ARG_UNUSED"
+		ignore="$ignore,MACRO_ARG_PRECEDENCE,COMPLEX_MACRO"
+		ignore="$ignore,NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO"
+		ignore="$ignore,SINGLE_STATEMENT_DO_WHILE_MACRO,VOLATILE"
+		ignore="$ignore,MEMORY_BARRIER,IS_ENABLED_CONFIG"
+		ignore="$ignore,EXPORT_SYMBOL,SIZEOF_ADDRESS,BIT_MACRO" ;;
+	esac
+	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet $ignore \
+		-f "$1" 2>&1
+}
+
 run_checkpatch() {
-	local f ignore
-	for f in $files; do
-		# Userspace code (selftests, tools) rightly uses <stdint.h> types.
-		ignore=
-		case "$f" in
-		selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c)
-			ignore="--ignore PREFER_KERNEL_TYPES" ;;
-		esac
-		# The native shim defines the kernel's own macros for userspace.
-		case "$f" in
-		bench/native/kslot_shim.h)
-			ignore="$ignore --ignore MACRO_ARG_REUSE,MACRO_ARG_UNUSED"
-			ignore="$ignore,MACRO_ARG_PRECEDENCE,COMPLEX_MACRO"
-			ignore="$ignore,NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO"
-			ignore="$ignore,SINGLE_STATEMENT_DO_WHILE_MACRO,VOLATILE"
-			ignore="$ignore,MEMORY_BARRIER,IS_ENABLED_CONFIG"
-			ignore="$ignore,EXPORT_SYMBOL,SIZEOF_ADDRESS,BIT_MACRO" ;;
-		esac
-		"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet \
-			$ignore -f "$f" 2>&1
-	done
+	export -f checkpatch_one
+	export ksrc
+	printf '%s\n' $files | xargs -P "$(nproc)" -I{} bash -c 'checkpatch_one "$1"' _ {}
 }
 
 run_kerneldoc() {
