@@ -425,16 +425,12 @@ EXPORT_SYMBOL_GPL(kslot_map_remove);
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * Enters an RCU read-side critical section itself, as xa_load() does,
- * with rcu_read_lock_sched(): preemption stays off for the few
- * instructions of the lookup, and synchronize_rcu() and call_rcu() wait
- * for such sections as for rcu_read_lock() ones, without the two calls
- * rcu_read_lock() costs on a preemptible kernel.  Unless the caller holds
- * rcu_read_lock() across the call and its use of the object, or keeps the
- * object alive by other means, the object may be freed as soon as this
- * returns.
+ * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
+ * holds rcu_read_lock() across the call and its use of the object, or
+ * keeps the object alive by other means, the object may be freed as soon
+ * as this returns.
  *
- * Context: Any context.  Disables preemption for the lookup.
+ * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The object, or NULL if @handle is stale, forged, from another
  * map, or reserved.
  */
@@ -442,9 +438,9 @@ void *kslot_map_lookup(struct kslot_map *map, u64 handle)
 {
 	void *obj;
 
-	rcu_read_lock_sched();
+	rcu_read_lock();
 	obj = __kslot_map_lookup(map, handle);
-	rcu_read_unlock_sched();
+	rcu_read_unlock();
 	return obj;
 }
 EXPORT_SYMBOL_GPL(kslot_map_lookup);

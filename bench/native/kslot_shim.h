@@ -348,9 +348,6 @@ struct folio *kslot_shim_virt_to_folio(const void *p);
 
 /* ---- RCU: liburcu ---- */
 #define rcu_dereference_check(p, c)	rcu_dereference(p)
-#define rcu_read_lock_sched()		rcu_read_lock()
-#define rcu_read_unlock_sched()		rcu_read_unlock()
-#define rcu_read_lock_any_held()	1
 #define rcu_dereference_protected(p, c)	(p)
 #define RCU_INIT_POINTER(p, v)		((p) = (v))
 

@@ -11,7 +11,7 @@
  * +-------------------------+----------------------+--------------------+
  * | operation               | lock                 | may sleep          |
  * +-------------------------+----------------------+--------------------+
- * | kslot_map_lookup()      | none (RCU-sched)     | no                 |
+ * | kslot_map_lookup()      | none (takes RCU)     | no                 |
  * | __kslot_map_lookup()    | caller: RCU or lock  | no                 |
  * | kslot_map_lookup_get()  | none (takes RCU)     | no                 |
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
@@ -241,8 +241,7 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  * returned is the one that was published under @handle and not a later
  * occupant of the slot.
  *
- * Context: Caller holds rcu_read_lock() or rcu_read_lock_sched() (or
- * otherwise runs with preemption disabled), or the map lock.
+ * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The object, or NULL if @handle is not live in @map (or is
  * reserved).  The object is only guaranteed to stay valid while the
  * caller stays in the RCU read-side critical section.
@@ -253,8 +252,7 @@ static inline void *__kslot_map_lookup(struct kslot_map *map, u64 handle)
 	struct kslot_map_slot *slot;
 	void *obj;
 
-	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock) ||
-				  rcu_read_lock_any_held());
+	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
 	slot = &t->slots[(u32)handle & READ_ONCE(t->mask)];
 	if (unlikely(READ_ONCE(slot->key) != handle))
 		goto reject;
