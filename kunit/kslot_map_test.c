@@ -391,7 +391,7 @@ static void kslot_map_test_retire(struct kunit *test)
 static void kslot_map_test_growth(struct kunit *test)
 {
 	const u32 n = 5 * KSLOT_MAP_CHUNK_SLOTS + 3;
-	struct kslot_map_table *first;
+	struct kslot_map_slot *first, *slot;
 	struct kslot_map map;
 	u64 *h;
 	u32 i;
@@ -401,18 +401,19 @@ static void kslot_map_test_growth(struct kunit *test)
 	map_init(test, &map, KSLOT_MAX_ENTRIES);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h[0],
 					      GFP_KERNEL), 0);
-	first = rcu_access_pointer(map.table);
-	KUNIT_EXPECT_EQ(test, first->mask, KSLOT_MAP_CHUNK_SLOTS - 1);
+	rcu_read_lock();
+	first = __kslot_map_slot(&map, 0);
+	rcu_read_unlock();
 	for (i = 1; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
 						      GFP_KERNEL), 0);
 		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
 	}
 	KUNIT_EXPECT_EQ(test, map.nr_slots, 6 * KSLOT_MAP_CHUNK_SLOTS);
-	/* Copied into a table twice as big at 256 and 512 and 1024 slots. */
-	KUNIT_EXPECT_PTR_NE(test, rcu_access_pointer(map.table), first);
-	KUNIT_EXPECT_EQ(test, rcu_access_pointer(map.table)->mask,
-			8 * KSLOT_MAP_CHUNK_SLOTS - 1);
+	rcu_read_lock();
+	slot = __kslot_map_slot(&map, 0);
+	rcu_read_unlock();
+	KUNIT_EXPECT_PTR_EQ(test, slot, first);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h[i]),
 				    COOKIE(i));
@@ -670,7 +671,7 @@ static void kslot_map_test_fault(struct kunit *test)
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	map_init(test, &map, KSLOT_MAX_ENTRIES);
-	/* First alloc: the table. */
+	/* First alloc: a chunk and the directory. */
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
 					       kslot_map_alloc(&map, COOKIE(0),
@@ -684,11 +685,11 @@ static void kslot_map_test_fault(struct kunit *test)
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
+	KUNIT_EXPECT_EQ(test, faults, 2);
 	for (n = 1; n < prefill; n++)
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(n), &h,
 						      GFP_KERNEL), 0);
-	/* Next alloc: a table twice as big, the old one copied in. */
+	/* Next alloc: a second chunk and a bigger directory. */
 	kslot_map_get_stats(&map, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
@@ -705,7 +706,7 @@ static void kslot_map_test_fault(struct kunit *test)
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 2);
+	KUNIT_EXPECT_EQ(test, faults, 4);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), prefill + 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	/* A slot from the free list needs no allocation at all. */

@@ -294,7 +294,7 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	d->live = info.count;
 	d->count = info.returned;
 	for (i = 0; i < info.returned; i++) {
-		const struct kslot_map_dump_slot *s = &info.slots[i];
+		const struct kslot_map_slot *s = &info.slots[i];
 
 		slots[i].index = d->start + i;
 		slots[i].gen = s->gen;

@@ -43,28 +43,18 @@ static inline bool kslot_should_fail_alloc(void)
 #endif
 
 struct kslot_map;
-
-/**
- * struct kslot_map_dump_slot - One slot in a kslot_map_dump_info.
- * @gen: The slot's generation.
- * @next: While free: the next free slot, KSLOT_MAP_NONE or
- *	KSLOT_MAP_RETIRED; KSLOT_MAP_NONE while live.
- */
-struct kslot_map_dump_slot {
-	u32 gen;
-	u32 next;
-};
+struct kslot_map_slot;
 
 /**
  * struct kslot_map_dump_info - A snapshot of part of a kslot_map.
- * @slots: Caller-allocated array receiving the slots' states.
+ * @slots: Caller-allocated array receiving copies of the slots.
  * @nr_slots: Slots allocated in the map.
  * @free_head: First free slot or KSLOT_MAP_NONE.
  * @count: Live entries.
  * @returned: Slots copied into @slots.
  */
 struct kslot_map_dump_info {
-	struct kslot_map_dump_slot *slots;
+	struct kslot_map_slot *slots;
 	u32 nr_slots;
 	u32 free_head;
 	u32 count;

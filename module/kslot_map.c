@@ -6,8 +6,6 @@
 #include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/kslot_map.h>
-#include <linux/log2.h>
-#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -38,26 +36,9 @@ static gfp_t kslot_map_gfp(const struct kslot_map *map, gfp_t gfp)
 	return kslot_gfp(gfp, map->flags & KSLOT_MAP_ACCOUNT);
 }
 
-static struct kslot_map_table *kslot_map_table_locked(struct kslot_map *map)
+static struct kslot_map_dir *kslot_map_dir_locked(struct kslot_map *map)
 {
-	return rcu_dereference_protected(map->table,
-					 lockdep_is_held(&map->lock));
-}
-
-/*
- * The table of a map with no slots yet: one slot (mask 0) whose key, 0,
- * equals only the null handle, for which the object read is NULL anyway.
- * Every empty map points at it, so lookups never check for a NULL table.
- */
-static union {
-	struct kslot_map_table table;
-	u8 bytes[sizeof(struct kslot_map_table) +
-		 sizeof(struct kslot_map_slot)];
-} kslot_map_empty_table;
-
-static struct kslot_map_table *kslot_map_empty(void)
-{
-	return &kslot_map_empty_table.table;
+	return rcu_dereference_protected(map->dir, lockdep_is_held(&map->lock));
 }
 
 static int kslot_map_stats_show(struct seq_file *m, void *unused)
@@ -98,7 +79,7 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 
 	memset(map, 0, sizeof(*map));
 	spin_lock_init(&map->lock);
-	RCU_INIT_POINTER(map->table, kslot_map_empty());
+	RCU_INIT_POINTER(map->dir, NULL);
 	map->tag = kslot_random_tag();
 	map->flags = flags;
 	map->free_head = KSLOT_MAP_NONE;
@@ -111,9 +92,15 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 }
 EXPORT_SYMBOL_GPL(kslot_map_init);
 
-static void kslot_map_table_free_rcu(struct rcu_head *head)
+static void kslot_map_dir_free_all(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct kslot_map_table, rcu));
+	struct kslot_map_dir *dir = container_of(head, struct kslot_map_dir,
+						 rcu);
+	u32 i;
+
+	for (i = 0; i < dir->nr_chunks; i++)
+		kfree(dir->chunks[i]);
+	kvfree(dir);
 }
 
 /**
@@ -135,108 +122,113 @@ void kslot_map_destroy(struct kslot_map *map,
 		       void (*fn)(void *obj, u64 handle, void *data),
 		       void *data)
 {
-	struct kslot_map_table *t;
+	struct kslot_map_dir *dir;
 	u32 i;
 
 	kslot_debugfs_remove(map->debugfs);
 	map->debugfs = NULL;
-	t = rcu_dereference_protected(map->table, true);
+	dir = rcu_dereference_protected(map->dir, true);
 	for (i = 0; fn && i < map->nr_slots; i++) {
-		struct kslot_map_slot *slot = &t->slots[i];
+		struct kslot_map_slot *slot =
+			&dir->chunks[i >> KSLOT_MAP_CHUNK_SHIFT]
+				    [i & KSLOT_MAP_CHUNK_MASK];
 
-		if (kslot_gen_is_live(kslot_map_slot_gen(slot->key)))
-			fn(slot->obj, slot->key, data);
+		if (kslot_gen_is_live(slot->gen))
+			fn(slot->obj, kslot_handle_make(i, map->tag, slot->gen),
+			   data);
 	}
 	/*
-	 * New lookups find the empty table; lookups already running keep
-	 * using the old one, which stays in place until the grace period
-	 * ends.  Walkers clamp the slot count to the table they loaded.
+	 * New lookups find no slot; lookups already running keep using the
+	 * directory, which stays in place until the grace period ends.
 	 */
-	rcu_assign_pointer(map->table, kslot_map_empty());
-	/* Pairs with the acquire in __kslot_map_slot(), kslot_map_find(). */
 	smp_store_release(&map->nr_slots, 0);
 	map->count = 0;
 	map->free_head = KSLOT_MAP_NONE;
-	if (t != kslot_map_empty())
-		call_rcu(&t->rcu, kslot_map_table_free_rcu);
+	if (dir)
+		call_rcu(&dir->rcu, kslot_map_dir_free_all);
 }
 EXPORT_SYMBOL_GPL(kslot_map_destroy);
 
-/* Slots a table holds; the shared empty table holds none. */
-static u32 kslot_map_table_size(struct kslot_map_table *t)
-{
-	return t == kslot_map_empty() ? 0 : t->mask + 1;
-}
+/* Memory allocated outside the lock for one growth step. */
+struct kslot_map_grow {
+	struct kslot_map_slot *chunk;
+	struct kslot_map_dir *dir;
+};
 
-/* Slots usable after the next growth step from @nr. */
-static u32 kslot_map_grow_target(const struct kslot_map *map, u32 nr)
+static u32 kslot_map_chunks_for(u32 slots)
 {
-	return min(nr + KSLOT_MAP_CHUNK_SLOTS, map->max_entries);
+	return DIV_ROUND_UP(slots, KSLOT_MAP_CHUNK_SLOTS);
 }
 
 /*
- * Allocate the bigger table the next growth step needs, if it needs one,
- * with the lock dropped.  @nr and @size are the slot count and table size
- * seen under the lock; the caller re-checks them after retaking it.
+ * Allocate what the next growth step needs, with the lock dropped.
+ * @nr and @nr_chunks are the slot count and directory size seen under the
+ * lock; the caller re-checks them after retaking it.
  */
-static int kslot_map_grow_alloc(struct kslot_map *map, u32 nr, u32 size,
-				struct kslot_map_table **newt, gfp_t gfp)
+static int kslot_map_grow_alloc(struct kslot_map *map, u32 nr, u32 nr_chunks,
+				struct kslot_map_grow *grow, gfp_t gfp)
 {
-	u32 want = kslot_map_grow_target(map, nr);
-	size_t bytes;
+	u32 chunk = nr >> KSLOT_MAP_CHUNK_SHIFT;
 
-	*newt = NULL;
-	if (want <= size)
-		return 0;
-	want = max_t(u32, roundup_pow_of_two(want), KSLOT_MAP_MIN_TABLE);
-	bytes = struct_size(*newt, slots, want);
 	gfp = kslot_map_gfp(map, gfp);
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	/* kvmalloc() may only sleep if the caller allows it. */
-	if (gfpflags_allow_blocking(gfp))
-		*newt = kvmalloc(bytes, gfp);
-	else
-		*newt = kmalloc(bytes, gfp);
-	if (!*newt)
+	grow->chunk = kcalloc(KSLOT_MAP_CHUNK_SLOTS, sizeof(*grow->chunk), gfp);
+	if (!grow->chunk)
 		return -ENOMEM;
-	(*newt)->mask = want - 1;
+	if (chunk >= nr_chunks) {
+		u32 want = max(2 * nr_chunks, 1U);
+
+		want = min(want, kslot_map_chunks_for(map->max_entries));
+		/* kvmalloc() may only sleep if the caller allows it. */
+		if (kslot_should_fail_alloc())
+			grow->dir = NULL;
+		else if (gfpflags_allow_blocking(gfp))
+			grow->dir = kvzalloc(struct_size(grow->dir, chunks,
+							 want), gfp);
+		else
+			grow->dir = kzalloc(struct_size(grow->dir, chunks,
+							want), gfp);
+		if (!grow->dir) {
+			kfree(grow->chunk);
+			grow->chunk = NULL;
+			return -ENOMEM;
+		}
+		grow->dir->nr_chunks = want;
+	}
 	return 0;
 }
 
-/*
- * Install a growth step; called with the lock held and the state
- * unchanged since kslot_map_grow_alloc().  Copies the table into @newt if
- * there is one, then links the next slots into the free list.
- */
+/* Install a growth step; called with the lock held and the state unchanged. */
 static void kslot_map_grow_install(struct kslot_map *map,
-				   struct kslot_map_table *newt)
+				   struct kslot_map_grow *grow)
 {
-	struct kslot_map_table *t = kslot_map_table_locked(map);
+	struct kslot_map_dir *old = kslot_map_dir_locked(map);
+	struct kslot_map_dir *dir = old;
 	u32 base = map->nr_slots;
-	u32 end = kslot_map_grow_target(map, base);
+	u32 end = min(base + KSLOT_MAP_CHUNK_SLOTS, map->max_entries);
 	u32 i;
 
-	if (newt) {
-		memcpy(newt->slots, t->slots, base * sizeof(t->slots[0]));
-		for (i = base; i <= newt->mask; i++) {
-			newt->slots[i].key = kslot_map_free_key(i, 0);
-			newt->slots[i].next = KSLOT_MAP_NONE;
-		}
-	} else {
-		newt = t;
+	if (grow->dir) {
+		dir = grow->dir;
+		if (old)
+			memcpy(dir->chunks, old->chunks,
+			       old->nr_chunks * sizeof(old->chunks[0]));
 	}
 	for (i = base; i < end; i++)
-		newt->slots[i].next = i + 1 < end ? i + 1 : KSLOT_MAP_NONE;
-	if (newt != t) {
-		/* Readers that see the new table see its slots. */
-		rcu_assign_pointer(map->table, newt);
-		if (t != kslot_map_empty())
-			call_rcu(&t->rcu, kslot_map_table_free_rcu);
+		grow->chunk[i - base].next = i + 1 < end ? i + 1 :
+							   KSLOT_MAP_NONE;
+	dir->chunks[base >> KSLOT_MAP_CHUNK_SHIFT] = grow->chunk;
+	if (grow->dir) {
+		rcu_assign_pointer(map->dir, dir);
+		if (old)
+			kvfree_rcu(old, rcu);
 	}
 	map->free_head = base;
-	/* Readers that see the new count see the table that holds it. */
+	/* Readers that see the new count see the chunk and directory. */
 	smp_store_release(&map->nr_slots, end);
+	grow->chunk = NULL;
+	grow->dir = NULL;
 }
 
 /*
@@ -247,38 +239,37 @@ static int kslot_map_grow(struct kslot_map *map,
 			  struct kslot_map_lock_state *ls, gfp_t gfp)
 	__must_hold(&map->lock)
 {
-	struct kslot_map_table *newt = NULL;
+	struct kslot_map_grow grow = {};
 	int ret = 0;
 
 	while (map->free_head == KSLOT_MAP_NONE) {
-		struct kslot_map_table *t = kslot_map_table_locked(map);
+		struct kslot_map_dir *dir = kslot_map_dir_locked(map);
+		u32 nr_chunks = dir ? dir->nr_chunks : 0;
 		u32 nr = map->nr_slots;
-		u32 size = kslot_map_table_size(t);
 
 		if (nr >= map->max_entries) {
 			ret = -ENOSPC;
 			break;
 		}
-		if (kslot_map_grow_target(map, nr) > size) {
+		kslot_map_unlock(map, ls);
+		ret = kslot_map_grow_alloc(map, nr, nr_chunks, &grow, gfp);
+		kslot_map_lock(map, ls);
+		if (ret)
+			break;
+		dir = kslot_map_dir_locked(map);
+		/* Someone else grew the map or freed a slot meanwhile. */
+		if (map->nr_slots != nr || map->free_head != KSLOT_MAP_NONE ||
+		    (dir ? dir->nr_chunks : 0) != nr_chunks) {
+			/* vfree() may sleep: free with the lock dropped. */
 			kslot_map_unlock(map, ls);
-			ret = kslot_map_grow_alloc(map, nr, size, &newt, gfp);
+			kfree(grow.chunk);
+			kvfree(grow.dir);
+			grow.chunk = NULL;
+			grow.dir = NULL;
 			kslot_map_lock(map, ls);
-			if (ret)
-				break;
-			/* Someone else grew the map or freed a slot meanwhile. */
-			if (map->nr_slots != nr ||
-			    map->free_head != KSLOT_MAP_NONE ||
-			    kslot_map_table_locked(map) != t) {
-				/* vfree() may sleep: free with the lock dropped. */
-				kslot_map_unlock(map, ls);
-				kvfree(newt);
-				newt = NULL;
-				kslot_map_lock(map, ls);
-				continue;
-			}
+			continue;
 		}
-		kslot_map_grow_install(map, newt);
-		newt = NULL;
+		kslot_map_grow_install(map, &grow);
 	}
 	return ret;
 }
@@ -314,32 +305,34 @@ int kslot_map_alloc(struct kslot_map *map, void *obj, u64 *handle, gfp_t gfp)
 	if (ret)
 		goto out;
 	index = map->free_head;
-	slot = &kslot_map_table_locked(map)->slots[index];
+	slot = __kslot_map_slot(map, index);
 	map->free_head = slot->next;
-	gen = kslot_map_slot_gen(slot->key) + 1;
+	gen = slot->gen + 1;
 	WRITE_ONCE(slot->obj, obj);
-	/* Object before key; see __kslot_map_lookup(). */
+	/* Object before generation; see __kslot_map_lookup(). */
 	smp_wmb();
-	*handle = kslot_handle_make(index, map->tag, gen);
-	WRITE_ONCE(slot->key, *handle);
+	WRITE_ONCE(slot->gen, gen);
 	map->count++;
+	*handle = kslot_handle_make(index, map->tag, gen);
 out:
 	kslot_map_unlock(map, &ls);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_map_alloc);
 
-/*
- * The live slot @handle names, or NULL.  Called with the lock held.  A
- * key equals a handle only if the slot is live under that very handle.
- */
+/* The live slot @handle names, or NULL.  Called with the lock held. */
 static struct kslot_map_slot *kslot_map_live_slot(struct kslot_map *map,
 						  u64 handle)
 {
-	struct kslot_map_table *t = kslot_map_table_locked(map);
-	struct kslot_map_slot *slot = &t->slots[(u32)handle & t->mask];
+	u32 gen = kslot_handle_gen(handle);
+	struct kslot_map_slot *slot;
 
-	return handle && slot->key == handle ? slot : NULL;
+	if (!kslot_gen_is_live(gen) || kslot_handle_tag(handle) != map->tag)
+		return NULL;
+	slot = __kslot_map_slot(map, kslot_handle_index(handle));
+	if (!slot || slot->gen != gen)
+		return NULL;
+	return slot;
 }
 
 /**
@@ -394,25 +387,23 @@ void *kslot_map_remove(struct kslot_map *map, u64 handle)
 	struct kslot_map_lock_state ls;
 	struct kslot_map_slot *slot;
 	void *obj = NULL;
-	u32 index, gen;
 
 	kslot_map_lock(map, &ls);
 	slot = kslot_map_live_slot(map, handle);
 	if (!slot)
 		goto out;
 	obj = slot->obj;
-	index = kslot_handle_index(handle);
-	gen = kslot_handle_gen(handle) + 1;
-	WRITE_ONCE(slot->key, kslot_map_free_key(index, gen));
-	/* Key before object (and link); see __kslot_map_lookup(). */
+	WRITE_ONCE(slot->gen, slot->gen + 1);
+	/* Generation before object; see __kslot_map_lookup(). */
 	smp_wmb();
+	WRITE_ONCE(slot->obj, NULL);
 	map->count--;
-	if (!gen) {
-		WRITE_ONCE(slot->next, KSLOT_MAP_RETIRED);
+	if (!slot->gen) {
+		slot->next = KSLOT_MAP_RETIRED;
 		map->retired++;
 	} else {
-		WRITE_ONCE(slot->next, map->free_head);
-		map->free_head = index;
+		slot->next = map->free_head;
+		map->free_head = kslot_handle_index(handle);
 	}
 out:
 	kslot_map_unlock(map, &ls);
@@ -466,7 +457,6 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 			   size_t ref_offset,
 			   void (*release)(struct kref *ref))
 {
-	struct kslot_map_table *t;
 	struct kslot_map_slot *slot;
 	struct kref *ref;
 	void *obj;
@@ -486,9 +476,9 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 	 * hold this object at this generation.
 	 */
 	smp_acquire__after_ctrl_dep();
-	t = rcu_dereference(map->table);
-	slot = &t->slots[(u32)handle & READ_ONCE(t->mask)];
-	if (READ_ONCE(slot->key) != handle || READ_ONCE(slot->obj) != obj) {
+	slot = __kslot_map_slot(map, kslot_handle_index(handle));
+	if (!slot || READ_ONCE(slot->gen) != kslot_handle_gen(handle) ||
+	    READ_ONCE(slot->obj) != obj) {
 		kref_put(ref, release);
 		obj = NULL;
 	}
@@ -513,31 +503,31 @@ EXPORT_SYMBOL_GPL(kslot_map_lookup_get);
  */
 void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 {
-	struct kslot_map_table *t;
+	struct kslot_map_dir *dir;
 	void *found = NULL;
 	u32 i, nr;
 
 	rcu_read_lock();
 	/* Pairs with the release in kslot_map_grow_install(). */
 	nr = smp_load_acquire(&map->nr_slots);
-	t = rcu_dereference(map->table);
-	/* destroy() may have swapped in the empty table after the load. */
-	nr = min(nr, READ_ONCE(t->mask) + 1);
+	dir = rcu_dereference(map->dir);
 	for (i = *index; i < nr; i++) {
-		struct kslot_map_slot *slot = &t->slots[i];
-		u64 key = READ_ONCE(slot->key);
+		struct kslot_map_slot *slot =
+			&dir->chunks[i >> KSLOT_MAP_CHUNK_SHIFT]
+				    [i & KSLOT_MAP_CHUNK_MASK];
+		u32 gen = READ_ONCE(slot->gen);
 		void *obj;
 
-		if (!kslot_gen_is_live(kslot_map_slot_gen(key)))
+		if (!kslot_gen_is_live(gen))
 			continue;
 		/* The same protocol as __kslot_map_lookup(). */
 		smp_rmb();
 		obj = READ_ONCE(slot->obj);
-		smp_rmb(); /* Object before the key re-check. */
-		if (!obj || READ_ONCE(slot->key) != key)
+		smp_rmb(); /* Object before the generation re-check. */
+		if (!obj || READ_ONCE(slot->gen) != gen)
 			continue;
 		*index = i;
-		*handle = key;
+		*handle = kslot_handle_make(i, map->tag, gen);
 		found = obj;
 		break;
 	}
@@ -590,14 +580,8 @@ void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
 	info->nr_slots = map->nr_slots;
 	info->free_head = map->free_head;
 	info->count = map->count;
-	for (i = 0; i < max && start + i < map->nr_slots; i++) {
-		struct kslot_map_slot *slot = __kslot_map_slot(map, start + i);
-		u32 gen = kslot_map_slot_gen(slot->key);
-
-		info->slots[i].gen = gen;
-		info->slots[i].next = kslot_gen_is_live(gen) ? KSLOT_MAP_NONE :
-							     slot->next;
-	}
+	for (i = 0; i < max && start + i < map->nr_slots; i++)
+		info->slots[i] = *__kslot_map_slot(map, start + i);
 	info->returned = i;
 	kslot_map_unlock(map, &ls);
 }
@@ -620,9 +604,9 @@ int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen)
 
 	kslot_map_lock(map, &ls);
 	slot = __kslot_map_slot(map, index);
-	if (slot && !kslot_gen_is_live(kslot_map_slot_gen(slot->key)) &&
+	if (slot && !kslot_gen_is_live(slot->gen) &&
 	    slot->next != KSLOT_MAP_RETIRED && !kslot_gen_is_live(gen)) {
-		WRITE_ONCE(slot->key, kslot_map_free_key(index, gen));
+		WRITE_ONCE(slot->gen, gen);
 		ret = 0;
 	}
 	kslot_map_unlock(map, &ls);

@@ -17,7 +17,7 @@
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc()       | map lock, dropped to | only if gfp allows |
- * |                         | allocate a table     |                    |
+ * |                         | allocate a chunk     |                    |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove()      |                      |                    |
  * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
@@ -27,19 +27,10 @@
  *   with spin_lock(), so writers must not run in softirq or hardirq
  *   context.  Create the map with %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ
  *   to make every writer safe from softirq or hardirq context.
- * - Slots live in one power-of-two table.  Growth makes
- *   %KSLOT_MAP_CHUNK_SLOTS more slots usable at a time; when the table is
- *   full it is copied into one twice as big, published with
- *   rcu_assign_pointer() and the old copy freed after a grace period, as
- *   fs/file.c does for the fd table.  A reader still on the old copy sees
- *   the map as it was when the copy was made, like any lookup that races
- *   with a writer; lookups that start after a writer returns see its work.
- * - A live slot stores its whole handle as its key, so a lookup is one
- *   masked index and two compares of the key (before and after reading
- *   the object).  Masking the index keeps it inside the table without a
- *   bounds check to mispredict (Spectre v1).  A free slot's key has an
- *   even generation and index bits that differ from the slot's own in
- *   bit 0, so no handle that masks to the slot can ever equal it.
+ * - Slots live in chunks of %KSLOT_MAP_CHUNK_SLOTS that never move and are
+ *   freed only by kslot_map_destroy(), after an RCU grace period.  The chunk
+ *   directory is replaced on growth and the old one freed after a grace
+ *   period, as fs/file.c does for the fd table.
  * - The map never frees the objects stored in it.  An object removed from
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
@@ -58,7 +49,6 @@
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
 #include <linux/kslot_lock.h>
-#include <linux/minmax.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -75,46 +65,40 @@ struct dentry;
 #define KSLOT_MAP_LOCK_BH	KSLOT_LOCK_BH
 /* Writers take the map lock with spin_lock_irqsave(). */
 #define KSLOT_MAP_LOCK_IRQ	KSLOT_LOCK_IRQ
-/* Charge the map's own memory (its slot table) to the current memcg. */
+/* Charge the map's own memory (chunks, directory) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	BIT(2)
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
 				 KSLOT_MAP_ACCOUNT)
 
 /**
  * struct kslot_map_slot - One slot of a kslot_map.
- * @key: The handle of the live entry; while free, the slot's even
- *	generation (0 once retired) in the generation bits and its index
- *	with bit 0 flipped in the index bits.
- * @obj: The stored object; NULL while reserved.
- * @next: While free: the next free slot, %KSLOT_MAP_NONE or
- *	%KSLOT_MAP_RETIRED.  Shares storage with @obj: a reader that reads
- *	it by mistake finds the key changed and discards it.
+ * @obj: The stored object; NULL while free or reserved.
+ * @gen: Generation: odd while live, even while free, 0 once retired.
+ * @next: Index of the next free slot while this one is free.
  */
 struct kslot_map_slot {
-	u64 key;
-	union {
-		void *obj;
-		unsigned long next;
-	};
+	void *obj;
+	u32 gen;
+	u32 next;
 };
 
 /**
- * struct kslot_map_table - The slot table, replaced as the map grows.
- * @mask: Number of slots minus one; a power of two minus one.
- * @rcu: Frees a replaced table after readers are done with it.
- * @slots: The slots; those at or beyond the map's nr_slots are unused.
+ * struct kslot_map_dir - The chunk directory, replaced as the map grows.
+ * @rcu: Frees a replaced directory after readers are done with it.
+ * @nr_chunks: Number of entries in @chunks.
+ * @chunks: Pointers to the slot chunks; NULL beyond the map's capacity.
  */
-struct kslot_map_table {
-	u32 mask;
+struct kslot_map_dir {
 	struct rcu_head rcu;
-	struct kslot_map_slot slots[];
+	u32 nr_chunks;
+	struct kslot_map_slot *chunks[] __counted_by(nr_chunks);
 };
 
 /**
  * struct kslot_map - A generational handle table.
- * @table: The slot table (RCU-protected); never NULL.
- * @nr_slots: Slots in use (live, free or retired); the rest of the table
- *	is not yet handed out.
+ * @dir: The chunk directory (RCU-protected).
+ * @nr_slots: Slots readers may index; published with release semantics
+ *	after the chunk holding them.
  * @tag: Random tag carried by every handle of this map.
  * @flags: %KSLOT_MAP_* flags given at init.
  * @lock: Serialises writers.
@@ -127,7 +111,7 @@ struct kslot_map_table {
  */
 struct kslot_map {
 	/* Read by every lookup. */
-	struct kslot_map_table __rcu *table;
+	struct kslot_map_dir __rcu *dir;
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
@@ -143,8 +127,6 @@ struct kslot_map {
 
 #define KSLOT_MAP_NONE		U32_MAX
 #define KSLOT_MAP_RETIRED	(U32_MAX - 1)
-/* Smallest table: at least two slots, so a free key never matches. */
-#define KSLOT_MAP_MIN_TABLE	16
 
 /**
  * struct kslot_map_stats - A snapshot of a map's counters.
@@ -179,37 +161,12 @@ void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle);
 void kslot_map_get_stats(struct kslot_map *map, struct kslot_map_stats *st);
 
 /**
- * kslot_map_slot_gen() - Generation of a slot.
- * @key: The slot's key.
- *
- * Context: Any context.
- * Return: The generation: odd while live, even while free, 0 if retired.
- */
-static inline u32 kslot_map_slot_gen(u64 key)
-{
-	return kslot_handle_gen(key);
-}
-
-/**
- * kslot_map_free_key() - The key of a free slot.
- * @index: The slot.
- * @gen: Its (even) generation.
- *
- * Context: Any context.
- * Return: A key that no handle reaching slot @index can equal.
- */
-static inline u64 kslot_map_free_key(u32 index, u32 gen)
-{
-	return ((u64)gen << KSLOT_GEN_SHIFT) | (index ^ 1);
-}
-
-/**
  * __kslot_map_slot() - Find the slot an index names.
  * @map: The map.
  * @index: A slot index from an untrusted handle.
  *
- * The index is bounds-checked against the slots in use and clamped with
- * array_index_nospec().
+ * The index is bounds-checked and then clamped with array_index_nospec()
+ * so a mispredicted bounds check cannot read beyond the table.
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The slot, or NULL if @index is beyond the map's slots.
@@ -219,15 +176,14 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
 {
 	/* Pairs with the release in kslot_map_grow_install(). */
 	u32 nr = smp_load_acquire(&map->nr_slots);
-	struct kslot_map_table *t;
+	struct kslot_map_dir *dir;
 
-	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
-	/* kslot_map_destroy() may have swapped in the empty table. */
-	nr = min(nr, READ_ONCE(t->mask) + 1);
 	if (unlikely(index >= nr))
 		return NULL;
 	index = array_index_nospec(index, nr);
-	return &t->slots[index];
+	dir = rcu_dereference_check(map->dir, lockdep_is_held(&map->lock));
+	return &dir->chunks[index >> KSLOT_MAP_CHUNK_SHIFT]
+			   [index & KSLOT_MAP_CHUNK_MASK];
 }
 
 /**
@@ -235,11 +191,9 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * The fast path: the handle's index bits, masked to the table, pick a
- * slot; the slot's key must equal the whole handle (tag, index and live
- * generation at once) before and after the object is read, so the object
- * returned is the one that was published under @handle and not a later
- * occupant of the slot.
+ * The fast path: a tag compare, a bounds check, and a generation compare
+ * before and after the object load, so the object returned is the one
+ * that was published under @handle and not a later occupant of the slot.
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The object, or NULL if @handle is not live in @map (or is
@@ -248,19 +202,21 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  */
 static inline void *__kslot_map_lookup(struct kslot_map *map, u64 handle)
 {
-	struct kslot_map_table *t;
+	u32 gen = kslot_handle_gen(handle);
 	struct kslot_map_slot *slot;
 	void *obj;
 
-	t = rcu_dereference_check(map->table, lockdep_is_held(&map->lock));
-	slot = &t->slots[(u32)handle & READ_ONCE(t->mask)];
-	if (unlikely(READ_ONCE(slot->key) != handle))
+	if (unlikely(!kslot_gen_is_live(gen) ||
+		     kslot_handle_tag(handle) != map->tag))
 		goto reject;
-	/* Key, object, key: pairs with smp_wmb() in writers. */
+	slot = __kslot_map_slot(map, kslot_handle_index(handle));
+	if (unlikely(!slot || READ_ONCE(slot->gen) != gen))
+		goto reject;
+	/* Generation, object, generation: pairs with smp_wmb() in writers. */
 	smp_rmb();
 	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the key re-check. */
-	if (unlikely(READ_ONCE(slot->key) != handle))
+	smp_rmb(); /* Object before the generation re-check. */
+	if (unlikely(READ_ONCE(slot->gen) != gen))
 		goto reject;
 	return obj;
 reject:
