@@ -10,11 +10,12 @@
 # The tree is cached under ${XDG_CACHE_HOME:-$HOME/.cache}/kslot/, keyed on a
 # hash of the config fragment, the linux-source version and KERNEL_RECIPE
 # below (bump it when the way the kernel is built changes), so it is rebuilt
-# only when one of them changes.  Concurrent callers wait on a lock.
+# only when one of them changes.  Concurrent callers of the same kernel wait
+# on its lock.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-frag=${1:-$top/configs/kslot-test.config}
+frag=$(realpath "${1:-$top/configs/kslot-test.config}")
 tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 [ -n "$tarball" ] || { echo "kernel.sh: linux-source-6.12 is not installed" >&2; exit 1; }
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
@@ -35,6 +36,12 @@ if [ ! -f "$src/.kslot-extracted" ]; then
 	touch "$src.tmp/.kslot-extracted"
 	mv "$src.tmp" "$src"
 fi
+
+# The global lock covers the shared source tree only; each kernel has its
+# own, so building one kernel does not hold up callers of another.
+exec 8>"$out.lock"
+flock 8
+exec 9>&-
 
 if [ -f "$out/.kslot-built" ]; then
 	echo "kernel.sh: cached kernel $out" >&2
