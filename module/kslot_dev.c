@@ -35,6 +35,17 @@
 #define KSLOT_MAX_BATCH		1024U
 #define KSLOT_RECORD_SIZE_CAP	65536U
 
+/*
+ * Memory a file's tables keep: charged to the opener's memory cgroup, and
+ * failing with -ENOMEM rather than invoking the OOM killer when the
+ * cgroup (or the machine) is out of memory, since userspace asked for it
+ * and can handle the error.
+ */
+#define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+/* Buffers that live for one command. */
+#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
+
 static unsigned int max_tables = 64;
 module_param(max_tables, uint, 0644);
 MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
@@ -113,7 +124,7 @@ static void *kslot_dev_bounce(struct kslot_table *t)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
-	return kmalloc(t->record_size, GFP_KERNEL | __GFP_NOWARN);
+	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
 }
 
 /*
@@ -182,8 +193,7 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 
 	if (kslot_should_fail_alloc())
 		return ERR_PTR(-ENOMEM);
-	rec = kmalloc(struct_size(rec, data, t->record_size),
-		      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	rec = kmalloc(struct_size(rec, data, t->record_size), KSLOT_DEV_GFP);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(rec->data, src, t->record_size)) {
@@ -204,7 +214,7 @@ static int kslot_map_table_insert(struct kslot_table *t, const void __user *rec_
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	/* Reserve, tell userspace the handle, then publish. */
-	ret = kslot_map_alloc(&t->map, NULL, &h, GFP_KERNEL_ACCOUNT);
+	ret = kslot_map_alloc(&t->map, NULL, &h, KSLOT_DEV_GFP);
 	if (ret)
 		goto free;
 	*uhandle = kslot_dev_encode(t->file, t->id, h);
@@ -296,7 +306,7 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	info.slots = kvcalloc(d->max, sizeof(*info.slots), GFP_KERNEL);
+	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
 	if (!info.slots)
 		return -ENOMEM;
 	kslot_map_dump(&t->map, d->start, d->max, &info);
@@ -387,7 +397,7 @@ static int kslot_dense_table_insert(struct kslot_table *t,
 	buf = kslot_dev_record_from_user(t, rec_u);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = kslot_dense_insert(&t->dense, buf, &h, GFP_KERNEL_ACCOUNT);
+	ret = kslot_dense_insert(&t->dense, buf, &h, KSLOT_DEV_GFP);
 	kfree(buf);
 	if (ret)
 		return ret;
@@ -577,7 +587,7 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 		goto unlock;
 	ret = -ENOMEM;
 	t = kslot_should_fail_alloc() ? NULL :
-	    kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	    kzalloc(sizeof(*t), KSLOT_DEV_GFP);
 	if (!t)
 		goto uncharge;
 	t->file = f;
@@ -588,18 +598,24 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
-			      GFP_KERNEL_ACCOUNT);
+			      KSLOT_DEV_GFP);
 	if (ret < 0)
 		goto free;
 	t->id = id;
 	ret = ops->init(t);
 	if (ret)
 		goto erase;
+	/* Report the id while the table can still be taken back. */
 	c->table_id = id;
+	ret = -EFAULT;
+	if (put_user(id, &((struct kslot_create __user *)uarg)->table_id))
+		goto destroy;
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
 	up_write(&f->rwsem);
 	return 0;
+destroy:
+	ops->destroy(t);
 erase:
 	xa_erase(&f->tables, id);
 free:
@@ -817,6 +833,12 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 
 	if (b->done || b->count > KSLOT_MAX_BATCH)
 		return -EINVAL;
+	/*
+	 * done is reported whether the batch succeeds or not: make sure it
+	 * can be (it is 0 on input) before any entry is done.
+	 */
+	if (put_user(0, &ub->done))
+		return -EFAULT;
 	t = kslot_dev_begin(f, b->flags, b->table_id, b->record_size,
 			    b->records_ptr, cmd != KSLOT_IOC_ERASE_BATCH);
 	if (IS_ERR(t))
@@ -836,8 +858,8 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 			break;
 	}
 	b->done = i;
-	/* On failure the dispatcher copies nothing back: report done here. */
-	if (ret && put_user(b->done, &ub->done))
+	/* The dispatcher does not copy a batch back: report done here. */
+	if (put_user(b->done, &ub->done) && !ret)
 		ret = -EFAULT;
 out:
 	kfree(buf);
@@ -966,8 +988,9 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 		return PTR_ERR(t);
 	ret = -ENOMEM;
 	if (!kslot_should_fail_alloc()) {
-		slots = kvcalloc(d->max, sizeof(*slots), GFP_KERNEL);
-		reverse = kvcalloc(d->max, sizeof(*reverse), GFP_KERNEL);
+		slots = kvcalloc(d->max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
+		reverse = kvcalloc(d->max, sizeof(*reverse),
+				   KSLOT_DEV_GFP_TMP);
 	}
 	if (!slots || !reverse)
 		goto out;
@@ -1017,28 +1040,40 @@ union kslot_ioctl_buf {
  * Every command is _IO(KSLOT_IOCTL_TYPE, nr): the argument size travels in
  * the struct, not the command.  In ABI version 1 each struct's first
  * version is its current size; a struct that grows gets a min_size here.
+ *
+ * Commands that change state (@writes) write their output fields to
+ * userspace themselves, before the change is committed, and are not
+ * copied back: a copy that failed after the change would report -EFAULT
+ * for a command that took effect.  The others are copied back on success.
  */
 struct kslot_ioctl_op {
 	size_t size;
+	bool writes;
 	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
 };
 
 #define KSLOT_OP(_cmd, _fn, _type)					\
 	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
+#define KSLOT_OP_WRITES(_cmd, _fn, _type)				\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .writes = true,	\
+			    .fn = _fn }
 
 static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
 	KSLOT_OP(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
-	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
-	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
-	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
+	KSLOT_OP_WRITES(KSLOT_IOC_CREATE, kslot_ioc_create,
+			struct kslot_create),
+	KSLOT_OP_WRITES(KSLOT_IOC_DESTROY, kslot_ioc_destroy,
+			struct kslot_destroy),
+	KSLOT_OP_WRITES(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
 	KSLOT_OP(KSLOT_IOC_GET, kslot_ioc_get, struct kslot_entry),
-	KSLOT_OP(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
-	KSLOT_OP(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
-	KSLOT_OP(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
-		 struct kslot_batch),
-	KSLOT_OP(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch, struct kslot_batch),
-	KSLOT_OP(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
-		 struct kslot_batch),
+	KSLOT_OP_WRITES(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
+	KSLOT_OP_WRITES(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
+	KSLOT_OP_WRITES(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
+			struct kslot_batch),
+	KSLOT_OP_WRITES(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch,
+			struct kslot_batch),
+	KSLOT_OP_WRITES(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
+			struct kslot_batch),
 	KSLOT_OP(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
 	KSLOT_OP(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
 	KSLOT_OP(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
@@ -1067,7 +1102,7 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 	ret = op->fn(f, &buf, uarg);
-	if (ret)
+	if (ret || op->writes)
 		return ret;
 	if (copy_to_user(uarg, &buf, min_t(size_t, op->size, usize)))
 		return -EFAULT;
@@ -1080,7 +1115,7 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	f = kzalloc(sizeof(*f), KSLOT_DEV_GFP);
 	if (!f)
 		return -ENOMEM;
 	init_rwsem(&f->rwsem);
