@@ -13,7 +13,7 @@
  * tables must hold exactly the union of what the writers own: nothing
  * lost, nothing duplicated, no record reached through another handle.
  *
- * The run lasts STRESS_MS milliseconds (default 2000) of wall time; the
+ * The run lasts STRESS_MS milliseconds (default 3000) of wall time; the
  * operation counts are printed as TAP comments.
  */
 #include <errno.h>
@@ -365,7 +365,7 @@ TEST(threads_one_file)
 	static struct shared s;
 	pthread_t th[NWRITERS + 2];
 	const char *env = getenv("STRESS_MS");
-	long ms = env ? atol(env) : 2000;
+	long ms = env ? atol(env) : 3000;
 	struct timespec t0, t1;
 	struct kslot_stats st;
 	int i;
