@@ -60,7 +60,8 @@ static const char *const knobs[][2] = {
 	{ DBG "fail_usercopy/verbose", "0" },
 	{ DBG "kslot/fail_alloc/verbose", "0" },
 };
-#define NR_KNOBS	(sizeof(knobs) / sizeof(knobs[0]))
+
+#define NR_KNOBS	ARRAY_SIZE(knobs)
 
 static char saved[NR_KNOBS][32];
 static pid_t main_pid;
@@ -69,6 +70,7 @@ static pid_t main_pid;
 struct totals {
 	long points, enomem, efault, absorbed, steps;
 };
+
 static struct totals *totals;
 
 static int read_knob(const char *path, char *buf, size_t size)
@@ -122,10 +124,12 @@ static void __attribute__((destructor)) faults_restore(void)
 	for (i = 0; i < NR_KNOBS; i++)
 		if (saved[i][0])
 			write_knob(knobs[i][0], saved[i]);
-	if (totals && totals->steps)
-		printf("# fail-nth: %ld fault points swept in %ld steps: %ld -ENOMEM, %ld -EFAULT, %ld absorbed by the kernel\n",
-		       totals->points, totals->steps, totals->enomem,
-		       totals->efault, totals->absorbed);
+	if (totals && totals->steps) {
+		printf("# fail-nth: %ld fault points swept in %ld steps:",
+		       totals->points, totals->steps);
+		printf(" %ld -ENOMEM, %ld -EFAULT, %ld absorbed by the kernel\n",
+		       totals->enomem, totals->efault, totals->absorbed);
+	}
 	fflush(stdout);
 }
 
@@ -764,28 +768,86 @@ FIXTURE_TEARDOWN(nth)
 {
 }
 
-#define STEP(name, step)					\
-	TEST_F_TIMEOUT(nth, name, 300)				\
-	{							\
-		sweep(_metadata, variant->kind, step);		\
-	}
+/* One test per step of the sequence, in order. */
+TEST_F_TIMEOUT(nth, create, 300)
+{
+	sweep(_metadata, variant->kind, S_CREATE);
+}
 
-STEP(create, S_CREATE)
-STEP(insert_first, S_INSERT_FIRST)
-STEP(insert, S_INSERT)
-STEP(insert_grow, S_INSERT_GROW)
-STEP(insert_batch, S_INSERT_BATCH)
-STEP(get, S_GET)
-STEP(get_batch, S_GET_BATCH)
-STEP(iterate, S_ITERATE)
-STEP(iterate_handles, S_ITERATE_HANDLES)
-STEP(update, S_UPDATE)
-STEP(stats, S_STATS)
-STEP(stats_file, S_STATS_FILE)
-STEP(dump, S_DUMP)
-STEP(erase, S_ERASE)
-STEP(erase_batch, S_ERASE_BATCH)
-STEP(destroy, S_DESTROY)
+TEST_F_TIMEOUT(nth, insert_first, 300)
+{
+	sweep(_metadata, variant->kind, S_INSERT_FIRST);
+}
+
+TEST_F_TIMEOUT(nth, insert, 300)
+{
+	sweep(_metadata, variant->kind, S_INSERT);
+}
+
+TEST_F_TIMEOUT(nth, insert_grow, 300)
+{
+	sweep(_metadata, variant->kind, S_INSERT_GROW);
+}
+
+TEST_F_TIMEOUT(nth, insert_batch, 300)
+{
+	sweep(_metadata, variant->kind, S_INSERT_BATCH);
+}
+
+TEST_F_TIMEOUT(nth, get, 300)
+{
+	sweep(_metadata, variant->kind, S_GET);
+}
+
+TEST_F_TIMEOUT(nth, get_batch, 300)
+{
+	sweep(_metadata, variant->kind, S_GET_BATCH);
+}
+
+TEST_F_TIMEOUT(nth, iterate, 300)
+{
+	sweep(_metadata, variant->kind, S_ITERATE);
+}
+
+TEST_F_TIMEOUT(nth, iterate_handles, 300)
+{
+	sweep(_metadata, variant->kind, S_ITERATE_HANDLES);
+}
+
+TEST_F_TIMEOUT(nth, update, 300)
+{
+	sweep(_metadata, variant->kind, S_UPDATE);
+}
+
+TEST_F_TIMEOUT(nth, stats, 300)
+{
+	sweep(_metadata, variant->kind, S_STATS);
+}
+
+TEST_F_TIMEOUT(nth, stats_file, 300)
+{
+	sweep(_metadata, variant->kind, S_STATS_FILE);
+}
+
+TEST_F_TIMEOUT(nth, dump, 300)
+{
+	sweep(_metadata, variant->kind, S_DUMP);
+}
+
+TEST_F_TIMEOUT(nth, erase, 300)
+{
+	sweep(_metadata, variant->kind, S_ERASE);
+}
+
+TEST_F_TIMEOUT(nth, erase_batch, 300)
+{
+	sweep(_metadata, variant->kind, S_ERASE_BATCH);
+}
+
+TEST_F_TIMEOUT(nth, destroy, 300)
+{
+	sweep(_metadata, variant->kind, S_DESTROY);
+}
 
 /* Steps that do not depend on a table kind. */
 FIXTURE(nth_dev) {

@@ -41,6 +41,7 @@
 #define PAGE		4096UL
 #define STALE		64
 #define MAX_ERRNO	256
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- deterministic random numbers ---- */
 
@@ -81,14 +82,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void mismatch(const char *fmt, ...)
+static void disagree(const char *fmt, ...)
 {
 	va_list ap;
 
 	mismatches++;
 	if (mismatches > 20 && !verbose)
 		return;
-	printf("# mismatch at call %llu: ", (unsigned long long)calls);
+	printf("# model mismatch at call %llu: ", (unsigned long long)calls);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -110,7 +111,7 @@ static int xioctl(int fd, unsigned long cmd, void *arg)
 	do {								\
 		int __g = (got), __w = (want);				\
 		if (__g != __w)						\
-			mismatch("%s: returned %d, expected %d", what,	\
+			disagree("%s: returned %d, expected %d", what,	\
 				 __g, __w);				\
 	} while (0)
 
@@ -187,10 +188,10 @@ static void model_add(struct mtable *t, uint64_t h, uint64_t v)
 
 	for (i = 0; i < t->n; i++)
 		if (t->e[i].h == h)
-			mismatch("table %u: handle %#llx issued twice", t->id,
+			disagree("table %u: handle %#llx issued twice", t->id,
 				 (unsigned long long)h);
 	if (t->n == t->maxe) {
-		mismatch("table %u: more entries than max_entries", t->id);
+		disagree("table %u: more entries than max_entries", t->id);
 		return;
 	}
 	t->e[t->n].h = h;
@@ -255,7 +256,7 @@ static void verify_table(struct mfile *f, struct mtable *t)
 	ret = xioctl(f->fd, KSLOT_IOC_STATS, &st);
 	EXPECT_RET(ret, 0, "verify: table stats");
 	if (!ret && st.entries != t->n)
-		mismatch("table %u: %llu entries, model %u", t->id,
+		disagree("table %u: %llu entries, model %u", t->id,
 			 (unsigned long long)st.entries, t->n);
 	while (cursor != KSLOT_CURSOR_END) {
 		struct kslot_iterate it = {
@@ -266,21 +267,22 @@ static void verify_table(struct mfile *f, struct mtable *t)
 		};
 
 		if (page * t->rs > MAX_BATCH_USED * MAX_RS)
-			it.max = page = MAX_BATCH_USED * MAX_RS / t->rs;
+			page = MAX_BATCH_USED * MAX_RS / t->rs;
+		it.max = page;
 		ret = xioctl(f->fd, KSLOT_IOC_ITERATE, &it);
 		if (ret) {
-			mismatch("verify: iterate table %u: %d", t->id, ret);
+			disagree("verify: iterate table %u: %d", t->id, ret);
 			return;
 		}
 		for (i = 0; i < it.count; i++) {
 			int k = model_find(t, hout[i]);
 
 			if (k < 0)
-				mismatch("table %u: unknown entry %#llx", t->id,
+				disagree("table %u: unknown entry %#llx", t->id,
 					 (unsigned long long)hout[i]);
 			else if (!rec_check(outbuf + (size_t)i * t->rs, t->rs,
 					    t->e[k].v))
-				mismatch("table %u: entry %#llx holds the wrong record",
+				disagree("table %u: entry %#llx holds the wrong record",
 					 t->id, (unsigned long long)hout[i]);
 			if (n < 1024)
 				seen[n] = hout[i];
@@ -289,14 +291,14 @@ static void verify_table(struct mfile *f, struct mtable *t)
 		cursor = it.cursor;
 	}
 	if (n != t->n) {
-		mismatch("table %u: iterate saw %u entries, model %u", t->id,
+		disagree("table %u: iterate saw %u entries, model %u", t->id,
 			 n, t->n);
 		return;
 	}
 	qsort(seen, n, sizeof(seen[0]), cmp_u64);
 	for (i = 1; i < n; i++)
 		if (seen[i] == seen[i - 1])
-			mismatch("table %u: iterate returned %#llx twice",
+			disagree("table %u: iterate returned %#llx twice",
 				 t->id, (unsigned long long)seen[i]);
 	qsort(t->e, t->n, sizeof(t->e[0]), cmp_mentry);
 }
@@ -316,7 +318,7 @@ static void verify_file(struct mfile *f)
 	}
 	EXPECT_RET(xioctl(f->fd, KSLOT_IOC_STATS, &st), 0, "verify: file stats");
 	if (st.tables != tables || st.entries != entries)
-		mismatch("file: %u tables %llu entries, model %u and %llu",
+		disagree("file: %u tables %llu entries, model %u and %llu",
 			 st.tables, (unsigned long long)st.entries, tables,
 			 (unsigned long long)entries);
 	verifies++;
@@ -349,7 +351,7 @@ static void op_create(struct mfile *f)
 	if (!t)
 		return;
 	c.kind = chance(2) ? KSLOT_KIND_MAP : KSLOT_KIND_DENSE;
-	c.record_size = sizes[rnd(sizeof(sizes) / sizeof(sizes[0]))];
+	c.record_size = sizes[rnd(ARRAY_SIZE(sizes))];
 	if (c.record_size >= 1000)
 		c.max_entries = 1U << rnd(7);		/* 1 .. 64 */
 	else
@@ -360,10 +362,10 @@ static void op_create(struct mfile *f)
 		return;
 	for (i = 0; i < NTABLES; i++)
 		if (f->t[i].used && f->t[i].id == c.table_id)
-			mismatch("create: table id %u reused while live",
+			disagree("create: table id %u reused while live",
 				 c.table_id);
 	if (!c.table_id)
-		mismatch("create: table id 0");
+		disagree("create: table id 0");
 	t->e = calloc(c.max_entries, sizeof(*t->e));
 	if (!t->e)
 		abort();
@@ -415,7 +417,7 @@ static void op_get(struct mfile *f, struct mtable *t)
 	ret = xioctl(f->fd, KSLOT_IOC_GET, &e);
 	EXPECT_RET(ret, 0, "get");
 	if (!ret && !rec_check(outbuf, t->rs, t->e[k].v))
-		mismatch("get: wrong record for %#llx",
+		disagree("get: wrong record for %#llx",
 			 (unsigned long long)e.handle);
 }
 
@@ -482,7 +484,7 @@ static void op_insert_batch(struct mfile *f, struct mtable *t)
 	want = count <= room ? count : room;
 	EXPECT_RET(ret, count <= room ? 0 : -ENOSPC, "insert batch");
 	if (b.done != want)
-		mismatch("insert batch: done %u, expected %u", b.done, want);
+		disagree("insert batch: done %u, expected %u", b.done, want);
 	for (i = 0; i < b.done && i < count; i++)
 		model_add(t, hout[i], v0 + i);
 }
@@ -508,10 +510,10 @@ static void op_get_batch(struct mfile *f, struct mtable *t)
 	ret = xioctl(f->fd, KSLOT_IOC_GET_BATCH, &b);
 	EXPECT_RET(ret, 0, "get batch");
 	if (!ret && b.done != count)
-		mismatch("get batch: done %u of %u", b.done, count);
+		disagree("get batch: done %u of %u", b.done, count);
 	for (i = 0; i < b.done && i < count; i++)
 		if (!rec_check(outbuf + (size_t)i * t->rs, t->rs, t->e[k[i]].v))
-			mismatch("get batch: wrong record %u", i);
+			disagree("get batch: wrong record %u", i);
 }
 
 /*
@@ -549,7 +551,7 @@ static void op_erase_batch(struct mfile *f, struct mtable *t, bool poison)
 	ret = xioctl(f->fd, KSLOT_IOC_ERASE_BATCH, &b);
 	EXPECT_RET(ret, bad == ~0U ? 0 : -ENOENT, "erase batch");
 	if (b.done != (bad == ~0U ? count : bad))
-		mismatch("erase batch: done %u, expected %u", b.done,
+		disagree("erase batch: done %u, expected %u", b.done,
 			 bad == ~0U ? count : bad);
 	for (i = 0; i < b.done && i < count; i++) {
 		int k = model_find(t, hbuf[i]);
@@ -568,7 +570,7 @@ static void op_stats(struct mfile *f, struct mtable *t)
 	if (!ret && (st.entries != t->n || st.kind != t->kind ||
 		     st.record_size != t->rs || st.max_entries != t->maxe ||
 		     st.tables != 1))
-		mismatch("stats of table %u disagree with the model", t->id);
+		disagree("stats of table %u differ from the model", t->id);
 }
 
 static void op_dump(struct mfile *f, struct mtable *t)
@@ -585,7 +587,7 @@ static void op_dump(struct mfile *f, struct mtable *t)
 
 	EXPECT_RET(ret, 0, "dump");
 	if (!ret && d.live != t->n)
-		mismatch("dump of table %u: %u live, model %u", t->id, d.live,
+		disagree("dump of table %u: %u live, model %u", t->id, d.live,
 			 t->n);
 }
 
@@ -597,7 +599,7 @@ static void op_info(struct mfile *f)
 	EXPECT_RET(ret, 0, "info");
 	if (!ret && (info.abi_version != KSLOT_ABI_VERSION ||
 		     info.max_batch < MAX_BATCH_USED))
-		mismatch("info: unexpected values");
+		disagree("info: unexpected values");
 }
 
 /* ---- adversarial calls ---- */
@@ -669,7 +671,7 @@ static void adv_handle(struct mfile *f, struct mtable *t)
 	snprintf(what, sizeof(what), "%s (cmd %#lx)", why, cmd);
 	if (k >= 0) {
 		/* A collision with a live handle: astronomically rare. */
-		mismatch("%s names a live entry", what);
+		disagree("%s names a live entry", what);
 		return;
 	}
 	rec_fill(recbuf, t->rs, 0);
@@ -705,7 +707,7 @@ static void adv_batch_handles(struct mfile *f, struct mtable *t)
 	ret = xioctl(f->fd, KSLOT_IOC_GET_BATCH, &b);
 	EXPECT_RET(ret, -ENOENT, why);
 	if (b.done != bad)
-		mismatch("get batch with a %s at %u: done %u", why, bad, b.done);
+		disagree("get batch with a %s at %u: done %u", why, bad, b.done);
 }
 
 static void adv_table_id(struct mfile *f)
@@ -867,7 +869,7 @@ static void adv_size(struct mfile *f, struct mtable *t)
 		ret = xioctl(f->fd, KSLOT_IOC_STATS, st);
 		EXPECT_RET(ret, 0, "struct size too big, zero tail");
 		if (!ret && st->entries != t->n)
-			mismatch("stats through a bigger struct: %llu entries, model %u",
+			disagree("stats through a bigger struct: %llu entries, model %u",
 				 (unsigned long long)st->entries, t->n);
 		break;
 	default:
@@ -1090,7 +1092,7 @@ static void adv_batch_edge(struct mfile *f, struct mtable *t)
 		EXPECT_RET(ret, j <= room ? -EFAULT : -ENOSPC,
 			   "insert batch from records running into a guard page");
 		if (b.done != (j <= room ? j : room))
-			mismatch("insert batch from records running out at %u: done %u",
+			disagree("insert batch from records running out at %u: done %u",
 				 j, b.done);
 		for (i = 0; i < b.done && i < j; i++)
 			model_add(t, hout[i], v0 + i);
@@ -1112,7 +1114,7 @@ static void adv_batch_edge(struct mfile *f, struct mtable *t)
 		EXPECT_RET(ret, full ? -ENOSPC : -EFAULT,
 			   "insert batch into handles running out");
 		if (b.done != (full ? room : j))
-			mismatch("insert batch into handles running out at %u: done %u",
+			disagree("insert batch into handles running out at %u: done %u",
 				 j, b.done);
 		for (i = 0; i < b.done && i < j; i++)
 			model_add(t, hs[i], v0 + i);
@@ -1129,7 +1131,7 @@ static void adv_batch_edge(struct mfile *f, struct mtable *t)
 		ret = xioctl(f->fd, KSLOT_IOC_ERASE_BATCH, &b);
 		EXPECT_RET(ret, -EFAULT, "erase batch from handles running into a guard page");
 		if (b.done != j)
-			mismatch("erase batch from handles running out at %u: done %u",
+			disagree("erase batch from handles running out at %u: done %u",
 				 j, b.done);
 		for (i = 0; i < b.done && i < j; i++) {
 			int k = model_find(t, hs[i]);
@@ -1160,7 +1162,7 @@ static void adv_counts(struct mfile *f, struct mtable *t)
 		ret = xioctl(f->fd, cmd, &b);
 		EXPECT_RET(ret, 0, "batch of 0");
 		if (b.done)
-			mismatch("batch of 0: done %u", b.done);
+			disagree("batch of 0: done %u", b.done);
 	} else {
 		b.count = 1025 + rnd(~0U - 1025);
 		b.handles_ptr = (uintptr_t)hbuf;
@@ -1333,9 +1335,10 @@ static void setup_memory(void)
 	ro_edge = p + PAGE;
 }
 
-static void usage(void)
+static void usage_exit(void)
 {
-	fprintf(stderr, "usage: kslot_fuzz [-s SEED] [-n CALLS] [-t SECONDS] [-v]\n");
+	fputs("usage: kslot_fuzz [-s SEED] [-n CALLS] [-t SECONDS] [-v]\n",
+	      stderr);
 	exit(2);
 }
 
@@ -1361,7 +1364,7 @@ int main(int argc, char **argv)
 			verbose = true;
 			break;
 		default:
-			usage();
+			usage_exit();
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1394,8 +1397,9 @@ int main(int argc, char **argv)
 			verify_all();
 	}
 	verify_all();
-	printf("# %llu calls in %.1f s (%llu valid steps, %llu adversarial, %llu full checks, %llu files reopened)\n",
-	       (unsigned long long)calls, now() - start,
+	printf("# %llu calls in %.1f s:", (unsigned long long)calls,
+	       now() - start);
+	printf(" %llu valid steps, %llu adversarial, %llu full checks, %llu files reopened\n",
 	       (unsigned long long)valid_calls,
 	       (unsigned long long)adversarial_calls,
 	       (unsigned long long)verifies, (unsigned long long)reopens);

@@ -396,9 +396,10 @@ static void memcg_run(struct __test_metadata *_metadata, uint32_t kind)
 	oom = cg_event("oom");
 	oom_kill = cg_event("oom_kill");
 	max = cg_event("max");
-	ksft_print_msg("%s table under memory.max=%s: %u records of %u bytes, then %d; max events %ld, oom %ld, oom_kill %ld\n",
+	ksft_print_msg("%s table under memory.max=%s: %u records of %u bytes, then %d;",
 		       kslot_kind_name(kind), CG_MAX, res->inserted, BIGRS,
-		       res->insert_ret, max, oom, oom_kill);
+		       res->insert_ret);
+	printf(" max events %ld, oom %ld, oom_kill %ld\n", max, oom, oom_kill);
 	fflush(stdout);
 	/* The inserter was not killed and saw a clean -ENOMEM. */
 	EXPECT_TRUE(WIFEXITED(status));

@@ -243,7 +243,7 @@ static int walk(struct shared *s, uint32_t t, uint32_t page, uint64_t *seen,
 					page, &count);
 
 		if (ret) {
-			fail(s, "walk: iterate: %d", ret);
+			fail(s, "walker: iterate: %d", ret);
 			return -1;
 		}
 		for (i = 0; i < (int)count && n < MAXE + 64; i++, n++) {
@@ -252,11 +252,11 @@ static int walk(struct shared *s, uint32_t t, uint32_t page, uint64_t *seen,
 				recs[n] = rs[i];
 			/* A record names its handle once the owner knows it. */
 			if (rs[i].handle && rs[i].handle != hs[i])
-				fail(s, "walk: handle %#llx holds the record of %#llx",
+				fail(s, "walker: handle %#llx holds the record of %#llx",
 				     (unsigned long long)hs[i],
 				     (unsigned long long)rs[i].handle);
 			if (rs[i].owner >= NWRITERS || rs[i].k >= PER_WRITER)
-				fail(s, "walk: foreign record");
+				fail(s, "walker: foreign record");
 		}
 	}
 	return n;
@@ -276,7 +276,7 @@ static void *walker_fn(void *arg)
 		qsort(seen, n > 0 ? n : 0, sizeof(seen[0]), cmp_u64);
 		for (i = 1; i < n; i++)
 			if (seen[i] == seen[i - 1])
-				fail(s, "walk: handle %#llx returned twice",
+				fail(s, "walker: handle %#llx returned twice",
 				     (unsigned long long)seen[i]);
 		walks++;
 	}
@@ -394,12 +394,13 @@ TEST(threads_one_file)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	final_check(_metadata, &s, w);
 	ASSERT_EQ(0, kslot_stats(s.fd, 0, &st));
-	ksft_print_msg("%ld ms, %d threads: %ld operations (%ld walks, %ld scratch tables), %llu entries at the end, %ld errors\n",
+	ksft_print_msg("%ld ms, %d threads: %ld operations (%ld walks, %ld scratch tables),",
 		       (long)((t1.tv_sec - t0.tv_sec) * 1000 +
 			      (t1.tv_nsec - t0.tv_nsec) / 1000000),
 		       NWRITERS + 2, atomic_load(&s.ops),
-		       atomic_load(&s.walks), atomic_load(&s.admin),
-		       (unsigned long long)st.entries, atomic_load(&s.errors));
+		       atomic_load(&s.walks), atomic_load(&s.admin));
+	printf(" %llu entries at the end, %ld errors\n",
+	       (unsigned long long)st.entries, atomic_load(&s.errors));
 	fflush(stdout);
 	if (atomic_load(&s.errors))
 		TH_LOG("first error: %s", s.first_error);
