@@ -11,7 +11,8 @@
  * (random, stale, cross-table and cross-file handles, unknown table ids,
  * huge and zero counts and sizes, NULL, unmapped, guard-page, read-only and
  * half-mapped pointers, random flags, reserved fields, struct sizes and
- * commands, files closed and reopened mid-sequence) must fail with the
+ * commands, files closed and reopened mid-sequence, also while another
+ * thread is inserting into them) must fail with the
  * errno the ABI documents and change nothing but what it says.  The whole
  * model is compared with the kernel's view regularly and at the end.
  *
@@ -21,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1235,6 +1237,67 @@ static void op_reopen(struct mfile *f)
 	verify_file(f);
 }
 
+/* A thread inserting into a file while the main thread closes it. */
+struct racer {
+	int fd;
+	uint32_t table, rs;
+	uint64_t calls, bad;
+	uint8_t rec[MAX_RS];
+};
+
+static void *racer_fn(void *arg)
+{
+	struct racer *r = arg;
+	struct kslot_entry e = {
+		.size = sizeof(e), .table_id = r->table, .record_size = r->rs,
+		.record_ptr = (uintptr_t)r->rec,
+	};
+	bool closed = false;
+	int i, ret;
+
+	for (i = 0; i < 200; i++) {
+		e.handle = 0;
+		ret = ioctl(r->fd, KSLOT_IOC_INSERT, &e) ? -errno : 0;
+		r->calls++;
+		/* Once the descriptor is gone it stays gone. */
+		if (ret == -EBADF)
+			closed = true;
+		else if (closed || (ret && ret != -ENOSPC))
+			r->bad++;
+	}
+	return NULL;
+}
+
+static void op_close_race(struct mfile *f, struct mtable *t)
+{
+	static struct racer r;
+	struct kslot_info info = { .size = sizeof(info) };
+	pthread_t th;
+	uint32_t i, n = rnd(50);
+
+	r = (struct racer){ .fd = f->fd, .table = t->id, .rs = t->rs };
+	if (pthread_create(&th, NULL, racer_fn, &r))
+		abort();
+	for (i = 0; i < n; i++)
+		xioctl(f->fd, KSLOT_IOC_INFO, &info);
+	close(f->fd);
+	pthread_join(th, NULL);
+	calls += r.calls;
+	if (r.bad)
+		disagree("%llu unexpected results racing with close",
+			 (unsigned long long)r.bad);
+	for (i = 0; i < NTABLES; i++)
+		if (f->t[i].used)
+			model_drop_table(f, &f->t[i]);
+	f->fd = kslot_open();
+	if (f->fd < 0) {
+		printf("Bail out! cannot reopen /dev/kslot: %d\n", f->fd);
+		exit(1);
+	}
+	reopens++;
+	verify_file(f);
+}
+
 static void step(void)
 {
 	struct mfile *f = pick_file();
@@ -1297,6 +1360,8 @@ static void step(void)
 		adv_counts(f, t);
 	else if (r < 999)
 		adv_command(f);
+	else if (chance(8))
+		op_close_race(f, t);
 	else if (chance(4))
 		op_reopen(f);
 }
