@@ -79,14 +79,16 @@ while [ $i -lt "$CYCLES" ]; do
 		bad=$((bad + 1))
 		break
 	fi
-	exec 3<> /dev/kslot
 	if [ $((i % 10)) = 1 ]; then
 		# A session with two tables (one destroyed, one left to
-		# close), and the open file held across a failed unload.
+		# close), then an open file held across a failed unload.
 		printf '%s\n' "$session" | kslotctl - > /dev/null ||
 			bad=$((bad + 1))
 		all_freed || bad=$((bad + 1))
+		exec 3<> /dev/kslot
 		rmmod kslot 2> /dev/null && bad=$((bad + 1))
+	else
+		exec 3<> /dev/kslot
 	fi
 	exec 3>&-
 	rmmod kslot || { bad=$((bad + 1)); break; }
