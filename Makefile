@@ -21,7 +21,7 @@ KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER
 
 VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
-TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
+TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
 .PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
