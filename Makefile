@@ -38,6 +38,7 @@ kernel: deps
 
 # Build the modules against the test kernel and stage the KUnit modules.
 test-modules: kernel
+	@rm -f $(TOP)/*_test.ko
 	@kdir=$(TEST_KDIR); \
 	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
 	@mkdir -p $(BUILD)/tests
@@ -58,11 +59,12 @@ tools:
 	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
 
 # Host-side checks whose TAP counts in the summary: ABI layout and lint.
-host-checks: kernel
+host-checks: kernel selftests tools
 	@mkdir -p $(VM_OUT)
-	@rm -f $(VM_OUT)/host-abi.tap $(VM_OUT)/host-lint.tap
+	@rm -f $(VM_OUT)/host-abi.tap $(VM_OUT)/host-lint.tap $(VM_OUT)/host-skip.tap
 	@$(TOP)/scripts/abi-check.sh $(BUILD)/abi > $(VM_OUT)/host-abi.tap || true
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
+	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
 check: test-modules selftests tools host-checks stock-vms
 	@mkdir -p $(VM_OUT)
@@ -133,3 +135,70 @@ check-kcsan: tools
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
 	rm -rf $(BUILD)
+
+# ---- Install, DKMS, documentation, in-tree mode ----------------------------
+#
+#   make install [DESTDIR=dir] [PREFIX=/usr/local]
+#                        the module (modules_install into
+#                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
+#                        libkslot (static, shared, header, kslot.pc), the
+#                        uapi header, kslotctl(8) and the udev rule
+#   make dkms-src [DESTDIR=dir]
+#                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
+#   make docs            regenerate docs/kslot-api.rst from the kernel-doc
+#   make kunit-intree    the KUnit suites in-tree (lib/kslot/ of a copy of
+#                        the kernel tree) with kunit.py --arch=x86_64;
+#                        takes minutes, not part of make check
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+UDEVDIR ?= /usr/lib/udev
+INSTALL_MOD_DIR ?= updates
+DKMS_SRC = $(DESTDIR)/usr/src/kslot-$(VERSION)
+
+.PHONY: install dkms-src docs kunit-intree eco-checks
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(if $(DESTDIR),DEPMOD=true) \
+		modules_install
+	$(MAKE) -C $(TOP)/userspace-tools O=$(BUILD)/userspace-install \
+		DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install
+	install -D -m 0644 $(TOP)/man/kslotctl.8 $(DESTDIR)$(MANDIR)/man8/kslotctl.8
+	install -D -m 0644 $(TOP)/udev/60-kslot.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/60-kslot.rules
+ifeq ($(DESTDIR),)
+	depmod -a $$(modinfo -F vermagic $(TOP)/kslot.ko | cut -d' ' -f1)
+endif
+
+dkms-src:
+	@rm -rf $(DKMS_SRC)
+	@mkdir -p $(DKMS_SRC)/module $(DKMS_SRC)/kunit \
+		$(DKMS_SRC)/include/linux $(DKMS_SRC)/include/uapi/linux
+	@cp $(TOP)/dkms.conf $(TOP)/Kbuild $(DKMS_SRC)/
+	@cp $(TOP)/module/*.[ch] $(DKMS_SRC)/module/
+	@cp $(TOP)/kunit/*.[ch] $(DKMS_SRC)/kunit/
+	@cp $(TOP)/include/linux/*.h $(DKMS_SRC)/include/linux/
+	@cp $(TOP)/include/uapi/linux/*.h $(DKMS_SRC)/include/uapi/linux/
+	@echo "dkms-src: $(DKMS_SRC)"
+
+docs: kernel
+	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --write
+
+kunit-intree:
+	@$(TOP)/scripts/intree.sh kunit
+
+# Host TAP for make check: DKMS builds, make install into a scratch
+# DESTDIR, modinfo, and the API document against the kernel-doc.
+eco-checks: test-modules
+	@mkdir -p $(VM_OUT)
+	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
+		$(VM_OUT)/host-modinfo.tap $(VM_OUT)/host-apidoc.tap
+	@# One kernel proves the DKMS build; the compile matrix covers the rest.
+	@$(TOP)/scripts/dkms-check.sh $(firstword $(STOCK_KERNELS)) > $(VM_OUT)/host-dkms.tap
+	@$(TOP)/scripts/install-check.sh 6.12 > $(VM_OUT)/host-install.tap
+	@$(TOP)/scripts/modinfo-check.sh $(TOP) > $(VM_OUT)/host-modinfo.tap
+	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --tap > $(VM_OUT)/host-apidoc.tap
+
+check: eco-checks

@@ -635,27 +635,13 @@ static void conc_free(void *obj, u64 handle, void *data)
 
 static void kslot_map_test_concurrency(struct kunit *test)
 {
-	struct task_struct *t[3];
 	struct conc_ctx *ctx;
-	int i;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	KUNIT_ASSERT_EQ(test, kslot_map_init(&ctx->map, NULL, 1024, 0), 0);
-	for (i = 0; i < 3; i++) {
-		t[i] = kthread_create(i ? conc_reader : conc_writer, ctx,
-				      "kslot_conc/%d", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
-		kthread_bind(t[i], i % num_online_cpus());
-		get_task_struct(t[i]);
-		wake_up_process(t[i]);
-	}
-	msleep(2000);
-	atomic_set(&ctx->stop, 1);
-	for (i = 0; i < 3; i++) {
-		kthread_stop(t[i]);
-		put_task_struct(t[i]);
-	}
+	kslot_test_run_threads(test, conc_writer, conc_reader, 2, ctx,
+			       &ctx->stop, 2000);
 	kunit_info(test, "%ld writes, %ld lookups, %ld hits, %ld wrong\n",
 		   atomic_long_read(&ctx->writes),
 		   atomic_long_read(&ctx->lookups),

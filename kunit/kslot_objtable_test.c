@@ -588,27 +588,13 @@ static int ot_conc_writer(void *arg)
 static void kslot_objtable_test_concurrency(struct kunit *test)
 {
 	struct kslot_objtable_stats st;
-	struct task_struct *t[3];
 	struct ot_conc *ctx;
-	int i;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->t = table_new(test, 1024, KSLOT_OBJTABLE_DEBUG);
-	for (i = 0; i < 3; i++) {
-		t[i] = kthread_create(i ? ot_conc_reader : ot_conc_writer, ctx,
-				      "kslot_ot/%d", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
-		kthread_bind(t[i], i % num_online_cpus());
-		get_task_struct(t[i]);
-		wake_up_process(t[i]);
-	}
-	msleep(2000);
-	atomic_set(&ctx->stop, 1);
-	for (i = 0; i < 3; i++) {
-		kthread_stop(t[i]);
-		put_task_struct(t[i]);
-	}
+	kslot_test_run_threads(test, ot_conc_writer, ot_conc_reader, 2, ctx,
+			       &ctx->stop, 2000);
 	kunit_info(test, "%ld writes, %ld lookups, %ld hits, %ld gets, %ld wrong\n",
 		   atomic_long_read(&ctx->writes),
 		   atomic_long_read(&ctx->lookups),

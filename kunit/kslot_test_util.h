@@ -5,7 +5,45 @@
 #ifndef _KSLOT_TEST_UTIL_H
 #define _KSLOT_TEST_UTIL_H
 
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+
 #include "kslot_internal.h"
+
+#define KSLOT_TEST_MAX_THREADS	8
+
+/*
+ * Run @writer and @nr_readers copies of @reader as kthreads, spread over
+ * the online CPUs, for @ms milliseconds; then set *@stop and wait for all
+ * of them.
+ */
+static inline void kslot_test_run_threads(struct kunit *test,
+					  int (*writer)(void *),
+					  int (*reader)(void *),
+					  int nr_readers, void *ctx,
+					  atomic_t *stop, unsigned int ms)
+{
+	struct task_struct *t[KSLOT_TEST_MAX_THREADS];
+	int i, n = nr_readers + 1;
+
+	KUNIT_ASSERT_LE(test, n, KSLOT_TEST_MAX_THREADS);
+	for (i = 0; i < n; i++) {
+		t[i] = kthread_create(i ? reader : writer, ctx, "kslot_test/%d",
+				      i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+		kthread_bind(t[i], i % num_online_cpus());
+		get_task_struct(t[i]);
+		wake_up_process(t[i]);
+	}
+	msleep(ms);
+	atomic_set(stop, 1);
+	for (i = 0; i < n; i++) {
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+}
 
 /* Can a suite fail the n-th kslot allocation of a call? */
 static inline bool kslot_test_fail_nth_usable(void)

@@ -169,10 +169,7 @@ static int kslot_arena_grow(struct kslot_arena *arena, size_t size,
 	if (bytes > arena->max_size - held)
 		return -ENOSPC;
 
-	gfp &= ~__GFP_ZERO;
-	gfp |= __GFP_NOWARN;
-	if (arena->flags & KSLOT_ARENA_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
+	gfp = kslot_gfp(gfp & ~__GFP_ZERO, arena->flags & KSLOT_ARENA_ACCOUNT);
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
 	chunk = kmalloc(bytes, gfp);

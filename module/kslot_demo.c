@@ -102,4 +102,5 @@ module_init(kslot_demo_init);
 module_exit(kslot_demo_exit);
 
 MODULE_DESCRIPTION("kslot demonstration");
+MODULE_VERSION("0.1.0");
 MODULE_LICENSE("GPL");

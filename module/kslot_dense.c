@@ -54,9 +54,7 @@ static size_t kslot_dense_bytes(size_t elem_size, u32 cap)
 
 static gfp_t kslot_dense_gfp(const struct kslot_dense *dense, gfp_t gfp)
 {
-	if (dense->flags & KSLOT_DENSE_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp, dense->flags & KSLOT_DENSE_ACCOUNT);
 }
 
 /* Accessors that do not assert the lock, for init and destroy. */
@@ -109,9 +107,7 @@ int kslot_dense_init(struct kslot_dense *dense, const char *name,
 {
 	if (!elem_size || !max_entries || max_entries > KSLOT_MAX_ENTRIES)
 		return -EINVAL;
-	if (flags & ~KSLOT_DENSE_FLAGS_ALL)
-		return -EINVAL;
-	if ((flags & KSLOT_DENSE_LOCK_BH) && (flags & KSLOT_DENSE_LOCK_IRQ))
+	if (!kslot_lock_flags_valid(flags, KSLOT_DENSE_FLAGS_ALL))
 		return -EINVAL;
 	if (kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
 		return -EINVAL;

@@ -38,8 +38,9 @@
 /*
  * Memory a file's tables keep: charged to the opener's memory cgroup, and
  * failing with -ENOMEM rather than invoking the OOM killer when the
- * cgroup (or the machine) is out of memory, since userspace asked for it
- * and can handle the error.
+ * cgroup (or the machine) is out of memory: userspace asked for it and
+ * can handle the error, and the OOM killer would pick some other process
+ * in the cgroup, since table memory counts for no task.
  */
 #define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
 				 __GFP_NOWARN)
@@ -203,30 +204,18 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 	return rec;
 }
 
-static int kslot_map_table_insert(struct kslot_table *t, const void __user *rec_u,
-				  u64 __user *handle_u, u64 *uhandle)
+static int kslot_map_table_insert(struct kslot_table *t,
+				  const void __user *rec_u, u64 *h)
 {
 	struct kslot_rec *rec;
-	u64 h;
 	int ret;
 
 	rec = kslot_rec_from_user(t, rec_u);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
-	/* Reserve, tell userspace the handle, then publish. */
-	ret = kslot_map_alloc(&t->map, NULL, &h, KSLOT_DEV_GFP);
+	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
-		goto free;
-	*uhandle = kslot_dev_encode(t->file, t->id, h);
-	if (put_user(*uhandle, handle_u)) {
-		kslot_map_remove(&t->map, h);
-		ret = -EFAULT;
-		goto free;
-	}
-	kslot_map_replace(&t->map, h, rec);
-	return 0;
-free:
-	kfree(rec);
+		kfree(rec);
 	return ret;
 }
 
@@ -384,29 +373,16 @@ static void *kslot_dev_record_from_user(struct kslot_table *t,
 }
 
 static int kslot_dense_table_insert(struct kslot_table *t,
-				    const void __user *rec_u,
-				    u64 __user *handle_u, u64 *uhandle)
+				    const void __user *rec_u, u64 *h)
 {
-	void *buf;
+	void *buf = kslot_dev_record_from_user(t, rec_u);
 	int ret;
-	u64 h;
 
-	/* Fail on an unwritable handle before the entry becomes visible. */
-	if (put_user(0, handle_u))
-		return -EFAULT;
-	buf = kslot_dev_record_from_user(t, rec_u);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = kslot_dense_insert(&t->dense, buf, &h, KSLOT_DEV_GFP);
+	ret = kslot_dense_insert(&t->dense, buf, h, KSLOT_DEV_GFP);
 	kfree(buf);
-	if (ret)
-		return ret;
-	*uhandle = kslot_dev_encode(t->file, t->id, h);
-	if (put_user(*uhandle, handle_u)) {
-		kslot_dense_erase(&t->dense, h, NULL);
-		return -EFAULT;
-	}
-	return 0;
+	return ret;
 }
 
 static int kslot_dense_table_get(struct kslot_table *t, u64 h, void *buf)
@@ -561,6 +537,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 
 static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 {
+	struct kslot_create __user *uc = uarg;
 	struct kslot_create *c = arg;
 	const struct kslot_table_ops *ops;
 	struct kslot_table *t;
@@ -577,6 +554,9 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
 		return -EINVAL;
 	ops = kslot_table_kinds[c->kind];
+	/* An unwritable table_id fails before anything is created. */
+	if (put_user(0, &uc->table_id))
+		return -EFAULT;
 
 	down_write(&f->rwsem);
 	ret = -EMFILE;
@@ -605,17 +585,15 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	ret = ops->init(t);
 	if (ret)
 		goto erase;
-	/* Report the id while the table can still be taken back. */
-	c->table_id = id;
-	ret = -EFAULT;
-	if (put_user(id, &((struct kslot_create __user *)uarg)->table_id))
-		goto destroy;
+	if (put_user(id, &uc->table_id)) {
+		ops->destroy(t);
+		ret = -EFAULT;
+		goto erase;
+	}
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
 	up_write(&f->rwsem);
 	return 0;
-destroy:
-	ops->destroy(t);
 erase:
 	xa_erase(&f->tables, id);
 free:
@@ -702,14 +680,31 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 {
 	u64 cost = kslot_dev_entry_cost(t);
 	int ret;
+	u64 h;
 
+	/* An unwritable handle fails before anything is stored. */
+	if (put_user(0, handle_u))
+		return -EFAULT;
 	ret = kslot_dev_charge(t->file, cost);
 	if (ret)
 		return ret;
-	ret = t->ops->insert(t, rec_u, handle_u, uh);
-	if (ret)
+	ret = t->ops->insert(t, rec_u, &h);
+	if (ret) {
 		kslot_dev_uncharge(t->file, cost);
-	return ret;
+		return ret;
+	}
+	*uh = kslot_dev_encode(t->file, t->id, h);
+	if (put_user(*uh, handle_u)) {
+		/*
+		 * The page went away meanwhile: take the entry back, unless
+		 * another thread (which found it by ITERATE) already erased
+		 * and uncharged it.
+		 */
+		if (!t->ops->erase(t, h))
+			kslot_dev_uncharge(t->file, cost);
+		return -EFAULT;
+	}
+	return 0;
 }
 
 /* Copy the record of user handle @uh out to @rec_u, through @buf. */
@@ -833,10 +828,7 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 
 	if (b->done || b->count > KSLOT_MAX_BATCH)
 		return -EINVAL;
-	/*
-	 * done is reported whether the batch succeeds or not: make sure it
-	 * can be (it is 0 on input) before any entry is done.
-	 */
+	/* An unwritable done fails before any entry is processed. */
 	if (put_user(0, &ub->done))
 		return -EFAULT;
 	t = kslot_dev_begin(f, b->flags, b->table_id, b->record_size,
@@ -857,9 +849,7 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 		if (ret)
 			break;
 	}
-	b->done = i;
-	/* The dispatcher does not copy a batch back: report done here. */
-	if (put_user(b->done, &ub->done) && !ret)
+	if (put_user(i, &ub->done))
 		ret = -EFAULT;
 out:
 	kfree(buf);
@@ -900,14 +890,15 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 
 	if (it->count || !it->max || it->max > KSLOT_MAX_BATCH)
 		return -EINVAL;
-	if (it->cursor == KSLOT_CURSOR_END)
-		return 0;
-	if (it->cursor > KSLOT_INDEX_MAX + 1ULL)
+	if (it->cursor > KSLOT_INDEX_MAX + 1ULL &&
+	    it->cursor != KSLOT_CURSOR_END)
 		return -EINVAL;
 	t = kslot_dev_begin(f, it->flags, it->table_id, it->record_size,
 			    it->records_ptr, with_records);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
+	if (it->cursor == KSLOT_CURSOR_END)
+		goto out;
 	if (with_records) {
 		buf = kslot_dev_bounce(t);
 		if (!buf) {
@@ -942,6 +933,8 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 
 	if (st->flags)
 		return -EINVAL;
+	/* Every field after the input ones is output. */
+	memset_startat(st, 0, kind);
 	down_read(&f->rwsem);
 	if (st->table_id) {
 		t = kslot_dev_table(f, st->table_id);
@@ -1041,42 +1034,38 @@ union kslot_ioctl_buf {
  * the struct, not the command.  In ABI version 1 each struct's first
  * version is its current size; a struct that grows gets a min_size here.
  *
- * Commands that change state (@writes) write their output fields to
- * userspace themselves, before the change is committed, and are not
- * copied back: a copy that failed after the change would report -EFAULT
- * for a command that took effect.  The others are copied back on success.
+ * Only commands without side effects (@copy_out) have their struct copied
+ * back whole; the others write their few output fields themselves, after
+ * checking up front that they are writable, so that a command that fails
+ * with -EFAULT has changed nothing.
  */
 struct kslot_ioctl_op {
 	size_t size;
-	bool writes;
+	bool copy_out;
 	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
 };
 
 #define KSLOT_OP(_cmd, _fn, _type)					\
 	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
-#define KSLOT_OP_WRITES(_cmd, _fn, _type)				\
-	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .writes = true,	\
-			    .fn = _fn }
+#define KSLOT_OP_RO(_cmd, _fn, _type)					\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn, .copy_out = true }
 
 static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
-	KSLOT_OP(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
-	KSLOT_OP_WRITES(KSLOT_IOC_CREATE, kslot_ioc_create,
-			struct kslot_create),
-	KSLOT_OP_WRITES(KSLOT_IOC_DESTROY, kslot_ioc_destroy,
-			struct kslot_destroy),
-	KSLOT_OP_WRITES(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
+	KSLOT_OP_RO(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
+	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
+	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
+	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
 	KSLOT_OP(KSLOT_IOC_GET, kslot_ioc_get, struct kslot_entry),
-	KSLOT_OP_WRITES(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
-	KSLOT_OP_WRITES(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
-	KSLOT_OP_WRITES(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
-			struct kslot_batch),
-	KSLOT_OP_WRITES(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch,
-			struct kslot_batch),
-	KSLOT_OP_WRITES(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
-			struct kslot_batch),
-	KSLOT_OP(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
-	KSLOT_OP(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
-	KSLOT_OP(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
+	KSLOT_OP(KSLOT_IOC_UPDATE, kslot_ioc_update, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_ERASE, kslot_ioc_erase, struct kslot_entry),
+	KSLOT_OP(KSLOT_IOC_INSERT_BATCH, kslot_ioc_insert_batch,
+		 struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_GET_BATCH, kslot_ioc_get_batch, struct kslot_batch),
+	KSLOT_OP(KSLOT_IOC_ERASE_BATCH, kslot_ioc_erase_batch,
+		 struct kslot_batch),
+	KSLOT_OP_RO(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
+	KSLOT_OP_RO(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
+	KSLOT_OP_RO(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
 };
 
 static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
@@ -1098,11 +1087,14 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 		return -EFAULT;
 	if (usize < op->size)
 		return -EINVAL;
+	/* As openat2() and clone3(): no struct grows beyond a page. */
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
 	if (ret)
 		return ret;
 	ret = op->fn(f, &buf, uarg);
-	if (ret || op->writes)
+	if (ret || !op->copy_out)
 		return ret;
 	if (copy_to_user(uarg, &buf, min_t(size_t, op->size, usize)))
 		return -EFAULT;
@@ -1180,7 +1172,11 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&kslot_dev_file_lock);
 	list_for_each_entry(f, &kslot_dev_file_list, node) {
-		down_read(&f->rwsem);
+		/* Never wait on a file (its commands may wait on user pages). */
+		if (!down_read_trylock(&f->rwsem)) {
+			seq_printf(m, "file=%u pid=%d busy\n", f->id, f->pid);
+			continue;
+		}
 		xa_for_each(&f->tables, id, t) {
 			struct kslot_stats st = {};
 

@@ -46,9 +46,8 @@ struct kslot_file {
  * @init: Set up the table's structure; -errno on failure.
  * @destroy: Free the structure and every record.
  * @tag: The tag of the table's kernel handles.
- * @insert: Copy a record from userspace, store it, and write its user
- *	handle to the given user address (before the entry becomes
- *	visible) and to *uhandle.
+ * @insert: Copy a record from userspace and store it; set the kernel
+ *	handle.
  * @get: Copy the record of a kernel handle into a kernel buffer; -ENOENT.
  * @update: Replace the record of a kernel handle from userspace.
  * @erase: Erase a kernel handle's entry; -ENOENT.
@@ -62,7 +61,7 @@ struct kslot_table_ops {
 	void (*destroy)(struct kslot_table *t);
 	u32 (*tag)(struct kslot_table *t);
 	int (*insert)(struct kslot_table *t, const void __user *rec,
-		      u64 __user *handle, u64 *uhandle);
+		      u64 *handle);
 	int (*get)(struct kslot_table *t, u64 handle, void *buf);
 	int (*update)(struct kslot_table *t, u64 handle,
 		      const void __user *rec);

@@ -112,10 +112,8 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 	want = clamp(want, hive->min_capacity, hive->max_capacity);
 	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
 		order++;
-	gfp &= ~(__GFP_ZERO | __GFP_HIGHMEM | __GFP_DMA | __GFP_DMA32);
-	gfp |= __GFP_NOWARN;
-	if (hive->flags & KSLOT_HIVE_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
+	gfp = kslot_gfp(gfp & ~(__GFP_ZERO | __GFP_HIGHMEM | __GFP_DMA |
+				__GFP_DMA32), hive->flags & KSLOT_HIVE_ACCOUNT);
 	if (kslot_should_fail_alloc())
 		return NULL;
 	folio = folio_alloc(gfp, order);

@@ -7,8 +7,15 @@
 
 #include <linux/fault-inject.h>
 #include <linux/fs.h>
+#include <linux/gfp.h>
 
 struct dentry;
+
+/* The gfp flags of kslot's own allocations (never warn, memcg if asked). */
+static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
+{
+	return gfp | __GFP_NOWARN | (account ? __GFP_ACCOUNT : 0);
+}
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 				    void *data,

@@ -21,31 +21,19 @@ static void kslot_map_lock(struct kslot_map *map,
 			   struct kslot_map_lock_state *ls)
 	__acquires(&map->lock)
 {
-	if (map->flags & KSLOT_MAP_LOCK_IRQ)
-		spin_lock_irqsave(&map->lock, ls->irqflags);
-	else if (map->flags & KSLOT_MAP_LOCK_BH)
-		spin_lock_bh(&map->lock);
-	else
-		spin_lock(&map->lock);
+	ls->irqflags = __kslot_lock(&map->lock, map->flags);
 }
 
 static void kslot_map_unlock(struct kslot_map *map,
 			     struct kslot_map_lock_state *ls)
 	__releases(&map->lock)
 {
-	if (map->flags & KSLOT_MAP_LOCK_IRQ)
-		spin_unlock_irqrestore(&map->lock, ls->irqflags);
-	else if (map->flags & KSLOT_MAP_LOCK_BH)
-		spin_unlock_bh(&map->lock);
-	else
-		spin_unlock(&map->lock);
+	__kslot_unlock(&map->lock, map->flags, ls->irqflags);
 }
 
 static gfp_t kslot_map_gfp(const struct kslot_map *map, gfp_t gfp)
 {
-	if (map->flags & KSLOT_MAP_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp, map->flags & KSLOT_MAP_ACCOUNT);
 }
 
 static struct kslot_map_dir *kslot_map_dir_locked(struct kslot_map *map)
@@ -86,9 +74,7 @@ int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
 {
 	if (!max_entries || max_entries > KSLOT_MAX_ENTRIES)
 		return -EINVAL;
-	if (flags & ~KSLOT_MAP_FLAGS_ALL)
-		return -EINVAL;
-	if ((flags & KSLOT_MAP_LOCK_BH) && (flags & KSLOT_MAP_LOCK_IRQ))
+	if (!kslot_lock_flags_valid(flags, KSLOT_MAP_FLAGS_ALL))
 		return -EINVAL;
 
 	memset(map, 0, sizeof(*map));
@@ -127,7 +113,7 @@ static void kslot_map_dir_free_all(struct rcu_head *head)
  * The caller must ensure no other writer runs and no new lookup starts.
  * Lookups already inside an RCU read-side critical section may finish:
  * the slot memory is freed only after a grace period.  The map may be
- * initialised again afterwards.
+ * initialised again afterwards, and must be before any other use.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
@@ -151,8 +137,11 @@ void kslot_map_destroy(struct kslot_map *map,
 			fn(slot->obj, kslot_handle_make(i, map->tag, slot->gen),
 			   data);
 	}
-	RCU_INIT_POINTER(map->dir, NULL);
-	WRITE_ONCE(map->nr_slots, 0);
+	/*
+	 * New lookups find no slot; lookups already running keep using the
+	 * directory, which stays in place until the grace period ends.
+	 */
+	smp_store_release(&map->nr_slots, 0);
 	map->count = 0;
 	map->free_head = KSLOT_MAP_NONE;
 	if (dir)
@@ -271,10 +260,13 @@ static int kslot_map_grow(struct kslot_map *map,
 		/* Someone else grew the map or freed a slot meanwhile. */
 		if (map->nr_slots != nr || map->free_head != KSLOT_MAP_NONE ||
 		    (dir ? dir->nr_chunks : 0) != nr_chunks) {
+			/* vfree() may sleep: free with the lock dropped. */
+			kslot_map_unlock(map, ls);
 			kfree(grow.chunk);
 			kvfree(grow.dir);
 			grow.chunk = NULL;
 			grow.dir = NULL;
+			kslot_map_lock(map, ls);
 			continue;
 		}
 		kslot_map_grow_install(map, &grow);
@@ -465,6 +457,7 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 			   size_t ref_offset,
 			   void (*release)(struct kref *ref))
 {
+	struct kslot_map_slot *slot;
 	struct kref *ref;
 	void *obj;
 
@@ -477,7 +470,15 @@ void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 		obj = NULL;
 		goto out;
 	}
-	if (__kslot_map_lookup(map, handle) != obj) {
+	/*
+	 * The increment is a relaxed RMW: order the re-check after it, as
+	 * refcount_inc_not_zero_acquire() would.  Then the slot must still
+	 * hold this object at this generation.
+	 */
+	smp_acquire__after_ctrl_dep();
+	slot = __kslot_map_slot(map, kslot_handle_index(handle));
+	if (!slot || READ_ONCE(slot->gen) != kslot_handle_gen(handle) ||
+	    READ_ONCE(slot->obj) != obj) {
 		kref_put(ref, release);
 		obj = NULL;
 	}
@@ -502,14 +503,18 @@ EXPORT_SYMBOL_GPL(kslot_map_lookup_get);
  */
 void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle)
 {
+	struct kslot_map_dir *dir;
 	void *found = NULL;
 	u32 i, nr;
 
 	rcu_read_lock();
 	/* Pairs with the release in kslot_map_grow_install(). */
 	nr = smp_load_acquire(&map->nr_slots);
+	dir = rcu_dereference(map->dir);
 	for (i = *index; i < nr; i++) {
-		struct kslot_map_slot *slot = __kslot_map_slot(map, i);
+		struct kslot_map_slot *slot =
+			&dir->chunks[i >> KSLOT_MAP_CHUNK_SHIFT]
+				    [i & KSLOT_MAP_CHUNK_MASK];
 		u32 gen = READ_ONCE(slot->gen);
 		void *obj;
 

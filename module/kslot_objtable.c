@@ -75,12 +75,10 @@ kslot_objtable_create(const struct kslot_objtable_config *cfg)
 	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
 	int ret;
 
-	if (!cfg->size || cfg->flags & ~KSLOT_OBJTABLE_FLAGS_ALL)
+	if (!cfg->size ||
+	    !kslot_lock_flags_valid(cfg->flags, KSLOT_OBJTABLE_FLAGS_ALL))
 		return ERR_PTR(-EINVAL);
 	if (!cfg->max_entries || cfg->max_entries > KSLOT_MAX_ENTRIES)
-		return ERR_PTR(-EINVAL);
-	if ((cfg->flags & KSLOT_OBJTABLE_LOCK_BH) &&
-	    (cfg->flags & KSLOT_OBJTABLE_LOCK_IRQ))
 		return ERR_PTR(-EINVAL);
 	hdr_offset = ALIGN(cfg->size, __alignof__(struct kslot_objtable_hdr));
 	if (hdr_offset < cfg->size)

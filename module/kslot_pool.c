@@ -239,10 +239,8 @@ static __printf(2, 3) void kslot_pool_report(struct kslot_pool *pool,
 
 static gfp_t kslot_pool_gfp(const struct kslot_pool *pool, gfp_t gfp)
 {
-	gfp &= ~(__GFP_ZERO | __GFP_COMP);
-	if (pool->flags & KSLOT_POOL_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp & ~(__GFP_ZERO | __GFP_COMP),
+			 pool->flags & KSLOT_POOL_ACCOUNT);
 }
 
 /* Should an allocation hand out zeroed memory? */

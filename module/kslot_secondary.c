@@ -24,9 +24,7 @@ static size_t kslot_secondary_page_bytes(size_t elem_size, u32 shift)
 
 static gfp_t kslot_secondary_gfp(const struct kslot_secondary *sec, gfp_t gfp)
 {
-	if (sec->flags & KSLOT_SECONDARY_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp, sec->flags & KSLOT_SECONDARY_ACCOUNT);
 }
 
 static u32 kslot_secondary_max_pages(const struct kslot_secondary *sec)
@@ -84,10 +82,7 @@ int kslot_secondary_init(struct kslot_secondary *sec, const char *name,
 		return -EINVAL;
 	if (!max_entries || max_entries > KSLOT_MAX_ENTRIES)
 		return -EINVAL;
-	if (flags & ~KSLOT_SECONDARY_FLAGS_ALL)
-		return -EINVAL;
-	if ((flags & KSLOT_SECONDARY_LOCK_BH) &&
-	    (flags & KSLOT_SECONDARY_LOCK_IRQ))
+	if (!kslot_lock_flags_valid(flags, KSLOT_SECONDARY_FLAGS_ALL))
 		return -EINVAL;
 
 	while (shift && kslot_secondary_page_bytes(elem_size, shift) > 4096)
@@ -285,6 +280,11 @@ int kslot_secondary_insert(struct kslot_secondary *sec, u64 handle,
 	page = kslot_secondary_page_get(sec, index, &g, gfp, &irqflags);
 	if (!page) {
 		ret = -ENOMEM;
+		goto out;
+	}
+	/* page_get() may have dropped the lock: another insert may have bound. */
+	if (sec->tag_bound && kslot_handle_tag(handle) != sec->tag) {
+		ret = -EINVAL;
 		goto out;
 	}
 	off = index & (BIT(sec->page_shift) - 1);

@@ -34,9 +34,7 @@ static u32 kslot_sparse_set_l3_index(u32 key)
 static gfp_t kslot_sparse_set_gfp(const struct kslot_sparse_set *set,
 				  gfp_t gfp)
 {
-	if (set->flags & KSLOT_SPARSE_SET_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	return gfp | __GFP_NOWARN;
+	return kslot_gfp(gfp, set->flags & KSLOT_SPARSE_SET_ACCOUNT);
 }
 
 static size_t kslot_sparse_set_dense_bytes(u32 capacity)

@@ -13,6 +13,7 @@ pkgs=(
 	busybox-static
 	sparse
 	dwarves gcc-multilib
+	dkms openssl pkgconf groff-base
 )
 
 missing=()

@@ -10,8 +10,7 @@
 # The tree is cached under ${XDG_CACHE_HOME:-$HOME/.cache}/kslot/, keyed on a
 # hash of the config fragment, the linux-source version and KERNEL_RECIPE
 # below (bump it when the way the kernel is built changes), so it is rebuilt
-# only when one of them changes.  Concurrent callers of the same kernel wait
-# on its lock.
+# only when one of them changes.  Concurrent callers wait on a lock.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +25,10 @@ src=$cache/src-$srcver
 out=$cache/kernel-$(basename "$frag" .config)-$key
 
 mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9
+# One lock for the shared source tree, one per kernel: building one kernel
+# does not hold up users of another that is already built.
+exec 8>"$cache/.lock-src"
+flock 8
 if [ ! -f "$src/.kslot-extracted" ]; then
 	echo "kernel.sh: extracting $tarball" >&2
 	rm -rf "$src" "$src.tmp"
@@ -36,12 +37,9 @@ if [ ! -f "$src/.kslot-extracted" ]; then
 	touch "$src.tmp/.kslot-extracted"
 	mv "$src.tmp" "$src"
 fi
-
-# The global lock covers the shared source tree only; each kernel has its
-# own, so building one kernel does not hold up callers of another.
-exec 8>"$out.lock"
-flock 8
-exec 9>&-
+flock -u 8
+exec 9>"$out.lock"
+flock 9
 
 if [ -f "$out/.kslot-built" ]; then
 	echo "kernel.sh: cached kernel $out" >&2

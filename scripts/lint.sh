@@ -17,17 +17,20 @@ ksrc=$(readlink -f "$kdir/source" 2>/dev/null || echo "$kdir")
 cd "$top"
 files=$(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]')
 
+checkpatch_one() {
+	local ignore=
+	# Userspace code (selftests, tools) rightly uses <stdint.h> types.
+	case "$1" in
+	selftests/* | userspace-tools/*) ignore="--ignore PREFER_KERNEL_TYPES" ;;
+	esac
+	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet $ignore \
+		-f "$1" 2>&1
+}
+
 run_checkpatch() {
-	local f ignore
-	for f in $files; do
-		# Userspace code (selftests, tools) rightly uses <stdint.h> types.
-		ignore=
-		case "$f" in
-		selftests/* | userspace-tools/*) ignore="--ignore PREFER_KERNEL_TYPES" ;;
-		esac
-		"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet \
-			$ignore -f "$f" 2>&1
-	done
+	export -f checkpatch_one
+	export ksrc
+	printf '%s\n' $files | xargs -P "$(nproc)" -I{} bash -c 'checkpatch_one "$1"' _ {}
 }
 
 run_kerneldoc() {

@@ -82,6 +82,7 @@
 #include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/kslot_handle.h>
+#include <linux/kslot_lock.h>
 #include <linux/lockdep.h>
 #include <linux/nospec.h>
 #include <linux/spinlock.h>
@@ -90,9 +91,9 @@
 struct dentry;
 
 /* Take the table lock with spin_lock_bh(). */
-#define KSLOT_DENSE_LOCK_BH	BIT(0)
+#define KSLOT_DENSE_LOCK_BH	KSLOT_LOCK_BH
 /* Take the table lock with spin_lock_irqsave(). */
-#define KSLOT_DENSE_LOCK_IRQ	BIT(1)
+#define KSLOT_DENSE_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the table's arrays to the current memcg. */
 #define KSLOT_DENSE_ACCOUNT	BIT(2)
 #define KSLOT_DENSE_FLAGS_ALL	(KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ | \
@@ -215,15 +216,7 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 static inline unsigned long kslot_dense_lock(struct kslot_dense *dense)
 	__acquires(&dense->lock)
 {
-	unsigned long irqflags = 0;
-
-	if (dense->flags & KSLOT_DENSE_LOCK_IRQ)
-		spin_lock_irqsave(&dense->lock, irqflags);
-	else if (dense->flags & KSLOT_DENSE_LOCK_BH)
-		spin_lock_bh(&dense->lock);
-	else
-		spin_lock(&dense->lock);
-	return irqflags;
+	return __kslot_lock(&dense->lock, dense->flags);
 }
 
 /**
@@ -237,12 +230,7 @@ static inline void kslot_dense_unlock(struct kslot_dense *dense,
 				      unsigned long irqflags)
 	__releases(&dense->lock)
 {
-	if (dense->flags & KSLOT_DENSE_LOCK_IRQ)
-		spin_unlock_irqrestore(&dense->lock, irqflags);
-	else if (dense->flags & KSLOT_DENSE_LOCK_BH)
-		spin_unlock_bh(&dense->lock);
-	else
-		spin_unlock(&dense->lock);
+	__kslot_unlock(&dense->lock, dense->flags, irqflags);
 }
 
 /**

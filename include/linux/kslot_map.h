@@ -20,7 +20,7 @@
  * |                         | allocate a chunk     |                    |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove()      |                      |                    |
- * | kslot_map_destroy()     | caller: no users     | no                 |
+ * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
  * +-------------------------+----------------------+--------------------+
  *
  * - Writers serialise on an internal spinlock.  By default it is taken
@@ -48,6 +48,7 @@
 #include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
+#include <linux/kslot_lock.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -61,9 +62,9 @@ struct dentry;
 #define KSLOT_MAP_CHUNK_MASK	(KSLOT_MAP_CHUNK_SLOTS - 1)
 
 /* Writers take the map lock with spin_lock_bh(). */
-#define KSLOT_MAP_LOCK_BH	BIT(0)
+#define KSLOT_MAP_LOCK_BH	KSLOT_LOCK_BH
 /* Writers take the map lock with spin_lock_irqsave(). */
-#define KSLOT_MAP_LOCK_IRQ	BIT(1)
+#define KSLOT_MAP_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the map's own memory (chunks, directory) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	BIT(2)
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
@@ -109,11 +110,13 @@ struct kslot_map_dir {
  * @debugfs: Debugfs file of a named map, or NULL.
  */
 struct kslot_map {
+	/* Read by every lookup. */
 	struct kslot_map_dir __rcu *dir;
 	u32 nr_slots;
 	u32 tag;
 	unsigned int flags;
-	spinlock_t lock;	/* Serialises writers; see the rules above. */
+	/* Written by writers: a cache line of their own. */
+	spinlock_t lock ____cacheline_aligned_in_smp;	/* See the rules. */
 	u32 free_head;
 	u32 count;
 	u32 max_entries;

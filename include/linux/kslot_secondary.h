@@ -66,6 +66,7 @@
 #include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/kslot_handle.h>
+#include <linux/kslot_lock.h>
 #include <linux/lockdep.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
@@ -75,9 +76,9 @@
 struct dentry;
 
 /* Take the map lock with spin_lock_bh(). */
-#define KSLOT_SECONDARY_LOCK_BH		BIT(0)
+#define KSLOT_SECONDARY_LOCK_BH		KSLOT_LOCK_BH
 /* Take the map lock with spin_lock_irqsave(). */
-#define KSLOT_SECONDARY_LOCK_IRQ	BIT(1)
+#define KSLOT_SECONDARY_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the map's pages and directory to the current memcg. */
 #define KSLOT_SECONDARY_ACCOUNT		BIT(2)
 #define KSLOT_SECONDARY_FLAGS_ALL	(KSLOT_SECONDARY_LOCK_BH | \
@@ -187,15 +188,7 @@ void kslot_secondary_get_stats(struct kslot_secondary *sec,
 static inline unsigned long kslot_secondary_lock(struct kslot_secondary *sec)
 	__acquires(&sec->lock)
 {
-	unsigned long irqflags = 0;
-
-	if (sec->flags & KSLOT_SECONDARY_LOCK_IRQ)
-		spin_lock_irqsave(&sec->lock, irqflags);
-	else if (sec->flags & KSLOT_SECONDARY_LOCK_BH)
-		spin_lock_bh(&sec->lock);
-	else
-		spin_lock(&sec->lock);
-	return irqflags;
+	return __kslot_lock(&sec->lock, sec->flags);
 }
 
 /**
@@ -209,12 +202,7 @@ static inline void kslot_secondary_unlock(struct kslot_secondary *sec,
 					  unsigned long irqflags)
 	__releases(&sec->lock)
 {
-	if (sec->flags & KSLOT_SECONDARY_LOCK_IRQ)
-		spin_unlock_irqrestore(&sec->lock, irqflags);
-	else if (sec->flags & KSLOT_SECONDARY_LOCK_BH)
-		spin_unlock_bh(&sec->lock);
-	else
-		spin_unlock(&sec->lock);
+	__kslot_unlock(&sec->lock, sec->flags, irqflags);
 }
 
 /**

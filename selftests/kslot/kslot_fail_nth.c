@@ -48,6 +48,15 @@ struct rec {
 	uint64_t a, b;
 };
 
+/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+static void __attribute__((constructor)) kslot_require_device(void)
+{
+	if (access(KSLOT_DEVICE, F_OK)) {
+		ksft_print_header();
+		ksft_exit_skip("%s is absent\n", KSLOT_DEVICE);
+	}
+}
+
 /* ---- fault configuration (whole program) ---- */
 
 #define DBG	"/sys/kernel/debug/"
@@ -106,6 +115,8 @@ static void __attribute__((constructor)) faults_setup(void)
 	unsigned int i;
 
 	main_pid = getpid();
+	if (access(KSLOT_DEVICE, F_OK))
+		return;
 	totals = mmap(NULL, sizeof(*totals), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (totals == MAP_FAILED)

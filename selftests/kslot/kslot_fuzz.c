@@ -854,7 +854,13 @@ static void adv_size(struct mfile *f, struct mtable *t)
 
 	memset(big, 0, sizeof(big));
 	st->table_id = t->id;
-	switch (rnd(4)) {
+	switch (rnd(5)) {
+	case 4:
+		/* As openat2(): no struct is larger than a page. */
+		st->size = PAGE + 1 + rnd(1U << 20);
+		EXPECT_RET(xioctl(f->fd, KSLOT_IOC_STATS, st), -E2BIG,
+			   "struct larger than a page");
+		break;
 	case 0:
 		st->size = rnd(ksize);
 		EXPECT_RET(xioctl(f->fd, KSLOT_IOC_STATS, st), -EINVAL,
@@ -878,7 +884,7 @@ static void adv_size(struct mfile *f, struct mtable *t)
 		/* A struct that claims to run into a guard page. */
 		st = (struct kslot_stats *)(edge - ksize);
 		memset(st, 0, ksize);
-		st->size = ksize + 8 + rnd(1U << 20);
+		st->size = ksize + 8 + rnd(PAGE - ksize - 8);
 		st->table_id = t->id;
 		EXPECT_RET(xioctl(f->fd, KSLOT_IOC_STATS, st), -EFAULT,
 			   "struct size running into a guard page");
@@ -1012,16 +1018,13 @@ static void adv_readonly_arg(struct mfile *f, struct mtable *t)
 		break;
 	case 0:
 		/*
-		 * INSERT cannot report the handle: nothing is inserted.  A
-		 * full map table says so first; a dense one checks the
-		 * handle's address before anything else.
+		 * INSERT cannot report the handle: nothing is inserted (the
+		 * handle's address is checked before anything else).
 		 */
 		rec_fill(recbuf, t->rs, v);
 		memcpy(ro_arg, &e, sizeof(e));
 		mprotect(ro_arg, PAGE, PROT_READ);
-		EXPECT_RET(xioctl(f->fd, KSLOT_IOC_INSERT, ro_arg),
-			   t->n == t->maxe && t->kind == KSLOT_KIND_MAP ?
-			   -ENOSPC : -EFAULT,
+		EXPECT_RET(xioctl(f->fd, KSLOT_IOC_INSERT, ro_arg), -EFAULT,
 			   "insert with a read-only argument");
 		break;
 	case 1:
@@ -1107,11 +1110,8 @@ static void adv_batch_edge(struct mfile *f, struct mtable *t)
 		b.records_ptr = (uintptr_t)recbuf;
 		b.handles_ptr = (uintptr_t)hs;
 		room = t->maxe - t->n;
-		/*
-		 * A map table takes the slot before writing the handle, a
-		 * dense one checks the handle's address first.
-		 */
-		full = t->kind == KSLOT_KIND_MAP ? room <= j : room < j;
+		/* Entry j's handle address is checked before anything else. */
+		full = room < j;
 		ret = xioctl(f->fd, KSLOT_IOC_INSERT_BATCH, &b);
 		EXPECT_RET(ret, full ? -ENOSPC : -EFAULT,
 			   "insert batch into handles running out");

@@ -26,6 +26,15 @@ struct rec {
 	uint64_t a, b, c;
 };
 
+/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+static void __attribute__((constructor)) kslot_require_device(void)
+{
+	if (access(KSLOT_DEVICE, F_OK)) {
+		ksft_print_header();
+		ksft_exit_skip("%s is absent\n", KSLOT_DEVICE);
+	}
+}
+
 static struct rec rec_of(uint32_t i)
 {
 	return (struct rec){ i, ~(uint64_t)i, (uint64_t)i * 0x9e3779b97f4a7c15ULL };

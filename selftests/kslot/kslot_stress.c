@@ -39,6 +39,15 @@ struct srec {
 	uint64_t handle;	/* 0 until the owner knows it */
 };
 
+/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+static void __attribute__((constructor)) kslot_require_device(void)
+{
+	if (access(KSLOT_DEVICE, F_OK)) {
+		ksft_print_header();
+		ksft_exit_skip("%s is absent\n", KSLOT_DEVICE);
+	}
+}
+
 struct shared {
 	int fd;
 	uint32_t table[2];	/* map, dense */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How the kslot tables with an internal spinlock (kslot_map, kslot_dense,
+ * kslot_secondary) take it: the caller chooses the context at init, once,
+ * with one of these flags, instead of calling _bh or _irq variants.
+ *
+ * - neither flag: spin_lock(); writers run in process context only.
+ * - %KSLOT_LOCK_BH: spin_lock_bh(); writers may run in softirq context.
+ * - %KSLOT_LOCK_IRQ: spin_lock_irqsave(); writers may run in any context.
+ */
+#ifndef _LINUX_KSLOT_LOCK_H
+#define _LINUX_KSLOT_LOCK_H
+
+#include <linux/bits.h>
+#include <linux/spinlock.h>
+
+#define KSLOT_LOCK_BH	BIT(0)
+#define KSLOT_LOCK_IRQ	BIT(1)
+
+/**
+ * kslot_lock_flags_valid() - Check the lock flags of an init call.
+ * @flags: The flags given to init.
+ * @all: Every flag the structure knows.
+ *
+ * Context: Any context.
+ * Return: false if @flags has unknown bits or both lock flags.
+ */
+static inline bool kslot_lock_flags_valid(unsigned int flags,
+					  unsigned int all)
+{
+	return !(flags & ~all) &&
+	       (flags & (KSLOT_LOCK_BH | KSLOT_LOCK_IRQ)) !=
+	       (KSLOT_LOCK_BH | KSLOT_LOCK_IRQ);
+}
+
+/**
+ * __kslot_lock() - Take a table's spinlock the way its flags ask.
+ * @lock: The lock.
+ * @flags: The table's flags.
+ *
+ * Context: Any context the flags allow.
+ * Return: Saved interrupt flags for __kslot_unlock().
+ */
+static inline unsigned long __kslot_lock(spinlock_t *lock, unsigned int flags)
+	__acquires(lock)
+{
+	unsigned long irqflags = 0;
+
+	if (flags & KSLOT_LOCK_IRQ)
+		spin_lock_irqsave(lock, irqflags);
+	else if (flags & KSLOT_LOCK_BH)
+		spin_lock_bh(lock);
+	else
+		spin_lock(lock);
+	return irqflags;
+}
+
+/**
+ * __kslot_unlock() - Release a lock taken with __kslot_lock().
+ * @lock: The lock.
+ * @flags: The table's flags.
+ * @irqflags: The value __kslot_lock() returned.
+ *
+ * Context: Caller holds @lock.
+ */
+static inline void __kslot_unlock(spinlock_t *lock, unsigned int flags,
+				  unsigned long irqflags)
+	__releases(lock)
+{
+	if (flags & KSLOT_LOCK_IRQ)
+		spin_unlock_irqrestore(lock, irqflags);
+	else if (flags & KSLOT_LOCK_BH)
+		spin_unlock_bh(lock);
+	else
+		spin_unlock(lock);
+}
+
+#endif /* _LINUX_KSLOT_LOCK_H */
