@@ -9,6 +9,8 @@
 #                        run your own script in the VM with kslot loaded
 #   make kernel          build (or reuse) the cached test kernel
 #   make lint            checkpatch, kernel-doc and sparse
+#   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
+#   make check-kcsan     KUnit and selftests on a KCSAN kernel
 #   make clean
 
 TOP := $(CURDIR)
@@ -19,9 +21,9 @@ KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER
 
 VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
-TEST_KDIR = $$($(TOP)/scripts/kernel.sh ${KSLOT_FRAGMENT:-})
+TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
-.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock clean
+.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -97,6 +99,38 @@ stock-vms: selftests tools
 check-stock: stock-vms
 	@for d in $$(cat $(VM_OUT)/stock-dirs); do \
 		$(TOP)/scripts/verdict.py stock $$d $(TOP) || exit 1; done
+
+# ---- reliability: the long fuzz run and the KCSAN kernel ----
+
+# make fuzz [FUZZ_CALLS=n] [FUZZ_SEED=s] [FUZZ_TIME=seconds] [FUZZ_JOBS=n]
+FUZZ_CALLS ?= 1000000
+FUZZ_SEED ?= 1
+FUZZ_TIME ?= 3000
+FUZZ_JOBS ?= 2
+FUZZ_DIR := $(BUILD)/fuzz
+fuzz: test-modules tools selftests
+	@mkdir -p $(FUZZ_DIR) $(VM_OUT)
+	@cp $(BUILD)/selftests/kslot_fuzz $(FUZZ_DIR)/
+	@{ echo "FUZZ_SEED=$(FUZZ_SEED) FUZZ_CALLS=$(FUZZ_CALLS)"; \
+	   echo "FUZZ_TIME=$(FUZZ_TIME) FUZZ_JOBS=$(FUZZ_JOBS)"; \
+	   cat $(TOP)/scripts/fuzz-guest.sh; } > $(FUZZ_DIR)/run.sh
+	@kdir=$(TEST_KDIR); \
+	KSLOT_VM_TIMEOUT=$$(( $(FUZZ_TIME) + 600 )) \
+	$(TOP)/scripts/vm.sh script $$kdir $(VM_OUT) $(FUZZ_DIR)/run.sh $(FUZZ_DIR) && \
+	$(TOP)/scripts/verdict.py script $(VM_OUT) $$kdir/source
+
+# KCSAN excludes KASAN: a kernel of its own (configs/kslot-kcsan.config,
+# cached apart), the modules rebuilt against it, and every KUnit suite and
+# selftest run on it.  "BUG: KCSAN:" reports fail the verdict.  The
+# modules in the tree are KCSAN builds afterwards; "make check" rebuilds.
+KCSAN_FRAGMENT := $(TOP)/configs/kslot-kcsan.config
+KCSAN_OUT := $(BUILD)/vm-kcsan
+check-kcsan: tools
+	@KSLOT_FRAGMENT=$(KCSAN_FRAGMENT) $(MAKE) -s test-modules selftests
+	@mkdir -p $(KCSAN_OUT)
+	@kdir=$$($(TOP)/scripts/kernel.sh $(KCSAN_FRAGMENT)); \
+	$(TOP)/scripts/vm.sh check $$kdir $(KCSAN_OUT) && \
+	$(TOP)/scripts/verdict.py check $(KCSAN_OUT) $$kdir/source
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi

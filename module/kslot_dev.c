@@ -35,6 +35,18 @@
 #define KSLOT_MAX_BATCH		1024U
 #define KSLOT_RECORD_SIZE_CAP	65536U
 
+/*
+ * Memory a file's tables keep: charged to the opener's memory cgroup, and
+ * failing with -ENOMEM rather than invoking the OOM killer when the
+ * cgroup (or the machine) is out of memory: userspace asked for it and
+ * can handle the error, and the OOM killer would pick some other process
+ * in the cgroup, since table memory counts for no task.
+ */
+#define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+/* Buffers that live for one command. */
+#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
+
 static unsigned int max_tables = 64;
 module_param(max_tables, uint, 0644);
 MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
@@ -113,7 +125,7 @@ static void *kslot_dev_bounce(struct kslot_table *t)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
-	return kmalloc(t->record_size, GFP_KERNEL | __GFP_NOWARN);
+	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
 }
 
 /*
@@ -182,8 +194,7 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 
 	if (kslot_should_fail_alloc())
 		return ERR_PTR(-ENOMEM);
-	rec = kmalloc(struct_size(rec, data, t->record_size),
-		      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	rec = kmalloc(struct_size(rec, data, t->record_size), KSLOT_DEV_GFP);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(rec->data, src, t->record_size)) {
@@ -202,7 +213,7 @@ static int kslot_map_table_insert(struct kslot_table *t,
 	rec = kslot_rec_from_user(t, rec_u);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
-	ret = kslot_map_alloc(&t->map, rec, h, GFP_KERNEL_ACCOUNT);
+	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
 		kfree(rec);
 	return ret;
@@ -284,7 +295,7 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	info.slots = kvcalloc(d->max, sizeof(*info.slots), GFP_KERNEL);
+	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
 	if (!info.slots)
 		return -ENOMEM;
 	kslot_map_dump(&t->map, d->start, d->max, &info);
@@ -369,7 +380,7 @@ static int kslot_dense_table_insert(struct kslot_table *t,
 
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = kslot_dense_insert(&t->dense, buf, h, GFP_KERNEL_ACCOUNT);
+	ret = kslot_dense_insert(&t->dense, buf, h, KSLOT_DEV_GFP);
 	kfree(buf);
 	return ret;
 }
@@ -556,7 +567,7 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 		goto unlock;
 	ret = -ENOMEM;
 	t = kslot_should_fail_alloc() ? NULL :
-	    kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	    kzalloc(sizeof(*t), KSLOT_DEV_GFP);
 	if (!t)
 		goto uncharge;
 	t->file = f;
@@ -567,7 +578,7 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
-			      GFP_KERNEL_ACCOUNT);
+			      KSLOT_DEV_GFP);
 	if (ret < 0)
 		goto free;
 	t->id = id;
@@ -970,8 +981,9 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 		return PTR_ERR(t);
 	ret = -ENOMEM;
 	if (!kslot_should_fail_alloc()) {
-		slots = kvcalloc(d->max, sizeof(*slots), GFP_KERNEL);
-		reverse = kvcalloc(d->max, sizeof(*reverse), GFP_KERNEL);
+		slots = kvcalloc(d->max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
+		reverse = kvcalloc(d->max, sizeof(*reverse),
+				   KSLOT_DEV_GFP_TMP);
 	}
 	if (!slots || !reverse)
 		goto out;
@@ -1095,7 +1107,7 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
-	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	f = kzalloc(sizeof(*f), KSLOT_DEV_GFP);
 	if (!f)
 		return -ENOMEM;
 	init_rwsem(&f->rwsem);

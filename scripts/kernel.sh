@@ -14,7 +14,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-frag=${1:-$top/configs/kslot-test.config}
+frag=$(realpath "${1:-$top/configs/kslot-test.config}")
 tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 [ -n "$tarball" ] || { echo "kernel.sh: linux-source-6.12 is not installed" >&2; exit 1; }
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)

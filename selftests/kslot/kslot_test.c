@@ -883,7 +883,11 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
-TEST_F(kdev, threads)
+/*
+ * 2 vCPUs under TCG on a shared host: a preempted vCPU holding a lock
+ * stalls the others, so this can take far longer than its few seconds.
+ */
+TEST_F_TIMEOUT(kdev, threads, 180)
 {
 	static struct worker w[NTHREADS];
 	pthread_t th[NTHREADS];

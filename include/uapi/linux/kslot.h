@@ -34,9 +34,12 @@
  *   -EMFILE  the file already has max_tables tables
  *   -EDQUOT  the file's records and table overhead would exceed max_bytes
  *   -ENOSPC  the table holds max_entries entries
- *   -ENOMEM  the kernel could not allocate memory (memcg limit included)
+ *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
+ *            the OOM killer is not invoked for a table's memory)
  *
  * A failed command changes nothing, except where a batch says otherwise.
+ * Commands that change state write their outputs (table_id, handle,
+ * done) before the change takes effect, so this holds for -EFAULT too.
  */
 #ifndef _UAPI_LINUX_KSLOT_H
 #define _UAPI_LINUX_KSLOT_H
