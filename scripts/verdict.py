@@ -33,6 +33,10 @@ SPLATS = [
 ]
 SPLAT_RE = re.compile('|'.join(SPLATS))
 
+# The host-side TAP files "make check" must have produced.
+HOST_CHECKS = ['abi', 'lint', 'skip', 'compile', 'dkms', 'install', 'modinfo',
+               'apidoc']
+
 
 def sections(text):
     """Yield (header, body lines) for each @@ section of results.log."""
@@ -189,6 +193,9 @@ def judge(mode, outdir, ksrc, tally, label=''):
             problems.append('unexpected section ' + header)
 
     if mode == 'check':
+        for name in HOST_CHECKS:
+            if not os.path.exists(os.path.join(outdir, 'host-%s.tap' % name)):
+                problems.append('host check %s did not run' % name)
         for name in sorted(os.listdir(outdir)):
             if not (name.startswith('host-') and name.endswith('.tap')):
                 continue
