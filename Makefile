@@ -134,7 +134,7 @@ check-kcsan: tools
 	@mkdir -p $(KCSAN_OUT)
 	@kdir=$$($(TOP)/scripts/kernel.sh $(KCSAN_FRAGMENT)); \
 	$(TOP)/scripts/vm.sh check $$kdir $(KCSAN_OUT) && \
-	$(TOP)/scripts/verdict.py check $(KCSAN_OUT) $$kdir/source
+	$(TOP)/scripts/verdict.py kcsan $(KCSAN_OUT) $$kdir/source
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi

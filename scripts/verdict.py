@@ -10,8 +10,9 @@ run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.
 
 Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [STOCK_OUTDIR...]
-  MODE  check (KUnit results required), stock (selftests on a kernel
-        without KUnit), run or script
+  MODE  check (KUnit results and the host checks required), kcsan (the
+        same VM run on the KCSAN kernel, no host checks), stock (selftests
+        on a kernel without KUnit), run or script
   STOCK_OUTDIR  runs of "stock" VMs to judge and count in the summary
 """
 import json
@@ -211,7 +212,7 @@ def judge(mode, outdir, ksrc, tally, label=''):
 
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')
-    if mode == 'check' and suites == 0:
+    if mode in ('check', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
 
     splat = [i for i, l in enumerate(console) if SPLAT_RE.search(l)]
