@@ -142,7 +142,7 @@ void kslot_map_destroy(struct kslot_map *map,
 	 * directory, which stays in place until the grace period ends.
 	 */
 	smp_store_release(&map->nr_slots, 0);
-	map->count = 0;
+	WRITE_ONCE(map->count, 0);
 	map->free_head = KSLOT_MAP_NONE;
 	if (dir)
 		call_rcu(&dir->rcu, kslot_map_dir_free_all);
@@ -312,7 +312,8 @@ int kslot_map_alloc(struct kslot_map *map, void *obj, u64 *handle, gfp_t gfp)
 	/* Object before generation; see __kslot_map_lookup(). */
 	smp_wmb();
 	WRITE_ONCE(slot->gen, gen);
-	map->count++;
+	/* kslot_map_count() reads it without the lock. */
+	WRITE_ONCE(map->count, map->count + 1);
 	*handle = kslot_handle_make(index, map->tag, gen);
 out:
 	kslot_map_unlock(map, &ls);
@@ -397,7 +398,7 @@ void *kslot_map_remove(struct kslot_map *map, u64 handle)
 	/* Generation before object; see __kslot_map_lookup(). */
 	smp_wmb();
 	WRITE_ONCE(slot->obj, NULL);
-	map->count--;
+	WRITE_ONCE(map->count, map->count - 1);
 	if (!slot->gen) {
 		slot->next = KSLOT_MAP_RETIRED;
 		map->retired++;
