@@ -10,7 +10,9 @@
 #   make kernel          build (or reuse) the cached test kernel
 #   make lint            checkpatch, kernel-doc and sparse
 #   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
-#   make check-kcsan     KUnit and selftests on a KCSAN kernel
+#   make check-rt        KUnit and selftests on the PREEMPT_RT debug kernel
+#   make check-kcsan [KCSAN_STRICT=1]
+#                        KUnit and selftests on a KCSAN kernel
 #   make clean
 
 TOP := $(CURDIR)
@@ -23,7 +25,14 @@ VM_OUT := $(BUILD)/vm
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
-.PHONY: all modules deps kernel check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+# The PREEMPT_RT debug kernel: the test fragment plus configs/kslot-rt.config,
+# cached apart.  kslot is built against it from a copy of the sources.
+RT_FRAGMENTS := $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-rt.config
+RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
+RT_SRC := $(BUILD)/rt-src
+RT_OUT := $(BUILD)/vm-rt
+
+.PHONY: all modules deps kernel rt-kernel rt-modules rt-vm check-rt check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -35,6 +44,22 @@ deps:
 
 kernel: deps
 	@$(TOP)/scripts/kernel.sh >/dev/null
+
+rt-kernel: deps
+	@$(TOP)/scripts/kernel.sh $(RT_FRAGMENTS) >/dev/null
+
+# kslot.ko, the KUnit modules and the benchmark module for the RT kernel.
+rt-modules: rt-kernel
+	@$(TOP)/scripts/build-copy.sh $(RT_KDIR) $(RT_SRC)
+
+# Every KUnit suite and selftest on the RT debug kernel (judged by check).
+rt-vm: rt-modules selftests tools
+	@mkdir -p $(RT_OUT)
+	@KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
+		$(TOP)/scripts/vm.sh check $(RT_KDIR) $(RT_OUT)
+
+check-rt: rt-vm
+	@$(TOP)/scripts/verdict.py debug $(RT_OUT) $(RT_KDIR)/source
 
 # Build the modules against the test kernel and stage the KUnit modules.
 test-modules: kernel
@@ -66,16 +91,19 @@ host-checks: kernel selftests tools
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
 	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
-# The host checks run beside the stock-kernel VMs; the debug VM runs alone.
-check: test-modules selftests tools
+# The host checks run beside the stock-kernel VMs; the debug VMs (the
+# preemptible test kernel, then the PREEMPT_RT one) each run alone.
+check: test-modules rt-modules selftests tools
 	@mkdir -p $(VM_OUT)
 	@$(MAKE) -s host-checks eco-checks > $(VM_OUT)/host-checks.log 2>&1 & \
 	pid=$$!; $(MAKE) -s stock-vms; rc=$$?; wait $$pid; \
 	cat $(VM_OUT)/host-checks.log; exit $$rc
 	@kdir=$(TEST_KDIR); \
-	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT)
+	@$(MAKE) -s rt-vm
+	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source \
-		$$(cat $(VM_OUT)/stock-dirs)
+		debug=$(RT_OUT) $$(cat $(VM_OUT)/stock-dirs)
 
 run: test-modules tools
 	@mkdir -p $(VM_OUT)
@@ -96,7 +124,7 @@ lint: kernel
 
 # The compile matrix and selftests on Debian's stock kernels (production
 # configs, no KUnit); see scripts/stock-check.sh.
-STOCK_KERNELS ?= 6.12 6.1
+STOCK_KERNELS ?= 6.12 6.12-rt 6.1
 stock-vms: selftests tools
 	@$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS)
 
@@ -123,14 +151,18 @@ fuzz: test-modules tools selftests
 	$(TOP)/scripts/vm.sh script $$kdir $(VM_OUT) $(FUZZ_DIR)/run.sh $(FUZZ_DIR) && \
 	$(TOP)/scripts/verdict.py script $(VM_OUT) $$kdir/source
 
-# KCSAN excludes KASAN: a kernel of its own (configs/kslot-kcsan.config,
-# cached apart), the modules rebuilt against it, and every KUnit suite and
-# selftest run on it.  "BUG: KCSAN:" reports fail the verdict.  The
-# modules in the tree are KCSAN builds afterwards; "make check" rebuilds.
-KCSAN_FRAGMENT := $(TOP)/configs/kslot-kcsan.config
+# KCSAN excludes KASAN: a kernel of its own (the test fragment plus
+# configs/kslot-kcsan.config, cached apart), the modules rebuilt against it,
+# and every KUnit suite and selftest run on it.  "BUG: KCSAN:" reports fail
+# the verdict.  KCSAN_STRICT=1 adds configs/kslot-kcsan-strict.config (the
+# kernel memory model's rules: every racing plain access is reported), a
+# third kernel.  The modules in the tree are KCSAN builds afterwards;
+# "make check" rebuilds.
+KCSAN_FRAGMENT := $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-kcsan.config \
+	$(if $(filter 1 y yes,$(KCSAN_STRICT)),$(TOP)/configs/kslot-kcsan-strict.config)
 KCSAN_OUT := $(BUILD)/vm-kcsan
 check-kcsan: tools
-	@KSLOT_FRAGMENT=$(KCSAN_FRAGMENT) $(MAKE) -s test-modules selftests
+	@KSLOT_FRAGMENT="$(KCSAN_FRAGMENT)" $(MAKE) -s test-modules selftests
 	@mkdir -p $(KCSAN_OUT)
 	@kdir=$$($(TOP)/scripts/kernel.sh $(KCSAN_FRAGMENT)); \
 	$(TOP)/scripts/vm.sh check $$kdir $(KCSAN_OUT) && \

@@ -32,13 +32,9 @@ ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
 echo "bench.sh: building kslot_bench.ko against linux-headers-$ver" >&2
 src=$out/kmod
-rm -rf "$src" "$out/files"
-mkdir -p "$src" "$out/files"
-cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/bench" \
-	"$src/"
-make -s -C "/usr/src/linux-headers-$ver" M="$src" W=1 modules >&2
-make -s -C "/usr/src/linux-headers-$ver" M="$src/bench" \
-	KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" W=1 modules >&2
+rm -rf "$out/files"
+mkdir -p "$out/files"
+"$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src"
 cp "$src/bench/kslot_bench.ko" "$out/files/"
 cat > "$out/guest.sh" <<GUEST
 insmod /files/kslot_bench.ko sizes=$sizes reps=$reps

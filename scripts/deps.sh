@@ -11,7 +11,7 @@ pkgs=(
 	linux-source-6.12
 	qemu-system-x86
 	busybox-static
-	sparse
+	sparse coccinelle ocaml-nox
 	dwarves gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base

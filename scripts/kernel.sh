@@ -3,7 +3,12 @@
 #
 # Build (or reuse) the kslot test kernel from Debian's linux-source-6.12.
 #
-# Usage: scripts/kernel.sh [FRAGMENT]
+# Usage: scripts/kernel.sh [FRAGMENT...]
+#
+# FRAGMENT defaults to configs/kslot-test.config.  Several fragments are
+# applied in order, a later line overriding an earlier one for the same
+# option (configs/kslot-rt.config is the test fragment's delta for the
+# PREEMPT_RT kernel).
 #
 # Prints the kernel build directory (an O= tree holding arch/x86/boot/bzImage
 # and everything needed for "make -C <dir> M=...") on its last line.
@@ -14,15 +19,20 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-frag=$(realpath "${1:-$top/configs/kslot-test.config}")
+[ $# -gt 0 ] || set -- "$top/configs/kslot-test.config"
+frags=()
+for f in "$@"; do
+	frags+=("$(realpath "$f")")
+done
+last=${frags[${#frags[@]}-1]}
 tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 [ -n "$tarball" ] || { echo "kernel.sh: linux-source-6.12 is not installed" >&2; exit 1; }
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
 KERNEL_RECIPE=1
-key=$( { echo "$srcver $KERNEL_RECIPE"; cat "$frag"; } | sha256sum | cut -c1-16)
+key=$( { echo "$srcver $KERNEL_RECIPE"; cat "${frags[@]}"; } | sha256sum | cut -c1-16)
 src=$cache/src-$srcver
-out=$cache/kernel-$(basename "$frag" .config)-$key
+out=$cache/kernel-$(basename "$last" .config)-$key
 
 mkdir -p "$cache"
 # One lock for the shared source tree, one per kernel: building one kernel
@@ -50,19 +60,23 @@ fi
 echo "kernel.sh: building kernel into $out (a few minutes)" >&2
 rm -rf "$out"
 mkdir -p "$out"
+# The fragments in order, each option once with its last value.
+frag=$out/kslot-fragment.config
+cat "${frags[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]*=/ { sym = substr($0, 1, index($0, "=") - 1)
+		if (!(sym in val)) order[n++] = sym
+		val[sym] = $0; next }
+	END { for (i = 0; i < n; i++) print val[order[i]] }' > "$frag"
 make -s -C "$src" O="$out" ARCH=x86_64 KCONFIG_ALLCONFIG="$frag" allnoconfig >&2
 
-# Every option the fragment asks for must have survived Kconfig.
+# Every option the fragments ask for must have survived Kconfig; "=n" holds
+# when the option is unset or absent (its menu is off).
 bad=0
 while IFS= read -r line; do
-	case "$line" in
-	CONFIG_*=*) ;;
-	*) continue ;;
-	esac
 	sym=${line%%=*}
 	val=${line#*=}
 	if [ "$val" = n ]; then
-		grep -q "^# $sym is not set" "$out/.config" && continue
+		grep -q "^$sym=" "$out/.config" || continue
 	else
 		grep -qx "$sym=$val" "$out/.config" && continue
 	fi

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lint every kslot source file with the kernel tree's own tools:
-# checkpatch --strict, kernel-doc -Wall, and sparse (make C=2).
+# checkpatch --strict, kernel-doc -Wall, sparse (make C=2) and the
+# kernel's semantic patches (make coccicheck MODE=report) on the kernel
+# code: module/, kunit/ and bench/.
 #
 # Usage: scripts/lint.sh KDIR [--tap]
 #   KDIR   a kernel build tree with a "source" link
@@ -64,10 +66,24 @@ run_sparse() {
 		grep -E 'warning|error'
 }
 
+# Every semantic patch of scripts/coccinelle in report mode; a finding is a
+# "file:line:col: ..." line about one of our files.
+run_coccicheck() {
+	local d
+	if ! command -v spatch >/dev/null; then
+		echo "coccinelle (spatch) is not installed"
+		return
+	fi
+	for d in module kunit bench; do
+		make -s -C "$ksrc" coccicheck MODE=report M="$top/$d" 2>&1 |
+			grep -E "^$top/[^:]+:[0-9]+:"
+	done
+}
+
 fail=0
 n=0
-[ "$tap" = --tap ] && printf 'TAP version 13\n1..3\n'
-for tool in checkpatch kerneldoc sparse; do
+[ "$tap" = --tap ] && printf 'TAP version 13\n1..4\n'
+for tool in checkpatch kerneldoc sparse coccicheck; do
 	out=$(run_$tool)
 	n=$((n + 1))
 	if [ "$tap" = --tap ]; then

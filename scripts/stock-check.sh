@@ -3,12 +3,11 @@
 #
 # The compile matrix and the stock-kernel boots of "make check".
 #
-# Usage: scripts/stock-check.sh OUTDIR SERIES...   (SERIES: 6.12, 6.1)
+# Usage: scripts/stock-check.sh OUTDIR SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)
 #
 # For each of Debian's stock kernels: build kslot.ko against its installed
-# headers with W=1 (from a copy of the sources, so the test-kernel objects
-# stay in place) and, if that is clean, boot the kernel in QEMU and run
-# the selftests there.  Writes OUTDIR/host-compile.tap (one case per
+# headers with W=1 (scripts/build-copy.sh) and, if that is clean, boot the
+# kernel in QEMU and run the selftests there.  Writes OUTDIR/host-compile.tap (one case per
 # kernel) and OUTDIR/stock-dirs (the VM output directories to judge).
 set -uo pipefail
 
@@ -31,23 +30,13 @@ for series in "$@"; do
 	fi
 	src=$top/build/stock-$ver
 	vmout=$top/build/vm-stock-$ver
-	rm -rf "$src"
-	mkdir -p "$src" "$vmout"
-	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$src/"
-	# The benchmark module (make bench; loaded at a tiny size by check).
-	[ -d "$top/bench" ] && cp -r "$top/bench" "$src/"
-	log=$(make -s -C "/usr/src/linux-headers-$ver" M="$src" W=1 modules 2>&1)
-	rc=$?
-	if [ $rc != 0 ] || echo "$log" | grep -q 'warning:'; then
+	mkdir -p "$vmout"
+	if ! log=$("$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src" 2>&1); then
 		echo "not ok $n W=1 build against linux-headers-$ver" >> "$tap"
 		echo "$log" | sed 's/^/# /' >> "$tap"
 		continue
 	fi
 	echo "ok $n W=1 build against linux-headers-$ver" >> "$tap"
-	# The benchmark module, for bench/kslot_bench.sh in the VM.
-	[ -d "$src/bench" ] && make -s -C "/usr/src/linux-headers-$ver" \
-		M="$src/bench" KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" \
-		modules >&2
 	echo "stock-check.sh: booting Debian kernel $ver" >&2
 	KSLOT_KO_DIR=$src "$top/scripts/vm.sh" stock "/boot/vmlinuz-$ver" "$vmout"
 	echo "$vmout" >> "$out/stock-dirs"

@@ -4,15 +4,17 @@
 # Make sure one of Debian's stock kernels (image and headers) is installed
 # and print its version (the /lib/modules and /boot name).
 #
-# Usage: scripts/stock-kernel.sh 6.12|6.1
-#   6.12  the kernel of linux-image-6.12-amd64 (bookworm's 6.12 LTS)
-#   6.1   the kernel of linux-image-amd64 (bookworm's default, 6.1 LTS)
+# Usage: scripts/stock-kernel.sh 6.12|6.12-rt|6.1
+#   6.12     the kernel of linux-image-6.12-amd64 (bookworm's 6.12 LTS)
+#   6.12-rt  the kernel of linux-image-6.12-rt-amd64 (the same, PREEMPT_RT)
+#   6.1      the kernel of linux-image-amd64 (bookworm's default, 6.1 LTS)
 set -euo pipefail
 
 case "${1:-}" in
 6.12) meta=linux-image-6.12-amd64 ;;
+6.12-rt) meta=linux-image-6.12-rt-amd64 ;;
 6.1) meta=linux-image-amd64 ;;
-*) echo "usage: $0 6.12|6.1" >&2; exit 2 ;;
+*) echo "usage: $0 6.12|6.12-rt|6.1" >&2; exit 2 ;;
 esac
 
 image=$(apt-cache depends "$meta" 2>/dev/null |

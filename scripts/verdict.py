@@ -9,11 +9,14 @@ are TAP.  Any kernel splat on the console, or missing results, fails the
 run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.
 
-Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [STOCK_OUTDIR...]
-  MODE  check (KUnit results and the host checks required), kcsan (the
-        same VM run on the KCSAN kernel, no host checks), stock (selftests
-        on a kernel without KUnit), run or script
-  STOCK_OUTDIR  runs of "stock" VMs to judge and count in the summary
+Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [[debug=]OUTDIR...]
+  MODE  check (KUnit results and the host checks required), debug or
+        kcsan (the same VM run on another debug kernel: the PREEMPT_RT or
+        the KCSAN one, no host checks), stock (selftests on a kernel
+        without KUnit), run or script
+  OUTDIR  further runs to judge and count in the summary, each in a
+        section of its own: debug=DIR a debug kernel's run (KUnit
+        required), DIR a stock kernel's run
 """
 import json
 import os
@@ -212,7 +215,7 @@ def judge(mode, outdir, ksrc, tally, label=''):
 
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')
-    if mode in ('check', 'kcsan') and suites == 0:
+    if mode in ('check', 'debug', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
 
     splat = [i for i, l in enumerate(console) if SPLAT_RE.search(l)]
@@ -243,10 +246,24 @@ def main():
             print('%s exited with status %d' % (mode, rc))
         sys.exit(1 if tally.problems else rc)
 
-    judge(mode, outdir, ksrc, tally)
-    for stock in sys.argv[4:]:
-        judge('stock', os.path.abspath(stock), ksrc, tally,
-              label=os.path.basename(stock.rstrip('/')) + ':')
+    runs = [(mode, outdir, '')]
+    for arg in sys.argv[4:]:
+        kind, sep, path = arg.partition('=')
+        if not sep:
+            kind, path = 'stock', arg
+        path = os.path.abspath(path)
+        runs.append((kind, path, os.path.basename(path.rstrip('/')) + ':'))
+    for kind, path, label in runs:
+        before = (tally.passed, tally.failed + len(tally.problems),
+                  tally.skipped)
+        if len(runs) > 1 and not label:
+            print('== %s' % os.path.basename(path))
+        judge(kind, path, ksrc, tally, label=label)
+        if len(runs) > 1:
+            print('-- %s: %d passed, %d failed, %d skipped' % (
+                label[:-1] or os.path.basename(path), tally.passed - before[0],
+                tally.failed + len(tally.problems) - before[1],
+                tally.skipped - before[2]))
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:

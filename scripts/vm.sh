@@ -11,7 +11,8 @@
 #   OUTDIR  where the initramfs, console.log and results.log go
 #
 # The initramfs holds busybox, kslot.ko (from $KSLOT_KO_DIR, default the
-# source tree), the KUnit modules (build/tests/*.ko, check mode), the
+# source tree), the KUnit modules (check mode: the *_test.ko of
+# $KSLOT_TESTS_DIR, default build/tests), the
 # selftests (build/selftests/*), the tools (build/bin/*) and the demo
 # (scripts/demo.sh).
 set -euo pipefail
@@ -32,8 +33,9 @@ cp "$kodir/kslot.ko" "$root/lib/kslot/"
 # The benchmark module, for bench/kslot_bench.sh (check, stock modes).
 [ -e "$kodir/bench/kslot_bench.ko" ] &&
 	cp "$kodir/bench/kslot_bench.ko" "$root/lib/kslot/"
+testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 [ "$mode" = check ] &&
-	{ cp "$top"/build/tests/*.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
+	{ cp "$testsdir"/*_test.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
 fi

@@ -4,9 +4,32 @@
  * kslot_secondary) take it: the caller chooses the context at init, once,
  * with one of these flags, instead of calling _bh or _irq variants.
  *
- * - neither flag: spin_lock(); writers run in process context only.
- * - %KSLOT_LOCK_BH: spin_lock_bh(); writers may run in softirq context.
- * - %KSLOT_LOCK_IRQ: spin_lock_irqsave(); writers may run in any context.
+ * flag             | lock taken          | writers may run in
+ * -----------------+---------------------+------------------------------
+ * (none)           | spin_lock()         | process context
+ * %KSLOT_LOCK_BH   | spin_lock_bh()      | process or softirq context
+ * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context (but see RT below)
+ *
+ * Lookups take no lock (RCU only) and run in any context with every flag.
+ *
+ * On PREEMPT_RT the same flags hold, with the meaning RT gives the locks:
+ *
+ * - spinlock_t is a sleeping lock (an rt_mutex with priority inheritance);
+ *   holding it disables migration, not preemption.  No writer may be
+ *   called with a raw_spinlock_t held, or with preemption or interrupts
+ *   disabled by hand.
+ * - %KSLOT_LOCK_BH: softirqs run in task context (the raising task or
+ *   ksoftirqd) and spin_lock_bh() takes the per-CPU BH local lock, so a
+ *   softirq writer is serialised exactly as on other kernels.
+ * - %KSLOT_LOCK_IRQ: interrupt handlers are threaded, so a handler is a
+ *   task and may call writers; spin_lock_irqsave() does not disable
+ *   interrupts there.  Code that really runs in hardirq context on RT
+ *   (IRQF_NO_THREAD handlers, hrtimers in HRTIMER_MODE_HARD, anything
+ *   under raw_spin_lock() or local_irq_disable()) must not call a writer:
+ *   that is unsupported, and CONFIG_PROVE_RAW_LOCK_NESTING and
+ *   CONFIG_DEBUG_ATOMIC_SLEEP report it.  kslot offers no raw-lock
+ *   tables: a writer's work (allocation, growth) is not bounded enough
+ *   for a raw lock.
  */
 #ifndef _LINUX_KSLOT_LOCK_H
 #define _LINUX_KSLOT_LOCK_H

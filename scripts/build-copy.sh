@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build kslot against a kernel other than the test kernel, from a copy of
+# the sources, so the test-kernel objects in the tree stay in place.
+#
+# Usage: scripts/build-copy.sh KDIR DEST
+#
+# Copies the module sources (and bench/) to DEST and builds them against
+# the kernel tree KDIR with W=1.  Any warning is a failure: the build log
+# goes to stderr and the exit status is 1.  The benchmark module is then
+# built against DEST's Module.symvers.  Used by scripts/stock-check.sh
+# (Debian's stock kernels) and by "make check" (the PREEMPT_RT debug
+# kernel).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$1 dest=$2
+rm -rf "$dest"
+mkdir -p "$dest"
+cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$dest/"
+[ -d "$top/bench" ] && cp -r "$top/bench" "$dest/"
+log=$(make -s -C "$kdir" M="$dest" W=1 modules 2>&1)
+rc=$?
+if [ $rc != 0 ] || echo "$log" | grep -q 'warning:'; then
+	echo "$log" >&2
+	exit 1
+fi
+if [ -d "$dest/bench" ]; then
+	make -s -C "$kdir" M="$dest/bench" \
+		KBUILD_EXTRA_SYMBOLS="$dest/Module.symvers" modules >&2 || exit 1
+fi
+exit 0
