@@ -53,11 +53,20 @@ printf 'create t map 8 4\nbatch-insert t 5 x\n' | kslotctl - > /tmp/out 2>&1
 [ $? = 1 ] && grep -q "inserted 4 of 5" /tmp/out && grep -q ENOSPC /tmp/out
 ok $? "a batch beyond max_entries reports partial progress and ENOSPC"
 
-# A session open in the background shows up in the global listing.
-(printf 'create bg map 16 10\ninsert bg one\n'; sleep 2) | kslotctl - > /dev/null &
-sleep 1
-kslotctl stats | grep -q "kind=map record_size=16 entries=1"
-ok $? "stats lists every table of every open file"
+# A session open in the background shows up in the global listing.  The
+# session stays open until the listing has been read (no timing: on a
+# loaded machine the session may take seconds to start).
+rm -f /tmp/bg.done
+(printf 'create bg map 16 10\ninsert bg one\n'
+ while [ ! -e /tmp/bg.done ]; do sleep 1; done) | kslotctl - > /dev/null &
+found=1
+for _ in $(seq 120); do
+	kslotctl stats | grep -q "kind=map record_size=16 entries=1" &&
+		{ found=0; break; }
+	sleep 1
+done
+ok $found "stats lists every table of every open file"
+touch /tmp/bg.done
 wait
 
 exit $fail
