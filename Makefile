@@ -6,7 +6,8 @@
 #   make check           every test, in a QEMU VM with a debug kernel
 #   make run             the demo, in the VM
 #   make vm-run SCRIPT=path [FILES=dir]
-#                        run your own script in the VM with kslot loaded
+#                        run your own script in the VM with kslot and
+#                        kslot_dev loaded
 #   make kernel          build (or reuse) the cached test kernel
 #   make lint            checkpatch, kernel-doc and sparse
 #   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
@@ -143,7 +144,8 @@ clean:
 # ---- Install, DKMS, documentation, in-tree mode ----------------------------
 #
 #   make install [DESTDIR=dir] [PREFIX=/usr/local]
-#                        the module (modules_install into
+#                        the modules (kslot.ko, kslot_dev.ko, kslot_demo.ko:
+#                        modules_install into
 #                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
 #                        libkslot (static, shared, header, kslot.pc), the
 #                        uapi header, kslotctl(8) and the udev rule

@@ -5,7 +5,7 @@
 #
 # Usage: scripts/stock-check.sh OUTDIR SERIES...   (SERIES: 6.12, 6.1)
 #
-# For each of Debian's stock kernels: build kslot.ko against its installed
+# For each of Debian's stock kernels: build the modules against its installed
 # headers with W=1 (from a copy of the sources, so the test-kernel objects
 # stay in place) and, if that is clean, boot the kernel in QEMU and run
 # the selftests there.  Writes OUTDIR/host-compile.tap (one case per
