@@ -151,7 +151,9 @@ clean:
 #                        uapi header, kslotctl(8) and the udev rule
 #   make dkms-src [DESTDIR=dir]
 #                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
-#   make docs            regenerate docs/kslot-api.rst from the kernel-doc
+#   make docs            render docs/kslot.rst: its kernel-doc directives
+#                        expanded into build/docs/kslot.rst, and HTML in
+#                        build/docs/html/ when sphinx-build is installed
 #   make kunit-intree    the KUnit suites in-tree (lib/kslot/ of a copy of
 #                        the kernel tree) with kunit.py --arch=x86_64;
 #                        takes minutes, not part of make check
@@ -190,13 +192,14 @@ dkms-src:
 	@echo "dkms-src: $(DKMS_SRC)"
 
 docs: kernel
-	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --write
+	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source render $(BUILD)/docs
 
 kunit-intree:
 	@$(TOP)/scripts/intree.sh kunit
 
 # Host TAP for make check: DKMS builds, make install into a scratch
-# DESTDIR, modinfo, and the API document against the kernel-doc.
+# DESTDIR, modinfo, and the API document (docs/kslot.rst: its directives
+# resolve, it documents every export, kernel-doc -Wall is clean).
 eco-checks: test-modules
 	@mkdir -p $(VM_OUT)
 	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
@@ -205,7 +208,8 @@ eco-checks: test-modules
 	@$(TOP)/scripts/dkms-check.sh $(firstword $(STOCK_KERNELS)) > $(VM_OUT)/host-dkms.tap
 	@$(TOP)/scripts/install-check.sh 6.12 > $(VM_OUT)/host-install.tap
 	@$(TOP)/scripts/modinfo-check.sh $(TOP) > $(VM_OUT)/host-modinfo.tap
-	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --tap > $(VM_OUT)/host-apidoc.tap
+	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source tap $(BUILD)/docs-check \
+		> $(VM_OUT)/host-apidoc.tap
 
 
 # ---- Benchmarks (make bench) ----
