@@ -6,7 +6,8 @@
 #   make check           every test, in a QEMU VM with a debug kernel
 #   make run             the demo, in the VM
 #   make vm-run SCRIPT=path [FILES=dir]
-#                        run your own script in the VM with kslot loaded
+#                        run your own script in the VM with kslot and
+#                        kslot_dev loaded
 #   make kernel          build (or reuse) the cached test kernel
 #   make lint            checkpatch, kernel-doc and sparse
 #   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
@@ -175,13 +176,16 @@ clean:
 # ---- Install, DKMS, documentation, in-tree mode ----------------------------
 #
 #   make install [DESTDIR=dir] [PREFIX=/usr/local]
-#                        the module (modules_install into
+#                        the modules (kslot.ko, kslot_dev.ko, kslot_demo.ko:
+#                        modules_install into
 #                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
 #                        libkslot (static, shared, header, kslot.pc), the
 #                        uapi header, kslotctl(8) and the udev rule
 #   make dkms-src [DESTDIR=dir]
 #                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
-#   make docs            regenerate docs/kslot-api.rst from the kernel-doc
+#   make docs            render docs/kslot.rst: its kernel-doc directives
+#                        expanded into build/docs/kslot.rst, and HTML in
+#                        build/docs/html/ when sphinx-build is installed
 #   make kunit-intree    the KUnit suites in-tree (lib/kslot/ of a copy of
 #                        the kernel tree) with kunit.py --arch=x86_64;
 #                        takes minutes, not part of make check
@@ -220,13 +224,14 @@ dkms-src:
 	@echo "dkms-src: $(DKMS_SRC)"
 
 docs: kernel
-	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --write
+	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source render $(BUILD)/docs
 
 kunit-intree:
 	@$(TOP)/scripts/intree.sh kunit
 
 # Host TAP for make check: DKMS builds, make install into a scratch
-# DESTDIR, modinfo, and the API document against the kernel-doc.
+# DESTDIR, modinfo, and the API document (docs/kslot.rst: its directives
+# resolve, it documents every export, kernel-doc -Wall is clean).
 eco-checks: test-modules
 	@mkdir -p $(VM_OUT)
 	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
@@ -235,7 +240,8 @@ eco-checks: test-modules
 	@$(TOP)/scripts/dkms-check.sh $(firstword $(STOCK_KERNELS)) > $(VM_OUT)/host-dkms.tap
 	@$(TOP)/scripts/install-check.sh 6.12 > $(VM_OUT)/host-install.tap
 	@$(TOP)/scripts/modinfo-check.sh $(TOP) > $(VM_OUT)/host-modinfo.tap
-	@$(TOP)/scripts/api-doc.sh $(TEST_KDIR)/source --tap > $(VM_OUT)/host-apidoc.tap
+	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source tap $(BUILD)/docs-check \
+		> $(VM_OUT)/host-apidoc.tap
 
 
 # ---- Benchmarks (make bench) ----

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/kslot: the kslot tables, for userspace.
+ * /dev/kslot: the kslot tables, for userspace (kslot_dev.ko).
  *
- * A thin layer over the kernel API: it validates arguments, keeps each open
- * file's tables in a private namespace, scrambles handles with a per-file
- * secret, and enforces the per-file limits.  The tables themselves are
+ * A module of its own on top of the kslot.ko library, so that a driver can
+ * use the library without the device.  A thin layer over the kernel API:
+ * it validates arguments, keeps each open file's tables in a private
+ * namespace, scrambles handles with a per-file secret, and enforces the
+ * per-file limits (this module's parameters).  The tables themselves are
  * kslot_map (records behind stable slots) and kslot_dense (records packed
  * densely).  The ABI is documented in include/uapi/linux/kslot.h.
  *
@@ -47,6 +49,7 @@
 /* Buffers that live for one command. */
 #define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
 
+/* The device's limits are kslot_dev.ko's parameters ("modinfo kslot_dev"). */
 static unsigned int max_tables = 64;
 module_param(max_tables, uint, 0644);
 MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
@@ -1205,13 +1208,8 @@ static struct miscdevice kslot_miscdev = {
 	.mode = 0666,
 };
 
-/**
- * kslot_dev_register() - Create /dev/kslot.
- *
- * Context: Process context (module init).
- * Return: 0 or the errno of misc_register().
- */
-int kslot_dev_register(void)
+/* Its files go into kslot.ko's debugfs directory, as kslot/dev-*. */
+static int __init kslot_dev_init(void)
 {
 	int ret = misc_register(&kslot_miscdev);
 
@@ -1224,15 +1222,19 @@ int kslot_dev_register(void)
 	return 0;
 }
 
-/**
- * kslot_dev_unregister() - Remove /dev/kslot.
- *
- * Context: Process context (module exit); no file is open, since each
- * open file holds a reference on the module.
- */
-void kslot_dev_unregister(void)
+/* No file is open: each open file holds a reference on this module. */
+static void __exit kslot_dev_exit(void)
 {
 	kslot_debugfs_remove(kslot_dev_debugfs);
 	kslot_debugfs_remove(kslot_dev_debugfs_tables);
 	misc_deregister(&kslot_miscdev);
 }
+
+module_init(kslot_dev_init);
+module_exit(kslot_dev_exit);
+
+MODULE_DESCRIPTION("/dev/kslot: kslot handle tables for userspace, with per-file limits");
+MODULE_AUTHOR("The kslot developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(KSLOT_VERSION);
+MODULE_IMPORT_NS(KSLOT_INTERNAL);

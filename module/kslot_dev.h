@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /dev/kslot internals: open files, tables and the per-kind table ops.
+ * /dev/kslot internals (kslot_dev.ko): open files, tables and the per-kind
+ * table ops.
  */
 #ifndef _KSLOT_DEV_H
 #define _KSLOT_DEV_H
@@ -99,8 +100,5 @@ struct kslot_table {
 		struct kslot_dense dense;
 	};
 };
-
-int kslot_dev_register(void);
-void kslot_dev_unregister(void);
 
 #endif /* _KSLOT_DEV_H */

@@ -5,11 +5,19 @@
 #ifndef _KSLOT_INTERNAL_H
 #define _KSLOT_INTERNAL_H
 
-#include <linux/fault-inject.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
 
 struct dentry;
+
+/* MODULE_VERSION() of kslot.ko and kslot_dev.ko; dkms.conf agrees. */
+#define KSLOT_VERSION "0.1.0"
+
+/*
+ * The symbols below that kslot.ko exports are for kslot_dev.ko only: they
+ * are exported in the KSLOT_INTERNAL namespace, which kslot_dev.ko imports
+ * and no other module should.
+ */
 
 /* The gfp flags of kslot's own allocations (never warn, memcg if asked). */
 static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
@@ -23,18 +31,7 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 void kslot_debugfs_remove(struct dentry *dentry);
 
 #ifdef CONFIG_FAULT_INJECTION
-extern struct fault_attr kslot_fail_alloc;
-
-/*
- * Fault point checked before every allocation kslot makes.  It is reached
- * by /proc/self/task/<tid>/fail-nth sweeps like any other, and KUnit arms
- * it alone (kslot_test_fail_alloc_arm()) so that only kslot's own
- * allocations count, not the sanitizers' or debug objects'.
- */
-static inline bool kslot_should_fail_alloc(void)
-{
-	return should_fail(&kslot_fail_alloc, 1);
-}
+bool kslot_should_fail_alloc(void);
 #else
 static inline bool kslot_should_fail_alloc(void)
 {

@@ -2,22 +2,42 @@
 /*
  * kslot: generational handle tables and slab-style pools for drivers.
  *
- * This file holds the module's entry points and the debugfs root shared by
- * the data structures.
+ * kslot.ko is the library: it exports the API of include/linux/kslot_*.h
+ * and creates no device (/dev/kslot is kslot_dev.ko, a user of it).  This
+ * file holds the module's entry points, the debugfs root that the data
+ * structures and kslot_dev.ko put their files in, and kslot's fault point.
  */
 #include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
-#include "kslot_dev.h"
 #include "kslot_internal.h"
 
 static struct dentry *kslot_debugfs_root;
 
 #ifdef CONFIG_FAULT_INJECTION
-DECLARE_FAULT_ATTR(kslot_fail_alloc);
+static DECLARE_FAULT_ATTR(kslot_fail_alloc);
+
+/**
+ * kslot_should_fail_alloc() - The fault point before each kslot allocation.
+ *
+ * Checked before every allocation kslot.ko and kslot_dev.ko make.  It is
+ * reached by /proc/self/task/<tid>/fail-nth sweeps like any other, and
+ * KUnit arms it alone (kslot_test_fail_alloc_arm()) so that only kslot's
+ * own allocations count, not the sanitizers' or debug objects'.  Without
+ * CONFIG_FAULT_INJECTION it is an inline returning false.
+ *
+ * Context: Any context.
+ * Return: true if the allocation must fail (as if with -ENOMEM).
+ */
+bool kslot_should_fail_alloc(void)
+{
+	return should_fail(&kslot_fail_alloc, 1);
+}
+EXPORT_SYMBOL_NS_GPL(kslot_should_fail_alloc, KSLOT_INTERNAL);
 
 static void kslot_fault_init(void)
 {
@@ -101,6 +121,7 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 	kfree(fname);
 	return d;
 }
+EXPORT_SYMBOL_NS_GPL(kslot_debugfs_create, KSLOT_INTERNAL);
 
 /**
  * kslot_debugfs_remove() - Remove a file made by kslot_debugfs_create().
@@ -113,22 +134,17 @@ void kslot_debugfs_remove(struct dentry *dentry)
 	if (!IS_ERR_OR_NULL(dentry))
 		debugfs_remove(dentry);
 }
+EXPORT_SYMBOL_NS_GPL(kslot_debugfs_remove, KSLOT_INTERNAL);
 
 static int __init kslot_init(void)
 {
-	int ret;
-
 	kslot_debugfs_root = debugfs_create_dir("kslot", NULL);
 	kslot_fault_init();
-	ret = kslot_dev_register();
-	if (ret)
-		debugfs_remove(kslot_debugfs_root);
-	return ret;
+	return 0;
 }
 
 static void __exit kslot_exit(void)
 {
-	kslot_dev_unregister();
 	debugfs_remove(kslot_debugfs_root);
 	/* Directories and chunks are freed from RCU callbacks in this module. */
 	rcu_barrier();
@@ -137,7 +153,7 @@ static void __exit kslot_exit(void)
 module_init(kslot_init);
 module_exit(kslot_exit);
 
-MODULE_DESCRIPTION("Generational handle tables and slab-style pools");
+MODULE_DESCRIPTION("kslot library: generational handle tables and slab-style pools");
 MODULE_AUTHOR("The kslot developers");
 MODULE_LICENSE("GPL");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(KSLOT_VERSION);

@@ -566,7 +566,7 @@ EXPORT_SYMBOL_GPL(kslot_map_get_stats);
  * @max: Slots @info->slots has room for.
  * @info: Receives the slots and the map's free-list head and counts.
  *
- * For debugging tools (the /dev/kslot DUMP command).
+ * For debugging tools (the /dev/kslot DUMP command of kslot_dev.ko).
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
@@ -586,6 +586,7 @@ void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
 	info->returned = i;
 	kslot_map_unlock(map, &ls);
 }
+EXPORT_SYMBOL_NS_GPL(kslot_map_dump, KSLOT_INTERNAL);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**

@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The "make run" demo, run inside the VM with kslot.ko loaded.
-echo "kslot.ko is loaded; /dev/kslot is $(ls -l /dev/kslot | cut -c1-10)"
+# The "make run" demo, run inside the VM with kslot.ko and kslot_dev.ko
+# loaded.
+echo "kslot.ko (the library) and kslot_dev.ko (the device) are loaded;" \
+	"/dev/kslot is $(ls -l /dev/kslot | cut -c1-10)"
 echo
 echo "#### From userspace: kslotctl on /dev/kslot"
 kslotctl run /demo/demo.kslot || exit 1
 echo
-echo "#### From a driver: the kslot_map kernel API (kslot_demo.ko)"
+echo "#### From a driver: the kslot_map kernel API (kslot_demo.ko, library only)"
 insmod /lib/kslot/kslot_demo.ko || exit 1
 dmesg | sed -n '/kslot demo: a generational/,/kslot demo: done/p' |
 	sed 's/^\[[^]]*\] //'

@@ -4,8 +4,8 @@
 # DKMS in make check: "make dkms-src" into a scratch DESTDIR, then
 # "dkms add" and "dkms build -k VERSION" for each of Debian's stock kernels
 # with a private DKMS tree and signing key, so nothing outside build/ is
-# touched.  Each build must yield a kslot module for that kernel, signed
-# with the scratch key.
+# touched.  Each build must yield both modules (kslot, the library, and
+# kslot_dev, /dev/kslot) for that kernel, signed with the scratch key.
 #
 # Usage: scripts/dkms-check.sh SERIES...   (SERIES: 6.12, 6.1)
 # Prints TAP.
@@ -66,16 +66,23 @@ for series in "$@"; do
 			sed 's/^/# /'
 		continue
 	fi
-	ko=$(ls "$tree/kslot/$pkgver/$ver"/*/module/kslot.ko* 2> /dev/null |
-		head -n1)
-	magic=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
-	signer=$(modinfo -F signer "$ko" 2> /dev/null)
-	if [ -z "$ko" ] || [ "$magic" != "$ver" ]; then
-		echo "not ok $n $what # module ${ko:-missing}, vermagic $magic"
-	elif [ -f "$mok_certificate" ] && [ -z "$signer" ]; then
-		echo "not ok $n $what # $(basename "$ko") is not signed"
+	bad= built= signer=
+	for m in kslot kslot_dev; do
+		ko=$(ls "$tree/kslot/$pkgver/$ver"/*/module/"$m".ko* \
+			2> /dev/null | head -n1)
+		magic=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
+		signer=$(modinfo -F signer "$ko" 2> /dev/null)
+		if [ -z "$ko" ] || [ "$magic" != "$ver" ]; then
+			bad="$bad module $m: ${ko:-missing}, vermagic $magic;"
+		elif [ -f "$mok_certificate" ] && [ -z "$signer" ]; then
+			bad="$bad $(basename "$ko") is not signed;"
+		fi
+		built="$built $(basename "$ko")"
+	done
+	if [ -n "$bad" ]; then
+		echo "not ok $n $what #$bad"
 	else
-		echo "ok $n $what: $(basename "$ko"), vermagic $magic${signer:+, signed by \"$signer\"}"
+		echo "ok $n $what:$built, vermagic $ver${signer:+, signed by \"$signer\"}"
 	fi
 done
 exit 0

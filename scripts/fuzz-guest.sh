@@ -3,7 +3,7 @@
 # The long fuzz run, in the test VM (make fuzz).  Sourced after
 # FUZZ_SEED, FUZZ_CALLS, FUZZ_TIME and FUZZ_JOBS are set.  Runs FUZZ_JOBS
 # fuzzers at once (seeds FUZZ_SEED, FUZZ_SEED + 1, ...) that share the
-# calls, then unloads kslot and prints a kmemleak scan on the console,
+# calls, then unloads kslot_dev and kslot and prints a kmemleak scan on the console,
 # where the verdict looks for splats and leaks.
 per=$(( (FUZZ_CALLS + FUZZ_JOBS - 1) / FUZZ_JOBS ))
 echo "fuzz: $FUZZ_JOBS jobs x $per calls, seeds from $FUZZ_SEED, at most ${FUZZ_TIME}s"
@@ -28,6 +28,7 @@ while [ $j -lt "$FUZZ_JOBS" ]; do
 done
 echo "fuzz: $total calls in total"
 [ "$total" -ge "$FUZZ_CALLS" ] || { echo "fuzz: fewer calls than asked"; rc=1; }
+rmmod kslot_dev || rc=1
 rmmod kslot || rc=1
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	echo scan > /sys/kernel/debug/kmemleak

@@ -49,10 +49,20 @@ kmemleak_scan() {
 	res "@@end"
 }
 
+# The library first; /dev/kslot (kslot_dev.ko, which depends on it) where
+# the device is needed: after the KUnit suites in check mode, at once in
+# the others.  Unloaded in the reverse order.
 if ! insmod /lib/kslot/kslot.ko; then
 	res "@@fatal insmod kslot.ko failed"
 	finish
 fi
+load_dev() {
+	insmod /lib/kslot/kslot_dev.ko || res "@@fatal insmod kslot_dev.ko failed"
+}
+unload() {
+	rmmod kslot_dev || res "@@fatal rmmod kslot_dev failed"
+	rmmod kslot || res "@@fatal rmmod kslot failed"
+}
 
 case "$mode" in
 check | stock)
@@ -69,24 +79,27 @@ check | stock)
 	for ko in /lib/kslot/tests/*.ko; do
 		[ -e "$ko" ] && rmmod "$(basename $ko .ko)"
 	done
+	load_dev
 	for t in /selftests/*; do
 		[ -x "$t" ] || continue
 		res "@@tap $(basename $t)"
 		(cd /selftests && "$t") > $R 2>&1
 		res "@@exit $(basename $t) $?"
 	done
-	rmmod kslot || res "@@fatal rmmod kslot failed"
+	unload
 	kmemleak_scan
 	;;
 run)
+	load_dev
 	if [ -x /demo/run.sh ]; then
 		res "@@demo"
 		/demo/run.sh > $R 2>&1
 		res "@@exit demo $?"
 	fi
-	rmmod kslot || res "@@fatal rmmod kslot failed"
+	unload
 	;;
 script)
+	load_dev
 	res "@@script"
 	(cd /files && sh /files/.kslot-script) > $R 2>&1
 	res "@@exit script $?"

@@ -4,7 +4,8 @@
 # "make install" into a scratch DESTDIR with PREFIX=/usr, against the
 # headers of one of Debian's stock kernels, from a copy of the sources (so
 # the objects of the test-kernel build stay in place); then check the tree
-# file by file and use what was installed: kslotctl runs, a program builds
+# file by file and use what was installed: both modules are for that
+# kernel and depmod resolves kslot_dev.ko to kslot.ko, kslotctl runs, a program builds
 # against libkslot through kslot.pc (shared and static), the man page
 # renders without warnings and documents every command.
 #
@@ -15,7 +16,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 series=${1:-6.12}
 n=0
-total=10
+total=11
 
 echo "TAP version 13"
 echo "1..$total"
@@ -61,6 +62,7 @@ ok $rc "make install DESTDIR=... PREFIX=/usr (linux-headers-$ver)" \
 # 2. The tree holds exactly the expected files.
 expect="lib/modules/$ver/updates/kslot.ko
 lib/modules/$ver/updates/kslot_demo.ko
+lib/modules/$ver/updates/kslot_dev.ko
 usr/bin/kslotctl
 usr/include/libkslot.h
 usr/include/linux/kslot.h
@@ -72,14 +74,27 @@ usr/lib/udev/rules.d/60-kslot.rules
 usr/share/man/man8/kslotctl.8"
 have=$(cd "$d" && find . ! -type d | sed 's|^\./||; s/\.ko\.[gx]z$/.ko/; s/\.ko\.zst$/.ko/' | sort)
 diffs=$(diff <(echo "$expect") <(echo "$have"))
-ok "$([ -z "$diffs" ]; echo $?)" "installed tree: exactly the 11 expected files" "$diffs"
+ok "$([ -z "$diffs" ]; echo $?)" "installed tree: exactly the 12 expected files" "$diffs"
 
-# 3. The module is for that kernel.
-ko=$(ls "$d/lib/modules/$ver/updates"/kslot.ko* 2> /dev/null | head -n1)
-magic=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
-ok "$([ "$magic" = "$ver" ]; echo $?)" "module $(basename "$ko") has vermagic $magic"
+# 3. The modules are for that kernel.
+bad=
+for m in kslot kslot_dev; do
+	ko=$(ls "$d/lib/modules/$ver/updates/$m".ko* 2> /dev/null | head -n1)
+	magic=$(modinfo -F vermagic "$ko" 2> /dev/null | cut -d' ' -f1)
+	[ "$magic" = "$ver" ] || bad="$bad $m:${magic:-missing}"
+done
+ok "$([ -z "$bad" ]; echo $?)" "kslot.ko and kslot_dev.ko have vermagic $ver" "$bad"
 
-# 4. Modes, the shared library's soname and symlink, the uapi header.
+# 4. depmod over the installed tree: "modprobe kslot_dev" loads kslot.
+# (depmod warns that the kernel's own modules.order and modules.builtin
+# are not in the scratch tree.)
+dep=$(depmod -b "$d" "$ver" 2> /dev/null &&
+	sed -n 's|^updates/kslot_dev\.ko[.a-z]*: ||p' "$d/lib/modules/$ver/modules.dep")
+rm -f "$d/lib/modules/$ver"/modules.*
+ok "$([ "$(echo "$dep" | sed 's/\.ko\.[a-z]*$/.ko/')" = updates/kslot.ko ]; echo $?)" \
+	"depmod: kslot_dev.ko depends on updates/kslot.ko" "$dep"
+
+# 5. Modes, the shared library's soname and symlink, the uapi header.
 bad=
 [ -x "$d/usr/bin/kslotctl" ] || bad="$bad kslotctl-not-executable"
 [ "$(readlink "$d/usr/lib/libkslot.so")" = libkslot.so.0 ] || bad="$bad libkslot.so-link"
@@ -93,11 +108,11 @@ for f in usr/include/libkslot.h usr/lib/pkgconfig/kslot.pc \
 done
 ok "$([ -z "$bad" ]; echo $?)" "modes, soname libkslot.so.0, uapi header" "$bad"
 
-# 5. kslotctl runs.
+# 6. kslotctl runs.
 out=$("$d/usr/bin/kslotctl" --help 2>&1)
 ok "$(echo "$out" | grep -q '^usage: kslotctl'; echo $?)" "installed kslotctl --help"
 
-# 6. kslot.pc is relocatable with a sysroot and names the prefix, not DESTDIR.
+# 7. kslot.pc is relocatable with a sysroot and names the prefix, not DESTDIR.
 flags=$(PKG_CONFIG_LIBDIR="$d/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$d" \
 	pkg-config --cflags --libs kslot 2>&1 | sed 's/ *$//')
 grep -q "$d" "$d/usr/lib/pkgconfig/kslot.pc"
@@ -105,7 +120,7 @@ leak=$?
 ok "$([ $leak != 0 ] && [ "$flags" = "-I$d/usr/include -L$d/usr/lib -lkslot" ]; echo $?)" \
 	"pkg-config kslot: $flags" "leaked DESTDIR: $([ $leak = 0 ] && echo yes || echo no)"
 
-# 7, 8. A program builds against the installed library, shared and static.
+# 8, 9. A program builds against the installed library, shared and static.
 cat > "$tmp/prog.c" << 'PROG'
 #include <stdio.h>
 #include <libkslot.h>
@@ -134,7 +149,7 @@ out=$(gcc -Wall -Werror -static -o "$tmp/prog-static" "$tmp/prog.c" \
 	"$tmp/prog-static" 2>&1)
 ok $? "a program links the installed libkslot.a statically" "$out"
 
-# 9. The man page renders without warnings and covers every command.
+# 10. The man page renders without warnings and covers every command.
 man=$d/usr/share/man/man8/kslotctl.8
 warn=$(groff -man -ww -z "$man" 2>&1)
 text=$(groff -man -Tascii -P-cbou "$man" 2> /dev/null)
@@ -146,7 +161,7 @@ done
 ok "$([ -z "$warn$miss" ] && [ -n "$text" ]; echo $?)" \
 	"kslotctl.8 renders cleanly and documents: $(echo $cmds)" "$warn$miss"
 
-# 10. The udev rule states the device mode the README justifies.
+# 11. The udev rule states the device mode the README justifies.
 rule=$(grep -v '^#' "$d/usr/lib/udev/rules.d/60-kslot.rules" | grep .)
 ok "$([ "$rule" = 'KERNEL=="kslot", SUBSYSTEM=="misc", MODE="0666"' ]; echo $?)" \
 	"udev rule: /dev/kslot mode 0666" "$rule"

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # modinfo on the built modules: a description, the package version, the
-# GPL, and every parameter with a description.  The version must agree
-# with dkms.conf and userspace-tools/Makefile.
+# GPL, the dependencies and namespace imports, and exactly the parameters
+# declared in the module's own sources, each with a description (so the
+# /dev/kslot limits are kslot_dev's and the library has none of them).
+# The version must agree with dkms.conf and userspace-tools/Makefile.
 #
-# Usage: scripts/modinfo-check.sh DIR   (DIR holds kslot.ko, kslot_demo.ko)
+# Usage: scripts/modinfo-check.sh DIR
+#   (DIR holds kslot.ko, kslot_dev.ko and kslot_demo.ko)
 # Prints TAP.
 set -uo pipefail
 
@@ -13,11 +16,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1
 want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 tools=$(sed -n 's/^VERSION := \(.*\)$/\1/p' "$top/userspace-tools/Makefile")
-mods=(kslot kslot_demo)
+mods=(kslot kslot_dev kslot_demo)
+# What each module depends on and which namespaces it imports: only
+# kslot_dev may use the library's KSLOT_INTERNAL exports.
+declare -A depends=([kslot]="" [kslot_dev]=kslot [kslot_demo]=kslot)
+declare -A imports=([kslot]="" [kslot_dev]=KSLOT_INTERNAL [kslot_demo]="")
+checks=(description version license depends params)
 n=0
 
 echo "TAP version 13"
-echo "1..$((${#mods[@]} * 4 + 1))"
+echo "1..$((${#mods[@]} * ${#checks[@]} + 1))"
 
 ok() {
 	n=$((n + 1))
@@ -34,7 +42,8 @@ declared_params() {
 	local srcs
 
 	case "$1" in
-	kslot) srcs=$(find "$top/module" -name '*.c' ! -name kslot_demo.c) ;;
+	kslot) srcs=$(find "$top/module" -name '*.c' ! -name kslot_demo.c \
+			 ! -name kslot_dev.c) ;;
 	*) srcs=$top/module/$1.c ;;
 	esac
 	# shellcheck disable=SC2086
@@ -52,7 +61,7 @@ fi
 for m in "${mods[@]}"; do
 	ko=$dir/$m.ko
 	if [ ! -f "$ko" ]; then
-		for t in description version license params; do
+		for t in "${checks[@]}"; do
 			ok 1 "$m: $t # $ko is missing"
 		done
 		continue
@@ -63,15 +72,24 @@ for m in "${mods[@]}"; do
 	ok "$([ "$ver" = "$want" ]; echo $?)" "$m: version $ver (want $want)"
 	lic=$(modinfo -F license "$ko")
 	ok "$([ "$lic" = GPL ]; echo $?)" "$m: license $lic"
+	dep=$(modinfo -F depends "$ko")
+	ns=$(modinfo -F import_ns "$ko" | sort | xargs)
+	ok "$([ "$dep" = "${depends[$m]}" ] && [ "$ns" = "${imports[$m]}" ]; echo $?)" \
+		"$m: depends \"$dep\", imports \"$ns\"" \
+		"want depends \"${depends[$m]}\", imports \"${imports[$m]}\""
 	bad=
 	types=$(modinfo -F parmtype "$ko" | cut -d: -f1 | sort -u)
 	for p in $types; do
 		d=$(modinfo -F parm "$ko" | sed -n "s/^$p:\(.*\)/\1/p")
 		[ -n "$d" ] || bad="$bad $p(no description)"
 	done
-	for p in $(declared_params "$m"); do
+	declared=$(declared_params "$m")
+	for p in $declared; do
 		grep -qx "$p" <<< "$types" || bad="$bad $p(not in modinfo)"
 	done
+	for p in $types; do
+		grep -qx "$p" <<< "$declared" || bad="$bad $p(not declared by $m)"
+	done
 	ok "$([ -z "$bad" ]; echo $?)" \
-		"$m: every parameter ($(echo $types)) has a description" "$bad"
+		"$m: exactly its own parameters ($(echo $types)), each with a description" "$bad"
 done

@@ -5,9 +5,10 @@
 #
 # Usage: scripts/stock-check.sh OUTDIR SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)
 #
-# For each of Debian's stock kernels: build kslot.ko against its installed
-# headers with W=1 (scripts/build-copy.sh) and, if that is clean, boot the
-# kernel in QEMU and run the selftests there.  Writes OUTDIR/host-compile.tap (one case per
+# For each of Debian's stock kernels: build the modules against its
+# installed headers with W=1 (scripts/build-copy.sh) and, if that is clean,
+# boot the kernel in QEMU and run the selftests there.  Writes
+# OUTDIR/host-compile.tap (one case per
 # kernel) and OUTDIR/stock-dirs (the VM output directories to judge).
 set -uo pipefail
 

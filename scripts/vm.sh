@@ -10,9 +10,9 @@
 #   KERNEL  a kernel build tree (its arch/x86/boot/bzImage) or an image
 #   OUTDIR  where the initramfs, console.log and results.log go
 #
-# The initramfs holds busybox, kslot.ko (from $KSLOT_KO_DIR, default the
-# source tree), the KUnit modules (check mode: the *_test.ko of
-# $KSLOT_TESTS_DIR, default build/tests), the
+# The initramfs holds busybox, kslot.ko and kslot_dev.ko (from
+# $KSLOT_KO_DIR, default the source tree), the KUnit modules (check mode:
+# the *_test.ko of $KSLOT_TESTS_DIR, default build/tests), the
 # selftests (build/selftests/*), the tools (build/bin/*) and the demo
 # (scripts/demo.sh).
 set -euo pipefail
@@ -29,7 +29,7 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$top/scripts/init.sh" "$root/init"
 chmod +x "$root/init"
 kodir=${KSLOT_KO_DIR:-$top}
-cp "$kodir/kslot.ko" "$root/lib/kslot/"
+cp "$kodir/kslot.ko" "$kodir/kslot_dev.ko" "$root/lib/kslot/"
 # The benchmark module, for bench/kslot_bench.sh (check, stock modes).
 [ -e "$kodir/bench/kslot_bench.ko" ] &&
 	cp "$kodir/bench/kslot_bench.ko" "$root/lib/kslot/"

@@ -48,7 +48,7 @@ struct rec {
 	uint64_t a, b;
 };
 
-/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+/* The whole program skips (KSFT_SKIP) when kslot_dev is not loaded. */
 static void __attribute__((constructor)) kslot_require_device(void)
 {
 	if (access(KSLOT_DEVICE, F_OK)) {

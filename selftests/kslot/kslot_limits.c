@@ -26,7 +26,7 @@ struct rec {
 	uint64_t a, b, c;
 };
 
-/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+/* The whole program skips (KSFT_SKIP) when kslot_dev is not loaded. */
 static void __attribute__((constructor)) kslot_require_device(void)
 {
 	if (access(KSLOT_DEVICE, F_OK)) {
@@ -67,7 +67,7 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-#define PARAM(name)	"/sys/module/kslot/parameters/" name
+#define PARAM(name)	"/sys/module/kslot_dev/parameters/" name
 
 /* All @n entries hold their records. */
 static void expect_intact(struct __test_metadata *_metadata, int fd,

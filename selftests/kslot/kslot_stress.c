@@ -39,7 +39,7 @@ struct srec {
 	uint64_t handle;	/* 0 until the owner knows it */
 };
 
-/* The whole program skips (KSFT_SKIP) when the module is not loaded. */
+/* The whole program skips (KSFT_SKIP) when kslot_dev is not loaded. */
 static void __attribute__((constructor)) kslot_require_device(void)
 {
 	if (access(KSLOT_DEVICE, F_OK)) {

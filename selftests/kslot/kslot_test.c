@@ -24,7 +24,7 @@ struct rec {
 	uint64_t a, b;
 };
 
-/* The whole client skips (KSFT_SKIP) when the module is not loaded. */
+/* The whole client skips (KSFT_SKIP) when kslot_dev is not loaded. */
 static void __attribute__((constructor)) kslot_require_device(void)
 {
 	if (access(KSLOT_DEVICE, F_OK)) {
@@ -734,7 +734,7 @@ static int write_param(const char *name, const char *val)
 	char path[128];
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "/sys/module/kslot/parameters/%s", name);
+	snprintf(path, sizeof(path), "/sys/module/kslot_dev/parameters/%s", name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
