@@ -351,13 +351,13 @@ static void kslot_arena_test_atomic(struct kunit *test)
 	int i, ret;
 
 	arena_init(test, &a, CHUNK, 0);
-	local_irq_save(flags);
+	flags = kslot_test_irq_enter();
 	kslot_arena_mark(&a, &m);
 	for (i = 0; i < 8; i++)
 		p = kslot_arena_alloc(&a, 100, 8, GFP_ATOMIC);
 	ret = kslot_arena_rewind(&a, &m);
 	kslot_arena_reset(&a);
-	local_irq_restore(flags);
+	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(p));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, arena_stats(&a).chunks, 1);

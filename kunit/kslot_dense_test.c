@@ -709,14 +709,14 @@ static void kslot_dense_test_irq_context(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, sizeof(v), 1000,
 					       KSLOT_DENSE_LOCK_IRQ), 0);
-	local_irq_save(flags);
+	flags = kslot_test_irq_enter();
 	for (i = 0; i < n; i++) {
 		v = tv(i);
 		fails += !!kslot_dense_insert(&d, &v, &h[i], GFP_ATOMIC);
 	}
 	for (i = 0; i < n; i += 2)
 		fails += !!kslot_dense_erase(&d, h[i], NULL);
-	local_irq_restore(flags);
+	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
 	KUNIT_EXPECT_EQ(test, d.capacity, 128);

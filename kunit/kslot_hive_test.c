@@ -852,7 +852,7 @@ static void kslot_hive_test_atomic(struct kunit *test)
 	int *p[64], i, err = 0;
 
 	int_hive(test, &h, 16, 0);
-	local_irq_save(flags);
+	flags = kslot_test_irq_enter();
 	for (i = 0; i < 64; i++) {
 		p[i] = kslot_hive_insert(&h, GFP_ATOMIC);
 		if (IS_ERR(p[i]))
@@ -861,7 +861,7 @@ static void kslot_hive_test_atomic(struct kunit *test)
 	for (i = 0; !err && i < 64; i++)
 		err = kslot_hive_erase(&h, p[i]);
 	kslot_hive_trim(&h);
-	local_irq_restore(flags);
+	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, h.bytes, 0);
 	kslot_hive_destroy(&h, NULL, NULL);

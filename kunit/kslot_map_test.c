@@ -264,13 +264,13 @@ static void kslot_map_test_irq_context(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, 1024,
 					     KSLOT_MAP_LOCK_IRQ), 0);
-	local_irq_save(flags);
+	flags = kslot_test_irq_enter();
 	for (i = 0; i < n && !ret; i++)
 		ret = kslot_map_alloc(&map, COOKIE(i), &h[i], GFP_ATOMIC);
 	for (i = 0; i < n && !ret; i++)
 		if (kslot_map_remove(&map, h[i]) != COOKIE(i))
 			ret = -EINVAL;
-	local_irq_restore(flags);
+	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
 	KUNIT_EXPECT_EQ(test, map.nr_slots, 2 * KSLOT_MAP_CHUNK_SLOTS);

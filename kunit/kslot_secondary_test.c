@@ -394,7 +394,7 @@ static void kslot_secondary_test_irq_context(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, NULL, sizeof(v), 1024,
 						   KSLOT_SECONDARY_LOCK_IRQ),
 			0);
-	local_irq_save(flags);
+	flags = kslot_test_irq_enter();
 	for (i = 0; i < 1024; i += 5) {
 		v = sv(i);
 		fails += !!kslot_secondary_insert(&sec,
@@ -403,7 +403,7 @@ static void kslot_secondary_test_irq_context(struct kunit *test)
 	}
 	for (i = 0; i < 1024; i += 5)
 		fails += !has(&sec, kslot_handle_make(i, 1, 1), i);
-	local_irq_restore(flags);
+	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 205);
 	kslot_secondary_destroy(&sec);

@@ -6,13 +6,43 @@
 #define _KSLOT_TEST_UTIL_H
 
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/irqflags.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 
 #include "kslot_internal.h"
 
 #define KSLOT_TEST_MAX_THREADS	8
+
+/*
+ * Enter the context of an interrupt handler, for the cases that call a
+ * structure from "any context".  Interrupts are disabled; on PREEMPT_RT,
+ * where interrupt handlers are threads that run with bottom halves
+ * disabled (irq_forced_thread_fn()), and where code with interrupts really
+ * disabled may not take a spinlock_t or allocate, bottom halves are
+ * disabled instead.  Returns what kslot_test_irq_exit() needs.
+ */
+static inline unsigned long kslot_test_irq_enter(void)
+{
+	unsigned long flags = 0;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_bh_disable();
+	else
+		local_irq_save(flags);
+	return flags;
+}
+
+/* Leave the context kslot_test_irq_enter() entered. */
+static inline void kslot_test_irq_exit(unsigned long flags)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_bh_enable();
+	else
+		local_irq_restore(flags);
+}
 
 /*
  * Run @writer and @nr_readers copies of @reader as kthreads, spread over
