@@ -1,11 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Out-of-line parts of the native shim (see kslot_shim.h): deferred frees
- * through liburcu's call_rcu(), size-aligned page blocks that an interior
+ * Out-of-line parts of the native shim (see kslot_shim.h): per-CPU
+ * copies, deferred frees through liburcu's call_rcu(), size-aligned page
+ * blocks that an interior
  * pointer finds again, a fixed-seed random source, and the debugfs hooks
  * kslot_main.c provides in the kernel.
  */
 #include "kslot_shim.h"
+
+__thread int kslot_shim_cpu;
+
+void kslot_shim_set_cpu(int cpu)
+{
+	if (cpu < 0 || cpu >= NR_CPUS) {
+		fprintf(stderr, "kslot_shim: no CPU %d\n", cpu);
+		abort();
+	}
+	kslot_shim_cpu = cpu;
+}
+
+/*
+ * NR_CPUS zeroed copies, each on its own cache lines; the stride is kept
+ * in the line below CPU 0's copy, which is what the pointer points to.
+ */
+#define PERCPU_HEAD	64
+
+void *kslot_shim_alloc_percpu(size_t size, size_t align)
+{
+	size_t stride = ALIGN(size ?: 1, max_t(size_t, align, PERCPU_HEAD));
+	char *base;
+
+	if (align > PERCPU_HEAD || stride > (SIZE_MAX - PERCPU_HEAD) / NR_CPUS)
+		return NULL;
+	base = aligned_alloc(PERCPU_HEAD, PERCPU_HEAD + stride * NR_CPUS);
+	if (!base)
+		return NULL;
+	memset(base, 0, PERCPU_HEAD + stride * NR_CPUS);
+	((size_t *)(base + PERCPU_HEAD))[-1] = stride;
+	return base + PERCPU_HEAD;
+}
+
+void kslot_shim_free_percpu(void *p)
+{
+	if (p)
+		free((char *)p - PERCPU_HEAD);
+}
 
 struct kslot_shim_rcu {
 	struct rcu_head head;

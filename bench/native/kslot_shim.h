@@ -5,8 +5,11 @@
  * against it: bench/native/Makefile generates a one-line stub for each
  * kernel header they include, and each stub includes this file.
  *
- * Model: one CPU.  Per-CPU data has one copy, local locks and interrupt
- * masking do nothing, spinlocks are real test-and-set locks, RCU is
+ * Model: NR_CPUS CPUs, each a thread that said which CPU it is with
+ * kslot_shim_set_cpu() (the main thread is CPU 0) and that no other thread
+ * claims at the same time, so per-CPU data has one copy per CPU, and local
+ * locks, preemption and interrupt masking do nothing.  Spinlocks are real
+ * test-and-set locks, RCU is
  * liburcu's default flavour (the one the kernel's XArray test harness in
  * tools/testing/radix-tree uses), memory comes from malloc.  The red-black
  * tree and its header come from the kernel tree's tools/ at build time.
@@ -193,7 +196,7 @@ static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 	return 1;
 }
 
-/* ---- locks: one CPU, real spinlocks ---- */
+/* ---- locks: real spinlocks ---- */
 typedef struct {
 	int locked;
 } spinlock_t;
@@ -230,15 +233,42 @@ typedef struct {
 #define cpus_read_lock()			do { } while (0)
 #define cpus_read_unlock()			do { } while (0)
 
-/* ---- per-CPU data: one CPU ---- */
-#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
+/* ---- per-CPU data: one copy per CPU, a stride apart ---- */
+#define NR_CPUS				2
+#define nr_cpu_ids			NR_CPUS
+extern __thread int kslot_shim_cpu;
+void kslot_shim_set_cpu(int cpu);
+void *kslot_shim_alloc_percpu(size_t size, size_t align);
+void kslot_shim_free_percpu(void *p);
+
+/* The stride between two CPUs' copies sits just below CPU 0's copy. */
+static inline void *kslot_shim_percpu_ptr(const void *p, int cpu)
+{
+	return (char *)p + (size_t)cpu * ((const size_t *)p)[-1];
+}
+
+#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)
 #define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
-#define cpu_online(cpu)			((cpu) == 0)
-#define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
-#define this_cpu_ptr(p)			(p)
-#define __alloc_percpu_gfp(size, align, gfp)	calloc(1, size)
-#define alloc_percpu_gfp(type, gfp)	((type *)calloc(1, sizeof(type)))
-#define free_percpu(p)			free(p)
+#define cpu_online(cpu)			((unsigned int)(cpu) < NR_CPUS)
+#define num_online_cpus()		NR_CPUS
+#define num_possible_cpus()		NR_CPUS
+#define smp_processor_id()		kslot_shim_cpu
+#define raw_smp_processor_id()		kslot_shim_cpu
+#define preempt_disable()		barrier()
+#define preempt_enable()		barrier()
+#define migrate_disable()		barrier()
+#define migrate_enable()		barrier()
+#define get_cpu()			({ preempt_disable(); kslot_shim_cpu; })
+#define put_cpu()			preempt_enable()
+#define per_cpu_ptr(p, cpu) \
+	((__typeof__(p))kslot_shim_percpu_ptr(p, cpu))
+#define this_cpu_ptr(p)			per_cpu_ptr(p, kslot_shim_cpu)
+#define raw_cpu_ptr(p)			this_cpu_ptr(p)
+#define __alloc_percpu_gfp(size, align, gfp) \
+	kslot_shim_alloc_percpu(size, align)
+#define alloc_percpu_gfp(type, gfp) \
+	((type *)kslot_shim_alloc_percpu(sizeof(type), __alignof__(type)))
+#define free_percpu(p)			kslot_shim_free_percpu((void *)(p))
 
 /* ---- work items run at once ---- */
 struct work_struct {
