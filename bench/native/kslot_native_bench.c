@@ -24,7 +24,7 @@
 #include "native_bench.h"
 
 /* Repetitions; sizes of BIG_SIZE entries or more run at most BIG_REPS. */
-#define BIG_SIZE	(1U << 22)
+#define BIG_SIZE	4194304U
 #define BIG_REPS	3
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
@@ -189,8 +189,8 @@ static void run_smp2(struct keys *k)
 	double k1, k2, x1, x2;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || n < 2) {
-		printf("# native: smp2_map_alloc_remove size=%u skipped, fewer than 2 CPUs\n",
-		       n);
+		printf("# native: smp2_map_alloc_remove size=%u skipped: %s\n",
+		       n, "fewer than 2 CPUs");
 		return;
 	}
 	k1 = per(BEST(churn_threads(k, 1, 0)), n);
@@ -203,8 +203,11 @@ static void run_smp2(struct keys *k)
 		return;
 	}
 	/* ratio = 2-CPU throughput / 1-CPU throughput, XArray's beside it. */
-	printf("ok %u native_smp2_map_alloc_remove size=%u kslot_ns=%.2f anchor=kslot_map_1cpu anchor_ns=%.2f xa_1cpu_ns=%.2f xa_2cpu_ns=%.2f xa_ratio=%.3f\n",
-	       ++tests, n, k2, k1, x1, x2, x1 / x2);
+	printf("ok %u native_smp2_map_alloc_remove size=%u kslot_ns=%.2f ",
+	       ++tests, n, k2);
+	printf("anchor=kslot_map_1cpu anchor_ns=%.2f ", k1);
+	printf("xa_1cpu_ns=%.2f xa_2cpu_ns=%.2f xa_ratio=%.3f\n", x1, x2,
+	       x1 / x2);
 	row("smp2_map_alloc_remove", n, k2, "xa_alloc+xa_erase_2cpu", x2);
 }
 

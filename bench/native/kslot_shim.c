@@ -12,7 +12,7 @@ __thread int kslot_shim_cpu;
 
 void kslot_shim_set_cpu(int cpu)
 {
-	if (cpu < 0 || cpu >= NR_CPUS) {
+	if (cpu < 0 || cpu >= KSLOT_SHIM_CPUS) {
 		fprintf(stderr, "kslot_shim: no CPU %d\n", cpu);
 		abort();
 	}
@@ -20,7 +20,7 @@ void kslot_shim_set_cpu(int cpu)
 }
 
 /*
- * NR_CPUS zeroed copies, each on its own cache lines; the stride is kept
+ * KSLOT_SHIM_CPUS zeroed copies, each on its own cache lines; the stride is kept
  * in the line below CPU 0's copy, which is what the pointer points to.
  */
 #define PERCPU_HEAD	64
@@ -30,12 +30,12 @@ void *kslot_shim_alloc_percpu(size_t size, size_t align)
 	size_t stride = ALIGN(size ?: 1, max_t(size_t, align, PERCPU_HEAD));
 	char *base;
 
-	if (align > PERCPU_HEAD || stride > (SIZE_MAX - PERCPU_HEAD) / NR_CPUS)
+	if (align > PERCPU_HEAD || stride > (SIZE_MAX - PERCPU_HEAD) / KSLOT_SHIM_CPUS)
 		return NULL;
-	base = aligned_alloc(PERCPU_HEAD, PERCPU_HEAD + stride * NR_CPUS);
+	base = aligned_alloc(PERCPU_HEAD, PERCPU_HEAD + stride * KSLOT_SHIM_CPUS);
 	if (!base)
 		return NULL;
-	memset(base, 0, PERCPU_HEAD + stride * NR_CPUS);
+	memset(base, 0, PERCPU_HEAD + stride * KSLOT_SHIM_CPUS);
 	((size_t *)(base + PERCPU_HEAD))[-1] = stride;
 	return base + PERCPU_HEAD;
 }

@@ -5,13 +5,13 @@
  * against it: bench/native/Makefile generates a one-line stub for each
  * kernel header they include, and each stub includes this file.
  *
- * Model: NR_CPUS CPUs, each a thread that said which CPU it is with
- * kslot_shim_set_cpu() (the main thread is CPU 0) and that no other thread
- * claims at the same time, so per-CPU data has one copy per CPU, and local
- * locks, preemption and interrupt masking do nothing.  Spinlocks are real
- * test-and-set locks, RCU is
- * liburcu's default flavour (the one the kernel's XArray test harness in
- * tools/testing/radix-tree uses), memory comes from malloc.  The red-black
+ * Model: KSLOT_SHIM_CPUS CPUs.  A thread says which CPU it is with
+ * kslot_shim_set_cpu() (the main thread is CPU 0), and no two running
+ * threads claim the same CPU, so per-CPU data has one copy per CPU while
+ * local locks, preemption and interrupt masking do nothing.  Spinlocks are
+ * real test-and-set locks, RCU is liburcu's default flavour (the one the
+ * kernel's XArray test harness in tools/testing/radix-tree uses; every
+ * thread registers), memory comes from malloc.  The red-black
  * tree and its header come from the kernel tree's tools/ at build time.
  */
 #ifndef KSLOT_SHIM_H
@@ -234,8 +234,8 @@ typedef struct {
 #define cpus_read_unlock()			do { } while (0)
 
 /* ---- per-CPU data: one copy per CPU, a stride apart ---- */
-#define NR_CPUS				2
-#define nr_cpu_ids			NR_CPUS
+#define KSLOT_SHIM_CPUS			2
+#define nr_cpu_ids			KSLOT_SHIM_CPUS
 extern __thread int kslot_shim_cpu;
 void kslot_shim_set_cpu(int cpu);
 void *kslot_shim_alloc_percpu(size_t size, size_t align);
@@ -247,11 +247,12 @@ static inline void *kslot_shim_percpu_ptr(const void *p, int cpu)
 	return (char *)p + (size_t)cpu * ((const size_t *)p)[-1];
 }
 
-#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)
+#define for_each_possible_cpu(cpu) \
+	for ((cpu) = 0; (cpu) < KSLOT_SHIM_CPUS; (cpu)++)
 #define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
-#define cpu_online(cpu)			((unsigned int)(cpu) < NR_CPUS)
-#define num_online_cpus()		NR_CPUS
-#define num_possible_cpus()		NR_CPUS
+#define cpu_online(cpu)			((unsigned int)(cpu) < KSLOT_SHIM_CPUS)
+#define num_online_cpus()		KSLOT_SHIM_CPUS
+#define num_possible_cpus()		KSLOT_SHIM_CPUS
 #define smp_processor_id()		kslot_shim_cpu
 #define raw_smp_processor_id()		kslot_shim_cpu
 #define preempt_disable()		barrier()
