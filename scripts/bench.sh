@@ -30,12 +30,12 @@ if [ "${1:-}" = --native ]; then
 	native_only=1
 	shift
 fi
-out=$1
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
 nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
-mkdir -p "$out"
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
