@@ -124,9 +124,12 @@ static double per(uint64_t ns, uint64_t ops)
 
 /*
  * Two CPUs doing alloc+remove on one table: each thread churns its own
- * half of the handles.  The time is the wall clock from the release of
- * both threads to the end of the later one.
+ * half of the first SMP_OPS handles in random order (all of them in tables
+ * of up to SMP_OPS entries).  The time is the wall clock from the release
+ * of both threads to the end of the later one.
  */
+#define SMP_OPS		4194304U
+
 struct part {
 	pthread_t thread;
 	pthread_barrier_t *start;
@@ -154,7 +157,8 @@ static void *part_main(void *arg)
 	return NULL;
 }
 
-static uint64_t churn_threads(struct keys *k, int threads, int xa)
+static uint64_t churn_threads(struct keys *k, uint32_t ops, int threads,
+			      int xa)
 {
 	struct part parts[2];
 	pthread_barrier_t start;
@@ -163,8 +167,8 @@ static uint64_t churn_threads(struct keys *k, int threads, int xa)
 
 	pthread_barrier_init(&start, NULL, threads);
 	for (i = 0; i < threads; i++) {
-		uint32_t from = (uint64_t)k->n * i / threads;
-		uint32_t to = (uint64_t)k->n * (i + 1) / threads;
+		uint32_t from = (uint64_t)ops * i / threads;
+		uint32_t to = (uint64_t)ops * (i + 1) / threads;
 
 		parts[i] = (struct part){ .start = &start, .cpu = i, .xa = xa,
 			.h = k->rh + from, .id = k->rid + from, .n = to - from };
@@ -185,7 +189,7 @@ static uint64_t churn_threads(struct keys *k, int threads, int xa)
 
 static void run_smp2(struct keys *k)
 {
-	uint32_t n = k->n;
+	uint32_t n = k->n, ops = n < SMP_OPS ? n : SMP_OPS;
 	double k1, k2, x1, x2;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || n < 2) {
@@ -193,10 +197,10 @@ static void run_smp2(struct keys *k)
 		       n, "fewer than 2 CPUs");
 		return;
 	}
-	k1 = per(BEST(churn_threads(k, 1, 0)), n);
-	k2 = per(BEST(churn_threads(k, 2, 0)), n);
-	x1 = per(BEST(churn_threads(k, 1, 1)), n);
-	x2 = per(BEST(churn_threads(k, 2, 1)), n);
+	k1 = per(BEST(churn_threads(k, ops, 1, 0)), ops);
+	k2 = per(BEST(churn_threads(k, ops, 2, 0)), ops);
+	x1 = per(BEST(churn_threads(k, ops, 1, 1)), ops);
+	x2 = per(BEST(churn_threads(k, ops, 2, 1)), ops);
 	if (!k1 || !k2 || !x1 || !x2 || kn_map_check_live(k->rh, n) ||
 	    xn_check_live(k->rid, n)) {
 		fail("smp2_map_alloc_remove", n);
