@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 ROW = re.compile(r'^ok \d+ (\S+) size=(\d+) kslot_ns=([\d.]+) '
-                 r'anchor=(\S+) anchor_ns=([\d.]+)((?: \w+=[\d.]+)*)\s*$')
+                 r'anchor=(\S+) anchor_ns=([\d.]+)((?: \w+=[\d.]+)*)')
 EXTRA = re.compile(r'(\w+)=([\d.]+)')
 COUNT = 1048576
 BASE_KEYS = ('name', 'size', 'kslot_ns', 'anchor', 'anchor_ns', 'ratio',
