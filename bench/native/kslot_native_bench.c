@@ -215,58 +215,88 @@ static void run_smp2(struct keys *k)
 	row("smp2_map_alloc_remove", n, k2, "xa_alloc+xa_erase_2cpu", x2);
 }
 
-/* The kslot figures of one size, ns per operation, for the slotmap rows. */
-struct kslot_ns {
-	double alloc, lookup[2], inline_lookup[2], churn, remove, iter;
-};
+/*
+ * Best of size_reps runs of two loops taken in turn, so that kslot and its
+ * anchor see the same load on a shared machine.
+ */
+#define BEST2(ea, eb, pa, pb) do {					\
+	uint64_t __a = UINT64_MAX, __b = UINT64_MAX, __t;		\
+	for (unsigned int __r = 0; __r < size_reps; __r++) {		\
+		__t = (ea);						\
+		if (__t && __t < __a)					\
+			__a = __t;					\
+		__t = (eb);						\
+		if (__t && __t < __b)					\
+			__b = __t;					\
+	}								\
+	*(pa) = __a == UINT64_MAX ? 0 : __a;				\
+	*(pb) = __b == UINT64_MAX ? 0 : __b;				\
+} while (0)
 
-static void run_slotmap(struct keys *k, const struct kslot_ns *ks)
+/*
+ * slotmap's rows, each kslot figure measured again in turn with the
+ * anchor's.  The kslot map is refilled (k->h, k->rh) and left empty.
+ */
+static void run_slotmap(struct keys *k, int dense_ok)
 {
 	static const char * const order[] = { "seq", "rand" };
 	uint32_t n = k->n, passes = passes_for(n), kind;
-	uint64_t lookups = (uint64_t)n * passes, a;
+	uint64_t lookups = (uint64_t)n * passes, a, b;
 	char name[48];
 	int o;
 
 	for (kind = 0; kind < sn_kinds(); kind++) {
 		const char *anchor = sn_name(kind);
 
-		a = BEST(sn_alloc_time(kind, n));
-		if (!a || sn_check(kind, n)) {
+		BEST2(kn_map_alloc_time(n, k->h), sn_alloc_time(kind, n), &a,
+		      &b);
+		if (!a || !b || kn_map_check(k->h, n) || sn_check(kind, n)) {
 			fail("map_alloc", n);
 			sn_free(kind);
 			continue;
 		}
-		row("map_alloc", n, ks->alloc, anchor, per(a, n));
+		row("map_alloc", n, per(a, n), anchor, per(b, n));
+		keys_shuffle(k);
 		sn_shuffle(kind, k->perm, n);
 		for (o = 0; o < 2; o++) {
-			double s = per(BEST(sn_lookup_time(kind, o, passes)),
-				       lookups);
+			const uint64_t *h = o ? k->rh : k->h;
 
+			BEST2(kn_map_lookup_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
 			snprintf(name, sizeof(name), "map_lookup_%s", order[o]);
-			row(name, n, ks->lookup[o], anchor, s);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
+			BEST2(kn_map_lookup_inline_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
 			snprintf(name, sizeof(name), "map_lookup_inline_%s",
 				 order[o]);
-			row(name, n, ks->inline_lookup[o], anchor, s);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
 		}
-		row("map_alloc_remove", n, ks->churn, anchor,
-		    per(BEST(sn_churn_time(kind)), n));
+		BEST2(kn_map_churn_time(k->rh, n), sn_churn_time(kind), &a, &b);
+		row("map_alloc_remove", n, per(a, n), anchor, per(b, n));
 
 		a = UINT64_MAX;
+		b = UINT64_MAX;
 		for (unsigned int r = 0; r < size_reps; r++) {
 			uint64_t t;
 
+			kn_map_fill(n, k->h);
+			keys_shuffle(k);
+			t = kn_map_remove_time(k->rh, n);
+			a = t < a ? t : a;
 			sn_alloc_time(kind, n);
 			sn_shuffle(kind, k->perm, n);
 			t = sn_remove_time(kind);
-			a = t && t < a ? t : a;
+			b = t && t < b ? t : b;
 		}
-		row("map_remove_rand", n, ks->remove, anchor, per(a, n));
+		row("map_remove_rand", n, per(a, n), anchor, per(b, n));
 
 		sn_alloc_time(kind, n);
-		if (ks->iter)
-			row("dense_iter", n, ks->iter, anchor,
-			    per(BEST(sn_iter_time(kind, passes)), lookups));
+		if (dense_ok) {
+			BEST2(kn_dense_iter_time(passes),
+			      sn_iter_time(kind, passes), &a, &b);
+			row("dense_iter", n, per(a, lookups), anchor,
+			    per(b, lookups));
+		}
 		sn_free(kind);
 	}
 }
@@ -276,8 +306,8 @@ static void run_size(uint32_t n, unsigned int seed)
 	static const char * const order[] = { "seq", "rand" };
 	uint32_t passes = passes_for(n);
 	uint64_t lookups = (uint64_t)n * passes;
-	struct kslot_ns ks = { 0 };
 	struct keys k;
+	int dense_ok;
 	uint64_t a, b, c;
 	char name[48];
 	int o;
@@ -292,8 +322,7 @@ static void run_size(uint32_t n, unsigned int seed)
 		keys_free(&k);
 		return;
 	}
-	ks.alloc = per(a, n);
-	row("map_alloc", n, ks.alloc, "xa_alloc", per(b, n));
+	row("map_alloc", n, per(a, n), "xa_alloc", per(b, n));
 	keys_shuffle(&k);
 
 	for (o = 0; o < 2; o++) {
@@ -302,25 +331,22 @@ static void run_size(uint32_t n, unsigned int seed)
 
 		a = BEST(kn_map_lookup_time(h, n, passes));
 		b = BEST(xn_load_time(id, n, passes));
-		ks.lookup[o] = per(a, lookups);
 		snprintf(name, sizeof(name), "map_lookup_%s", order[o]);
-		row(name, n, ks.lookup[o], "xa_load", per(b, lookups));
+		row(name, n, per(a, lookups), "xa_load", per(b, lookups));
 		a = BEST(kn_map_lookup_inline_time(h, n, passes));
 		c = BEST(kn_floor_inline_time(h, n, passes));
-		ks.inline_lookup[o] = per(a, lookups);
 		snprintf(name, sizeof(name), "map_lookup_inline_%s", order[o]);
-		row(name, n, ks.inline_lookup[o], "flat_floor_inline",
+		row(name, n, per(a, lookups), "flat_floor_inline",
 		    per(c, lookups));
-		row(name, n, ks.inline_lookup[o], "xa_load", per(b, lookups));
+		row(name, n, per(a, lookups), "xa_load", per(b, lookups));
 		c = BEST(xn_xas_load_time(id, n, passes));
-		row(name, n, ks.inline_lookup[o], "xas_load_caller_rcu",
+		row(name, n, per(a, lookups), "xas_load_caller_rcu",
 		    per(c, lookups));
 	}
 
 	a = BEST(kn_map_churn_time(k.rh, n));
 	b = BEST(xn_churn_time(k.rid, n));
-	ks.churn = per(a, n);
-	row("map_alloc_remove", n, ks.churn, "xa_alloc+xa_erase", per(b, n));
+	row("map_alloc_remove", n, per(a, n), "xa_alloc+xa_erase", per(b, n));
 	run_smp2(&k);
 
 	/* Removal of every entry in random order, from a fresh fill. */
@@ -337,22 +363,23 @@ static void run_size(uint32_t n, unsigned int seed)
 		t = xn_erase_time(k.rid, n);
 		b = t < b ? t : b;
 	}
-	ks.remove = per(a, n);
-	row("map_remove_rand", n, ks.remove, "xa_erase", per(b, n));
+	row("map_remove_rand", n, per(a, n), "xa_erase", per(b, n));
 
 	xn_fill(n, k.id);
-	if (kn_dense_fill(n)) {
+	dense_ok = !kn_dense_fill(n);
+	if (!dense_ok) {
 		fail("dense_iter", n);
 	} else {
 		a = BEST(kn_dense_iter_time(passes));
 		b = BEST(xn_iter_time(passes));
 		c = BEST(kn_packed_iter_time(n, passes));
-		ks.iter = per(a, lookups);
-		row("dense_iter", n, ks.iter, "xa_for_each", per(b, lookups));
-		row("dense_iter", n, ks.iter, "packed_array", per(c, lookups));
+		row("dense_iter", n, per(a, lookups), "xa_for_each",
+		    per(b, lookups));
+		row("dense_iter", n, per(a, lookups), "packed_array",
+		    per(c, lookups));
 	}
 	/* The other tables stay filled: the slotmap rows run beside them. */
-	run_slotmap(&k, &ks);
+	run_slotmap(&k, dense_ok);
 
 	for (o = 0; o < 3; o++) {
 		static const unsigned int pct[] = { 0, 50, 90 };
