@@ -109,7 +109,11 @@ impl<T: Table> Ops for State<T> {
             None => return false,
         };
         self.keys.len() == n as usize
-            && self.keys.iter().enumerate().all(|(i, k)| m.look(*k) == Some(&val(i as u32)))
+            && self
+                .keys
+                .iter()
+                .enumerate()
+                .all(|(i, k)| m.look(*k) == Some(&val(i as u32)))
     }
 
     fn shuffle(&mut self, perm: &[u32]) {
@@ -179,7 +183,11 @@ impl<T: Table> Ops for State<T> {
 }
 
 fn state<T>() -> State<T> {
-    State { map: None, keys: Vec::new(), rkeys: Vec::new() }
+    State {
+        map: None,
+        keys: Vec::new(),
+        rkeys: Vec::new(),
+    }
 }
 
 struct Bench {
@@ -194,7 +202,11 @@ static mut BENCH: Option<Bench> = None;
 fn with<R>(kind: u32, f: impl FnOnce(&mut dyn Ops) -> R) -> Option<R> {
     // SAFETY: only the driver's main thread calls the sn_* functions.
     let b = unsafe {
-        BENCH.get_or_insert_with(|| Bench { sm: state(), hop: state(), dense: state() })
+        BENCH.get_or_insert_with(|| Bench {
+            sm: state(),
+            hop: state(),
+            dense: state(),
+        })
     };
     match kind {
         0 => Some(f(&mut b.sm)),
@@ -323,7 +335,10 @@ pub extern "C" fn sn_count_lookups() {
     // SAFETY: as in with().
     if let Some(b) = unsafe { BENCH.as_ref() } {
         if let Some(m) = &b.sm.map {
-            let sum = b.sm.rkeys.iter().fold(0u64, |s, k| s.wrapping_add(sn_slotmap_get_one(m, *k)));
+            let sum =
+                b.sm.rkeys
+                    .iter()
+                    .fold(0u64, |s, k| s.wrapping_add(sn_slotmap_get_one(m, *k)));
             sink(sum);
         }
     }
