@@ -251,12 +251,21 @@ eco-checks: test-modules
 # build/bench/results.json and build/bench/results.png.  Not part of
 # "make check", which loads the module once at a tiny size instead
 # (bench/kslot_bench.sh, run in the VMs like a selftest).
+# "make bench-native" runs only the native half (no VM; about 15
+# minutes on 2 busy cores): build/bench/results.json then holds the
+# native rows alone.
 BENCH_OUT := $(BUILD)/bench
 
-.PHONY: bench bench-tools bench-selftest bench-module
+.PHONY: bench bench-native bench-deps bench-tools bench-selftest bench-module
 
-bench: deps kernel bench-tools
+bench-deps:
+	@$(TOP)/scripts/deps.sh bench
+
+bench: bench-deps kernel bench-tools
 	@$(TOP)/scripts/bench.sh $(BENCH_OUT)
+
+bench-native: bench-deps kernel
+	@$(TOP)/scripts/bench.sh --native $(BENCH_OUT)
 
 # kslot_bench.ko against the test kernel, for the check VM.
 bench-module: test-modules

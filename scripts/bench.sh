@@ -1,66 +1,83 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: kslot against XArray, IDR, kmem_cache and objpool.
+# make bench: kslot against XArray, IDR, kmem_cache, objpool and Rust's
+# slotmap.
 #
-# Usage: scripts/bench.sh OUTDIR
+# Usage: scripts/bench.sh [--native] OUTDIR
 #
 #  1. builds kslot.ko and kslot_bench.ko against Debian's stock 6.12
 #     headers (from a copy of the sources), boots that kernel's image in
 #     the QEMU VM, loads kslot_bench.ko at every size and runs
-#     kslot_ioctl_bench in the guest;
-#  2. builds the native benchmark (bench/native) against the kernel tree
-#     of scripts/kernel.sh, runs it, and counts lookup instructions with
+#     kslot_ioctl_bench in the guest (skipped with --native, which is
+#     "make bench-native");
+#  2. builds the native benchmark (bench/native, with the slotmap crate
+#     from Debian's librust-slotmap-dev) against the kernel tree of
+#     scripts/kernel.sh, runs it, and counts lookup instructions with
 #     valgrind --tool=callgrind;
 #  3. bench/report.py prints the table and the goals, and writes
-#     OUTDIR/results.json and OUTDIR/results.png.
+#     OUTDIR/results.json, OUTDIR/results.png and OUTDIR/summary.png.
 #
-# Environment: KSLOT_BENCH_SIZES (default 1024,65536,1048576),
-# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5).
+# Environment: KSLOT_BENCH_SIZES (in-kernel sizes, default
+# 1024,65536,1048576), KSLOT_BENCH_NATIVE_SIZES (default
+# 1024,65536,1048576,16777216), KSLOT_BENCH_REPS (default 5),
+# KSLOT_BENCH_NATIVE_REPS (default 5; at most 3 from 4M entries on).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$1
+native_only=
+if [ "${1:-}" = --native ]; then
+	native_only=1
+	shift
+fi
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
+nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
-mkdir -p "$out"
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
-
-ver=$("$top/scripts/stock-kernel.sh" 6.12)
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
-echo "bench.sh: building kslot_bench.ko against linux-headers-$ver" >&2
-src=$out/kmod
-rm -rf "$out/files"
-mkdir -p "$out/files"
-"$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src"
-cp "$src/bench/kslot_bench.ko" "$out/files/"
-cat > "$out/guest.sh" <<GUEST
-insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
-dmesg | sed -n 's/^.*kslot_bench: //p'
-rmmod kslot_bench
-kslot_ioctl_bench -n 65536 -r $reps
-GUEST
+# The in-kernel half, in the VM.
+kernel_half() {
+	local ver src
 
-echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
-KSLOT_KO_DIR=$src KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-3000} \
-	"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" "$out/vm" \
-	"$out/guest.sh" "$out/files"
-sed -n '/^@@script/,/^@@exit/p' "$out/vm/results.log" | tr -d '\r' |
-	grep -v '^@@' > "$out/kernel.tap" || true
-if grep -qE 'BUG:|WARNING:|Oops|Call Trace:' "$out/vm/console.log"; then
-	echo "bench.sh: kernel splat during the benchmark, see $out/vm/console.log" >&2
-	exit 1
-fi
+	ver=$("$top/scripts/stock-kernel.sh" 6.12)
+	echo "bench.sh: building kslot_bench.ko against linux-headers-$ver" >&2
+	src=$out/kmod
+	rm -rf "$out/files"
+	mkdir -p "$out/files"
+	"$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src"
+	cp "$src/bench/kslot_bench.ko" "$out/files/"
+	cat > "$out/guest.sh" <<-GUEST
+	insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
+	dmesg | sed -n 's/^.*kslot_bench: //p'
+	rmmod kslot_bench
+	kslot_ioctl_bench -n 65536 -r $reps
+	GUEST
+
+	echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
+	KSLOT_KO_DIR=$src KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-3000} \
+		"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" "$out/vm" \
+		"$out/guest.sh" "$out/files"
+	sed -n '/^@@script/,/^@@exit/p' "$out/vm/results.log" | tr -d '\r' |
+		grep -v '^@@' > "$out/kernel.tap" || true
+	if grep -qE 'BUG:|WARNING:|Oops|Call Trace:' "$out/vm/console.log"; then
+		echo "bench.sh: kernel splat during the benchmark, see $out/vm/console.log" >&2
+		exit 1
+	fi
+}
+
+[ -n "$native_only" ] || kernel_half
 
 echo "bench.sh: native build against $ksrc" >&2
 make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 # Kernel memory is mapped with huge pages (the direct map for slabs,
-# huge vmap for kvmalloc()): give both native sides transparent huge
-# pages through glibc's malloc alike.
+# huge vmap for kvmalloc()): give every native side transparent huge
+# pages through glibc's malloc alike (Rust's global allocator is malloc).
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
-	"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } \
+	"$out/native/kslot_native_bench" -r "$nreps" ${nsizes//,/ } \
 	> "$out/native.tap"
 echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
@@ -69,4 +86,4 @@ valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 callgrind_annotate --inclusive=yes "$out/callgrind.out" \
 	> "$out/callgrind.txt"
 
-python3 "$top/bench/report.py" "$out"
+python3 "$top/bench/report.py" ${native_only:+--native} "$out"

@@ -3,6 +3,10 @@
 #
 # Install the Debian packages kslot's build and tests need, skipping apt
 # entirely when all of them are present.  Needs root to install.
+#
+# Usage: scripts/deps.sh [bench]
+#   bench  also the packages only make bench needs (Rust's slotmap crate
+#          and the toolchain that builds it offline)
 set -euo pipefail
 
 pkgs=(
@@ -16,6 +20,14 @@ pkgs=(
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base
 )
+bench_pkgs=(
+	cargo rustc librust-slotmap-dev
+)
+case "${1:-}" in
+'') ;;
+bench) pkgs+=("${bench_pkgs[@]}") ;;
+*) echo "usage: $0 [bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

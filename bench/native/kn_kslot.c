@@ -26,23 +26,48 @@ int kn_setup(void)
 	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
 }
 
-int kn_map_fill(uint32_t n, uint64_t *handles)
+/* A CPU of the shim for the calling thread, and liburcu's registration. */
+void kn_thread_start(int cpu)
+{
+	kslot_shim_set_cpu(cpu);
+	rcu_register_thread();
+}
+
+void kn_thread_stop(void)
+{
+	rcu_unregister_thread();
+}
+
+static int kn_map_reset(void)
+{
+	kslot_map_destroy(&map, NULL, NULL);
+	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
+}
+
+static int kn_map_add(uint32_t n, uint64_t *handles)
 {
 	uint32_t i;
-	int ret;
+	int ret = 0;
 
-	kslot_map_destroy(&map, NULL, NULL);
-	ret = kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
 	for (i = 0; !ret && i < n; i++)
 		ret = kslot_map_alloc(&map, nb_val(i), &handles[i], GFP_KERNEL);
 	return ret;
 }
 
+int kn_map_fill(uint32_t n, uint64_t *handles)
+{
+	return kn_map_reset() ?: kn_map_add(n, handles);
+}
+
+/* Allocation into an empty map, growth included, teardown not. */
 uint64_t kn_map_alloc_time(uint32_t n, uint64_t *handles)
 {
-	uint64_t t = nb_now();
+	uint64_t t;
 
-	if (kn_map_fill(n, handles))
+	if (kn_map_reset())
+		return 0;
+	t = nb_now();
+	if (kn_map_add(n, handles))
 		return 0;
 	return nb_now() - t;
 }
@@ -55,6 +80,17 @@ int kn_map_check(const uint64_t *h, uint32_t n)
 		if (kslot_map_lookup(&map, h[i]) != nb_val(i))
 			return -1;
 	return 0;
+}
+
+/* After alloc+remove: every handle finds nb_val(0), and only those live. */
+int kn_map_check_live(const uint64_t *h, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (kslot_map_lookup(&map, h[i]) != nb_val(0))
+			return -1;
+	return kslot_map_count(&map) == n ? 0 : -1;
 }
 
 uint64_t kn_map_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes)
@@ -156,17 +192,21 @@ uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n, uint32_t passes)
 	return t;
 }
 
+/* Also run by two threads at once on disjoint parts of h. */
 uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
 {
+	unsigned long sum = 0;
 	uint64_t t = nb_now();
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		sink += (unsigned long)kslot_map_remove(&map, h[i]);
+		sum += (unsigned long)kslot_map_remove(&map, h[i]);
 		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
 			return 0;
 	}
-	return nb_now() - t;
+	t = nb_now() - t;
+	__atomic_fetch_add(&sink, sum, __ATOMIC_RELAXED);
+	return t;
 }
 
 uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n)

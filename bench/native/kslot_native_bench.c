@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Native benchmark driver: kslot against the kernel's XArray, both built
- * as ordinary userspace code, on the machine's real caches.
+ * Native benchmark driver: kslot against the kernel's XArray and Rust's
+ * slotmap crate, all built as ordinary userspace code, on the machine's
+ * real caches.  Every side gets the same sizes, the same values, the same
+ * permutation for random order (one seeded shuffle per size) and the same
+ * number of repetitions; each figure is the best of them.
  *
  *   kslot_native_bench [-r REPS] [-s SEED] [SIZE...]
  *	prints "ok N native_<name> size=.. kslot_ns=.. anchor=.. anchor_ns=.."
+ *	(2-CPU rows add XArray's own figures as more key=value pairs)
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, for
  *	valgrind --tool=callgrind (instructions per call)
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "native_bench.h"
 
-static unsigned int reps = 5;
+/* Repetitions; sizes of BIG_SIZE entries or more run at most BIG_REPS. */
+#define BIG_SIZE	4194304U
+#define BIG_REPS	3
+static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static uint64_t rnd_state;
 
@@ -99,7 +110,7 @@ static void keys_free(struct keys *k)
 
 #define BEST(expr) ({							\
 	uint64_t __best = UINT64_MAX;					\
-	for (unsigned int __r = 0; __r < reps; __r++) {			\
+	for (unsigned int __r = 0; __r < size_reps; __r++) {		\
 		uint64_t __t = (expr);					\
 		if (__t && __t < __best)				\
 			__best = __t;					\
@@ -111,15 +122,197 @@ static double per(uint64_t ns, uint64_t ops)
 	return ops ? (double)ns / ops : 0;
 }
 
+/*
+ * Two CPUs doing alloc+remove on one table: each thread churns its own
+ * half of the first SMP_OPS handles in random order (all of them in tables
+ * of up to SMP_OPS entries).  The time is the wall clock from the release
+ * of both threads to the end of the later one.
+ */
+#define SMP_OPS		4194304U
+
+struct part {
+	pthread_t thread;
+	pthread_barrier_t *start;
+	int cpu, xa;
+	uint64_t *h;
+	uint32_t *id;
+	uint32_t n;
+	uint64_t t0, t1, ok;
+};
+
+static void *part_main(void *arg)
+{
+	struct part *p = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(p->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	kn_thread_start(p->cpu);
+	pthread_barrier_wait(p->start);
+	p->t0 = nb_now();
+	p->ok = p->xa ? xn_churn_time(p->id, p->n) : kn_map_churn_time(p->h, p->n);
+	p->t1 = nb_now();
+	kn_thread_stop();
+	return NULL;
+}
+
+static uint64_t churn_threads(struct keys *k, uint32_t ops, int threads,
+			      int xa)
+{
+	struct part parts[2];
+	pthread_barrier_t start;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	int i, ok = 1;
+
+	pthread_barrier_init(&start, NULL, threads);
+	for (i = 0; i < threads; i++) {
+		uint32_t from = (uint64_t)ops * i / threads;
+		uint32_t to = (uint64_t)ops * (i + 1) / threads;
+
+		parts[i] = (struct part){ .start = &start, .cpu = i, .xa = xa,
+			.h = k->rh + from, .id = k->rid + from, .n = to - from };
+		if (pthread_create(&parts[i].thread, NULL, part_main, &parts[i])) {
+			fprintf(stderr, "pthread_create failed\n");
+			exit(1);
+		}
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(parts[i].thread, NULL);
+		ok &= parts[i].ok != 0;
+		t0 = parts[i].t0 < t0 ? parts[i].t0 : t0;
+		t1 = parts[i].t1 > t1 ? parts[i].t1 : t1;
+	}
+	pthread_barrier_destroy(&start);
+	return ok ? t1 - t0 : 0;
+}
+
+static void run_smp2(struct keys *k)
+{
+	uint32_t n = k->n, ops = n < SMP_OPS ? n : SMP_OPS;
+	double k1, k2, x1, x2;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || n < 2) {
+		printf("# native: smp2_map_alloc_remove size=%u skipped: %s\n",
+		       n, "fewer than 2 CPUs");
+		return;
+	}
+	k1 = per(BEST(churn_threads(k, ops, 1, 0)), ops);
+	k2 = per(BEST(churn_threads(k, ops, 2, 0)), ops);
+	x1 = per(BEST(churn_threads(k, ops, 1, 1)), ops);
+	x2 = per(BEST(churn_threads(k, ops, 2, 1)), ops);
+	if (!k1 || !k2 || !x1 || !x2 || kn_map_check_live(k->rh, n) ||
+	    xn_check_live(k->rid, n)) {
+		fail("smp2_map_alloc_remove", n);
+		return;
+	}
+	/* ratio = 2-CPU throughput / 1-CPU throughput, XArray's beside it. */
+	printf("ok %u native_smp2_map_alloc_remove size=%u kslot_ns=%.2f ",
+	       ++tests, n, k2);
+	printf("anchor=kslot_map_1cpu anchor_ns=%.2f ", k1);
+	printf("xa_1cpu_ns=%.2f xa_2cpu_ns=%.2f xa_ratio=%.3f\n", x1, x2,
+	       x1 / x2);
+	row("smp2_map_alloc_remove", n, k2, "xa_alloc+xa_erase_2cpu", x2);
+}
+
+/*
+ * Best of size_reps runs of two loops taken in turn, so that kslot and its
+ * anchor see the same load on a shared machine.
+ */
+#define BEST2(ea, eb, pa, pb) do {					\
+	uint64_t __a = UINT64_MAX, __b = UINT64_MAX, __t;		\
+	for (unsigned int __r = 0; __r < size_reps; __r++) {		\
+		__t = (ea);						\
+		if (__t && __t < __a)					\
+			__a = __t;					\
+		__t = (eb);						\
+		if (__t && __t < __b)					\
+			__b = __t;					\
+	}								\
+	*(pa) = __a == UINT64_MAX ? 0 : __a;				\
+	*(pb) = __b == UINT64_MAX ? 0 : __b;				\
+} while (0)
+
+/*
+ * slotmap's rows, each kslot figure measured again in turn with the
+ * anchor's.  The kslot map is refilled (k->h, k->rh) and left empty.
+ */
+static void run_slotmap(struct keys *k, int dense_ok)
+{
+	static const char * const order[] = { "seq", "rand" };
+	uint32_t n = k->n, passes = passes_for(n), kind;
+	uint64_t lookups = (uint64_t)n * passes, a, b;
+	char name[48];
+	int o;
+
+	for (kind = 0; kind < sn_kinds(); kind++) {
+		const char *anchor = sn_name(kind);
+
+		BEST2(kn_map_alloc_time(n, k->h), sn_alloc_time(kind, n), &a,
+		      &b);
+		if (!a || !b || kn_map_check(k->h, n) || sn_check(kind, n)) {
+			fail("map_alloc", n);
+			sn_free(kind);
+			continue;
+		}
+		row("map_alloc", n, per(a, n), anchor, per(b, n));
+		keys_shuffle(k);
+		sn_shuffle(kind, k->perm, n);
+		for (o = 0; o < 2; o++) {
+			const uint64_t *h = o ? k->rh : k->h;
+
+			BEST2(kn_map_lookup_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
+			snprintf(name, sizeof(name), "map_lookup_%s", order[o]);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
+			BEST2(kn_map_lookup_inline_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
+			snprintf(name, sizeof(name), "map_lookup_inline_%s",
+				 order[o]);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
+		}
+		BEST2(kn_map_churn_time(k->rh, n), sn_churn_time(kind), &a, &b);
+		row("map_alloc_remove", n, per(a, n), anchor, per(b, n));
+
+		a = UINT64_MAX;
+		b = UINT64_MAX;
+		for (unsigned int r = 0; r < size_reps; r++) {
+			uint64_t t;
+
+			kn_map_fill(n, k->h);
+			keys_shuffle(k);
+			t = kn_map_remove_time(k->rh, n);
+			a = t < a ? t : a;
+			sn_alloc_time(kind, n);
+			sn_shuffle(kind, k->perm, n);
+			t = sn_remove_time(kind);
+			b = t && t < b ? t : b;
+		}
+		row("map_remove_rand", n, per(a, n), anchor, per(b, n));
+
+		sn_alloc_time(kind, n);
+		if (dense_ok) {
+			BEST2(kn_dense_iter_time(passes),
+			      sn_iter_time(kind, passes), &a, &b);
+			row("dense_iter", n, per(a, lookups), anchor,
+			    per(b, lookups));
+		}
+		sn_free(kind);
+	}
+}
+
 static void run_size(uint32_t n, unsigned int seed)
 {
 	static const char * const order[] = { "seq", "rand" };
 	uint32_t passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes;
 	struct keys k;
+	int dense_ok;
 	uint64_t a, b, c;
 	char name[48];
 	int o;
 
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
 	keys_init(&k, n, seed);
 	a = BEST(kn_map_alloc_time(n, k.h));
 	b = BEST(xn_alloc_time(n, k.id));
@@ -139,28 +332,27 @@ static void run_size(uint32_t n, unsigned int seed)
 		a = BEST(kn_map_lookup_time(h, n, passes));
 		b = BEST(xn_load_time(id, n, passes));
 		snprintf(name, sizeof(name), "map_lookup_%s", order[o]);
-		row(name, n, per(a, (uint64_t)n * passes), "xa_load",
-		    per(b, (uint64_t)n * passes));
+		row(name, n, per(a, lookups), "xa_load", per(b, lookups));
 		a = BEST(kn_map_lookup_inline_time(h, n, passes));
 		c = BEST(kn_floor_inline_time(h, n, passes));
 		snprintf(name, sizeof(name), "map_lookup_inline_%s", order[o]);
-		row(name, n, per(a, (uint64_t)n * passes), "flat_floor_inline",
-		    per(c, (uint64_t)n * passes));
-		row(name, n, per(a, (uint64_t)n * passes), "xa_load",
-		    per(b, (uint64_t)n * passes));
+		row(name, n, per(a, lookups), "flat_floor_inline",
+		    per(c, lookups));
+		row(name, n, per(a, lookups), "xa_load", per(b, lookups));
 		c = BEST(xn_xas_load_time(id, n, passes));
-		row(name, n, per(a, (uint64_t)n * passes), "xas_load_caller_rcu",
-		    per(c, (uint64_t)n * passes));
+		row(name, n, per(a, lookups), "xas_load_caller_rcu",
+		    per(c, lookups));
 	}
 
 	a = BEST(kn_map_churn_time(k.rh, n));
 	b = BEST(xn_churn_time(k.rid, n));
 	row("map_alloc_remove", n, per(a, n), "xa_alloc+xa_erase", per(b, n));
+	run_smp2(&k);
 
 	/* Removal of every entry in random order, from a fresh fill. */
 	a = UINT64_MAX;
 	b = UINT64_MAX;
-	for (unsigned int r = 0; r < reps; r++) {
+	for (unsigned int r = 0; r < size_reps; r++) {
 		uint64_t t;
 
 		kn_map_fill(n, k.h);
@@ -174,14 +366,20 @@ static void run_size(uint32_t n, unsigned int seed)
 	row("map_remove_rand", n, per(a, n), "xa_erase", per(b, n));
 
 	xn_fill(n, k.id);
-	if (kn_dense_fill(n)) {
+	dense_ok = !kn_dense_fill(n);
+	if (!dense_ok) {
 		fail("dense_iter", n);
 	} else {
 		a = BEST(kn_dense_iter_time(passes));
 		b = BEST(xn_iter_time(passes));
-		row("dense_iter", n, per(a, (uint64_t)n * passes),
-		    "xa_for_each", per(b, (uint64_t)n * passes));
+		c = BEST(kn_packed_iter_time(n, passes));
+		row("dense_iter", n, per(a, lookups), "xa_for_each",
+		    per(b, lookups));
+		row("dense_iter", n, per(a, lookups), "packed_array",
+		    per(c, lookups));
 	}
+	/* The other tables stay filled: the slotmap rows run beside them. */
+	run_slotmap(&k, dense_ok);
 
 	for (o = 0; o < 3; o++) {
 		static const unsigned int pct[] = { 0, 50, 90 };
@@ -224,7 +422,11 @@ static int count_mode(uint32_t n)
 	kn_count_map_lookups(k.rh, n);
 	kn_count_floor(k.rh, n);
 	xn_count_loads(k.rid, n);
-	printf("# sink %lu\n", (kn_sink() + xn_sink()) & 1);
+	if (!sn_alloc_time(0, n))
+		return 1;
+	sn_shuffle(0, k.perm, n);
+	sn_count_lookups();
+	printf("# sink %lu\n", (kn_sink() + xn_sink() + sn_sink()) & 1);
 	keys_free(&k);
 	return 0;
 }
@@ -241,6 +443,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
 	printf("TAP version 13\n");
+	printf("# native: %s\n", SN_VERSION);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			reps = strtoul(argv[++i], NULL, 0);

@@ -1,11 +1,108 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Out-of-line parts of the native shim (see kslot_shim.h): deferred frees
- * through liburcu's call_rcu(), size-aligned page blocks that an interior
- * pointer finds again, a fixed-seed random source, and the debugfs hooks
- * kslot_main.c provides in the kernel.
+ * Out-of-line parts of the native shim (see kslot_shim.h): per-CPU
+ * memory, deferred frees through liburcu's call_rcu(), size-aligned page
+ * blocks that an interior pointer finds again, a fixed-seed random source,
+ * and the debugfs hooks kslot_main.c provides in the kernel.
  */
+#include <pthread.h>
+#include <sys/mman.h>
+
 #include "kslot_shim.h"
+
+__thread int kslot_shim_cpu;
+
+void kslot_shim_set_cpu(int cpu)
+{
+	if (cpu < 0 || cpu >= KSLOT_SHIM_CPUS) {
+		fprintf(stderr, "kslot_shim: no CPU %d\n", cpu);
+		abort();
+	}
+	kslot_shim_cpu = cpu;
+}
+
+/*
+ * Per-CPU memory: one region of address space, KSLOT_SHIM_PERCPU_STRIDE
+ * bytes per CPU, committed as it is touched.  Objects are carved from CPU
+ * 0's part (first fit over freed blocks, else at the end) and exist at the
+ * same offset in every CPU's part.
+ */
+#define PERCPU_FREE_MAX	256
+
+static pthread_mutex_t percpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *percpu_base;
+static size_t percpu_end;
+static struct {
+	size_t off, size;
+} percpu_free[PERCPU_FREE_MAX];
+static unsigned int percpu_nr_free;
+
+/* Offset of a block of at least size bytes; its size in *got. */
+static long percpu_take(size_t size, size_t align, size_t *got)
+{
+	unsigned int i;
+	size_t off;
+
+	for (i = 0; i < percpu_nr_free; i++) {
+		if (percpu_free[i].size >= size &&
+		    IS_ALIGNED(percpu_free[i].off, align)) {
+			off = percpu_free[i].off;
+			*got = percpu_free[i].size;
+			percpu_free[i] = percpu_free[--percpu_nr_free];
+			return off;
+		}
+	}
+	off = ALIGN(percpu_end, align);
+	if (off + size > KSLOT_SHIM_PERCPU_STRIDE)
+		return -1;
+	percpu_end = off + size;
+	*got = size;
+	return off;
+}
+
+void *kslot_shim_alloc_percpu(size_t size, size_t align)
+{
+	size_t got, *head;
+	long off;
+	int cpu;
+
+	align = max_t(size_t, align ?: 1, 64);
+	size = ALIGN(size ?: 1, 64) + 64;	/* a line for the size */
+	pthread_mutex_lock(&percpu_lock);
+	if (!percpu_base) {
+		void *p = mmap(NULL, KSLOT_SHIM_PERCPU_STRIDE * KSLOT_SHIM_CPUS,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+
+		percpu_base = p == MAP_FAILED ? NULL : p;
+	}
+	off = percpu_base ? percpu_take(size, align, &got) : -1;
+	pthread_mutex_unlock(&percpu_lock);
+	if (off < 0)
+		return NULL;
+	for (cpu = 0; cpu < KSLOT_SHIM_CPUS; cpu++)
+		memset(percpu_base + off + cpu * KSLOT_SHIM_PERCPU_STRIDE, 0, got);
+	head = (size_t *)(percpu_base + off);
+	*head = got;
+	return percpu_base + off + 64;
+}
+
+void kslot_shim_free_percpu(void *p)
+{
+	size_t off;
+
+	if (!p)
+		return;
+	off = (char *)p - 64 - percpu_base;
+	pthread_mutex_lock(&percpu_lock);
+	if (percpu_nr_free < PERCPU_FREE_MAX) {
+		percpu_free[percpu_nr_free].off = off;
+		percpu_free[percpu_nr_free].size = *(size_t *)(percpu_base + off);
+		percpu_nr_free++;
+	}
+	pthread_mutex_unlock(&percpu_lock);
+}
 
 struct kslot_shim_rcu {
 	struct rcu_head head;

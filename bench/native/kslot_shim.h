@@ -5,10 +5,13 @@
  * against it: bench/native/Makefile generates a one-line stub for each
  * kernel header they include, and each stub includes this file.
  *
- * Model: one CPU.  Per-CPU data has one copy, local locks and interrupt
- * masking do nothing, spinlocks are real test-and-set locks, RCU is
- * liburcu's default flavour (the one the kernel's XArray test harness in
- * tools/testing/radix-tree uses), memory comes from malloc.  The red-black
+ * Model: KSLOT_SHIM_CPUS CPUs.  A thread says which CPU it is with
+ * kslot_shim_set_cpu() (the main thread is CPU 0), and no two running
+ * threads claim the same CPU, so per-CPU data has one copy per CPU while
+ * local locks, preemption and interrupt masking do nothing.  Spinlocks are
+ * real test-and-set locks, RCU is liburcu's default flavour (the one the
+ * kernel's XArray test harness in tools/testing/radix-tree uses; every
+ * thread registers), memory comes from malloc.  The red-black
  * tree and its header come from the kernel tree's tools/ at build time.
  */
 #ifndef KSLOT_SHIM_H
@@ -193,7 +196,7 @@ static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 	return 1;
 }
 
-/* ---- locks: one CPU, real spinlocks ---- */
+/* ---- locks: real spinlocks ---- */
 typedef struct {
 	int locked;
 } spinlock_t;
@@ -230,15 +233,58 @@ typedef struct {
 #define cpus_read_lock()			do { } while (0)
 #define cpus_read_unlock()			do { } while (0)
 
-/* ---- per-CPU data: one CPU ---- */
-#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
+/*
+ * ---- per-CPU data: one copy per CPU, a fixed stride apart ----
+ * As in the kernel, CPU n's copy of any per-CPU object (or of a field in
+ * it) is at the same offset from CPU 0's, so per_cpu_ptr() works on
+ * interior pointers and this_cpu_*() on per-CPU lvalues.
+ */
+#define KSLOT_SHIM_CPUS			2
+#define KSLOT_SHIM_PERCPU_STRIDE	(1UL << 30)
+#define nr_cpu_ids			KSLOT_SHIM_CPUS
+extern __thread int kslot_shim_cpu;
+void kslot_shim_set_cpu(int cpu);
+void *kslot_shim_alloc_percpu(size_t size, size_t align);
+void kslot_shim_free_percpu(void *p);
+
+#define for_each_possible_cpu(cpu) \
+	for ((cpu) = 0; (cpu) < KSLOT_SHIM_CPUS; (cpu)++)
 #define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
-#define cpu_online(cpu)			((cpu) == 0)
-#define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
-#define this_cpu_ptr(p)			(p)
-#define __alloc_percpu_gfp(size, align, gfp)	calloc(1, size)
-#define alloc_percpu_gfp(type, gfp)	((type *)calloc(1, sizeof(type)))
-#define free_percpu(p)			free(p)
+#define cpu_online(cpu)			((unsigned int)(cpu) < KSLOT_SHIM_CPUS)
+#define cpu_possible(cpu)		cpu_online(cpu)
+#define num_online_cpus()		KSLOT_SHIM_CPUS
+#define num_possible_cpus()		KSLOT_SHIM_CPUS
+#define smp_processor_id()		kslot_shim_cpu
+#define raw_smp_processor_id()		kslot_shim_cpu
+#define preempt_disable()		barrier()
+#define preempt_enable()		barrier()
+#define migrate_disable()		barrier()
+#define migrate_enable()		barrier()
+#define get_cpu()			({ preempt_disable(); kslot_shim_cpu; })
+#define put_cpu()			preempt_enable()
+#define per_cpu_ptr(p, cpu) \
+	((__typeof__(p))((char *)(p) + \
+			 (size_t)(cpu) * KSLOT_SHIM_PERCPU_STRIDE))
+#define this_cpu_ptr(p)			per_cpu_ptr(p, kslot_shim_cpu)
+#define raw_cpu_ptr(p)			this_cpu_ptr(p)
+#define per_cpu(var, cpu)		(*per_cpu_ptr(&(var), cpu))
+#define this_cpu_read(var)		READ_ONCE(*this_cpu_ptr(&(var)))
+#define this_cpu_write(var, v)		WRITE_ONCE(*this_cpu_ptr(&(var)), v)
+#define this_cpu_add(var, v)		(*this_cpu_ptr(&(var)) += (v))
+#define this_cpu_sub(var, v)		(*this_cpu_ptr(&(var)) -= (v))
+#define this_cpu_inc(var)		this_cpu_add(var, 1)
+#define this_cpu_dec(var)		this_cpu_sub(var, 1)
+#define __this_cpu_read(var)		this_cpu_read(var)
+#define __this_cpu_write(var, v)	this_cpu_write(var, v)
+#define __this_cpu_add(var, v)		this_cpu_add(var, v)
+#define __this_cpu_inc(var)		this_cpu_inc(var)
+#define __this_cpu_dec(var)		this_cpu_dec(var)
+#define __alloc_percpu_gfp(size, align, gfp) \
+	kslot_shim_alloc_percpu(size, align)
+#define __alloc_percpu(size, align)	kslot_shim_alloc_percpu(size, align)
+#define alloc_percpu_gfp(type, gfp) \
+	((type *)kslot_shim_alloc_percpu(sizeof(type), __alignof__(type)))
+#define free_percpu(p)			kslot_shim_free_percpu((void *)(p))
 
 /* ---- work items run at once ---- */
 struct work_struct {

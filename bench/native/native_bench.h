@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The native benchmark's two sides: kslot (kn_*, built through the shim)
- * and the kernel's XArray (xn_*, built with tools/testing/radix-tree's
- * headers).  The driver sees only these plain C declarations.  Every
- * *_time() function returns the nanoseconds of one timed loop.
+ * The native benchmark's sides: kslot (kn_*, built through the shim), the
+ * kernel's XArray (xn_*, built with tools/testing/radix-tree's headers)
+ * and Rust's slotmap crate (sn_*, slotmap/src/lib.rs, a static library).
+ * The driver sees only these plain C declarations.  Every *_time()
+ * function returns the nanoseconds of one timed loop, or 0 on failure.
  */
 #ifndef NATIVE_BENCH_H
 #define NATIVE_BENCH_H
@@ -26,6 +27,8 @@ static inline void *nb_val(uint32_t i)
 }
 
 int kn_setup(void);
+void kn_thread_start(int cpu);
+void kn_thread_stop(void);
 int kn_map_fill(uint32_t n, uint64_t *handles);
 uint64_t kn_map_alloc_time(uint32_t n, uint64_t *handles);
 uint64_t kn_map_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes);
@@ -37,6 +40,7 @@ uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n,
 uint64_t kn_map_churn_time(uint64_t *h, uint32_t n);
 uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n);
 int kn_map_check(const uint64_t *h, uint32_t n);
+int kn_map_check_live(const uint64_t *h, uint32_t n);
 int kn_dense_fill(uint32_t n);
 uint64_t kn_dense_iter_time(uint32_t passes);
 int kn_hive_fill(uint32_t n, const uint32_t *perm, uint32_t erase);
@@ -58,7 +62,22 @@ uint64_t xn_churn_time(uint32_t *ids, uint32_t n);
 uint64_t xn_erase_time(const uint32_t *ids, uint32_t n);
 uint64_t xn_iter_time(uint32_t passes);
 int xn_check(const uint32_t *ids, uint32_t n);
+int xn_check_live(const uint32_t *ids, uint32_t n);
 void xn_count_loads(const uint32_t *ids, uint32_t n);
 unsigned long xn_sink(void);
+
+/* kind: 0 SlotMap, 1 HopSlotMap, 2 DenseSlotMap (see sn_name()). */
+uint32_t sn_kinds(void);
+const char *sn_name(uint32_t kind);
+uint64_t sn_alloc_time(uint32_t kind, uint32_t n);
+int sn_check(uint32_t kind, uint32_t n);
+void sn_shuffle(uint32_t kind, const uint32_t *perm, uint32_t n);
+uint64_t sn_lookup_time(uint32_t kind, int rand, uint32_t passes);
+uint64_t sn_churn_time(uint32_t kind);
+uint64_t sn_remove_time(uint32_t kind);
+uint64_t sn_iter_time(uint32_t kind, uint32_t passes);
+void sn_count_lookups(void);
+void sn_free(uint32_t kind);
+uint64_t sn_sink(void);
 
 #endif /* NATIVE_BENCH_H */

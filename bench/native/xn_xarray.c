@@ -36,12 +36,18 @@ int xn_fill(uint32_t n, uint32_t *ids)
 	return 0;
 }
 
+/* Allocation into an empty array, teardown of the old one not timed. */
 uint64_t xn_alloc_time(uint32_t n, uint32_t *ids)
 {
-	uint64_t t = nb_now();
+	uint64_t t;
+	uint32_t i;
 
-	if (xn_fill(n, ids))
-		return 0;
+	xa_destroy(&xa);
+	xa_init_flags(&xa, XA_FLAGS_ALLOC);
+	t = nb_now();
+	for (i = 0; i < n; i++)
+		if (xa_alloc(&xa, &ids[i], nb_val(i), xa_limit_32b, GFP_KERNEL))
+			return 0;
 	return nb_now() - t;
 }
 
@@ -51,6 +57,17 @@ int xn_check(const uint32_t *ids, uint32_t n)
 
 	for (i = 0; i < n; i++)
 		if (xa_load(&xa, ids[i]) != nb_val(i))
+			return -1;
+	return 0;
+}
+
+/* After alloc+remove: every id finds nb_val(0). */
+int xn_check_live(const uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (xa_load(&xa, ids[i]) != nb_val(0))
 			return -1;
 	return 0;
 }
@@ -90,17 +107,21 @@ uint64_t xn_xas_load_time(const uint32_t *ids, uint32_t n, uint32_t passes)
 	return t;
 }
 
+/* Also run by two threads at once on disjoint parts of ids. */
 uint64_t xn_churn_time(uint32_t *ids, uint32_t n)
 {
+	unsigned long sum = 0;
 	uint64_t t = nb_now();
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		sink += (unsigned long)xa_erase(&xa, ids[i]);
+		sum += (unsigned long)xa_erase(&xa, ids[i]);
 		if (xa_alloc(&xa, &ids[i], nb_val(0), xa_limit_32b, GFP_KERNEL))
 			return 0;
 	}
-	return nb_now() - t;
+	t = nb_now() - t;
+	__atomic_fetch_add(&sink, sum, __ATOMIC_RELAXED);
+	return t;
 }
 
 uint64_t xn_erase_time(const uint32_t *ids, uint32_t n)
