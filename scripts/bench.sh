@@ -16,7 +16,9 @@
 #     OUTDIR/results.json and OUTDIR/results.png.
 #
 # Environment: KSLOT_BENCH_SIZES (default 1024,65536,1048576),
-# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5).
+# KSLOT_BENCH_NATIVE_SIZES (default those and 16777216, beyond the
+# last-level cache), KSLOT_BENCH_REPS (default 5),
+# KSLOT_BENCH_NATIVE_REPS (default 5).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +26,7 @@ out=$1
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
+nsizes=${KSLOT_BENCH_NATIVE_SIZES:-$sizes,16777216}
 mkdir -p "$out"
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
 
@@ -64,7 +67,7 @@ make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 # huge vmap for kvmalloc()): give both native sides transparent huge
 # pages through glibc's malloc alike.
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
-	"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } \
+	"$out/native/kslot_native_bench" -r "$nreps" ${nsizes//,/ } \
 	> "$out/native.tap"
 echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \

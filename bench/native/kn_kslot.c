@@ -348,3 +348,40 @@ void kn_count_floor(const uint64_t *h, uint32_t n)
 		sink += (unsigned long)kn_floor_one(h[i]);
 	rcu_read_unlock();
 }
+
+/*
+ * Growth stall: one thread allocates (the map grows, copying in batches)
+ * while another replaces one entry over and over; the longest replace is
+ * the worst a writer waits for the growth.
+ */
+static u64 stall_h;
+
+void kn_thread_enter(void)
+{
+	rcu_register_thread();
+}
+
+void kn_thread_exit(void)
+{
+	rcu_unregister_thread();
+}
+
+int kn_stall_setup(void)
+{
+	kslot_map_destroy(&map, NULL, NULL);
+	if (kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0))
+		return -1;
+	return kslot_map_alloc(&map, nb_val(0), &stall_h, GFP_KERNEL);
+}
+
+int kn_stall_poke(void)
+{
+	return IS_ERR(kslot_map_replace(&map, stall_h, nb_val(1))) ? -1 : 0;
+}
+
+int kn_stall_alloc(void)
+{
+	u64 h;
+
+	return kslot_map_alloc(&map, nb_val(2), &h, GFP_KERNEL);
+}

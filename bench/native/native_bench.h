@@ -48,6 +48,11 @@ void kn_count_lookups(const uint64_t *h, uint32_t n);
 void kn_count_map_lookups(const uint64_t *h, uint32_t n);
 void kn_count_floor(const uint64_t *h, uint32_t n);
 unsigned long kn_sink(void);
+void kn_thread_enter(void);
+void kn_thread_exit(void);
+int kn_stall_setup(void);
+int kn_stall_poke(void);
+int kn_stall_alloc(void);
 
 int xn_setup(void);
 int xn_fill(uint32_t n, uint32_t *ids);
@@ -60,5 +65,10 @@ uint64_t xn_iter_time(uint32_t passes);
 int xn_check(const uint32_t *ids, uint32_t n);
 void xn_count_loads(const uint32_t *ids, uint32_t n);
 unsigned long xn_sink(void);
+void xn_thread_enter(void);
+void xn_thread_exit(void);
+int xn_stall_setup(void);
+int xn_stall_poke(void);
+int xn_stall_alloc(void);
 
 #endif /* NATIVE_BENCH_H */
