@@ -7,6 +7,8 @@
  *	prints "ok N native_<name> size=.. kslot_ns=.. anchor=.. anchor_ns=.."
  *	native_grow_stall rows: the longest writer call while another thread
  *	fills a fresh table to SIZE (kslot_ns/anchor_ns = worst ns)
+ *   kslot_native_bench --stall N
+ *	only the growth-stall rows
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, for
  *	valgrind --tool=callgrind (instructions per call)
@@ -216,8 +218,17 @@ static void run_stall(uint32_t n)
 	    x.poke_max);
 	row("grow_stall_writer_p9999", n, stall_pct(&k, 0.9999),
 	    "xa_store_during_xa_alloc", stall_pct(&x, 0.9999));
+	row("grow_stall_writer_p999999", n, stall_pct(&k, 0.999999),
+	    "xa_store_during_xa_alloc", stall_pct(&x, 0.999999));
 	row("grow_stall_alloc_max", n, k.alloc_max, "xa_alloc_worst",
 	    x.alloc_max);
+	if (n >= 2) {
+		uint64_t med, worst = kn_grow_batch_time(n, &med);
+
+		/* The lock hold of one copy batch: median and longest. */
+		row("grow_batch_copy_median", n, med, "none", med);
+		row("grow_batch_copy_max", n, worst, "none", worst);
+	}
 }
 
 static void run_size(uint32_t n, unsigned int seed)
@@ -350,6 +361,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--stall")) {
+		run_stall(strtoul(argv[2], NULL, 0));
+		return 0;
+	}
 	printf("TAP version 13\n");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-r") && i + 1 < argc)

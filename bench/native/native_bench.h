@@ -53,6 +53,7 @@ void kn_thread_exit(void);
 int kn_stall_setup(void);
 int kn_stall_poke(void);
 int kn_stall_alloc(void);
+uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med);
 
 int xn_setup(void);
 int xn_fill(uint32_t n, uint32_t *ids);
