@@ -82,7 +82,7 @@ def callgrind_rows(path):
                          'unit': 'instructions'})
     add('native_instr_lookup', 'kn_lookup_one', 'xa_load', 'xa_load')
     add('native_instr_lookup', 'kn_lookup_one', 'flat_floor', 'kn_floor_one')
-    add('native_instr_map_lookup_rcu', 'kslot_map_lookup', 'xa_load',
+    add('native_instr_map_lookup_rcu', 'kslot_slots_lookup', 'xa_load',
         'xa_load')
     add('native_instr_lookup', 'kn_lookup_one', 'slotmap::SlotMap',
         'sn_slotmap_get_one')

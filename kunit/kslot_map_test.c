@@ -41,7 +41,7 @@ static void kslot_map_test_init(struct kunit *test)
 					     KSLOT_MAP_LOCK_IRQ |
 					     KSLOT_MAP_ACCOUNT), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
-	KUNIT_EXPECT_EQ(test, map.nr_slots, 0);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 0);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -60,9 +60,9 @@ static void kslot_map_test_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h1), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h1), map.tag);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h1), map.slots.tag);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 2);
-	KUNIT_EXPECT_EQ(test, map.nr_slots, 64);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 64);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -79,7 +79,7 @@ static void kslot_map_test_lookup(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h), COOKIE(7));
 	rcu_read_unlock();
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + 1));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.rejected), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.slots.rejected), 1);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -95,7 +95,7 @@ static void kslot_map_test_remove(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
-	KUNIT_EXPECT_EQ(test, map.free_head, 0);
+	KUNIT_EXPECT_EQ(test, map.slots.free_head, 0);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -201,7 +201,7 @@ static void kslot_map_test_stats(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
 	kslot_map_get_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
-	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_MAP_CHUNK_SLOTS);
+	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	/* The null handle is not counted as a rejection. */
@@ -253,7 +253,7 @@ static void kslot_map_test_lookup_get(struct kunit *test)
 /* Writers on a KSLOT_MAP_LOCK_IRQ map work with interrupts disabled. */
 static void kslot_map_test_irq_context(struct kunit *test)
 {
-	const u32 n = KSLOT_MAP_CHUNK_SLOTS + 44;
+	const u32 n = KSLOT_SLOTS_MIN + 44;
 	struct kslot_map map;
 	unsigned long flags;
 	int ret = 0;
@@ -273,7 +273,7 @@ static void kslot_map_test_irq_context(struct kunit *test)
 	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
-	KUNIT_EXPECT_EQ(test, map.nr_slots, 2 * KSLOT_MAP_CHUNK_SLOTS);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 2 * KSLOT_SLOTS_MIN);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -309,7 +309,7 @@ static void kslot_map_test_null_handle(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
 			0);
 	/* Make the null handle's tag match so only the generation refuses it. */
-	map.tag = 0;
+	map.slots.tag = 0;
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
@@ -326,7 +326,7 @@ static void kslot_map_test_forged(struct kunit *test)
 
 	map_init(test, &map, 1000);
 	map_init(test, &other, 1000);
-	other.tag = map.tag ^ 1;
+	other.slots.tag = map.slots.tag ^ 1;
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
 			0);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&other, COOKIE(1), &oh,
@@ -337,17 +337,17 @@ static void kslot_map_test_forged(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, oh));
 	/* Index beyond the allocated slots, and beyond max_entries. */
-	h2 = kslot_handle_make(KSLOT_MAP_CHUNK_SLOTS, map.tag, 1);
+	h2 = kslot_handle_make(KSLOT_SLOTS_MIN, map.slots.tag, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
-	h2 = kslot_handle_make(KSLOT_INDEX_MAX, map.tag, 1);
+	h2 = kslot_handle_make(KSLOT_INDEX_MAX, map.slots.tag, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* Wrong generation: older, newer, even. */
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (2ULL << 32)));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (1ULL << 32)));
 	/* A free slot in range. */
-	h2 = kslot_handle_make(1, map.tag, 1);
+	h2 = kslot_handle_make(1, map.slots.tag, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.rejected), 6);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.slots.rejected), 6);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(0));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -365,15 +365,15 @@ static void kslot_map_test_retire(struct kunit *test)
 			0);
 	kslot_map_remove(&map, h);
 	/* The hook refuses live slots and odd generations. */
-	KUNIT_EXPECT_EQ(test, kslot_map_test_set_gen(&map, 0, U32_MAX), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kslot_map_test_set_gen(&map, 0, U32_MAX - 1), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, U32_MAX), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, U32_MAX - 1), 0);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(1));
-	KUNIT_EXPECT_EQ(test, map.free_head, 1);
+	KUNIT_EXPECT_EQ(test, map.slots.free_head, 1);
 	kslot_map_get_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	/* Slot 0 is never handed out again. */
@@ -382,16 +382,15 @@ static void kslot_map_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	/* Every handle that ever named slot 0 stays dead. */
-	h2 = kslot_handle_make(0, map.tag, 1);
+	h2 = kslot_handle_make(0, map.slots.tag, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
-	KUNIT_EXPECT_EQ(test, kslot_map_test_set_gen(&map, 0, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, 2), -EINVAL);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
 static void kslot_map_test_growth(struct kunit *test)
 {
-	const u32 n = 5 * KSLOT_MAP_CHUNK_SLOTS + 3;
-	struct kslot_map_slot *first, *slot;
+	const u32 n = 5 * KSLOT_SLOTS_MIN + 3;
 	struct kslot_map map;
 	u64 *h;
 	u32 i;
@@ -399,21 +398,14 @@ static void kslot_map_test_growth(struct kunit *test)
 	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	map_init(test, &map, KSLOT_MAX_ENTRIES);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h[0],
-					      GFP_KERNEL), 0);
-	rcu_read_lock();
-	first = __kslot_map_slot(&map, 0);
-	rcu_read_unlock();
-	for (i = 1; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
 						      GFP_KERNEL), 0);
 		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
 	}
-	KUNIT_EXPECT_EQ(test, map.nr_slots, 6 * KSLOT_MAP_CHUNK_SLOTS);
-	rcu_read_lock();
-	slot = __kslot_map_slot(&map, 0);
-	rcu_read_unlock();
-	KUNIT_EXPECT_PTR_EQ(test, slot, first);
+	/* 256, 512, 1024, 2048: the table doubles. */
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 8 * KSLOT_SLOTS_MIN);
+	/* Objects never move: every handle still reaches its own. */
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h[i]),
 				    COOKIE(i));
@@ -422,7 +414,7 @@ static void kslot_map_test_growth(struct kunit *test)
 
 static void kslot_map_test_enospc(struct kunit *test)
 {
-	const u32 max = KSLOT_MAP_CHUNK_SLOTS + 10;
+	const u32 max = KSLOT_SLOTS_MIN + 10;
 	struct kslot_map map;
 	u64 h, first = 0;
 	u32 i;
@@ -434,7 +426,7 @@ static void kslot_map_test_enospc(struct kunit *test)
 		if (!i)
 			first = h;
 	}
-	KUNIT_EXPECT_EQ(test, map.nr_slots, max);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, max);
 	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), max);
@@ -470,7 +462,7 @@ static void kslot_map_test_iterate_remove(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, handle), obj);
 		if (i % 3 == 0 && i + 1 < n)
 			kslot_map_remove(&map,
-					 kslot_handle_make(i + 1, map.tag, 1));
+					 kslot_handle_make(i + 1, map.slots.tag, 1));
 	}
 	KUNIT_EXPECT_EQ(test, visits, n - n / 3);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
@@ -660,7 +652,7 @@ static void kslot_map_test_concurrency(struct kunit *test)
  */
 static void kslot_map_test_fault(struct kunit *test)
 {
-	const u32 prefill = KSLOT_MAP_CHUNK_SLOTS;
+	const u32 prefill = KSLOT_SLOTS_MIN;
 	struct kslot_map_stats before, after;
 	struct kslot_map map;
 	u32 n, faults = 0;
@@ -671,7 +663,7 @@ static void kslot_map_test_fault(struct kunit *test)
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	map_init(test, &map, KSLOT_MAX_ENTRIES);
-	/* First alloc: a chunk and the directory. */
+	/* First alloc: the first table. */
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
 					       kslot_map_alloc(&map, COOKIE(0),
@@ -681,15 +673,15 @@ static void kslot_map_test_fault(struct kunit *test)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
 		KUNIT_ASSERT_EQ(test, kslot_map_count(&map), 0);
-		KUNIT_ASSERT_EQ(test, map.nr_slots, 0);
+		KUNIT_ASSERT_EQ(test, map.slots.capacity, 0);
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 2);
+	KUNIT_EXPECT_EQ(test, faults, 1);
 	for (n = 1; n < prefill; n++)
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(n), &h,
 						      GFP_KERNEL), 0);
-	/* Next alloc: a second chunk and a bigger directory. */
+	/* Next alloc: the doubled table. */
 	kslot_map_get_stats(&map, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
@@ -706,7 +698,7 @@ static void kslot_map_test_fault(struct kunit *test)
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 4);
+	KUNIT_EXPECT_EQ(test, faults, 2);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), prefill + 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	/* A slot from the free list needs no allocation at all. */

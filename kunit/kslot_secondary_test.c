@@ -199,20 +199,20 @@ static void kslot_secondary_test_bad_handles(struct kunit *test)
 	h = map_alloc(test, &map, 0);
 	KUNIT_EXPECT_EQ(test, put(&sec, KSLOT_HANDLE_NULL, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, put(&sec, h + (1ULL << 32), 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(16, map.tag, 1), 1),
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(16, map.slots.tag, 1), 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(KSLOT_INDEX_MAX,
-							  map.tag, 1), 1),
+							  map.slots.tag, 1), 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 0);
 	/* The first insert binds the primary's tag. */
 	KUNIT_EXPECT_EQ(test, put(&sec, h, 1), 0);
-	foreign = kslot_handle_make(1, map.tag ^ 1, 1);
+	foreign = kslot_handle_make(1, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, foreign, 2), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, foreign));
-	foreign = kslot_handle_make(0, map.tag ^ 1, 1);
+	foreign = kslot_handle_make(0, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, foreign));
-	foreign = kslot_handle_make(1, map.tag ^ 1, 1);
+	foreign = kslot_handle_make(1, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec,
 							  KSLOT_HANDLE_NULL));
 	/* clear() unbinds it. */

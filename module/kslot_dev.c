@@ -175,7 +175,7 @@ static u64 kslot_dev_decode(struct kslot_file *f, u32 table_id, u64 handle)
 static int kslot_map_table_init(struct kslot_table *t)
 {
 	t->entry_overhead = sizeof(struct kslot_rec) +
-			    sizeof(struct kslot_map_slot);
+			    sizeof(struct kslot_slot);
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
 }
 
@@ -287,13 +287,13 @@ static void kslot_map_table_stats(struct kslot_table *t, struct kslot_stats *st)
 
 static u32 kslot_map_table_tag(struct kslot_table *t)
 {
-	return t->map.tag;
+	return kslot_map_tag(&t->map);
 }
 
 static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 				struct kslot_dump_slot *slots, u32 *reverse)
 {
-	struct kslot_map_dump_info info;
+	struct kslot_slots_dump info;
 	u32 i;
 
 	if (kslot_should_fail_alloc())
@@ -301,25 +301,25 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
 	if (!info.slots)
 		return -ENOMEM;
-	kslot_map_dump(&t->map, d->start, d->max, &info);
-	d->nr_slots = info.nr_slots;
-	d->free_head = info.free_head == KSLOT_MAP_NONE ? KSLOT_DUMP_NONE :
+	kslot_slots_dump(&t->map.slots, d->start, d->max, &info);
+	d->nr_slots = info.capacity;
+	d->free_head = info.free_head == KSLOT_SLOTS_NONE ? KSLOT_DUMP_NONE :
 							  info.free_head;
 	d->live = info.count;
 	d->count = info.returned;
 	for (i = 0; i < info.returned; i++) {
-		const struct kslot_map_slot *s = &info.slots[i];
+		const struct kslot_slots_dump_slot *s = &info.slots[i];
 
 		slots[i].index = d->start + i;
 		slots[i].gen = s->gen;
 		slots[i].link = KSLOT_DUMP_NONE;
 		if (kslot_gen_is_live(s->gen)) {
 			slots[i].state = KSLOT_SLOT_LIVE;
-		} else if (s->next == KSLOT_MAP_RETIRED) {
+		} else if (s->next == KSLOT_SLOTS_RETIRED) {
 			slots[i].state = KSLOT_SLOT_RETIRED;
 		} else {
 			slots[i].state = KSLOT_SLOT_FREE;
-			if (s->next != KSLOT_MAP_NONE)
+			if (s->next != KSLOT_SLOTS_NONE)
 				slots[i].link = s->next;
 		}
 	}

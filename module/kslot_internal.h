@@ -39,35 +39,14 @@ static inline bool kslot_should_fail_alloc(void)
 }
 #endif
 
-struct kslot_map;
-struct kslot_map_slot;
-
-/**
- * struct kslot_map_dump_info - A snapshot of part of a kslot_map.
- * @slots: Caller-allocated array receiving copies of the slots.
- * @nr_slots: Slots allocated in the map.
- * @free_head: First free slot or KSLOT_MAP_NONE.
- * @count: Live entries.
- * @returned: Slots copied into @slots.
- */
-struct kslot_map_dump_info {
-	struct kslot_map_slot *slots;
-	u32 nr_slots;
-	u32 free_head;
-	u32 count;
-	u32 returned;
-};
-
-void kslot_map_dump(struct kslot_map *map, u32 start, u32 max,
-		    struct kslot_map_dump_info *info);
-
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
 void kslot_test_fail_alloc_arm(unsigned int nth);
 bool kslot_test_fail_alloc_disarm(void);
 #endif
-struct kslot_map;
-int kslot_map_test_set_gen(struct kslot_map *map, u32 index, u32 gen);
+struct kslot_slots;
+int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
+int kslot_slots_test_grow_step(struct kslot_slots *s);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);

@@ -388,3 +388,75 @@ void kn_count_floor(const uint64_t *h, uint32_t n)
 		sink += (unsigned long)kn_floor_one(h[i]);
 	rcu_read_unlock();
 }
+
+/*
+ * Growth stall: one thread allocates (the map grows, copying in batches)
+ * while another replaces one entry over and over; the longest replace is
+ * the worst a writer waits for the growth.
+ */
+static u64 stall_h;
+
+int kn_stall_setup(void)
+{
+	kslot_map_destroy(&map, NULL, NULL);
+	if (kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0))
+		return -1;
+	return kslot_map_alloc(&map, nb_val(0), &stall_h, GFP_KERNEL);
+}
+
+int kn_stall_poke(void)
+{
+	return IS_ERR(kslot_map_replace(&map, stall_h, nb_val(1))) ? -1 : 0;
+}
+
+int kn_stall_alloc(void)
+{
+	u64 h;
+
+	return kslot_map_alloc(&map, nb_val(2), &h, GFP_KERNEL);
+}
+
+/*
+ * What a writer can wait for while a table grows: the lock is held for one
+ * batch of the copy.  Time every batch of the copy a growth to @n slots
+ * does (from a populated table into fresh memory, as kslot_slots does), in
+ * ns: *@med the median batch, the return value the longest.
+ */
+static int kn_u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med)
+{
+	u32 half = n / 2, nb = DIV_ROUND_UP(half, KSLOT_SLOTS_COPY_BATCH), b;
+	struct kslot_slot *src = calloc(half, sizeof(*src));
+	struct kslot_slot *dst = malloc(sizeof(*dst) * (size_t)n);
+	uint64_t *t = calloc(nb ?: 1, sizeof(*t)), worst = 0;
+
+	if (!src || !dst || !t || !nb) {
+		free(src);
+		free(dst);
+		free(t);
+		return 0;
+	}
+	memset(src, 1, sizeof(*src) * (size_t)half);
+	for (b = 0; b < nb; b++) {
+		u32 at = b * KSLOT_SLOTS_COPY_BATCH;
+		u32 len = min(half - at, KSLOT_SLOTS_COPY_BATCH);
+		uint64_t t0 = nb_now();
+
+		memcpy(&dst[at], &src[at], len * sizeof(*src));
+		t[b] = nb_now() - t0;
+		worst = max(worst, t[b]);
+	}
+	qsort(t, nb, sizeof(*t), kn_u64_cmp);
+	*med = t[nb / 2];
+	sink += dst[half - 1].word;
+	free(src);
+	free(dst);
+	free(t);
+	return worst;
+}

@@ -9,6 +9,10 @@
  *   kslot_native_bench [-r REPS] [-s SEED] [SIZE...]
  *	prints "ok N native_<name> size=.. kslot_ns=.. anchor=.. anchor_ns=.."
  *	(2-CPU rows add XArray's own figures as more key=value pairs)
+ *	native_grow_stall rows: the longest writer call while another thread
+ *	fills a fresh table to SIZE (kslot_ns/anchor_ns = worst ns)
+ *   kslot_native_bench --stall N
+ *	only the growth-stall rows
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, for
  *	valgrind --tool=callgrind (instructions per call)
@@ -301,6 +305,117 @@ static void run_slotmap(struct keys *k, int dense_ok)
 	}
 }
 
+struct stall_side {
+	int (*setup)(void);
+	int (*poke)(void);
+	int (*alloc)(void);
+};
+
+#define STALL_US	65536
+
+struct stall_run {
+	const struct stall_side *side;
+	int stop, started;		/* __atomic */
+	uint64_t poke_max, alloc_max, pokes;
+	uint32_t us[STALL_US];		/* poke latencies, 1 us buckets */
+};
+
+/* The latency (ns, at 1 us resolution) below which @frac of the pokes ran. */
+static double stall_pct(const struct stall_run *r, double frac)
+{
+	uint64_t want = r->pokes * frac, seen = 0;
+	uint32_t i;
+
+	for (i = 0; i < STALL_US; i++) {
+		seen += r->us[i];
+		if (seen >= want)
+			return (i + 1) * 1000.0;
+	}
+	return r->poke_max;
+}
+
+static void *stall_poker(void *arg)
+{
+	struct stall_run *r = arg;
+
+	kn_thread_start(1);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		uint64_t t = nb_now();
+
+		if (r->side->poke())
+			break;
+		t = nb_now() - t;
+		if (t > r->poke_max)
+			r->poke_max = t;
+		r->us[t / 1000 < STALL_US ? t / 1000 : STALL_US - 1]++;
+		r->pokes++;
+		__atomic_store_n(&r->started, 1, __ATOMIC_RELAXED);
+	}
+	kn_thread_stop();
+	return NULL;
+}
+
+/* Fill a fresh table to @n while another thread writes: worst latencies. */
+static int stall_measure(const struct stall_side *side, uint32_t n,
+			 struct stall_run *r)
+{
+	pthread_t thread;
+	uint32_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->side = side;
+	if (side->setup() || pthread_create(&thread, NULL, stall_poker, r))
+		return -1;
+	while (!__atomic_load_n(&r->started, __ATOMIC_RELAXED))
+		;
+	for (i = 1; i < n; i++) {
+		uint64_t t = nb_now();
+
+		if (side->alloc())
+			break;
+		t = nb_now() - t;
+		if (t > r->alloc_max)
+			r->alloc_max = t;
+	}
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	return i == n ? 0 : -1;
+}
+
+static const struct stall_side kn_stall = {
+	kn_stall_setup, kn_stall_poke, kn_stall_alloc,
+};
+
+static const struct stall_side xn_stall = {
+	xn_stall_setup, xn_stall_poke, xn_stall_alloc,
+};
+
+static void run_stall(uint32_t n)
+{
+	static struct stall_run k, x;
+
+	if (stall_measure(&kn_stall, n, &k) || stall_measure(&xn_stall, n, &x)) {
+		fail("grow_stall", n);
+		return;
+	}
+	/* The machine's scheduler adds to the max; p99.99 is the table's. */
+	row("grow_stall_writer_max", n, k.poke_max, "xa_store_during_xa_alloc",
+	    x.poke_max);
+	row("grow_stall_writer_p9999", n, stall_pct(&k, 0.9999),
+	    "xa_store_during_xa_alloc", stall_pct(&x, 0.9999));
+	row("grow_stall_writer_p999999", n, stall_pct(&k, 0.999999),
+	    "xa_store_during_xa_alloc", stall_pct(&x, 0.999999));
+	row("grow_stall_alloc_max", n, k.alloc_max, "xa_alloc_worst",
+	    x.alloc_max);
+	if (n >= 2) {
+		uint64_t med, worst = kn_grow_batch_time(n, &med);
+
+		/* The lock hold of one copy batch: median and longest. */
+		row("grow_batch_copy_median", n, med, "none", med);
+		row("grow_batch_copy_max", n, worst, "none", worst);
+	}
+}
+
 static void run_size(uint32_t n, unsigned int seed)
 {
 	static const char * const order[] = { "seq", "rand" };
@@ -407,6 +522,7 @@ static void run_size(uint32_t n, unsigned int seed)
 		row(name, n, per(a, ops), "malloc+free", per(b, ops));
 	}
 	keys_free(&k);
+	run_stall(n);
 }
 
 /* One pass of each lookup, for callgrind. */
@@ -442,6 +558,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--stall")) {
+		run_stall(strtoul(argv[2], NULL, 0));
+		return 0;
+	}
 	printf("TAP version 13\n");
 	printf("# native: %s\n", SN_VERSION);
 	for (i = 1; i < argc; i++) {

@@ -141,6 +141,7 @@ static inline size_t size_add(size_t a, size_t b)
 #define WARN_ON(c)	WARN(c, "WARN_ON(%s) at %s:%d\n", #c, __FILE__, __LINE__)
 #define WARN_ON_ONCE(c)	WARN_ON(c)
 #define might_sleep()	do { } while (0)
+#define cond_resched()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)
 #define lockdep_is_held(l)	1
 

@@ -52,6 +52,10 @@ void kn_count_lookups(const uint64_t *h, uint32_t n);
 void kn_count_map_lookups(const uint64_t *h, uint32_t n);
 void kn_count_floor(const uint64_t *h, uint32_t n);
 unsigned long kn_sink(void);
+int kn_stall_setup(void);
+int kn_stall_poke(void);
+int kn_stall_alloc(void);
+uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med);
 
 int xn_setup(void);
 int xn_fill(uint32_t n, uint32_t *ids);
@@ -65,6 +69,9 @@ int xn_check(const uint32_t *ids, uint32_t n);
 int xn_check_live(const uint32_t *ids, uint32_t n);
 void xn_count_loads(const uint32_t *ids, uint32_t n);
 unsigned long xn_sink(void);
+int xn_stall_setup(void);
+int xn_stall_poke(void);
+int xn_stall_alloc(void);
 
 /* kind: 0 SlotMap, 1 HopSlotMap, 2 DenseSlotMap (see sn_name()). */
 uint32_t sn_kinds(void);

@@ -156,3 +156,26 @@ void xn_count_loads(const uint32_t *ids, uint32_t n)
 	for (i = 0; i < n; i++)
 		sink += (unsigned long)xa_load(&xa, ids[i]);
 }
+
+/* The same growth-stall harness as kn_stall_*(): xa_store() on one index. */
+static uint32_t stall_id;
+
+int xn_stall_setup(void)
+{
+	xa_destroy(&xa);
+	xa_init_flags(&xa, XA_FLAGS_ALLOC);
+	return xa_alloc(&xa, &stall_id, nb_val(0), xa_limit_32b, GFP_KERNEL);
+}
+
+int xn_stall_poke(void)
+{
+	return xa_is_err(xa_store(&xa, stall_id, nb_val(1), GFP_KERNEL)) ?
+	       -1 : 0;
+}
+
+int xn_stall_alloc(void)
+{
+	uint32_t id;
+
+	return xa_alloc(&xa, &id, nb_val(2), xa_limit_32b, GFP_KERNEL);
+}

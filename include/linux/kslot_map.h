@@ -17,7 +17,8 @@
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc()       | map lock, dropped to | only if gfp allows |
- * |                         | allocate a chunk     |                    |
+ * |                         | allocate and between |                    |
+ * |                         | growth copy batches  |                    |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove()      |                      |                    |
  * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
@@ -27,10 +28,10 @@
  *   with spin_lock(), so writers must not run in softirq or hardirq
  *   context.  Create the map with %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ
  *   to make every writer safe from softirq or hardirq context.
- * - Slots live in chunks of %KSLOT_MAP_CHUNK_SLOTS that never move and are
- *   freed only by kslot_map_destroy(), after an RCU grace period.  The chunk
- *   directory is replaced on growth and the old one freed after a grace
- *   period, as fs/file.c does for the fd table.
+ * - The map is a kslot_slots table (kslot_slots.h): one flat slot array,
+ *   copied on growth as fs/file.c grows the fd table, the old one freed
+ *   after a grace period.  Stored objects never move; slots do, so the
+ *   API deals in handles and objects only.
  * - The map never frees the objects stored in it.  An object removed from
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
@@ -43,147 +44,139 @@
 #ifndef _LINUX_KSLOT_MAP_H
 #define _LINUX_KSLOT_MAP_H
 
-#include <linux/atomic.h>
-#include <linux/compiler.h>
-#include <linux/gfp.h>
 #include <linux/kref.h>
-#include <linux/kslot_handle.h>
-#include <linux/kslot_lock.h>
-#include <linux/nospec.h>
-#include <linux/rcupdate.h>
-#include <linux/spinlock.h>
+#include <linux/kslot_slots.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
-struct dentry;
-
-#define KSLOT_MAP_CHUNK_SHIFT	8
-#define KSLOT_MAP_CHUNK_SLOTS	BIT(KSLOT_MAP_CHUNK_SHIFT)
-#define KSLOT_MAP_CHUNK_MASK	(KSLOT_MAP_CHUNK_SLOTS - 1)
-
 /* Writers take the map lock with spin_lock_bh(). */
-#define KSLOT_MAP_LOCK_BH	KSLOT_LOCK_BH
+#define KSLOT_MAP_LOCK_BH	KSLOT_SLOTS_LOCK_BH
 /* Writers take the map lock with spin_lock_irqsave(). */
-#define KSLOT_MAP_LOCK_IRQ	KSLOT_LOCK_IRQ
-/* Charge the map's own memory (chunks, directory) to the current memcg. */
-#define KSLOT_MAP_ACCOUNT	BIT(2)
-#define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
-				 KSLOT_MAP_ACCOUNT)
-
-/**
- * struct kslot_map_slot - One slot of a kslot_map.
- * @obj: The stored object; NULL while free or reserved.
- * @gen: Generation: odd while live, even while free, 0 once retired.
- * @next: Index of the next free slot while this one is free.
- */
-struct kslot_map_slot {
-	void *obj;
-	u32 gen;
-	u32 next;
-};
-
-/**
- * struct kslot_map_dir - The chunk directory, replaced as the map grows.
- * @rcu: Frees a replaced directory after readers are done with it.
- * @nr_chunks: Number of entries in @chunks.
- * @chunks: Pointers to the slot chunks; NULL beyond the map's capacity.
- */
-struct kslot_map_dir {
-	struct rcu_head rcu;
-	u32 nr_chunks;
-	struct kslot_map_slot *chunks[] __counted_by(nr_chunks);
-};
+#define KSLOT_MAP_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
+/* Charge the map's own memory (its slot table) to the current memcg. */
+#define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
+#define KSLOT_MAP_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
 
 /**
  * struct kslot_map - A generational handle table.
- * @dir: The chunk directory (RCU-protected).
- * @nr_slots: Slots readers may index; published with release semantics
- *	after the chunk holding them.
- * @tag: Random tag carried by every handle of this map.
- * @flags: %KSLOT_MAP_* flags given at init.
- * @lock: Serialises writers.
- * @free_head: First free slot, or %KSLOT_MAP_NONE.
- * @count: Live slots (including reserved ones).
- * @max_entries: Capacity limit given at init.
- * @retired: Slots retired because their generation was used up.
- * @rejected: Lookups rejected (stale, forged or foreign handles).
- * @debugfs: Debugfs file of a named map, or NULL.
+ *
+ * A kslot_slots table whose slots hold the objects.
  */
 struct kslot_map {
-	/* Read by every lookup. */
-	struct kslot_map_dir __rcu *dir;
-	u32 nr_slots;
-	u32 tag;
-	unsigned int flags;
-	/* Written by writers: a cache line of their own. */
-	spinlock_t lock ____cacheline_aligned_in_smp;	/* See the rules. */
-	u32 free_head;
-	u32 count;
-	u32 max_entries;
-	u32 retired;
-	atomic_long_t rejected;
-	struct dentry *debugfs;
+	/* private: */
+	struct kslot_slots slots;
 };
 
-#define KSLOT_MAP_NONE		U32_MAX
-#define KSLOT_MAP_RETIRED	(U32_MAX - 1)
+/* The counters of kslot_map_get_stats(). */
+#define kslot_map_stats kslot_slots_stats
 
 /**
- * struct kslot_map_stats - A snapshot of a map's counters.
- * @count: Live entries, including reserved ones.
- * @capacity: Slots allocated so far.
- * @max_entries: Capacity limit.
- * @retired: Slots retired for good.
- * @rejected: Lookups that rejected a nonzero handle.
- */
-struct kslot_map_stats {
-	u32 count;
-	u32 capacity;
-	u32 max_entries;
-	u32 retired;
-	u64 rejected;
-};
-
-int kslot_map_init(struct kslot_map *map, const char *name, u32 max_entries,
-		   unsigned int flags);
-void kslot_map_destroy(struct kslot_map *map,
-		       void (*fn)(void *obj, u64 handle, void *data),
-		       void *data);
-int kslot_map_alloc(struct kslot_map *map, void *obj, u64 *handle,
-		    gfp_t gfp);
-void *kslot_map_replace(struct kslot_map *map, u64 handle, void *obj);
-void *kslot_map_remove(struct kslot_map *map, u64 handle);
-void *kslot_map_lookup(struct kslot_map *map, u64 handle);
-void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
-			   size_t ref_offset,
-			   void (*release)(struct kref *ref));
-void *kslot_map_find(struct kslot_map *map, u32 *index, u64 *handle);
-void kslot_map_get_stats(struct kslot_map *map, struct kslot_map_stats *st);
-
-/**
- * __kslot_map_slot() - Find the slot an index names.
- * @map: The map.
- * @index: A slot index from an untrusted handle.
+ * kslot_map_init() - Initialise a generational handle table.
+ * @map: The map to initialise.
+ * @name: If not NULL, expose the map's counters in debugfs as
+ *	kslot/map-@name.  Names should be unique; a duplicate is not exposed.
+ * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
+ * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both), and
+ *	%KSLOT_MAP_ACCOUNT.
  *
- * The index is bounds-checked and then clamped with array_index_nospec()
- * so a mispredicted bounds check cannot read beyond the table.
+ * No memory is allocated for slots until the first kslot_map_alloc().
  *
- * Context: Caller holds rcu_read_lock() or the map lock.
- * Return: The slot, or NULL if @index is beyond the map's slots.
+ * Context: Process context if @name is given, otherwise any context.
+ * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits or both lock flags.
  */
-static inline struct kslot_map_slot *
-__kslot_map_slot(struct kslot_map *map, u32 index)
+static inline int kslot_map_init(struct kslot_map *map, const char *name,
+				 u32 max_entries, unsigned int flags)
 {
-	/* Pairs with the release in kslot_map_grow_install(). */
-	u32 nr = smp_load_acquire(&map->nr_slots);
-	struct kslot_map_dir *dir;
+	return kslot_slots_init(&map->slots, "map", name, max_entries, flags);
+}
 
-	if (unlikely(index >= nr))
-		return NULL;
-	index = array_index_nospec(index, nr);
-	dir = rcu_dereference_check(map->dir, lockdep_is_held(&map->lock));
-	return &dir->chunks[index >> KSLOT_MAP_CHUNK_SHIFT]
-			   [index & KSLOT_MAP_CHUNK_MASK];
+/**
+ * kslot_map_destroy() - Tear down a map.
+ * @map: The map.
+ * @fn: If not NULL, called once for every live entry (reserved ones
+ *	included, with a NULL object), without the map lock held.
+ * @data: Passed to @fn.
+ *
+ * The caller must ensure no other writer runs and no new lookup starts.
+ * Lookups already inside an RCU read-side critical section may finish:
+ * the slot memory is freed only after a grace period.  The map may be
+ * initialised again afterwards, and must be before any other use.
+ *
+ * Context: Process context for a named map (its debugfs file is removed);
+ * otherwise any context that @fn allows.
+ */
+static inline void kslot_map_destroy(struct kslot_map *map,
+				     void (*fn)(void *obj, u64 handle,
+						void *data),
+				     void *data)
+{
+	kslot_slots_destroy(&map->slots, fn, data);
+}
+
+/**
+ * kslot_map_alloc() - Store an object and issue a handle for it.
+ * @map: The map.
+ * @obj: The object, or NULL to reserve a handle that kslot_map_replace()
+ *	publishes later.
+ * @handle: Set to the new handle on success; untouched on failure.
+ * @gfp: Allocation flags for growing the map.
+ *
+ * Reuses the most recently freed slot if there is one, otherwise grows
+ * the map (the new table is allocated with the lock dropped, so @gfp may
+ * sleep if the caller can).  The object's contents must be initialised
+ * before the call: lookups may return it as soon as the handle is live,
+ * before this function returns.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the map's lock flags allow.  Takes and releases the map lock.
+ * Return: 0, -ENOMEM if growing the map failed, or -ENOSPC if the map
+ * holds max_entries slots (live or retired) and none is free.
+ */
+static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
+				  u64 *handle, gfp_t gfp)
+{
+	return kslot_slots_alloc(&map->slots, obj, handle, gfp);
+}
+
+/**
+ * kslot_map_replace() - Replace the object a handle refers to.
+ * @map: The map.
+ * @handle: A live handle, reserved or not.
+ * @obj: The new object; NULL turns the entry back into a reservation.
+ *
+ * The handle keeps its generation.  Lookups see either the old or the new
+ * object; the caller owns the old one and must respect the RCU rule
+ * before freeing it.
+ *
+ * Context: Any context the map's lock flags allow.  Takes and releases
+ * the map lock.
+ * Return: The previous object (NULL for a reservation), or
+ * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ */
+static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
+				      void *obj)
+{
+	return kslot_slots_replace(&map->slots, handle, obj);
+}
+
+/**
+ * kslot_map_remove() - Remove an entry and invalidate its handle.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ *
+ * Bumps the slot's generation, so @handle and every copy of it are
+ * rejected from now on, and puts the slot at the head of the free list,
+ * or retires it if its generations are used up.
+ *
+ * Context: Any context the map's lock flags allow.  Takes and releases
+ * the map lock.
+ * Return: The removed object, or NULL if @handle was not live (or was a
+ * reservation, which is released all the same).
+ */
+static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
+{
+	return kslot_slots_remove(&map->slots, handle);
 }
 
 /**
@@ -191,38 +184,94 @@ __kslot_map_slot(struct kslot_map *map, u32 index)
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * The fast path: a tag compare, a bounds check, and a generation compare
- * before and after the object load, so the object returned is the one
- * that was published under @handle and not a later occupant of the slot.
+ * One compare of the slot's word with @handle (tag, generation and index
+ * at once) before and after the object load, so the object returned is
+ * the one published under @handle and not a later occupant of the slot.
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The object, or NULL if @handle is not live in @map (or is
  * reserved).  The object is only guaranteed to stay valid while the
  * caller stays in the RCU read-side critical section.
  */
-static inline void *__kslot_map_lookup(struct kslot_map *map, u64 handle)
+static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
+						u64 handle)
 {
-	u32 gen = kslot_handle_gen(handle);
-	struct kslot_map_slot *slot;
-	void *obj;
+	return __kslot_slots_lookup(&map->slots, handle);
+}
 
-	if (unlikely(!kslot_gen_is_live(gen) ||
-		     kslot_handle_tag(handle) != map->tag))
-		goto reject;
-	slot = __kslot_map_slot(map, kslot_handle_index(handle));
-	if (unlikely(!slot || READ_ONCE(slot->gen) != gen))
-		goto reject;
-	/* Generation, object, generation: pairs with smp_wmb() in writers. */
-	smp_rmb();
-	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the generation re-check. */
-	if (unlikely(READ_ONCE(slot->gen) != gen))
-		goto reject;
-	return obj;
-reject:
-	if (handle)
-		atomic_long_inc(&map->rejected);
-	return NULL;
+/**
+ * kslot_map_lookup() - Find the object a handle refers to.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ *
+ * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
+ * holds rcu_read_lock() across the call and its use of the object, or
+ * keeps the object alive by other means, the object may be freed as soon
+ * as this returns.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The object, or NULL if @handle is stale, forged, from another
+ * map, or reserved.
+ */
+static inline void *kslot_map_lookup(struct kslot_map *map, u64 handle)
+{
+	return kslot_slots_lookup(&map->slots, handle);
+}
+
+/**
+ * kslot_map_lookup_get() - Look up a handle and take a kref on the object.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ * @ref_offset: Offset of the struct kref inside the stored objects.
+ * @release: The objects' kref release function.
+ *
+ * kslot_slots_lookup_get(): after the reference is taken, the handle is
+ * checked again against the current table, so this is also correct for
+ * objects from a SLAB_TYPESAFE_BY_RCU cache.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.  @release
+ * may be called, so it must be safe in the caller's context.
+ * Return: The object with a reference held, or NULL.
+ */
+static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
+					 size_t ref_offset,
+					 void (*release)(struct kref *ref))
+{
+	return kslot_slots_lookup_get(&map->slots, handle, ref_offset,
+				      release);
+}
+
+/**
+ * kslot_map_find() - Find the next live object at or after an index.
+ * @map: The map.
+ * @index: Slot to start from; set to the slot found.
+ * @handle: Set to the handle of the entry found.
+ *
+ * The step function of kslot_map_for_each().  Reserved entries are
+ * skipped.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The object, or NULL when no live object remains at or after
+ * *@index (then *@index and *@handle are unchanged).
+ */
+static inline void *kslot_map_find(struct kslot_map *map, u32 *index,
+				   u64 *handle)
+{
+	return kslot_slots_find(&map->slots, index, handle);
+}
+
+/**
+ * kslot_map_get_stats() - Read a map's counters.
+ * @map: The map.
+ * @st: Filled with a consistent snapshot of the counters.
+ *
+ * Context: Any context the map's lock flags allow.  Takes and releases
+ * the map lock.
+ */
+static inline void kslot_map_get_stats(struct kslot_map *map,
+				       struct kslot_map_stats *st)
+{
+	kslot_slots_get_stats(&map->slots, st);
 }
 
 /**
@@ -235,7 +284,19 @@ reject:
  */
 static inline u32 kslot_map_count(const struct kslot_map *map)
 {
-	return READ_ONCE(map->count);
+	return kslot_slots_count(&map->slots);
+}
+
+/**
+ * kslot_map_tag() - The tag every handle of a map carries.
+ * @map: The map.
+ *
+ * Context: Any context.
+ * Return: The tag, 0 .. %KSLOT_TAG_MASK.
+ */
+static inline u32 kslot_map_tag(const struct kslot_map *map)
+{
+	return kslot_slots_tag(&map->slots);
 }
 
 /**

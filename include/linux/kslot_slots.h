@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kslot_slots: the generational slot core under kslot's handle tables.
+ *
+ * It owns the slot storage and its growth, the free list, the generations
+ * with retire-on-wrap, the per-table tag, the one handle check, the
+ * counters (rejected lookups included), debugfs and the slot dump.  Each
+ * slot stores a pointer; the tables built on it (kslot_map, ...) give the
+ * pointer its meaning.
+ *
+ * One slot, 16 bytes:
+ *
+ *            word (u64)                          obj (void *)
+ *  live:     the whole handle:                   the object (NULL while
+ *            generation (odd) | tag | index      reserved)
+ *  free:     generation (even) << 32 | index^1   next free index
+ *  retired:  0 << 32 | index^1                   KSLOT_SLOTS_RETIRED
+ *
+ * - A live slot's word is its handle (kslot_handle.h), so tag, generation
+ *   and index are checked by one 64-bit compare: a lookup is "clamp the
+ *   index, load the word, compare it with the handle, load the object,
+ *   compare the word again".
+ * - Bounds: the index is clamped with array_index_nospec(), which sends an
+ *   index past the table to slot 0.  Slot 0's word carries index 0 (live)
+ *   or 1 (free), and a table has at least two slots, so it cannot equal a
+ *   handle whose index is past the table: no separate bounds branch,
+ *   architecturally or speculatively.
+ * - No handle, valid or forged, can match a free or retired word: such a
+ *   word's index bits name the neighbour slot (index ^ 1), so a handle
+ *   equal to it is compared with the neighbour's word, which is live (odd
+ *   generation) or names index ^ 1 ^ 1.  So the object field of a free
+ *   slot can hold the free-list link, only live slots ever match, and
+ *   every failed compare of a nonzero handle counts as rejected.
+ * - The null handle 0 never matches a real slot (word 0 would be free slot
+ *   1 at generation 0, and index 0 routes to slot 0); before the first
+ *   allocation the table is a shared one-slot table whose word is 0 and
+ *   whose object is NULL.
+ * - Reuse count: the generation counts allocations and frees of the slot,
+ *   odd while live, so a slot serves %KSLOT_GEN_REUSES (2^31) allocations;
+ *   the remove that would wrap its generation to 0 retires it for good.
+ *
+ * Rules:
+ *
+ * +--------------------------+-----------------------+--------------------+
+ * | operation                | lock                  | may sleep          |
+ * +--------------------------+-----------------------+--------------------+
+ * | __kslot_slots_lookup()   | caller: RCU or lock   | no                 |
+ * | kslot_slots_lookup(),    | none (takes RCU)      | no                 |
+ * | kslot_slots_lookup_get(),|                       |                    |
+ * | kslot_slots_find()       |                       |                    |
+ * | kslot_slots_alloc()      | table lock, dropped   | only if gfp allows |
+ * |                          | to allocate and       |                    |
+ * |                          | between copy batches  |                    |
+ * | kslot_slots_replace(),   | table lock            | no                 |
+ * | kslot_slots_remove(),    |                       |                    |
+ * | kslot_slots_get_stats(), |                       |                    |
+ * | kslot_slots_dump()       |                       |                    |
+ * | kslot_slots_destroy()    | caller: no writers    | if named (debugfs) |
+ * +--------------------------+-----------------------+--------------------+
+ *
+ * Storage, and why (measured on bench/native, see the README):
+ *
+ * - One flat array of slots, as the fd table (fs/file.c expand_fdtable()):
+ *   a lookup is one dependent load (the table pointer, hot) before the
+ *   slot.  Chunks add a directory load that misses the cache on large
+ *   tables; kvmalloc() memory keeps huge-page TLB coverage (direct map, or
+ *   huge vmap), which a page-by-page vmap'd window would not.
+ * - Growth doubles the table (256 slots first, then x2, up to max_entries)
+ *   by copy-on-grow.  The new table is allocated with the lock dropped and
+ *   filled in batches of %KSLOT_SLOTS_COPY_BATCH slots, the lock dropped
+ *   between batches, so no writer waits for more than one batch.  While
+ *   the copy runs, readers use the old table and writers keep writing it;
+ *   a writer that changes a slot already copied writes the new table too
+ *   (the mirror), so the new table equals the old one when it is
+ *   published.  The allocator that needs a slot does the copying; another
+ *   one that needs a slot meanwhile continues the copy where it stands,
+ *   so no writer ever waits for another (none spins in atomic context).
+ * - Publication is rcu_assign_pointer() under the lock; the old table is
+ *   freed with kvfree_rcu().  Stored objects never move; slots do, which
+ *   is why the API hands out handles and objects, never slot pointers.
+ * - Stale-table readers: the old table is never written after the new one
+ *   is published.  A reader still on it sees the table as it was at the
+ *   publication, an instant inside its own lookup (it loaded the table
+ *   pointer before), so it returns only what was live at some point during
+ *   the lookup.  kslot_slots_lookup_get() re-checks the slot in the
+ *   current table after taking its reference, as __fget_files_rcu()
+ *   re-checks the fdtable, which keeps it correct for objects in
+ *   SLAB_TYPESAFE_BY_RCU caches.
+ * - Cost: during growth old and new tables coexist (3x the old size);
+ *   growth from atomic context uses kmalloc(), so it cannot build a table
+ *   beyond KMALLOC_MAX_SIZE (262144 slots on 4K pages): grow such tables
+ *   from process context first (or size them so).
+ *
+ * Writers publish with release: the object before the word on alloc, the
+ * word before clearing the object on remove.  Readers load the word, the
+ * object and the word again; a changed word means the slot was removed
+ * (and maybe reused) under them, and the lookup fails.
+ */
+#ifndef _LINUX_KSLOT_SLOTS_H
+#define _LINUX_KSLOT_SLOTS_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/gfp.h>
+#include <linux/kref.h>
+#include <linux/kslot_handle.h>
+#include <linux/kslot_lock.h>
+#include <linux/nospec.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+struct dentry;
+
+/* Writers take the table lock with spin_lock_bh(). */
+#define KSLOT_SLOTS_LOCK_BH	KSLOT_LOCK_BH
+/* Writers take the table lock with spin_lock_irqsave(). */
+#define KSLOT_SLOTS_LOCK_IRQ	KSLOT_LOCK_IRQ
+/* Charge the slot tables to the current memcg. */
+#define KSLOT_SLOTS_ACCOUNT	BIT(2)
+#define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
+				 KSLOT_SLOTS_ACCOUNT)
+
+/* Slots of the first table; each growth doubles, up to max_entries. */
+#define KSLOT_SLOTS_MIN		256U
+/* Slots copied per batch (with the lock held) while a table grows. */
+#define KSLOT_SLOTS_COPY_BATCH	4096U
+
+/* Free-list link values, in a free slot's object field. */
+#define KSLOT_SLOTS_NONE	U32_MAX
+#define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
+
+/**
+ * struct kslot_slot - One slot.
+ * @word: The live handle, or the free or retired word (see the top).
+ * @obj: The stored pointer of a live slot, the free-list link of a free
+ *	one (see the top).
+ */
+struct kslot_slot {
+	u64 word;
+	void *obj;
+};
+
+/**
+ * struct kslot_slots_table - A flat slot array, replaced as it grows.
+ * @rcu: Frees a replaced table after readers are done with it.
+ * @nr: Slots in @slots (at least 2, or 1 for the shared empty table).
+ * @slots: The slots; &slots[0] is what struct kslot_slots publishes, so a
+ *	lookup indexes it directly and finds @nr just below it.
+ */
+struct kslot_slots_table {
+	struct rcu_head rcu;
+	unsigned long nr;
+	struct kslot_slot slots[] __counted_by(nr);
+};
+
+/**
+ * struct kslot_slots - A generational slot table.
+ *
+ * Every field is private: use the functions below.
+ */
+struct kslot_slots {
+	/* private: */
+	/*
+	 * Read by every lookup: slot 0 of the current table (RCU); the
+	 * shared empty table's before the first allocation, so lookups
+	 * never test for NULL.  The random tag of this table's handles, and
+	 * the KSLOT_SLOTS_* flags given at init.
+	 */
+	struct kslot_slot __rcu *slots;
+	u32 tag;
+	unsigned int flags;
+	/* Written by writers under @lock: a cache line of their own. */
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	/* The table a growth in progress fills, and how much it copied. */
+	struct kslot_slots_table *next;
+	u32 copied;
+	/* Slots of the current table that can hold entries. */
+	u32 capacity;
+	/* First free slot, or KSLOT_SLOTS_NONE. */
+	u32 free_head;
+	/* Live slots, reserved ones included (read locklessly). */
+	u32 count;
+	u32 max_entries;
+	/* Slots retired because their generations were used up. */
+	u32 retired;
+	/* Lookups that rejected a nonzero handle. */
+	atomic_long_t rejected;
+	/* Debugfs file of a named table, or NULL. */
+	struct dentry *debugfs;
+};
+
+/**
+ * struct kslot_slots_stats - A snapshot of a table's counters.
+ * @count: Live entries, reserved ones included.
+ * @capacity: Slots allocated so far.
+ * @max_entries: Capacity limit.
+ * @retired: Slots retired for good.
+ * @rejected: Lookups that rejected a nonzero handle.
+ */
+struct kslot_slots_stats {
+	u32 count;
+	u32 capacity;
+	u32 max_entries;
+	u32 retired;
+	u64 rejected;
+};
+
+/**
+ * struct kslot_slots_dump_slot - One slot as kslot_slots_dump() shows it.
+ * @obj: The stored pointer (NULL unless live).
+ * @gen: The slot's generation.
+ * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot,
+ *	%KSLOT_SLOTS_RETIRED for a retired one, %KSLOT_SLOTS_NONE if live.
+ */
+struct kslot_slots_dump_slot {
+	void *obj;
+	u32 gen;
+	u32 next;
+};
+
+/**
+ * struct kslot_slots_dump - A snapshot of part of a table.
+ * @slots: Caller-allocated array receiving the slots.
+ * @capacity: Slots allocated in the table.
+ * @free_head: First free slot or %KSLOT_SLOTS_NONE.
+ * @count: Live entries.
+ * @returned: Slots written to @slots.
+ */
+struct kslot_slots_dump {
+	struct kslot_slots_dump_slot *slots;
+	u32 capacity;
+	u32 free_head;
+	u32 count;
+	u32 returned;
+};
+
+int kslot_slots_init(struct kslot_slots *s, const char *kind,
+		     const char *name, u32 max_entries, unsigned int flags);
+void kslot_slots_destroy(struct kslot_slots *s,
+			 void (*fn)(void *obj, u64 handle, void *data),
+			 void *data);
+int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+		      gfp_t gfp);
+void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
+void *kslot_slots_lookup(struct kslot_slots *s, u64 handle);
+void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
+			     size_t ref_offset,
+			     void (*release)(struct kref *ref));
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle);
+void kslot_slots_get_stats(struct kslot_slots *s,
+			   struct kslot_slots_stats *st);
+void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
+		      struct kslot_slots_dump *d);
+void __kslot_slots_reject(struct kslot_slots *s, u64 handle);
+
+/**
+ * __kslot_slots_slot() - The slot an untrusted index names.
+ * @slots: Slot 0 of a table, from the RCU-protected pointer.
+ * @index: A slot index from an untrusted handle.
+ *
+ * The index is clamped with array_index_nospec(): past the table it
+ * becomes 0, whose word cannot match a handle with that index (see the
+ * top of this file).
+ *
+ * Context: Caller holds rcu_read_lock() or the table lock.
+ * Return: The slot to compare the handle with.
+ */
+static __always_inline const struct kslot_slot *
+__kslot_slots_slot(const struct kslot_slot *slots, u32 index)
+{
+	const struct kslot_slots_table *t =
+		container_of(slots, struct kslot_slots_table, slots[0]);
+
+	return &slots[array_index_nospec((unsigned long)index, t->nr)];
+}
+
+/**
+ * __kslot_slots_lookup() - Look up a handle without taking any lock.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ *
+ * Clamp the index, compare the slot's word with @handle, load the object,
+ * compare again: the object returned is the one published under @handle,
+ * never a later occupant of the slot.
+ *
+ * Context: Caller holds rcu_read_lock() or the table lock.
+ * Return: The object, or NULL if @handle is not live in @s or is reserved.
+ * The object stays valid only while the caller stays in the RCU read-side
+ * critical section (or holds a reference).
+ */
+static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
+						  u64 handle)
+{
+	const struct kslot_slot *slot =
+		__kslot_slots_slot(rcu_dereference_check(s->slots,
+							 lockdep_is_held(&s->lock)),
+				   kslot_handle_index(handle));
+	void *obj;
+
+	/* Word, object, word: pairs with the release in the writers. */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		goto reject;
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	if (unlikely(READ_ONCE(slot->word) != handle))
+		goto reject;
+	return obj;
+reject:
+	__kslot_slots_reject(s, handle);
+	return NULL;
+}
+
+/**
+ * kslot_slots_count() - Number of live entries.
+ * @s: The table.
+ *
+ * Context: Any context.  Lockless; the value may be stale by the time it
+ * is used unless the caller excludes writers.
+ * Return: Live entries, reserved ones included.
+ */
+static inline u32 kslot_slots_count(const struct kslot_slots *s)
+{
+	return READ_ONCE(s->count);
+}
+
+/**
+ * kslot_slots_tag() - The tag every handle of a table carries.
+ * @s: The table.
+ *
+ * Context: Any context.
+ * Return: The tag, 0 .. %KSLOT_TAG_MASK.
+ */
+static inline u32 kslot_slots_tag(const struct kslot_slots *s)
+{
+	return s->tag;
+}
+
+#endif /* _LINUX_KSLOT_SLOTS_H */

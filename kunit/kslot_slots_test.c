@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kslot_slots, the generational slot core: one case per
+ * function, then the slot format, bounds, tags, retire-on-wrap, growth,
+ * stale-table readers, and growth under concurrent writers and readers.
+ */
+#include <kunit/test.h>
+#include <linux/kslot_slots.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "kslot_internal.h"
+#include "kslot_test_util.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define COOKIE(i)	((void *)(unsigned long)(((i) + 1) * 16))
+
+static void slots_init(struct kunit *test, struct kslot_slots *s, u32 max)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(s, "test", NULL, max, 0), 0);
+}
+
+static u64 slots_alloc(struct kunit *test, struct kslot_slots *s, void *obj)
+{
+	u64 h = 0;
+
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(s, obj, &h, GFP_KERNEL), 0);
+	return h;
+}
+
+static long rejected(struct kslot_slots *s)
+{
+	return atomic_long_read(&s->rejected);
+}
+
+/* The slot @index of the current table, read under RCU. */
+static struct kslot_slot slot_at(struct kslot_slots *s, u32 index)
+{
+	struct kslot_slot v;
+
+	rcu_read_lock();
+	v = rcu_dereference(s->slots)[index];
+	rcu_read_unlock();
+	return v;
+}
+
+static void kslot_slots_test_init(struct kunit *test)
+{
+	struct kslot_slots s;
+
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "t", NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "t", NULL,
+					       KSLOT_MAX_ENTRIES + 1, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "t", NULL, 8, BIT(7)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "t", NULL, 8,
+					       KSLOT_SLOTS_LOCK_BH |
+					       KSLOT_SLOTS_LOCK_IRQ), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "t", "kunit",
+					       KSLOT_MAX_ENTRIES,
+					       KSLOT_SLOTS_LOCK_IRQ |
+					       KSLOT_SLOTS_ACCOUNT), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
+	KUNIT_EXPECT_LE(test, kslot_slots_tag(&s), KSLOT_TAG_MASK);
+	/* The shared empty table: nothing matches, nothing is allocated. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, KSLOT_HANDLE_NULL));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
+						   kslot_handle_make(0, s.tag,
+								     1)));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_alloc(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h0, h1;
+
+	slots_init(test, &s, 64);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, h0, kslot_handle_make(0, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, h1, kslot_handle_make(1, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
+	/* max_entries below the first table size: the table is clamped. */
+	KUNIT_EXPECT_EQ(test, s.capacity, 64);
+	KUNIT_EXPECT_EQ(test, s.free_head, 2);
+	/* A live slot's word is its whole handle. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h0);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 1).obj, COOKIE(1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_lookup(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, COOKIE(7));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(7));
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(7));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + (2ULL << 32)));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h ^ 1));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 2);
+	/* The null handle is refused but not counted. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, KSLOT_HANDLE_NULL));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 2);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_replace(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h + (2ULL << 32),
+						      COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_remove(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h0, h1, h2;
+
+	slots_init(test, &s, 64);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h0), COOKIE(0));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h0));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	KUNIT_EXPECT_EQ(test, s.free_head, 0);
+	/* The free word: even generation, the neighbour's index; the link. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 0).obj, (void *)2UL);
+	/* LIFO reuse with the next generation. */
+	h2 = slots_alloc(test, &s, COOKIE(2));
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(0, s.tag, 3));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h1), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(2));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Reserve then publish: a reserved handle is live but looks up NULL. */
+static void kslot_slots_test_reserve(struct kunit *test)
+{
+	struct kslot_slots s;
+	u32 index = 0;
+	u64 h, it = 0;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, NULL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
+	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h, COOKIE(9)));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(9));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, NULL), COOKIE(9));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_find(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h[5], it = 0;
+	u32 index = 0, i;
+
+	slots_init(test, &s, 64);
+	for (i = 0; i < 5; i++)
+		h[i] = slots_alloc(test, &s, i == 2 ? NULL : COOKIE(i));
+	kslot_slots_remove(&s, h[1]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+			    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	index = 1;
+	/* Slot 1 is free and slot 2 reserved: both skipped. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+			    COOKIE(3));
+	KUNIT_EXPECT_EQ(test, index, 3);
+	KUNIT_EXPECT_EQ(test, it, h[3]);
+	index = 5;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
+	KUNIT_EXPECT_EQ(test, index, 5);
+	KUNIT_EXPECT_EQ(test, it, h[3]);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void sum_destroyed(void *obj, u64 handle, void *data)
+{
+	unsigned long *sum = data;
+
+	*sum += (unsigned long)obj + (handle >> KSLOT_GEN_SHIFT);
+}
+
+static void kslot_slots_test_destroy(struct kunit *test)
+{
+	unsigned long sum = 0;
+	struct kslot_slots s;
+	u64 h;
+
+	slots_init(test, &s, 64);
+	slots_alloc(test, &s, COOKIE(0));
+	slots_alloc(test, &s, NULL);
+	h = slots_alloc(test, &s, COOKIE(2));
+	kslot_slots_remove(&s, h);
+	kslot_slots_destroy(&s, sum_destroyed, &sum);
+	/* The live one and the reservation, each at generation 1. */
+	KUNIT_EXPECT_EQ(test, sum, (unsigned long)COOKIE(0) + 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+}
+
+static void kslot_slots_test_stats(struct kunit *test)
+{
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h;
+
+	slots_init(test, &s, 300);
+	h = slots_alloc(test, &s, COOKIE(0));
+	slots_alloc(test, &s, COOKIE(1));
+	kslot_slots_remove(&s, h);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.count, 1);
+	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
+	KUNIT_EXPECT_EQ(test, st.retired, 0);
+	KUNIT_EXPECT_EQ(test, st.rejected, 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_dump(struct kunit *test)
+{
+	struct kslot_slots_dump_slot ds[4];
+	struct kslot_slots_dump d = { .slots = ds };
+	struct kslot_slots s;
+	u64 h0, h1;
+
+	slots_init(test, &s, 3);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	kslot_slots_remove(&s, h0);
+	kslot_slots_dump(&s, 0, ARRAY_SIZE(ds), &d);
+	KUNIT_EXPECT_EQ(test, d.capacity, 3);
+	KUNIT_EXPECT_EQ(test, d.free_head, 0);
+	KUNIT_EXPECT_EQ(test, d.count, 1);
+	KUNIT_EXPECT_EQ(test, d.returned, 3);
+	KUNIT_EXPECT_NULL(test, ds[0].obj);
+	KUNIT_EXPECT_EQ(test, ds[0].gen, 2);
+	KUNIT_EXPECT_EQ(test, ds[0].next, 2);
+	KUNIT_EXPECT_PTR_EQ(test, ds[1].obj, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, ds[1].gen, kslot_handle_gen(h1));
+	KUNIT_EXPECT_EQ(test, ds[1].next, KSLOT_SLOTS_NONE);
+	KUNIT_EXPECT_EQ(test, ds[2].gen, 0);
+	KUNIT_EXPECT_EQ(test, ds[2].next, KSLOT_SLOTS_NONE);
+	/* From an offset, and past the end. */
+	kslot_slots_dump(&s, 2, ARRAY_SIZE(ds), &d);
+	KUNIT_EXPECT_EQ(test, d.returned, 1);
+	kslot_slots_dump(&s, 3, ARRAY_SIZE(ds), &d);
+	KUNIT_EXPECT_EQ(test, d.returned, 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Tag, generation and index are one compare: each alone refuses. */
+static void kslot_slots_test_tag_mismatch(struct kunit *test)
+{
+	struct kslot_slots s, other;
+	u64 h, oh;
+
+	slots_init(test, &s, 64);
+	slots_init(test, &other, 64);
+	other.tag = s.tag ^ 1;
+	h = slots_alloc(test, &s, COOKIE(0));
+	oh = slots_alloc(test, &other, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), kslot_handle_gen(oh));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, oh));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&other, h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, oh));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, oh, NULL),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	KUNIT_EXPECT_EQ(test, rejected(&other), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(0));
+	kslot_slots_destroy(&s, NULL, NULL);
+	kslot_slots_destroy(&other, NULL, NULL);
+}
+
+/*
+ * An index past the table is clamped to slot 0 and refused by the compare,
+ * even when the rest of the handle equals slot 0's.
+ */
+static void kslot_slots_test_bounds(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h0;
+
+	slots_init(test, &s, 1000);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 | KSLOT_SLOTS_MIN));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 |
+						   (KSLOT_SLOTS_MIN + 1)));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 | KSLOT_INDEX_MAX));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h0 | KSLOT_INDEX_MAX));
+	/* A free slot in range, at the generation it would have. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
+						   kslot_handle_make(1, s.tag,
+								     1)));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 4);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h0), COOKIE(0));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* No handle equals a free or retired word where it is compared. */
+static void kslot_slots_test_free_word(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h0, h1;
+
+	slots_init(test, &s, 1);
+	/* max_entries 1 still gets a two-slot table. */
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	KUNIT_EXPECT_EQ(test, s.capacity, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h1,
+						GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h0), COOKIE(0));
+	/* Slot 0's free word, and slot 1's (never used) word, as handles. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 0).word));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 1).word));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, slot_at(&s, 0).word));
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 1).word, 0);
+	/* The null handle is not counted; the free word is. */
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_retire(struct kunit *test)
+{
+	struct kslot_slots_dump_slot ds[1];
+	struct kslot_slots_dump d = { .slots = ds };
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h, h2, last;
+
+	slots_init(test, &s, 8);
+	h = slots_alloc(test, &s, COOKIE(0));
+	kslot_slots_remove(&s, h);
+	/* The hook refuses odd generations, live and out-of-range slots. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, U32_MAX),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 8, 2), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 0, U32_MAX - 1), 0);
+	last = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, last, kslot_handle_make(0, s.tag, U32_MAX));
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 2), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_EQ(test, s.free_head, 1);
+	kslot_slots_dump(&s, 0, 1, &d);
+	KUNIT_EXPECT_EQ(test, ds[0].gen, 0);
+	KUNIT_EXPECT_EQ(test, ds[0].next, KSLOT_SLOTS_RETIRED);
+	/* The retired word names slot 1, whatever is compared there. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, 1);
+	/* Slot 0 is never handed out again, and no old handle matches. */
+	h2 = slots_alloc(test, &s, COOKIE(2));
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, last));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 0).word));
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 2), -EINVAL);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_growth(struct kunit *test)
+{
+	const u32 max = 5000, n = 4100;
+	struct kslot_slots s;
+	u32 i, want = KSLOT_SLOTS_MIN;
+	u64 *h;
+
+	h = kunit_kcalloc(test, max, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, max);
+	for (i = 0; i < n; i++) {
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+		if (i == want)
+			want *= 2;
+		KUNIT_ASSERT_EQ(test, s.capacity, min(want, max));
+	}
+	KUNIT_EXPECT_EQ(test, s.capacity, 8192 > max ? max : 8192);
+	for (i = n; i < max; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	/* Doubling is clamped to max_entries. */
+	KUNIT_EXPECT_EQ(test, s.capacity, max);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h[0], GFP_KERNEL),
+			-ENOSPC);
+	for (i = 0; i < max; i++)
+		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Growth with interrupts off: GFP_ATOMIC tables, no sleeping. */
+static void kslot_slots_test_irq_context(struct kunit *test)
+{
+	const u32 n = KSLOT_SLOTS_MIN + 44;
+	unsigned long flags;
+	struct kslot_slots s;
+	int ret = 0;
+	u32 i;
+	u64 *h;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "t", NULL, 1024,
+					       KSLOT_SLOTS_LOCK_IRQ), 0);
+	flags = kslot_test_irq_enter();
+	for (i = 0; i < n && !ret; i++)
+		ret = kslot_slots_alloc(&s, COOKIE(i), &h[i], GFP_ATOMIC);
+	for (i = 0; i < n && !ret; i++)
+		if (kslot_slots_remove(&s, h[i]) != COOKIE(i))
+			ret = -EINVAL;
+	kslot_test_irq_exit(flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_MIN);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Every allocation of a growth fails in turn: -ENOMEM, nothing changed. */
+static void kslot_slots_test_fault(struct kunit *test)
+{
+	struct kslot_slots_stats before, after;
+	struct kslot_slots s;
+	bool injected;
+	u64 first, h;
+	int ret;
+	u32 i;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	slots_init(test, &s, 1024);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_alloc(&s, COOKIE(0), &first,
+							 GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	first = slots_alloc(test, &s, COOKIE(0));
+	for (i = 1; i < KSLOT_SLOTS_MIN; i++)
+		slots_alloc(test, &s, COOKIE(i));
+	kslot_slots_get_stats(&s, &before);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_alloc(&s, COOKIE(1), &h,
+							 GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	kslot_slots_get_stats(&s, &after);
+	KUNIT_EXPECT_EQ(test, after.count, before.count);
+	KUNIT_EXPECT_EQ(test, after.capacity, before.capacity);
+	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, first), COOKIE(0));
+	/* One allocation per growth: the second try succeeds. */
+	ret = kslot_test_with_fail_nth(2, &injected,
+				       kslot_slots_alloc(&s, COOKIE(1), &h,
+							 GFP_KERNEL));
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+struct ref_obj {
+	struct kref ref;
+	int released;
+};
+
+static void ref_obj_release(struct kref *ref)
+{
+	container_of(ref, struct ref_obj, ref)->released++;
+}
+
+static void kslot_slots_test_lookup_get(struct kunit *test)
+{
+	struct ref_obj *o;
+	struct kslot_slots s;
+	u64 h;
+
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	kref_init(&o->ref);
+	slots_init(test, &s, 8);
+	h = slots_alloc(test, &s, o);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup_get(&s, h,
+							 offsetof(struct ref_obj, ref),
+							 ref_obj_release), o);
+	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 2);
+	kref_put(&o->ref, ref_obj_release);
+	kref_put(&o->ref, ref_obj_release);
+	/* No reference left: not resurrected. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
+						       offsetof(struct ref_obj, ref),
+						       ref_obj_release));
+	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 0);
+	KUNIT_EXPECT_EQ(test, o->released, 1);
+	/* A stale handle takes no reference. */
+	kref_init(&o->ref);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), o);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
+						       offsetof(struct ref_obj, ref),
+						       ref_obj_release));
+	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * A reader that loaded the table pointer before a growth keeps a snapshot
+ * of the table as it was at the publication: never written again, still
+ * mapped until the grace period ends, and refused by lookups, which load
+ * the new table.
+ */
+static void kslot_slots_test_stale_table(struct kunit *test)
+{
+	struct kslot_slots s;
+	struct kslot_slot *old;
+	u32 i;
+	u64 *h;
+
+	h = kunit_kcalloc(test, KSLOT_SLOTS_MIN + 1, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, 1024);
+	for (i = 0; i < KSLOT_SLOTS_MIN; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	rcu_read_lock();
+	old = rcu_dereference(s.slots);
+	/* Grows: the old table is freed after this read section. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(i), &h[i],
+						GFP_ATOMIC), 0);
+	KUNIT_EXPECT_PTR_NE(test, rcu_dereference(s.slots), old);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[0]), COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h[1], COOKIE(99)),
+			    COOKIE(1));
+	/* The snapshot: what was live at the publication. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(old[0].word), h[0]);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(old[1].obj), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(old[KSLOT_SLOTS_MIN - 1].word),
+			h[KSLOT_SLOTS_MIN - 1]);
+	/* Lookups from now on see the current table. */
+	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h[0]));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h[1]), COOKIE(99));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h[i]), COOKIE(i));
+	rcu_read_unlock();
+	kslot_slots_destroy(&s, NULL, NULL);
+	rcu_barrier();
+}
+
+/*
+ * Writes between copy batches reach the new table (the mirror) whether
+ * the slot was copied already or not; readers stay on the old table until
+ * the publication.
+ */
+static void kslot_slots_test_mirror(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_COPY_BATCH;
+	struct kslot_slots s;
+	struct kslot_slot *old;
+	u64 *h, h2;
+	u32 i;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, 4 * n);
+	for (i = 0; i < n; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s.capacity, n);
+	rcu_read_lock();
+	old = rcu_dereference(s.slots);
+	rcu_read_unlock();
+	/* Allocate the new table, then copy the first batch. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s.next);
+	KUNIT_EXPECT_EQ(test, s.copied, KSLOT_SLOTS_COPY_BATCH);
+	/* Copied slots (below the batch) and not yet copied ones. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h[10], COOKIE(n)),
+			    COOKIE(10));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[20]), COOKIE(20));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h[n - 10],
+						      COOKIE(n + 1)),
+			    COOKIE(n - 10));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[n - 20]),
+			    COOKIE(n - 20));
+	/* A freed slot is reused while the growth waits, mirrored too. */
+	h2 = slots_alloc(test, &s, COOKIE(n + 2));
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), n - 20);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference(s.slots), old);
+	rcu_read_unlock();
+	/* The second batch publishes the table. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_EQ(test, s.capacity, 2 * n);
+	/* The free list: the new slots in order, then slot 20. */
+	KUNIT_EXPECT_EQ(test, s.free_head, n);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 2 * n - 1).obj, (void *)20UL);
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_NE(test, rcu_dereference(s.slots), old);
+	rcu_read_unlock();
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[10]), COOKIE(n));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[20]));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[n - 10]),
+			    COOKIE(n + 1));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[n - 20]));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(n + 2));
+	for (i = 0; i < n; i++)
+		if (i != 10 && i != 20 && i != n - 10 && i != n - 20)
+			KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+					    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n - 1);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(slots_alloc(test, &s, NULL)),
+			n);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * Growth under concurrency: one kthread grows the table from empty over
+ * and over (a new table each round) while another replaces and
+ * re-allocates the entries already there, and readers look handles up.
+ * Objects carry their handle, so a reader can tell if a handle ever
+ * reached another object; at the end of a round every entry must be
+ * found with its latest object, which fails if a write during a copy was
+ * lost (the mirror).
+ */
+#define GROW_MAX	20000
+#define GROW_CHURN	512
+
+struct grow_obj {
+	u64 handle;
+	struct rcu_head rcu;
+};
+
+struct grow_ctx {
+	struct kslot_slots s;
+	u64 *h;				/* grower's handles */
+	u64 churn[GROW_CHURN];		/* churner's handles */
+	struct grow_obj *churn_obj[GROW_CHURN];
+	atomic_t nr;			/* grower's entries so far */
+	atomic_t stop, round_stop, ids;
+	atomic_t churning;
+	atomic_long_t lookups, hits, wrong, lost, rounds, churns;
+};
+
+static struct grow_obj *grow_obj_new(void)
+{
+	return kzalloc(sizeof(struct grow_obj), GFP_KERNEL);
+}
+
+static void grow_free(void *obj, u64 handle, void *data)
+{
+	kfree(obj);
+}
+
+static bool grow_check(struct grow_ctx *c, u64 h, struct grow_obj *want)
+{
+	return kslot_slots_lookup(&c->s, h) == want;
+}
+
+static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
+{
+	u32 k = prandom_u32_state(rnd) % GROW_CHURN;
+	struct grow_obj *o = grow_obj_new(), *old;
+
+	if (!o)
+		return;
+	if (c->churn[k] && prandom_u32_state(rnd) & 1) {
+		o->handle = c->churn[k];
+		old = kslot_slots_replace(&c->s, c->churn[k], o);
+	} else {
+		if (c->churn[k]) {
+			old = kslot_slots_remove(&c->s, c->churn[k]);
+			WRITE_ONCE(c->churn[k], 0);
+			if (old)
+				kfree_rcu(old, rcu);
+		}
+		if (kslot_slots_alloc(&c->s, NULL, &o->handle, GFP_KERNEL)) {
+			kfree(o);
+			c->churn_obj[k] = NULL;
+			return;
+		}
+		old = kslot_slots_replace(&c->s, o->handle, o);
+		WRITE_ONCE(c->churn[k], o->handle);
+	}
+	if (!IS_ERR_OR_NULL(old))
+		kfree_rcu(old, rcu);
+	c->churn_obj[k] = o;
+	atomic_long_inc(&c->churns);
+}
+
+/* The grower: rounds of init, fill to GROW_MAX, check, destroy. */
+static int grow_writer(void *arg)
+{
+	struct grow_ctx *c = arg;
+	u32 i, k;
+
+	while (!atomic_read(&c->stop)) {
+		if (kslot_slots_init(&c->s, "t", NULL, GROW_MAX + GROW_CHURN,
+				     0))
+			break;
+		memset(c->churn, 0, sizeof(c->churn));
+		memset(c->churn_obj, 0, sizeof(c->churn_obj));
+		atomic_set(&c->nr, 0);
+		atomic_set(&c->round_stop, 0);
+		/* Let the churner and the readers in. */
+		atomic_set_release(&c->churning, 1);
+		for (i = 0; i < GROW_MAX && !atomic_read(&c->stop); i++) {
+			struct grow_obj *o = grow_obj_new();
+
+			if (!o)
+				break;
+			if (kslot_slots_alloc(&c->s, NULL, &o->handle,
+					      GFP_KERNEL)) {
+				kfree(o);
+				break;
+			}
+			kslot_slots_replace(&c->s, o->handle, o);
+			c->h[i] = o->handle;
+			atomic_set_release(&c->nr, i + 1);
+			if (i % 256 == 0)
+				cond_resched();
+		}
+		/* Stop the churner and readers, then check everything. */
+		atomic_set(&c->round_stop, 1);
+		while (atomic_read(&c->churning) != 3)
+			usleep_range(500, 1000);
+		for (k = 0; k < i; k++) {
+			struct grow_obj *o = kslot_slots_lookup(&c->s, c->h[k]);
+
+			if (!o || o->handle != c->h[k])
+				atomic_long_inc(&c->lost);
+		}
+		for (k = 0; k < GROW_CHURN; k++)
+			if (c->churn[k] &&
+			    !grow_check(c, c->churn[k], c->churn_obj[k]))
+				atomic_long_inc(&c->lost);
+		synchronize_rcu();
+		kslot_slots_destroy(&c->s, grow_free, NULL);
+		atomic_long_inc(&c->rounds);
+		atomic_set(&c->churning, 0);
+		if (atomic_read(&c->stop))
+			break;
+	}
+	atomic_set(&c->churning, 4);
+	while (!kthread_should_stop())
+		usleep_range(500, 1000);
+	return 0;
+}
+
+/*
+ * The first "reader" thread churns, the others read.  Handshake on
+ * c->churning: 1 = round running, 2 = churner parked, 3 = churner and
+ * readers parked, 0 = between rounds, 4 = done.
+ */
+static int grow_reader(void *arg)
+{
+	struct grow_ctx *c = arg;
+	int id = atomic_inc_return(&c->ids);
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, 1234 + id);
+	while (!kthread_should_stop()) {
+		int state = atomic_read_acquire(&c->churning);
+
+		if (state == 4 || (state != 1 && state != 2)) {
+			usleep_range(500, 1000);
+			continue;
+		}
+		if (atomic_read(&c->round_stop)) {
+			/* Churner parks first, then the (one) reader. */
+			if (id == 1 && state == 1)
+				atomic_set(&c->churning, 2);
+			else if (id != 1 && state == 2)
+				atomic_set(&c->churning, 3);
+			cond_resched();
+			continue;
+		}
+		if (id == 1) {
+			grow_churn(c, &rnd);
+		} else {
+			u32 nr = atomic_read_acquire(&c->nr);
+			u64 h;
+			struct grow_obj *o;
+
+			if (!nr)
+				continue;
+			h = c->h[prandom_u32_state(&rnd) % nr];
+			rcu_read_lock();
+			o = __kslot_slots_lookup(&c->s, h);
+			if (o) {
+				atomic_long_inc(&c->hits);
+				if (READ_ONCE(o->handle) != h)
+					atomic_long_inc(&c->wrong);
+			}
+			h = READ_ONCE(c->churn[prandom_u32_state(&rnd) %
+					       GROW_CHURN]);
+			o = __kslot_slots_lookup(&c->s, h);
+			if (o && READ_ONCE(o->handle) != h)
+				atomic_long_inc(&c->wrong);
+			rcu_read_unlock();
+			atomic_long_inc(&c->lookups);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static void kslot_slots_test_grow_concurrent(struct kunit *test)
+{
+	struct grow_ctx *c;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->h = kunit_kcalloc(test, GROW_MAX, sizeof(*c->h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->h);
+	kslot_test_run_threads(test, grow_writer, grow_reader, 2, c, &c->stop,
+			       3000);
+	kunit_info(test, "%ld rounds, %ld churns, %ld lookups, %ld hits, %ld wrong, %ld lost\n",
+		   atomic_long_read(&c->rounds), atomic_long_read(&c->churns),
+		   atomic_long_read(&c->lookups), atomic_long_read(&c->hits),
+		   atomic_long_read(&c->wrong), atomic_long_read(&c->lost));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->lost), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&c->rounds), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&c->churns), 100);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&c->hits), 100);
+	rcu_barrier();
+}
+
+static struct kunit_case kslot_slots_test_cases[] = {
+	KUNIT_CASE(kslot_slots_test_init),
+	KUNIT_CASE(kslot_slots_test_alloc),
+	KUNIT_CASE(kslot_slots_test_lookup),
+	KUNIT_CASE(kslot_slots_test_replace),
+	KUNIT_CASE(kslot_slots_test_remove),
+	KUNIT_CASE(kslot_slots_test_reserve),
+	KUNIT_CASE(kslot_slots_test_find),
+	KUNIT_CASE(kslot_slots_test_destroy),
+	KUNIT_CASE(kslot_slots_test_stats),
+	KUNIT_CASE(kslot_slots_test_dump),
+	KUNIT_CASE(kslot_slots_test_lookup_get),
+	KUNIT_CASE(kslot_slots_test_tag_mismatch),
+	KUNIT_CASE(kslot_slots_test_bounds),
+	KUNIT_CASE(kslot_slots_test_free_word),
+	KUNIT_CASE(kslot_slots_test_retire),
+	KUNIT_CASE(kslot_slots_test_growth),
+	KUNIT_CASE(kslot_slots_test_irq_context),
+	KUNIT_CASE(kslot_slots_test_fault),
+	KUNIT_CASE(kslot_slots_test_stale_table),
+	KUNIT_CASE(kslot_slots_test_mirror),
+	KUNIT_CASE_SLOW(kslot_slots_test_grow_concurrent),
+	{}
+};
+
+static struct kunit_suite kslot_slots_test_suite = {
+	.name = "kslot_slots",
+	.test_cases = kslot_slots_test_cases,
+};
+
+kunit_test_suite(kslot_slots_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kslot_slots");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kslot_slots: the generational slot core.  See include/linux/kslot_slots.h
+ * for the slot format, the storage and the rules.
+ */
+#include <linux/debugfs.h>
+#include <linux/export.h>
+#include <linux/kslot_slots.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "kslot_internal.h"
+
+/*
+ * The table of every table without slots: one slot whose word is 0, which
+ * only the null handle equals, with a NULL object.  Never written.
+ */
+static struct {
+	struct kslot_slots_table t;
+	struct kslot_slot slot;
+} kslot_slots_empty = { .t.nr = 1 };
+
+static struct kslot_slot *kslot_slots_empty_table(void)
+{
+	return kslot_slots_empty.t.slots;
+}
+
+static struct kslot_slots_table *kslot_slots_hdr(struct kslot_slot *slots)
+{
+	return container_of(slots, struct kslot_slots_table, slots[0]);
+}
+
+static unsigned long kslot_slots_lock(struct kslot_slots *s)
+	__acquires(&s->lock)
+{
+	return __kslot_lock(&s->lock, s->flags);
+}
+
+static void kslot_slots_unlock(struct kslot_slots *s, unsigned long irqflags)
+	__releases(&s->lock)
+{
+	__kslot_unlock(&s->lock, s->flags, irqflags);
+}
+
+static struct kslot_slot *kslot_slots_locked(struct kslot_slots *s)
+{
+	return rcu_dereference_protected(s->slots, lockdep_is_held(&s->lock));
+}
+
+/* The word of free (or, with @gen 0, retired) slot @index: see the top. */
+static u64 kslot_slots_free_word(u32 index, u32 gen)
+{
+	return (u64)gen << KSLOT_GEN_SHIFT | (index ^ 1);
+}
+
+static void *kslot_slots_link(u32 next)
+{
+	return (void *)(unsigned long)next;
+}
+
+static u32 kslot_slots_next(const struct kslot_slot *slot)
+{
+	return (unsigned long)slot->obj;
+}
+
+static u32 kslot_slots_word_gen(u64 word)
+{
+	return word >> KSLOT_GEN_SHIFT;
+}
+
+static int kslot_slots_stats_show(struct seq_file *m, void *unused)
+{
+	struct kslot_slots_stats st;
+
+	kslot_slots_get_stats(m->private, &st);
+	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
+		   st.count, st.capacity, st.max_entries);
+	seq_printf(m, "retired: %u\nrejected: %llu\n", st.retired,
+		   st.rejected);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
+
+/**
+ * kslot_slots_init() - Initialise a generational slot table.
+ * @s: The table.
+ * @kind: debugfs prefix of the structure built on it, e.g. "map".
+ * @name: If not NULL, expose the counters in debugfs as kslot/@kind-@name.
+ *	Names should be unique; a duplicate is not exposed.
+ * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
+ * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both), and
+ *	%KSLOT_SLOTS_ACCOUNT.
+ *
+ * No memory is allocated for slots until the first kslot_slots_alloc().
+ *
+ * Context: Process context if @name is given, otherwise any context.
+ * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits or both lock flags.
+ */
+int kslot_slots_init(struct kslot_slots *s, const char *kind,
+		     const char *name, u32 max_entries, unsigned int flags)
+{
+	if (!max_entries || max_entries > KSLOT_MAX_ENTRIES)
+		return -EINVAL;
+	if (!kslot_lock_flags_valid(flags, KSLOT_SLOTS_FLAGS_ALL))
+		return -EINVAL;
+
+	memset(s, 0, sizeof(*s));
+	spin_lock_init(&s->lock);
+	RCU_INIT_POINTER(s->slots, kslot_slots_empty_table());
+	s->tag = kslot_random_tag();
+	s->flags = flags;
+	s->free_head = KSLOT_SLOTS_NONE;
+	s->max_entries = max_entries;
+	atomic_long_set(&s->rejected, 0);
+	if (name)
+		s->debugfs = kslot_debugfs_create(kind, name, s,
+						  &kslot_slots_stats_fops);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_init);
+
+/**
+ * kslot_slots_destroy() - Tear down a table.
+ * @s: The table.
+ * @fn: If not NULL, called once for every live entry (reserved ones
+ *	included, with a NULL object), with the table lock not held.
+ * @data: Passed to @fn.
+ *
+ * The caller must ensure no writer runs and no new lookup starts.
+ * Lookups already inside an RCU read-side critical section may finish:
+ * the table is freed after a grace period.  The table may be initialised
+ * again afterwards, and must be before any other use.
+ *
+ * Context: Process context for a named table (its debugfs file is
+ * removed); otherwise any context that @fn allows.
+ */
+void kslot_slots_destroy(struct kslot_slots *s,
+			 void (*fn)(void *obj, u64 handle, void *data),
+			 void *data)
+{
+	struct kslot_slot *slots = rcu_dereference_protected(s->slots, true);
+	u32 i;
+
+	kslot_debugfs_remove(s->debugfs);
+	s->debugfs = NULL;
+	for (i = 0; fn && i < s->capacity; i++) {
+		u64 word = slots[i].word;
+
+		if (kslot_gen_is_live(kslot_slots_word_gen(word)))
+			fn(slots[i].obj, word, data);
+	}
+	/* New lookups find no slot; running ones keep the old table. */
+	rcu_assign_pointer(s->slots, kslot_slots_empty_table());
+	if (slots != kslot_slots_empty_table()) {
+		struct kslot_slots_table *t = kslot_slots_hdr(slots);
+
+		kvfree_rcu(t, rcu);
+	}
+	/* Never published; freed the same way so any context may destroy. */
+	if (s->next)
+		kvfree_rcu(s->next, rcu);
+	s->next = NULL;
+	s->capacity = 0;
+	WRITE_ONCE(s->count, 0);
+	s->free_head = KSLOT_SLOTS_NONE;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_destroy);
+
+static u32 kslot_slots_grown(const struct kslot_slots *s, u32 capacity)
+{
+	u64 want = capacity ? 2ULL * capacity : KSLOT_SLOTS_MIN;
+
+	return min_t(u64, want, s->max_entries);
+}
+
+/* Slots of a table of @nr that may hold entries. */
+static u32 kslot_slots_usable(const struct kslot_slots *s, unsigned long nr)
+{
+	return min_t(unsigned long, nr, s->max_entries);
+}
+
+/*
+ * A table of @nr slots (at least two, see the top of kslot_slots.h) whose
+ * slots from @from on are free and chained in order; the slots below
+ * @from are left for the copy.  Called with the lock dropped.
+ */
+static struct kslot_slots_table *
+kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
+{
+	struct kslot_slots_table *t;
+	size_t size;
+	u32 i, end;
+
+	nr = max(nr, 2U);
+	end = kslot_slots_usable(s, nr);
+	size = struct_size(t, slots, nr);
+
+	if (kslot_should_fail_alloc())
+		return NULL;
+	gfp = kslot_gfp(gfp, s->flags & KSLOT_SLOTS_ACCOUNT);
+	/* kvmalloc() may sleep; atomic callers get what kmalloc() can do. */
+	if (gfpflags_allow_blocking(gfp))
+		t = kvmalloc(size, gfp);
+	else
+		t = kmalloc(size, gfp);
+	if (!t)
+		return NULL;
+	t->nr = nr;
+	for (i = from; i < nr; i++) {
+		t->slots[i].word = kslot_slots_free_word(i, 0);
+		t->slots[i].obj = kslot_slots_link(i + 1 < end ? i + 1 :
+						   KSLOT_SLOTS_NONE);
+	}
+	return t;
+}
+
+/* Publish the fully copied @s->next, its new slots first on the free list. */
+static void kslot_slots_publish(struct kslot_slots *s)
+{
+	struct kslot_slot *old = kslot_slots_locked(s);
+	struct kslot_slots_table *t = s->next;
+	u32 end = kslot_slots_usable(s, t->nr);
+
+	t->slots[end - 1].obj = kslot_slots_link(s->free_head);
+	s->free_head = s->capacity;
+	s->capacity = end;
+	s->next = NULL;
+	/* The copy and the new free slots before the pointer. */
+	rcu_assign_pointer(s->slots, t->slots);
+	if (old != kslot_slots_empty_table()) {
+		t = kslot_slots_hdr(old);
+		kvfree_rcu(t, rcu);
+	}
+}
+
+/*
+ * One step of a growth: allocate the new table (with the lock dropped) or
+ * copy one batch into it, publishing it after the last.  @need: give the
+ * new table up if a slot was freed meanwhile.  Called and returns with the
+ * lock held.
+ */
+static int kslot_slots_grow_step(struct kslot_slots *s,
+				 unsigned long *irqflags, gfp_t gfp, bool need)
+	__must_hold(&s->lock)
+{
+	struct kslot_slot *cur = kslot_slots_locked(s);
+	u32 cap = s->capacity, n;
+
+	if (cap >= s->max_entries)
+		return -ENOSPC;
+	if (!s->next) {
+		struct kslot_slots_table *t;
+
+		kslot_slots_unlock(s, *irqflags);
+		t = kslot_slots_table_alloc(s, kslot_slots_grown(s, cap), cap,
+					    gfp);
+		*irqflags = kslot_slots_lock(s);
+		if (!t)
+			return -ENOMEM;
+		if (s->next || s->capacity != cap ||
+		    (need && s->free_head != KSLOT_SLOTS_NONE)) {
+			/* Someone else grew it or freed a slot. */
+			kslot_slots_unlock(s, *irqflags);
+			kvfree(t);
+			*irqflags = kslot_slots_lock(s);
+			return 0;
+		}
+		s->next = t;
+		s->copied = 0;
+	}
+	/* One batch under the lock; writers mirror what is copied. */
+	n = min(cap - s->copied, KSLOT_SLOTS_COPY_BATCH);
+	memcpy(&s->next->slots[s->copied], &cur[s->copied], n * sizeof(*cur));
+	s->copied += n;
+	if (s->copied == cap)
+		kslot_slots_publish(s);
+	return 0;
+}
+
+/*
+ * Make sure the free list is not empty.  Called and returns with the lock
+ * held; drops it to allocate a table and between copy batches.
+ */
+static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
+			    gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	while (s->free_head == KSLOT_SLOTS_NONE) {
+		int ret = kslot_slots_grow_step(s, irqflags, gfp, true);
+
+		if (ret)
+			return ret;
+		if (!s->next || s->free_head != KSLOT_SLOTS_NONE)
+			continue;
+		/* Between batches: let other writers in. */
+		kslot_slots_unlock(s, *irqflags);
+		if (gfpflags_allow_blocking(gfp))
+			cond_resched();
+		*irqflags = kslot_slots_lock(s);
+	}
+	return 0;
+}
+
+/*
+ * A writer changed slot @i of the current table: if a growth has copied
+ * it already, write the copy too.  Called with the lock held.
+ */
+static void kslot_slots_mirror(struct kslot_slots *s,
+			       const struct kslot_slot *slot, u32 i)
+{
+	if (s->next && i < s->copied)
+		s->next->slots[i] = *slot;
+}
+
+/* The writable slot @i of the current table.  Called with the lock held. */
+static struct kslot_slot *kslot_slots_at(struct kslot_slots *s, u32 i)
+{
+	return &kslot_slots_locked(s)[i];
+}
+
+/**
+ * kslot_slots_alloc() - Store a pointer and issue a handle for it.
+ * @s: The table.
+ * @obj: The pointer, or NULL to reserve a handle (lookups return NULL
+ *	until kslot_slots_replace() publishes an object).
+ * @handle: Set to the new handle on success; untouched on failure.
+ * @gfp: Allocation flags for growing the table.
+ *
+ * Reuses the most recently freed slot if there is one, otherwise grows
+ * the table (see the top of kslot_slots.h).  The object's contents must be
+ * initialised before the call: lookups may return it as soon as the
+ * handle is live, before this function returns.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0, -ENOMEM if growing the table failed, or -ENOSPC if the table
+ * holds max_entries slots (live or retired) and none is free.
+ */
+int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+		      gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot;
+	u32 index, gen;
+	u64 h;
+	int ret;
+
+	ret = kslot_slots_grow(s, &irqflags, gfp);
+	if (ret)
+		goto out;
+	index = s->free_head;
+	slot = kslot_slots_at(s, index);
+	s->free_head = kslot_slots_next(slot);
+	gen = kslot_slots_word_gen(slot->word) + 1;
+	h = kslot_handle_make(index, s->tag, gen);
+	WRITE_ONCE(slot->obj, obj);
+	/* Object before word; see __kslot_slots_lookup(). */
+	smp_store_release(&slot->word, h);
+	kslot_slots_mirror(s, slot, index);
+	/* kslot_slots_count() reads it without the lock. */
+	WRITE_ONCE(s->count, s->count + 1);
+	*handle = h;
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_alloc);
+
+/* The live slot @handle names, or NULL.  Called with the lock held. */
+static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
+{
+	u32 index = kslot_handle_index(handle);
+	struct kslot_slot *slot;
+
+	if (!kslot_gen_is_live(kslot_handle_gen(handle)) ||
+	    index >= s->capacity)
+		return NULL;
+	slot = kslot_slots_at(s, array_index_nospec(index, s->capacity));
+	return slot->word == handle ? slot : NULL;
+}
+
+/**
+ * kslot_slots_replace() - Replace the pointer a handle refers to.
+ * @s: The table.
+ * @handle: A live handle, reserved or not.
+ * @obj: The new pointer; NULL turns the entry back into a reservation.
+ *
+ * The handle keeps its generation.  Lookups see the old or the new
+ * pointer; the caller owns the old one and must let RCU readers finish
+ * with it before freeing it.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ * Return: The previous pointer (NULL for a reservation), or
+ * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ */
+void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	void *old = ERR_PTR(-ENOENT);
+
+	if (slot) {
+		old = slot->obj;
+		/* Object contents before the pointer, as rcu_assign_pointer(). */
+		smp_store_release(&slot->obj, obj);
+		kslot_slots_mirror(s, slot, kslot_handle_index(handle));
+	}
+	kslot_slots_unlock(s, irqflags);
+	return old;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_replace);
+
+/**
+ * kslot_slots_remove() - Remove an entry and invalidate its handle.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ *
+ * Bumps the slot's generation, so @handle and every copy of it are
+ * rejected from now on, and puts the slot at the head of the free list,
+ * or retires it if its generations are used up.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ * Return: The removed pointer, or NULL if @handle was not live (or was a
+ * reservation, which is released all the same).
+ */
+void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	u32 index = kslot_handle_index(handle), gen;
+	void *obj = NULL, *link;
+
+	if (!slot)
+		goto out;
+	obj = slot->obj;
+	/* Generation U32_MAX was the last: 0 retires the slot. */
+	gen = kslot_handle_gen(handle) + 1;
+	if (!gen) {
+		link = kslot_slots_link(KSLOT_SLOTS_RETIRED);
+		s->retired++;
+	} else {
+		link = kslot_slots_link(s->free_head);
+		s->free_head = index;
+	}
+	WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen));
+	/* Word before object; see __kslot_slots_lookup(). */
+	smp_wmb();
+	WRITE_ONCE(slot->obj, link);
+	kslot_slots_mirror(s, slot, index);
+	WRITE_ONCE(s->count, s->count - 1);
+out:
+	kslot_slots_unlock(s, irqflags);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_remove);
+
+/**
+ * __kslot_slots_reject() - Count a lookup that found nothing.
+ * @s: The table.
+ * @handle: The handle looked up.
+ *
+ * The slow path of __kslot_slots_lookup(): every handle but the null one
+ * that did not match a live slot is a rejection.
+ *
+ * Context: Any context.
+ */
+void __kslot_slots_reject(struct kslot_slots *s, u64 handle)
+{
+	if (handle)
+		atomic_long_inc(&s->rejected);
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_reject);
+
+/**
+ * kslot_slots_lookup() - Find the pointer a handle refers to.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ *
+ * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
+ * holds rcu_read_lock() across the call and its use of the object, or
+ * keeps the object alive by other means, the object may be freed as soon
+ * as this returns.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The pointer, or NULL if @handle is stale, forged, from another
+ * table, or reserved.
+ */
+void *kslot_slots_lookup(struct kslot_slots *s, u64 handle)
+{
+	void *obj;
+
+	rcu_read_lock();
+	obj = __kslot_slots_lookup(s, handle);
+	rcu_read_unlock();
+	return obj;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_lookup);
+
+/**
+ * kslot_slots_lookup_get() - Look up a handle and take a kref on the object.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ * @ref_offset: Offset of the struct kref inside the stored objects.
+ * @release: The objects' kref release function.
+ *
+ * The kref_get_unless_zero() pattern drivers use with xa_load().  After
+ * the reference is taken, the slot is read again from the *current* table
+ * (a lookup may have run on a table a growth replaced, as
+ * __fget_files_rcu() re-checks the fdtable): it must still hold this
+ * object under this handle.  That keeps it correct for objects from a
+ * SLAB_TYPESAFE_BY_RCU cache, whose memory may hold a new object by the
+ * time the reference is taken; then the reference is dropped with
+ * @release semantics and NULL returned.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.  @release
+ * may be called, so it must be safe in the caller's context.
+ * Return: The object with a reference held, or NULL.
+ */
+void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
+			     size_t ref_offset,
+			     void (*release)(struct kref *ref))
+{
+	const struct kslot_slot *slot;
+	struct kref *ref;
+	void *obj;
+
+	rcu_read_lock();
+	obj = __kslot_slots_lookup(s, handle);
+	if (!obj)
+		goto out;
+	ref = obj + ref_offset;
+	if (!kref_get_unless_zero(ref)) {
+		obj = NULL;
+		goto out;
+	}
+	/*
+	 * The increment is a relaxed RMW: order the re-check after it, as
+	 * refcount_inc_not_zero_acquire() would.
+	 */
+	smp_acquire__after_ctrl_dep();
+	slot = __kslot_slots_slot(rcu_dereference(s->slots),
+				  kslot_handle_index(handle));
+	if (READ_ONCE(slot->word) != handle || READ_ONCE(slot->obj) != obj) {
+		kref_put(ref, release);
+		obj = NULL;
+	}
+out:
+	rcu_read_unlock();
+	return obj;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
+
+/**
+ * kslot_slots_find() - Find the next published entry at or after an index.
+ * @s: The table.
+ * @index: Slot to start from; set to the slot found.
+ * @handle: Set to the handle of the entry found.
+ *
+ * Reserved entries are skipped.  Each entry returned was live at some
+ * point during the call.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The pointer, or NULL when no published entry remains at or
+ * after *@index (then *@index and *@handle are unchanged).
+ */
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
+{
+	const struct kslot_slots_table *t;
+	void *found = NULL;
+	u32 i;
+
+	rcu_read_lock();
+	t = kslot_slots_hdr(rcu_dereference(s->slots));
+	for (i = *index; i < t->nr; i++) {
+		const struct kslot_slot *slot = &t->slots[i];
+		/* Word, object, word, as __kslot_slots_lookup(). */
+		u64 word = smp_load_acquire(&slot->word);
+		void *obj;
+
+		if (!kslot_gen_is_live(kslot_slots_word_gen(word)))
+			continue;
+		obj = READ_ONCE(slot->obj);
+		smp_rmb(); /* Object before the word re-check. */
+		if (!obj || READ_ONCE(slot->word) != word)
+			continue;
+		*index = i;
+		*handle = word;
+		found = obj;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_find);
+
+/**
+ * kslot_slots_get_stats() - Read a table's counters.
+ * @s: The table.
+ * @st: Filled with a consistent snapshot of the counters.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ */
+void kslot_slots_get_stats(struct kslot_slots *s,
+			   struct kslot_slots_stats *st)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	st->count = s->count;
+	st->capacity = s->capacity;
+	st->max_entries = s->max_entries;
+	st->retired = s->retired;
+	kslot_slots_unlock(s, irqflags);
+	st->rejected = atomic_long_read(&s->rejected);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
+
+/**
+ * kslot_slots_dump() - Copy a consistent snapshot of some slots.
+ * @s: The table.
+ * @start: First slot.
+ * @max: Slots @d->slots has room for.
+ * @d: Receives the slots, the free-list head and the counts.
+ *
+ * For debugging tools (the /dev/kslot DUMP command).
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ */
+void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
+		      struct kslot_slots_dump *d)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	u32 i;
+
+	d->capacity = s->capacity;
+	d->free_head = s->free_head;
+	d->count = s->count;
+	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
+	     i++) {
+		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
+		u32 gen = kslot_slots_word_gen(slot->word);
+
+		bool live = kslot_gen_is_live(gen);
+
+		d->slots[i].obj = live ? slot->obj : NULL;
+		d->slots[i].gen = gen;
+		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
+					  kslot_slots_next(slot);
+	}
+	d->returned = i;
+	kslot_slots_unlock(s, irqflags);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_dump);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
+ * @s: The table.
+ * @index: A free slot below the capacity.
+ * @gen: New even generation, to start the slot near retirement.
+ *
+ * Context: Any context the table's lock flags allow.
+ * Return: 0, or -EINVAL if the slot is not free (live or retired), is
+ * beyond the capacity, or @gen is odd.
+ */
+int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot;
+	int ret = -EINVAL;
+
+	if (index < s->capacity && !kslot_gen_is_live(gen)) {
+		slot = kslot_slots_at(s, index);
+		if (!kslot_gen_is_live(kslot_slots_word_gen(slot->word)) &&
+		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
+			WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen));
+			kslot_slots_mirror(s, slot, index);
+			ret = 0;
+		}
+	}
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
+
+/**
+ * kslot_slots_test_grow_step() - One growth step on demand (KUnit only).
+ * @s: The table.
+ *
+ * Starts a growth (allocates the next table) or copies one batch of it,
+ * publishing after the last, whether or not the free list is empty, so a
+ * test can write between batches.
+ *
+ * Context: Process context.
+ * Return: 0, -ENOMEM, or -ENOSPC if the table cannot grow.
+ */
+int kslot_slots_test_grow_step(struct kslot_slots *s)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = kslot_slots_grow_step(s, &irqflags, GFP_KERNEL, false);
+
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_grow_step);
+#endif
