@@ -82,6 +82,10 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 		j += len;
 	}
 	KUNIT_ASSERT_EQ(test, live, g->size);
+	/* The live bitmap is the skipfield's zero nodes below last. */
+	for (j = 0; j < round_up(g->capacity, 64); j++)
+		KUNIT_ASSERT_EQ(test, !!(g->live[j / 64] & BIT_ULL(j % 64)),
+				j < g->last && !s[j]);
 	for (k = g->free_head; k != KSLOT_HIVE_NONE; k = link_at(h, g, k)->next) {
 		KUNIT_ASSERT_LT(test, k, g->last);
 		KUNIT_ASSERT_NE(test, s[k], 0);
@@ -162,6 +166,17 @@ static int *insert_int(struct kunit *test, struct kslot_hive *h, int v)
 	return p;
 }
 
+/*
+ * Bytes a group of @cap 16-byte elements takes: the header, a u64 of live
+ * bits per 64 slots, @cap + 2 skipfield nodes, the elements 8-aligned.
+ */
+static size_t group_bytes16(u32 cap)
+{
+	return ALIGN(sizeof(struct kslot_hive_group) +
+		     DIV_ROUND_UP(cap, 64) * sizeof(u64) +
+		     (cap + 2) * sizeof(u16), 8) + cap * 16;
+}
+
 static void kslot_hive_test_init(struct kunit *test)
 {
 	struct kslot_hive_params p = { .elem_size = 1 };
@@ -211,10 +226,12 @@ static void kslot_hive_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.elem_size, 16);
 	KUNIT_EXPECT_EQ(test, h.min_capacity, KSLOT_HIVE_DEFAULT_MIN);
 	/* The default maximum, lowered to what an order-3 group holds. */
-	KUNIT_EXPECT_EQ(test, h.max_capacity,
-			min_t(size_t, KSLOT_HIVE_DEFAULT_MAX,
-			      ((PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) -
-			       sizeof(struct kslot_hive_group) - 4 - 7) / 18));
+	KUNIT_EXPECT_LE(test, h.max_capacity, KSLOT_HIVE_DEFAULT_MAX);
+	KUNIT_EXPECT_LE(test, group_bytes16(h.max_capacity),
+			PAGE_SIZE << KSLOT_HIVE_MAX_ORDER);
+	if (h.max_capacity < KSLOT_HIVE_DEFAULT_MAX)
+		KUNIT_EXPECT_GT(test, group_bytes16(h.max_capacity + 1),
+				PAGE_SIZE << KSLOT_HIVE_MAX_ORDER);
 	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(kslot_hive_insert(&h, GFP_KERNEL)));
 	hive_check(test, &h);

@@ -24,30 +24,77 @@
 #include <linux/kmemleak.h>
 #include <linux/kslot_hive.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 
 #include "kslot_internal.h"
 
+/*
+ * Group layout: the header, the live bitmap (a u64 per 64 slots), the
+ * skipfield with its zero nodes -1 and capacity, the elements.
+ */
+static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
+{
+	return (u16 *)(g->live + DIV_ROUND_UP(cap, BITS_PER_TYPE(u64))) + 1;
+}
+
 /* Offset of the element area of a group of @cap elements. */
 static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
 {
-	return ALIGN(sizeof(struct kslot_hive_group) + (cap + 2) * sizeof(u16),
-		     hive->align);
+	return ALIGN(sizeof(struct kslot_hive_group) +
+		     DIV_ROUND_UP(cap, BITS_PER_TYPE(u64)) * sizeof(u64) +
+		     (cap + 2) * sizeof(u16), hive->align);
+}
+
+/* Whether a group of @cap elements fits in @bytes. */
+static bool kslot_hive_fits(const struct kslot_hive *hive, size_t cap,
+			    size_t bytes)
+{
+	return kslot_hive_elems_offset(hive, cap) + cap * hive->elem_size <=
+	       bytes;
 }
 
 /* Elements an order-@order group can hold. */
 static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 {
 	size_t bytes = PAGE_SIZE << order;
-	size_t fixed = sizeof(struct kslot_hive_group) + 2 * sizeof(u16) +
-		       hive->align - 1;
+	size_t cap;
 
-	if (bytes <= fixed)
+	if (!kslot_hive_fits(hive, 1, bytes))
 		return 0;
-	return min_t(size_t, (bytes - fixed) / (hive->elem_size + sizeof(u16)),
-		     KSLOT_HIVE_MAX_CAPACITY);
+	/*
+	 * A slot costs its element, a node and a bit: start from that
+	 * estimate, then step to the exact bound (the fixed parts and the
+	 * rounding move it by a slot or two).
+	 */
+	cap = bytes * BITS_PER_BYTE /
+	      (hive->elem_size * BITS_PER_BYTE + 2 * BITS_PER_BYTE + 1);
+	cap = min_t(size_t, cap, KSLOT_HIVE_MAX_CAPACITY);
+	while (!kslot_hive_fits(hive, cap, bytes))
+		cap--;
+	while (cap < KSLOT_HIVE_MAX_CAPACITY &&
+	       kslot_hive_fits(hive, cap + 1, bytes))
+		cap++;
+	return cap;
+}
+
+/*
+ * Offsets in a group divide by the element size as a multiply and a
+ * shift: with inv = 2^40 / size + 1, off * inv / 2^40 = off / size +
+ * off * e / 2^40 for some 0 < e <= 1, and off * size < 2^40 keeps the
+ * error below 1 / size, so the floor is exact.
+ */
+#define KSLOT_HIVE_INV_SHIFT	40
+#define KSLOT_HIVE_INV_ONE	BIT_ULL(KSLOT_HIVE_INV_SHIFT)
+static_assert((u64)(PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) * KSLOT_HIVE_MAX_ELEM <
+	      KSLOT_HIVE_INV_ONE);
+
+/* @off / elem_size, for an offset inside a group. */
+static u32 kslot_hive_index(const struct kslot_hive *hive, size_t off)
+{
+	return ((u64)off * hive->elem_inv) >> KSLOT_HIVE_INV_SHIFT;
 }
 
 /**
@@ -87,6 +134,7 @@ int kslot_hive_init(struct kslot_hive *hive,
 
 	memset(hive, 0, sizeof(*hive));
 	hive->elem_size = size;
+	hive->elem_inv = div_u64(KSLOT_HIVE_INV_ONE, size) + 1;
 	hive->align = align;
 	max_cap = min(max_cap, kslot_hive_fit(hive, KSLOT_HIVE_MAX_ORDER));
 	if (!min_cap)
@@ -126,7 +174,7 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 	g->hive = hive;
 	g->order = order;
 	g->capacity = min(kslot_hive_fit(hive, order), hive->max_capacity);
-	g->skipfield = (u16 *)(g + 1) + 1;
+	g->skipfield = kslot_hive_skipfield_of(g, g->capacity);
 	g->elements = (void *)g + kslot_hive_elems_offset(hive, g->capacity);
 	g->free_head = KSLOT_HIVE_NONE;
 	folio->private = g;
@@ -175,16 +223,18 @@ static int kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
 {
 	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
 	size_t off;
+	u32 i;
 
 	if (!g || p < g->elements)
 		return -EINVAL;
 	off = p - g->elements;
-	if (off % hive->elem_size || off / hive->elem_size >= g->capacity)
+	i = kslot_hive_index(hive, off);
+	if ((size_t)i * hive->elem_size != off || i >= g->capacity)
 		return -EINVAL;
-	if (!g->active || off / hive->elem_size >= g->last)
+	if (!g->active || i >= g->last)
 		return -ENOENT;
 	*gp = g;
-	*ip = off / hive->elem_size;
+	*ip = i;
 	return 0;
 }
 
@@ -193,6 +243,16 @@ static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
 					       u32 i)
 {
 	return g->elements + (size_t)i * hive->elem_size;
+}
+
+static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
+{
+	g->live[i / BITS_PER_TYPE(u64)] |= BIT_ULL(i % BITS_PER_TYPE(u64));
+}
+
+static void kslot_hive_clear_live(struct kslot_hive_group *g, u32 i)
+{
+	g->live[i / BITS_PER_TYPE(u64)] &= ~BIT_ULL(i % BITS_PER_TYPE(u64));
 }
 
 /* Erasure list: the groups whose free list is not empty. */
@@ -350,7 +410,8 @@ static void kslot_hive_skip_reuse(struct kslot_hive *hive,
 static void kslot_hive_activate(struct kslot_hive *hive,
 				struct kslot_hive_group *g)
 {
-	memset(g->skipfield - 1, 0, (g->capacity + 2) * sizeof(u16));
+	memset(g->live, 0, (void *)(g->skipfield + g->capacity + 1) -
+	       (void *)g->live);
 	g->last = 0;
 	g->size = 0;
 	g->free_head = KSLOT_HIVE_NONE;
@@ -484,6 +545,7 @@ void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
 			return ERR_PTR(-ENOMEM);
 		i = g->last++;
 	}
+	kslot_hive_set_live(g, i);
 	g->size++;
 	hive->size++;
 	elem = kslot_hive_elem(hive, g, i);
@@ -519,6 +581,7 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 	if (!g->skipfield[i])
 		return ERR_PTR(-EBUSY);
 	kslot_hive_skip_reuse(hive, g, i);
+	kslot_hive_set_live(g, i);
 	g->size++;
 	hive->size++;
 	return slot;
@@ -533,6 +596,7 @@ static void __kslot_hive_erase(struct kslot_hive *hive,
 		kslot_hive_retire(hive, g);
 		return;
 	}
+	kslot_hive_clear_live(g, i);
 	kslot_hive_skip_erase(hive, g, i);
 }
 

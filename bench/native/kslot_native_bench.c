@@ -3,10 +3,12 @@
  * Native benchmark driver: kslot against the kernel's XArray, both built
  * as ordinary userspace code, on the machine's real caches.
  *
- *   kslot_native_bench [-r REPS] [-s SEED] [SIZE...]
+ *   kslot_native_bench [-r REPS] [-s SEED] [--hive] [SIZE...]
  *	prints "ok N native_<name> size=.. kslot_ns=.. anchor=.. anchor_ns=.."
+ *	for every size (after --hive: only the hive's rows)
  *   kslot_native_bench --count N
- *	one pass of each lookup over N entries in random order, for
+ *	one pass of each lookup over N entries in random order, and N hive
+ *	and kslot_dense inserts, N/2 random erases and a walk, for
  *	valgrind --tool=callgrind (instructions per call)
  */
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 static unsigned int reps = 5;
 static unsigned int tests;
+static int hive_only;
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -53,17 +56,22 @@ static uint32_t passes_for(uint32_t n)
 	return p ? p : 1;
 }
 
-static void keys_init(struct keys *k, uint32_t n, unsigned int seed)
+/* The random permutation, and unless @perm_only the handle arrays. */
+static void keys_init(struct keys *k, uint32_t n, unsigned int seed,
+		      int perm_only)
 {
 	uint32_t i;
 
+	memset(k, 0, sizeof(*k));
 	k->n = n;
 	k->perm = malloc(sizeof(*k->perm) * n);
-	k->h = malloc(sizeof(*k->h) * n);
-	k->rh = malloc(sizeof(*k->rh) * n);
-	k->id = malloc(sizeof(*k->id) * n);
-	k->rid = malloc(sizeof(*k->rid) * n);
-	if (!k->perm || !k->h || !k->rh || !k->id || !k->rid) {
+	if (!perm_only) {
+		k->h = malloc(sizeof(*k->h) * n);
+		k->rh = malloc(sizeof(*k->rh) * n);
+		k->id = malloc(sizeof(*k->id) * n);
+		k->rid = malloc(sizeof(*k->rid) * n);
+	}
+	if (!k->perm || (!perm_only && (!k->h || !k->rh || !k->id || !k->rid))) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
@@ -111,6 +119,57 @@ static double per(uint64_t ns, uint64_t ops)
 	return ops ? (double)ns / ops : 0;
 }
 
+/*
+ * The hive: insert, erase of every element in random order (against
+ * kslot_dense's, the same count and order), iteration at 0/50/90% erased
+ * (against a packed array of the live count).
+ */
+static void run_hive(uint32_t n, const struct keys *k)
+{
+	uint64_t a, b;
+	char name[48];
+	int o;
+
+	a = BEST(kn_hive_insert_time(n));
+	b = BEST(kn_dense_insert_time(n));
+	if (!a || !b)
+		fail("hive_insert", n);
+	else
+		row("hive_insert", n, per(a, n), "dense_insert", per(b, n));
+
+	a = UINT64_MAX;
+	b = UINT64_MAX;
+	for (unsigned int r = 0; r < reps; r++) {
+		uint64_t t;
+
+		t = kn_hive_insert_time(n) ? kn_hive_erase_time(k->perm, n) : 0;
+		a = t && t < a ? t : a;
+		t = kn_dense_insert_time(n) ? kn_dense_erase_time(k->perm, n) : 0;
+		b = t && t < b ? t : b;
+	}
+	if (a == UINT64_MAX || b == UINT64_MAX)
+		fail("hive_erase_rand", n);
+	else
+		row("hive_erase_rand", n, per(a, n), "dense_erase_rand",
+		    per(b, n));
+
+	for (o = 0; o < 3; o++) {
+		static const unsigned int pct[] = { 0, 50, 90 };
+		uint32_t erase = (uint64_t)n * pct[o] / 100, live = n - erase;
+		uint32_t lp = passes_for(live);
+
+		snprintf(name, sizeof(name), "hive_iter_%u", pct[o]);
+		if (!live || kn_hive_fill(n, k->perm, erase)) {
+			fail(name, n);
+			continue;
+		}
+		a = BEST(kn_hive_iter_time(lp));
+		b = BEST(kn_packed_iter_time(live, lp));
+		row(name, n, per(a, (uint64_t)live * lp), "packed_array",
+		    per(b, (uint64_t)live * lp));
+	}
+}
+
 static void run_size(uint32_t n, unsigned int seed)
 {
 	static const char * const order[] = { "seq", "rand" };
@@ -120,7 +179,7 @@ static void run_size(uint32_t n, unsigned int seed)
 	char name[48];
 	int o;
 
-	keys_init(&k, n, seed);
+	keys_init(&k, n, seed, 0);
 	a = BEST(kn_map_alloc_time(n, k.h));
 	b = BEST(xn_alloc_time(n, k.id));
 	if (!a || !b || kn_map_check(k.h, n) || xn_check(k.id, n) ||
@@ -183,21 +242,7 @@ static void run_size(uint32_t n, unsigned int seed)
 		    "xa_for_each", per(b, (uint64_t)n * passes));
 	}
 
-	for (o = 0; o < 3; o++) {
-		static const unsigned int pct[] = { 0, 50, 90 };
-		uint32_t erase = (uint64_t)n * pct[o] / 100, live = n - erase;
-		uint32_t lp = passes_for(live);
-
-		snprintf(name, sizeof(name), "hive_iter_%u", pct[o]);
-		if (!live || kn_hive_fill(n, k.perm, erase)) {
-			fail(name, n);
-			continue;
-		}
-		a = BEST(kn_hive_iter_time(lp));
-		b = BEST(kn_packed_iter_time(live, lp));
-		row(name, n, per(a, (uint64_t)live * lp), "packed_array",
-		    per(b, (uint64_t)live * lp));
-	}
+	run_hive(n, &k);
 
 	for (o = 0; o < 2; o++) {
 		unsigned int size = o ? 512 : 64;
@@ -211,12 +256,25 @@ static void run_size(uint32_t n, unsigned int seed)
 	keys_free(&k);
 }
 
-/* One pass of each lookup, for callgrind. */
+/* Only the hive's rows (--hive): at 16M the map's would take long. */
+static void run_hive_size(uint32_t n, unsigned int seed)
+{
+	struct keys k;
+
+	keys_init(&k, n, seed, 1);
+	run_hive(n, &k);
+	keys_free(&k);
+}
+
+/*
+ * One pass of each lookup, and the hive's and kslot_dense's inserts,
+ * erases and a walk (kn_count_hive()), for callgrind.
+ */
 static int count_mode(uint32_t n)
 {
 	struct keys k;
 
-	keys_init(&k, n, 1);
+	keys_init(&k, n, 1, 0);
 	if (kn_map_fill(n, k.h) || xn_fill(n, k.id) || kn_floor_fill(n))
 		return 1;
 	keys_shuffle(&k);
@@ -224,6 +282,8 @@ static int count_mode(uint32_t n)
 	kn_count_map_lookups(k.rh, n);
 	kn_count_floor(k.rh, n);
 	xn_count_loads(k.rid, n);
+	if (kn_count_hive(n, k.perm))
+		return 1;
 	printf("# sink %lu\n", (kn_sink() + xn_sink()) & 1);
 	keys_free(&k);
 	return 0;
@@ -246,6 +306,10 @@ int main(int argc, char **argv)
 			reps = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--hive"))
+			hive_only = 1;
+		else if (hive_only)
+			run_hive_size(strtoul(argv[i], NULL, 0), seed);
 		else
 			run_size(strtoul(argv[i], NULL, 0), seed);
 	}

@@ -14,6 +14,7 @@
 #ifndef KSLOT_SHIM_H
 #define KSLOT_SHIM_H
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -94,6 +95,20 @@ typedef unsigned int gfp_t;
 static inline bool is_power_of_2(unsigned long n)
 {
 	return n && !(n & (n - 1));
+}
+
+#define div_u64(n, d)		((u64)(n) / (u32)(d))
+#define BITS_PER_BYTE		8
+#define BITS_PER_TYPE(t)	(sizeof(t) * BITS_PER_BYTE)
+
+static inline unsigned int __ffs64(u64 x)
+{
+	return (unsigned long)__builtin_ctzll(x);
+}
+
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
 static inline int ilog2(unsigned long n)
@@ -319,18 +334,38 @@ static inline size_t strscpy(char *d, const char *s, size_t n)
 	return strlen(d);
 }
 
-/* Pages and folios: size-aligned blocks, found again through a table. */
+/*
+ * Pages and folios, as the kernel's direct map and vmemmap: blocks of
+ * 2^order pages aligned to their size, carved from one reserved range,
+ * and a struct folio per page of it (a tail page's points to its head's).
+ */
 struct page;
 
 struct folio {
 	void *private;
 	void *addr;
 	unsigned int order;
+	struct folio *head;
 };
+
+extern char *kslot_shim_arena;
+extern unsigned long kslot_shim_arena_used;
+extern struct folio *kslot_shim_vmemmap;
+extern struct folio kslot_shim_folio_none;
 
 struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order);
 void kslot_shim_folio_put(struct folio *folio);
-struct folio *kslot_shim_virt_to_folio(const void *p);
+
+static inline struct folio *kslot_shim_virt_to_folio(const void *p)
+{
+	unsigned long off = (const char *)p - kslot_shim_arena;
+	struct folio *f;
+
+	if (off >= kslot_shim_arena_used)
+		return &kslot_shim_folio_none;
+	f = kslot_shim_vmemmap[off >> PAGE_SHIFT].head;
+	return f ? f : &kslot_shim_folio_none;
+}
 
 #define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
 #define folio_put(f)			kslot_shim_folio_put(f)

@@ -58,6 +58,7 @@
 #ifndef _LINUX_KSLOT_HIVE_H
 #define _LINUX_KSLOT_HIVE_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
@@ -93,7 +94,8 @@ struct kslot_hive_link {
 };
 
 /**
- * struct kslot_hive_group - One group: header, skipfield and elements.
+ * struct kslot_hive_group - One group: header, live bitmap, skipfield and
+ *	elements.
  * @skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
  *	@capacity exist and are always 0, as are nodes from @last on.
  * @elements: The first element.
@@ -110,6 +112,8 @@ struct kslot_hive_link {
  * @erase_next: Next group with erased slots.
  * @erase_prev: Previous group with erased slots.
  * @hive: The owning hive, to reject pointers from elsewhere.
+ * @live: Bit i is set iff slot i is live (node i is 0 and i < @last):
+ *	what kslot_hive_for_each() walks.
  */
 struct kslot_hive_group {
 	u16 *skipfield;
@@ -125,6 +129,7 @@ struct kslot_hive_group {
 	struct kslot_hive_group *erase_next;
 	struct kslot_hive_group *erase_prev;
 	struct kslot_hive *hive;
+	u64 live[];
 };
 
 /**
@@ -160,6 +165,8 @@ struct kslot_hive_params {
  * @erasures: First group with erased slots, or NULL.
  * @unused: Singly linked (through @next) groups kept for reuse.
  * @elem_size: Element size after padding.
+ * @elem_inv: 2^40 / @elem_size + 1: an offset in a group times this,
+ *	shifted right by 40, is the offset divided by @elem_size.
  * @align: Element alignment.
  * @min_capacity: Smallest capacity asked of a new group.
  * @max_capacity: Largest group capacity.
@@ -177,6 +184,7 @@ struct kslot_hive {
 	struct kslot_hive_group *back;
 	struct kslot_hive_group *erasures;
 	struct kslot_hive_group *unused;
+	u64 elem_inv;
 	u32 elem_size;
 	u32 align;
 	u32 min_capacity;
@@ -365,18 +373,104 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
 
 /**
  * struct kslot_hive_iter - State of kslot_hive_for_each() (internal).
+ * @at: The element the next step returns, if @more.
+ * @base: The element of the first slot of @at's word of @group->live.
+ * @mask: Live slots of that word after @at (bit k: slot 64 * word + k).
+ * @top: The word's last live slot.
+ * @more: @at is valid: the walk has not ended.
+ * @group: The group of @at.
+ * @size: Element size.
+ *
+ * The walk steps through the group's live bitmap a u64 word at a time
+ * (find first set, clear it), so a step does not wait on a load.  When a
+ * word holds no more live slots, the jump count in the skipfield node
+ * after the word's last live slot says where the next live slot is: the
+ * walk jumps over that run of erased slots in O(1), however long it is.
+ *
+ * The walk is kept one element ahead of the element the loop body sees,
+ * so the body may erase that element (the erase changes no other slot's
+ * bit, and the element ahead keeps its group alive).
+ */
+struct kslot_hive_iter {
+	void *at;
+	void *base;
+	u64 mask;
+	u32 top;
+	bool more;
+	struct kslot_hive_group *group;
+	size_t size;
+};
+
+/* Put @it on live slot @j of @g, or on the next group's first if past. */
+static __always_inline void __kslot_hive_iter_at(struct kslot_hive_iter *it,
+						 struct kslot_hive_group *g,
+						 u32 j)
+{
+	u32 w;
+	u64 word;
+
+	if (unlikely(j >= g->last)) {
+		g = g->next;
+		if (!g) {
+			it->more = false;
+			return;
+		}
+		/* A run of erased slots at the front stores its length in node 0. */
+		j = g->skipfield[0];
+	}
+	it->group = g;
+	w = j / BITS_PER_TYPE(u64);
+	word = g->live[w];
+	w *= BITS_PER_TYPE(u64);
+	it->top = w + fls64(word) - 1;
+	it->mask = word & (~1ULL << (j - w));
+	it->base = g->elements + (size_t)w * it->size;
+	it->at = g->elements + (size_t)j * it->size;
+}
+
+static __always_inline struct kslot_hive_iter
+__kslot_hive_iter_init(const struct kslot_hive *hive)
+{
+	struct kslot_hive_iter it = { .size = hive->elem_size };
+
+	it.more = hive->first;
+	if (it.more)
+		__kslot_hive_iter_at(&it, hive->first, hive->first->skipfield[0]);
+	return it;
+}
+
+/* Step @it past the element it is on. */
+static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
+{
+	u32 j;
+
+	if (likely(it->mask)) {
+		it->at = it->base + (size_t)__ffs64(it->mask) * it->size;
+		it->mask &= it->mask - 1;
+		return;
+	}
+	/*
+	 * @top was the word's last live slot: node top + 1 is live, or
+	 * starts a skipblock and holds the jump to the next live slot, or is
+	 * node last (zero).
+	 */
+	j = it->top + 1;
+	__kslot_hive_iter_at(it, it->group, j + it->group->skipfield[j]);
+}
+
+/**
+ * struct kslot_hive_riter - State of kslot_hive_for_each_reverse()
+ *	(internal).
  * @elem: The element the next step returns, or NULL at the end.
  * @skip: Skipfield node of @elem.
- * @end: Where the walk leaves the group: node @last going forward, node
- *	-1 going backward.
+ * @end: Node -1 of @group: where the walk leaves the group.
  * @group: The group of @elem.
  * @size: Element size.
  *
- * The walk is kept one element ahead of the element the loop body sees,
- * so the body may erase that element.  Stepping is pointer arithmetic on
- * locals: one skipfield read per element.
+ * One jump-counting step per element, kept one element ahead like
+ * struct kslot_hive_iter.
  */
-struct kslot_hive_iter {
+struct kslot_hive_riter {
 	void *elem;
 	const u16 *skip;
 	const u16 *end;
@@ -384,29 +478,10 @@ struct kslot_hive_iter {
 	size_t size;
 };
 
-static inline struct kslot_hive_iter
-__kslot_hive_iter_init(const struct kslot_hive *hive, bool reverse)
+/* Put @it on the last live element of @g, or end the walk. */
+static inline void __kslot_hive_riter_group(struct kslot_hive_riter *it,
+					    struct kslot_hive_group *g)
 {
-	struct kslot_hive_iter it = { .size = hive->elem_size };
-	struct kslot_hive_cursor cur;
-
-	it.elem = reverse ? kslot_hive_last(hive, &cur) :
-			    kslot_hive_first(hive, &cur);
-	if (it.elem) {
-		it.group = cur.group;
-		it.skip = cur.group->skipfield + cur.index;
-		it.end = reverse ? cur.group->skipfield - 1 :
-				   cur.group->skipfield + cur.group->last;
-	}
-	return it;
-}
-
-/* Continue in the next (or previous) group, or end the walk. */
-static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
-					   bool reverse)
-{
-	struct kslot_hive_group *g = reverse ? it->group->prev :
-					       it->group->next;
 	u32 i;
 
 	it->group = g;
@@ -414,20 +489,24 @@ static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
 		it->elem = NULL;
 		return;
 	}
-	if (reverse) {
-		i = g->last - 1 - g->skipfield[g->last - 1];
-		it->end = g->skipfield - 1;
-	} else {
-		i = g->skipfield[0];
-		it->end = g->skipfield + g->last;
-	}
+	i = g->last - 1 - g->skipfield[g->last - 1];
+	it->end = g->skipfield - 1;
 	it->skip = g->skipfield + i;
-	it->elem = g->elements + i * it->size;
+	it->elem = g->elements + (size_t)i * it->size;
 }
 
-/* Step function of the for_each macros: return @elem, then advance. */
-static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
-						    bool reverse)
+static inline struct kslot_hive_riter
+__kslot_hive_riter_init(const struct kslot_hive *hive)
+{
+	struct kslot_hive_riter it = { .size = hive->elem_size };
+
+	__kslot_hive_riter_group(&it, hive->back);
+	return it;
+}
+
+/* Step function of kslot_hive_for_each_reverse(). */
+static __always_inline void *
+__kslot_hive_riter_next(struct kslot_hive_riter *it)
 {
 	void *elem = it->elem;
 	const u16 *s;
@@ -435,24 +514,13 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
 
 	if (!elem)
 		return NULL;
-	if (reverse) {
-		s = it->skip - 1;
-		jump = *s;
-		s -= jump;
-		it->elem -= (jump + 1) * it->size;
-		it->skip = s;
-		if (unlikely(s <= it->end))
-			__kslot_hive_iter_group(it, true);
-	} else {
-		s = it->skip + 1;
-		jump = *s;
-		s += jump;
-		it->elem += (jump + 1) * it->size;
-		it->skip = s;
-		/* >=: robust even if the body grew the back group. */
-		if (unlikely(s >= it->end))
-			__kslot_hive_iter_group(it, false);
-	}
+	s = it->skip - 1;
+	jump = *s;
+	s -= jump;
+	it->elem -= (jump + 1) * it->size;
+	it->skip = s;
+	if (unlikely(s <= it->end))
+		__kslot_hive_riter_group(it, it->group->prev);
 	return elem;
 }
 
@@ -467,8 +535,9 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
  */
 #define kslot_hive_for_each(hive, elem)					\
 	for (struct kslot_hive_iter __kslot_hive_it =			\
-		__kslot_hive_iter_init((hive), false);			\
-	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, false));)
+		__kslot_hive_iter_init(hive);				\
+	     __kslot_hive_it.more && ((elem) = __kslot_hive_it.at,	\
+		__kslot_hive_iter_next(&__kslot_hive_it), true);)
 
 /**
  * kslot_hive_for_each_reverse() - Iterate over a hive from the back.
@@ -478,8 +547,8 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
  * The same rules as kslot_hive_for_each().
  */
 #define kslot_hive_for_each_reverse(hive, elem)				\
-	for (struct kslot_hive_iter __kslot_hive_it =			\
-		__kslot_hive_iter_init((hive), true);			\
-	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, true));)
+	for (struct kslot_hive_riter __kslot_hive_it =			\
+		__kslot_hive_riter_init(hive);				\
+	     ((elem) = __kslot_hive_riter_next(&__kslot_hive_it));)
 
 #endif /* _LINUX_KSLOT_HIVE_H */
