@@ -27,7 +27,11 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/shrinker.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "kslot_internal.h"
 
@@ -97,15 +101,43 @@ static u32 kslot_hive_index(const struct kslot_hive *hive, size_t off)
 	return ((u64)off * hive->elem_inv) >> KSLOT_HIVE_INV_SHIFT;
 }
 
+/*
+ * The shrinker: one for all hives made with KSLOT_HIVE_SHRINK, which sit
+ * on a list under a mutex.  It frees spare groups only; a spare group is
+ * on no other list and holds no element, so the hive's own state (which
+ * the caller's lock guards) is never touched.
+ */
+static LIST_HEAD(kslot_hive_shrink_list);
+static DEFINE_MUTEX(kslot_hive_shrink_mutex);
+static atomic_long_t kslot_hive_nr_spare = ATOMIC_LONG_INIT(0);
+static struct shrinker *kslot_hive_shrinker;
+
+static void kslot_hive_shrink_add(struct kslot_hive *hive)
+{
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_add(&hive->shrink_node, &kslot_hive_shrink_list);
+	mutex_unlock(&kslot_hive_shrink_mutex);
+}
+
+static void kslot_hive_shrink_del(struct kslot_hive *hive)
+{
+	if (list_empty(&hive->shrink_node))
+		return;
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_del_init(&hive->shrink_node);
+	mutex_unlock(&kslot_hive_shrink_mutex);
+}
+
 /**
  * kslot_hive_init() - Initialise an empty hive.
  * @hive: The hive.
  * @params: Element size and alignment, group capacity limits, how many
  *	emptied groups to keep, flags.  See struct kslot_hive_params.
  *
- * No memory is allocated until the first insert or reserve.
+ * No memory is allocated until the first insert or reserve.  With
+ * %KSLOT_HIVE_SHRINK the hive joins the shrinker's list of hives.
  *
- * Context: Any context.
+ * Context: Any context; process context with %KSLOT_HIVE_SHRINK.
  * Return: 0, or -EINVAL if the element size is 0 or too big once padded,
  * the alignment is not a power of two up to PAGE_SIZE, the capacity
  * limits are out of order or beyond %KSLOT_HIVE_MAX_CAPACITY, an explicit
@@ -145,6 +177,10 @@ int kslot_hive_init(struct kslot_hive *hive,
 	hive->max_capacity = max_cap;
 	hive->max_unused = params->max_unused;
 	hive->flags = params->flags;
+	raw_spin_lock_init(&hive->spare_lock);
+	INIT_LIST_HEAD(&hive->shrink_node);
+	if (hive->flags & KSLOT_HIVE_SHRINK)
+		kslot_hive_shrink_add(hive);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_init);
@@ -456,6 +492,72 @@ static void kslot_hive_drop(struct kslot_hive *hive,
 	kslot_hive_group_free(g);
 }
 
+/*
+ * Spare groups: emptied beyond max_unused with KSLOT_HIVE_SHRINK.  The
+ * shrinker takes them beside the hive's writers, so they and their
+ * counters are under the spare lock, and not in the writers' counters
+ * (bytes, unused_capacity).
+ */
+/* Count @g in (@dir 1) or out of (-1) the spare counters, under the lock. */
+static void kslot_hive_spare_count(struct kslot_hive *hive,
+				   struct kslot_hive_group *g, int dir)
+{
+	WRITE_ONCE(hive->nr_spare, hive->nr_spare + dir);
+	WRITE_ONCE(hive->spare_bytes,
+		   hive->spare_bytes + dir * (long)kslot_hive_group_bytes(g));
+	WRITE_ONCE(hive->spare_capacity,
+		   hive->spare_capacity + dir * (long)g->capacity);
+}
+
+static void kslot_hive_spare_push(struct kslot_hive *hive,
+				  struct kslot_hive_group *g)
+{
+	unsigned long flags;
+
+	hive->bytes -= kslot_hive_group_bytes(g);
+	raw_spin_lock_irqsave(&hive->spare_lock, flags);
+	g->next = hive->spare;
+	g->prev = NULL;
+	WRITE_ONCE(hive->spare, g);
+	kslot_hive_spare_count(hive, g, 1);
+	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
+	atomic_long_inc(&kslot_hive_nr_spare);
+}
+
+/* Take a spare group off the list (the caller reuses or frees it). */
+static struct kslot_hive_group *kslot_hive_spare_take(struct kslot_hive *hive)
+{
+	struct kslot_hive_group *g;
+	unsigned long flags;
+
+	if (!READ_ONCE(hive->spare))
+		return NULL;
+	raw_spin_lock_irqsave(&hive->spare_lock, flags);
+	g = hive->spare;
+	if (g) {
+		WRITE_ONCE(hive->spare, g->next);
+		kslot_hive_spare_count(hive, g, -1);
+	}
+	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
+	if (g)
+		atomic_long_dec(&kslot_hive_nr_spare);
+	return g;
+}
+
+/* Free up to @nr spare groups; return how many were freed. */
+static unsigned long kslot_hive_spare_free(struct kslot_hive *hive,
+					   unsigned long nr)
+{
+	struct kslot_hive_group *g;
+	unsigned long freed = 0;
+
+	while (freed < nr && (g = kslot_hive_spare_take(hive))) {
+		kslot_hive_group_free(g);
+		freed++;
+	}
+	return freed;
+}
+
 /* Take an emptied group out of iteration; keep it or free it. */
 static void kslot_hive_retire(struct kslot_hive *hive,
 			      struct kslot_hive_group *g)
@@ -475,6 +577,8 @@ static void kslot_hive_retire(struct kslot_hive *hive,
 	hive->nr_groups--;
 	if (hive->nr_unused < hive->max_unused)
 		kslot_hive_unused_push(hive, g);
+	else if (!list_empty(&hive->shrink_node))
+		kslot_hive_spare_push(hive, g);
 	else
 		kslot_hive_drop(hive, g);
 }
@@ -494,6 +598,11 @@ static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
 	if (g && g->last < g->capacity)
 		return g;
 	g = kslot_hive_unused_pop(hive);
+	if (!g) {
+		g = kslot_hive_spare_take(hive);
+		if (g)
+			hive->bytes += kslot_hive_group_bytes(g);
+	}
 	if (!g) {
 		/* Ask for as much as the hive holds: its capacity doubles. */
 		g = kslot_hive_group_alloc(hive, min_t(size_t, hive->capacity,
@@ -740,6 +849,8 @@ EXPORT_SYMBOL_GPL(kslot_hive_reserve);
  * kslot_hive_trim() - Free the groups kept for reuse.
  * @hive: The hive.
  *
+ * Frees the unused groups, reserved ones included, and the spare ones.
+ *
  * Context: Any context but NMI.  Caller holds the hive exclusively.
  */
 void kslot_hive_trim(struct kslot_hive *hive)
@@ -748,6 +859,7 @@ void kslot_hive_trim(struct kslot_hive *hive)
 
 	while ((g = kslot_hive_unused_pop(hive)))
 		kslot_hive_drop(hive, g);
+	kslot_hive_spare_free(hive, ULONG_MAX);
 }
 EXPORT_SYMBOL_GPL(kslot_hive_trim);
 
@@ -775,10 +887,11 @@ EXPORT_SYMBOL_GPL(kslot_hive_clear);
  * @fn: If not NULL, called for every live element first, in order.
  * @data: Passed to @fn.
  *
- * The hive is left empty, with its parameters, and may be used again.
+ * The hive is left empty, with its parameters, and may be used again
+ * (without the shrinker: see %KSLOT_HIVE_SHRINK).
  *
- * Context: Any context but NMI (and what @fn needs).  Caller holds the
- * hive exclusively.
+ * Context: Any context but NMI (and what @fn needs); process context for
+ * a hive made with %KSLOT_HIVE_SHRINK.  Caller holds the hive exclusively.
  */
 void kslot_hive_destroy(struct kslot_hive *hive,
 			void (*fn)(void *elem, void *data), void *data)
@@ -790,6 +903,8 @@ void kslot_hive_destroy(struct kslot_hive *hive,
 		kslot_hive_for_each(hive, elem)
 			fn(elem, data);
 	}
+	/* Out of the shrinker's list first: it may be freeing spares now. */
+	kslot_hive_shrink_del(hive);
 	while ((g = hive->first)) {
 		hive->first = g->next;
 		kslot_hive_drop(hive, g);
@@ -814,10 +929,58 @@ void kslot_hive_get_stats(const struct kslot_hive *hive,
 			  struct kslot_hive_stats *st)
 {
 	st->size = hive->size;
-	st->capacity = hive->capacity + hive->unused_capacity;
 	st->groups = hive->nr_groups;
 	st->unused_groups = hive->nr_unused;
-	st->bytes = hive->bytes;
 	st->elem_size = hive->elem_size;
+	/* The shrinker may be freeing spares: each counter is a snapshot. */
+	st->spare_groups = READ_ONCE(hive->nr_spare);
+	st->bytes = hive->bytes + READ_ONCE(hive->spare_bytes);
+	st->capacity = hive->capacity + hive->unused_capacity +
+		       READ_ONCE(hive->spare_capacity);
 }
 EXPORT_SYMBOL_GPL(kslot_hive_get_stats);
+
+static unsigned long kslot_hive_shrink_count(struct shrinker *s,
+					     struct shrink_control *sc)
+{
+	return atomic_long_read(&kslot_hive_nr_spare) ?: SHRINK_EMPTY;
+}
+
+static unsigned long kslot_hive_shrink_scan(struct shrinker *s,
+					    struct shrink_control *sc)
+{
+	struct kslot_hive *hive;
+	unsigned long freed = 0;
+
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_for_each_entry(hive, &kslot_hive_shrink_list, shrink_node) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		freed += kslot_hive_spare_free(hive, sc->nr_to_scan - freed);
+	}
+	mutex_unlock(&kslot_hive_shrink_mutex);
+	return freed ?: SHRINK_STOP;
+}
+
+int kslot_hive_shrinker_init(void)
+{
+	kslot_hive_shrinker = kslot_shrinker_create("kslot-hive",
+						    kslot_hive_shrink_count,
+						    kslot_hive_shrink_scan);
+	return kslot_hive_shrinker ? 0 : -ENOMEM;
+}
+
+void kslot_hive_shrinker_exit(void)
+{
+	kslot_shrinker_destroy(kslot_hive_shrinker);
+	kslot_hive_shrinker = NULL;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The registered shrinker, for KUnit to call its count and scan. */
+struct shrinker *kslot_hive_test_get_shrinker(void)
+{
+	return kslot_hive_shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_hive_test_get_shrinker);
+#endif

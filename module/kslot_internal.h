@@ -10,6 +10,8 @@
 #include <linux/gfp.h>
 
 struct dentry;
+struct shrinker;
+struct shrink_control;
 
 /* The gfp flags of kslot's own allocations (never warn, memcg if asked). */
 static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
@@ -21,6 +23,21 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 				    void *data,
 				    const struct file_operations *fops);
 void kslot_debugfs_remove(struct dentry *dentry);
+
+/*
+ * A registered shrinker (NULL if it could not be made), on any kernel the
+ * module builds for; kslot_shrinker_destroy() unregisters and frees it.
+ */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *));
+void kslot_shrinker_destroy(struct shrinker *s);
+
+/* The hives' shrinker, made and freed with the module. */
+int kslot_hive_shrinker_init(void);
+void kslot_hive_shrinker_exit(void);
 
 #ifdef CONFIG_FAULT_INJECTION
 extern struct fault_attr kslot_fail_alloc;
@@ -75,6 +92,7 @@ struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 bool kslot_pool_test_debug_all(bool on);
+struct shrinker *kslot_hive_test_get_shrinker(void);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */

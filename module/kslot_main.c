@@ -8,7 +8,9 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <kunit/visibility.h>
 
 #include "kslot_dev.h"
@@ -114,21 +116,76 @@ void kslot_debugfs_remove(struct dentry *dentry)
 		debugfs_remove(dentry);
 }
 
+/*
+ * Shrinkers: shrinker_alloc() and shrinker_register() since Linux 6.7, a
+ * caller-allocated struct shrinker and register_shrinker() before.
+ */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *))
+{
+	struct shrinker *s;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	s = shrinker_alloc(0, "%s", name);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	shrinker_register(s);
+#else
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	if (register_shrinker(s, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+#endif
+	return s;
+}
+
+void kslot_shrinker_destroy(struct shrinker *s)
+{
+	if (!s)
+		return;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	shrinker_free(s);
+#else
+	unregister_shrinker(s);
+	kfree(s);
+#endif
+}
+
 static int __init kslot_init(void)
 {
 	int ret;
 
 	kslot_debugfs_root = debugfs_create_dir("kslot", NULL);
 	kslot_fault_init();
-	ret = kslot_dev_register();
+	ret = kslot_hive_shrinker_init();
 	if (ret)
-		debugfs_remove(kslot_debugfs_root);
+		goto err;
+	ret = kslot_dev_register();
+	if (ret) {
+		kslot_hive_shrinker_exit();
+		goto err;
+	}
+	return 0;
+err:
+	debugfs_remove(kslot_debugfs_root);
 	return ret;
 }
 
 static void __exit kslot_exit(void)
 {
 	kslot_dev_unregister();
+	kslot_hive_shrinker_exit();
 	debugfs_remove(kslot_debugfs_root);
 	/* Directories and chunks are freed from RCU callbacks in this module. */
 	rcu_barrier();

@@ -133,3 +133,17 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 void kslot_debugfs_remove(struct dentry *dentry)
 {
 }
+
+/* No reclaim here: the hives' spare groups wait for kslot_hive_trim(). */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *))
+{
+	return NULL;
+}
+
+void kslot_shrinker_destroy(struct shrinker *s)
+{
+}

@@ -183,6 +183,9 @@ typedef struct {
 #define atomic_long_set(v, i)	atomic_set(v, i)
 #define atomic_long_inc(v) \
 	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define atomic_long_dec(v) \
+	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define ATOMIC_LONG_INIT(i)	{ (i) }
 
 struct kref {
 	atomic_t refcount;
@@ -234,6 +237,19 @@ static inline void spin_unlock(spinlock_t *l)
 #define spin_unlock_bh(l)			spin_unlock(l)
 #define spin_lock_irqsave(l, f)			do { (f) = 0; spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
+
+typedef spinlock_t raw_spinlock_t;
+#define raw_spin_lock_init(l)			spin_lock_init(l)
+#define raw_spin_lock_irqsave(l, f)		spin_lock_irqsave(l, f)
+#define raw_spin_unlock_irqrestore(l, f)	spin_unlock_irqrestore(l, f)
+
+struct mutex {
+	spinlock_t lock;
+};
+
+#define DEFINE_MUTEX(name)	struct mutex name = { { 0 } }
+#define mutex_lock(m)		spin_lock(&(m)->lock)
+#define mutex_unlock(m)		spin_unlock(&(m)->lock)
 
 typedef struct {
 	int unused;
@@ -421,7 +437,16 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	list_add(e, head);
 }
 
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
 #define list_entry(p, type, member)	container_of(p, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
 #define list_first_entry_or_null(head, type, member) \
 	((head)->next != (head) ? list_entry((head)->next, type, member) : NULL)
 #define list_for_each_entry_safe(pos, n, head, member)			\
@@ -431,6 +456,21 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 
 /* ---- misc ---- */
+struct shrink_control {
+	gfp_t gfp_mask;
+	unsigned long nr_to_scan;
+};
+
+struct shrinker {
+	unsigned long (*count_objects)(struct shrinker *s,
+				       struct shrink_control *sc);
+	unsigned long (*scan_objects)(struct shrinker *s,
+				      struct shrink_control *sc);
+};
+
+#define SHRINK_STOP		(~0UL)
+#define SHRINK_EMPTY		(~0UL - 1)
+
 struct dentry;
 struct file_operations {
 	int unused;

@@ -19,15 +19,15 @@
  * +---------------------------+---------------------+------------------+
  * | operation                 | lock                | may sleep        |
  * +---------------------------+---------------------+------------------+
- * | kslot_hive_init()         | none (no memory)    | no               |
+ * | kslot_hive_init()         | none (no memory)    | with SHRINK      |
  * | kslot_hive_insert()       | caller: exclusive   | only if gfp      |
  * | kslot_hive_reserve()      |                     | allows           |
  * | kslot_hive_erase(),       | caller: exclusive   | no               |
  * | kslot_hive_erase_cursor(),|                     |                  |
  * | kslot_hive_insert_at(),   |                     |                  |
  * | kslot_hive_clear(),       |                     |                  |
- * | kslot_hive_trim(),        |                     |                  |
- * | kslot_hive_destroy()      |                     |                  |
+ * | kslot_hive_trim()         |                     |                  |
+ * | kslot_hive_destroy()      | caller: exclusive   | with SHRINK      |
  * | cursors, for_each,        | caller: shared      | no               |
  * | kslot_hive_cursor_at(),   | (no writer running) |                  |
  * | kslot_hive_get_stats()    |                     |                  |
@@ -50,6 +50,13 @@
  *   __GFP_ZERO) and holds free-list links after erase.  Groups are page
  *   memory outside the slab allocator: KASAN does not see a use after
  *   erase inside a group, only after the group is freed.
+ * - With %KSLOT_HIVE_SHRINK, groups emptied beyond max_unused are kept
+ *   as spares, reused before any new group is allocated, and freed by the
+ *   kslot shrinker under memory pressure (or by kslot_hive_trim()).
+ *   kslot_hive_init() and kslot_hive_destroy() of such a hive may sleep;
+ *   the shrinker takes only the hive's internal spare lock, never the
+ *   caller's.  After kslot_hive_destroy() the hive leaves the shrinker
+ *   and frees groups emptied beyond max_unused at once.
  * - A group is 2^order pages (order at most %KSLOT_HIVE_MAX_ORDER) with as
  *   many elements as fit, capped at max_capacity.  The capacity asked of a
  *   new group doubles the hive (it is the hive's capacity so far), clamped
@@ -62,11 +69,15 @@
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 /* Charge the hive's groups to the current memcg. */
 #define KSLOT_HIVE_ACCOUNT	BIT(0)
-#define KSLOT_HIVE_FLAGS_ALL	KSLOT_HIVE_ACCOUNT
+/* Keep emptied groups beyond max_unused until memory pressure. */
+#define KSLOT_HIVE_SHRINK	BIT(1)
+#define KSLOT_HIVE_FLAGS_ALL	(KSLOT_HIVE_ACCOUNT | KSLOT_HIVE_SHRINK)
 
 /* Largest group allocation: 2^order pages. */
 #define KSLOT_HIVE_MAX_ORDER	PAGE_ALLOC_COSTLY_ORDER
@@ -144,10 +155,11 @@ struct kslot_hive_group {
  * @max_capacity: Largest group capacity, at most
  *	%KSLOT_HIVE_MAX_CAPACITY; 0 for %KSLOT_HIVE_DEFAULT_MAX.  Lowered to
  *	what an order-%KSLOT_HIVE_MAX_ORDER group can hold.
- * @max_unused: Emptied groups kept for reuse; more are freed.  Groups
+ * @max_unused: Emptied groups kept for reuse; more are freed (with
+ *	%KSLOT_HIVE_SHRINK: kept as spares until memory pressure).  Groups
  *	made by kslot_hive_reserve() stay unused, whatever this limit, until
  *	an insert takes them or kslot_hive_trim() frees them.
- * @flags: %KSLOT_HIVE_ACCOUNT or 0.
+ * @flags: %KSLOT_HIVE_ACCOUNT, %KSLOT_HIVE_SHRINK, or 0.
  */
 struct kslot_hive_params {
 	size_t elem_size;
@@ -177,7 +189,16 @@ struct kslot_hive_params {
  * @unused_capacity: Slots in unused groups.
  * @nr_groups: Active groups.
  * @nr_unused: Unused groups.
- * @bytes: Bytes of group memory held, active and unused.
+ * @bytes: Bytes of group memory held, active and unused (not spare).
+ * @spare: Singly linked (through @next) emptied groups beyond
+ *	@max_unused, for reuse until the shrinker frees them.
+ * @nr_spare: Spare groups.
+ * @spare_bytes: Bytes of the spare groups.
+ * @spare_capacity: Slots in the spare groups.
+ * @spare_lock: Guards @spare and its counters against the shrinker (a
+ *	raw lock: taken in any context writers run in).
+ * @shrink_node: In the shrinker's list of hives, while @flags has
+ *	%KSLOT_HIVE_SHRINK and the hive is not destroyed; else empty.
  */
 struct kslot_hive {
 	struct kslot_hive_group *first;
@@ -197,6 +218,12 @@ struct kslot_hive {
 	size_t nr_groups;
 	size_t nr_unused;
 	size_t bytes;
+	struct kslot_hive_group *spare;
+	size_t nr_spare;
+	size_t spare_bytes;
+	size_t spare_capacity;
+	raw_spinlock_t spare_lock;
+	struct list_head shrink_node;
 };
 
 /**
@@ -212,9 +239,11 @@ struct kslot_hive_cursor {
 /**
  * struct kslot_hive_stats - A snapshot of a hive's counters.
  * @size: Live elements.
- * @capacity: Element slots held, in active and unused groups.
+ * @capacity: Element slots held, in active, unused and spare groups.
  * @groups: Active groups.
- * @unused_groups: Groups kept for reuse.
+ * @unused_groups: Groups kept for reuse, up to max_unused (or reserved).
+ * @spare_groups: Emptied groups beyond max_unused kept until memory
+ *	pressure (%KSLOT_HIVE_SHRINK).
  * @bytes: Bytes of group memory held.
  * @elem_size: Element size after padding.
  */
@@ -223,6 +252,7 @@ struct kslot_hive_stats {
 	size_t capacity;
 	size_t groups;
 	size_t unused_groups;
+	size_t spare_groups;
 	size_t bytes;
 	u32 elem_size;
 };
