@@ -119,9 +119,15 @@ static void kslot_hive_shrink_add(struct kslot_hive *hive)
 	mutex_unlock(&kslot_hive_shrink_mutex);
 }
 
+/* On the shrinker's list (a zeroed, never initialised hive is not). */
+static bool kslot_hive_shrinking(const struct kslot_hive *hive)
+{
+	return hive->shrink_node.next && !list_empty(&hive->shrink_node);
+}
+
 static void kslot_hive_shrink_del(struct kslot_hive *hive)
 {
-	if (list_empty(&hive->shrink_node))
+	if (!kslot_hive_shrinking(hive))
 		return;
 	mutex_lock(&kslot_hive_shrink_mutex);
 	list_del_init(&hive->shrink_node);
@@ -577,7 +583,7 @@ static void kslot_hive_retire(struct kslot_hive *hive,
 	hive->nr_groups--;
 	if (hive->nr_unused < hive->max_unused)
 		kslot_hive_unused_push(hive, g);
-	else if (!list_empty(&hive->shrink_node))
+	else if (kslot_hive_shrinking(hive))
 		kslot_hive_spare_push(hive, g);
 	else
 		kslot_hive_drop(hive, g);

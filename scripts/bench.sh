@@ -16,7 +16,11 @@
 #     OUTDIR/results.json and OUTDIR/results.png.
 #
 # Environment: KSLOT_BENCH_SIZES (default 1024,65536,1048576),
-# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5).
+# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5),
+# KSLOT_BENCH_HIVE_SIZES (native hive rows only, default 16777216),
+# KSLOT_BENCH_ONLY (groups of kslot_bench.ko rows, e.g. "hive"; when set,
+# the ioctl bench is skipped and the native bench runs only the hive rows
+# for "hive").
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +28,8 @@ out=$1
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
+hsizes=${KSLOT_BENCH_HIVE_SIZES:-16777216}
+only=${KSLOT_BENCH_ONLY:-}
 mkdir -p "$out"
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
 
@@ -41,10 +47,10 @@ make -s -C "/usr/src/linux-headers-$ver" M="$src/bench" \
 	KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" W=1 modules >&2
 cp "$src/bench/kslot_bench.ko" "$out/files/"
 cat > "$out/guest.sh" <<GUEST
-insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
+insmod /files/kslot_bench.ko sizes=$sizes reps=$reps ${only:+only=$only}
 dmesg | sed -n 's/^.*kslot_bench: //p'
 rmmod kslot_bench
-kslot_ioctl_bench -n 65536 -r $reps
+${only:+: }kslot_ioctl_bench -n 65536 -r $reps
 GUEST
 
 echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
@@ -63,10 +69,17 @@ make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 # Kernel memory is mapped with huge pages (the direct map for slabs,
 # huge vmap for kvmalloc()): give both native sides transparent huge
 # pages through glibc's malloc alike.
+# The hive's rows also at KSLOT_BENCH_HIVE_SIZES (16M: DRAM, not cache).
+if [ "$only" = hive ]; then
+	nsizes="--hive ${sizes//,/ } ${hsizes//,/ }"
+else
+	nsizes="${sizes//,/ } --hive ${hsizes//,/ }"
+fi
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
-	"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } \
+	"$out/native/kslot_native_bench" -r "$nreps" $nsizes \
 	> "$out/native.tap"
-echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
+echo "bench.sh: callgrind instruction counts (1M random lookups; hive and" \
+	"kslot_dense: 1M inserts, 512K random erases, a walk)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \
 	> /dev/null 2> "$out/callgrind.log"

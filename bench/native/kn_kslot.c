@@ -329,6 +329,16 @@ static noinline unsigned long kn_hive_iter_pass(void)
 	return sum;
 }
 
+static noinline unsigned long kn_packed_pass(const u64 *a, u32 n)
+{
+	unsigned long sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += a[i];
+	return sum;
+}
+
 static noinline int kn_dense_insert_one(u64 v, u64 *h)
 {
 	return kslot_dense_insert(&dense, &v, h, GFP_KERNEL);
@@ -340,12 +350,14 @@ static noinline int kn_dense_erase_one(u64 h)
 }
 
 /*
- * n inserts, erase of perm[0 .. n/2-1], one walk over the n - n/2 left;
- * the same inserts and erases on kslot_dense.
+ * n inserts, erase of perm[0 .. n/2-1], one walk over the n - n/2 left
+ * (and over a packed array of as many); the same inserts and erases on
+ * kslot_dense.
  */
 int kn_count_hive(uint32_t n, const uint32_t *perm)
 {
 	struct kslot_hive_params params = { .elem_size = sizeof(u64) };
+	u64 *packed;
 	u32 i;
 
 	if (kn_hive_ptrs(n))
@@ -363,6 +375,11 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 		if (kn_hive_erase_one(hive_ptrs[perm[i]]))
 			return -1;
 	sink += kn_hive_iter_pass();
+	packed = calloc(n - n / 2 ?: 1, sizeof(*packed));
+	if (!packed)
+		return -1;
+	sink += kn_packed_pass(packed, n - n / 2);
+	free(packed);
 
 	if (dense_h_n < n) {
 		free(dense_h);

@@ -37,11 +37,11 @@ void kslot_shim_free_rcu(void *p)
 }
 
 /*
- * The reserved range: 64 GiB of address space, backed only where used,
+ * The reserved range: 4 GiB of address space, backed only where used,
  * with transparent huge pages as the kernel's direct map has huge pages.
  * Freed blocks wait on a list per order for the next allocation.
  */
-#define ARENA_BYTES	(1UL << 36)
+#define ARENA_BYTES	(1UL << 32)
 #define ARENA_ORDERS	11
 
 char *kslot_shim_arena;

@@ -103,7 +103,7 @@ static inline bool is_power_of_2(unsigned long n)
 
 static inline unsigned int __ffs64(u64 x)
 {
-	return (unsigned long)__builtin_ctzll(x);
+	return (unsigned int)__builtin_ctzll(x);
 }
 
 static inline int fls64(u64 x)
