@@ -1183,6 +1183,74 @@ static void kslot_hive_test_fault(struct kunit *test)
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
+/*
+ * The walk across bitmap words: live slots in adjacent words, words with
+ * no live slot (jumped with the skipfield), runs of erased slots spanning
+ * several words, the first and last slot of a group, several groups.
+ * Each pattern is checked against a model, forward and backward.
+ */
+static void kslot_hive_test_walk_words(struct kunit *test)
+{
+	static const u32 pct[] = { 0, 10, 50, 90, 98, 100 };
+	const u32 cap = 300, n = 3 * cap;
+	struct rnd_state rnd;
+	struct kslot_hive h;
+	unsigned long *gone;
+	u32 i, k, p, seen;
+	int **e, *v;
+
+	e = kunit_kcalloc(test, n, sizeof(*e), GFP_KERNEL);
+	gone = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_NOT_NULL(test, gone);
+	prandom_seed_state(&rnd, 0x776f7264ULL);
+	for (p = 0; p < ARRAY_SIZE(pct) * 3; p++) {
+		int_hive(test, &h, cap, 0);
+		for (i = 0; i < n; i++)
+			e[i] = insert_int(test, &h, i);
+		bitmap_zero(gone, n);
+		for (i = 0; i < n; i++) {
+			/* Patterns 6..11: whole words erased; 12..: runs. */
+			u32 r = prandom_u32_state(&rnd) % 100;
+			bool erase = r < pct[p % ARRAY_SIZE(pct)];
+
+			if (p >= 6 && p < 12)
+				erase = erase || (i % cap) / 64 == 1 ||
+					(i % cap) / 64 == 3;
+			if (p >= 12)
+				erase = erase || ((i % cap) >= 60 &&
+						  (i % cap) < 260);
+			/* Keep slot 0 of the middle group and the very last. */
+			if (i == cap || i == n - 1)
+				erase = false;
+			if (erase) {
+				KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e[i]),
+						0);
+				__set_bit(i, gone);
+			}
+		}
+		hive_check(test, &h);
+		k = find_first_zero_bit(gone, n);
+		seen = 0;
+		kslot_hive_for_each(&h, v) {
+			KUNIT_ASSERT_LT(test, k, n);
+			KUNIT_ASSERT_EQ(test, *v, k);
+			k = find_next_zero_bit(gone, n, k + 1);
+			seen++;
+		}
+		KUNIT_EXPECT_EQ(test, k, n);
+		KUNIT_EXPECT_EQ(test, seen, kslot_hive_size(&h));
+		k = n - 1;
+		kslot_hive_for_each_reverse(&h, v) {
+			while (test_bit(k, gone))
+				k--;
+			KUNIT_ASSERT_EQ(test, *v, k);
+			k--;
+		}
+		kslot_hive_destroy(&h, NULL, NULL);
+	}
+}
+
 /* What the shrinker's count and scan return, called as reclaim calls them. */
 static unsigned long shrink_count(struct shrinker *shr)
 {
@@ -1429,6 +1497,7 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_atomic),
 	KUNIT_CASE(kslot_hive_test_random),
 	KUNIT_CASE(kslot_hive_test_fault),
+	KUNIT_CASE(kslot_hive_test_walk_words),
 	KUNIT_CASE(kslot_hive_test_shrinker),
 	KUNIT_CASE_PARAM(kslot_hive_test_sizes, hive_size_gen_params),
 	{}

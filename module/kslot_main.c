@@ -10,7 +10,6 @@
 #include <linux/rcupdate.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <kunit/visibility.h>
 
 #include "kslot_dev.h"
@@ -118,7 +117,8 @@ void kslot_debugfs_remove(struct dentry *dentry)
 
 /*
  * Shrinkers: shrinker_alloc() and shrinker_register() since Linux 6.7, a
- * caller-allocated struct shrinker and register_shrinker() before.
+ * caller-allocated struct shrinker and register_shrinker() before (Kbuild
+ * tells which the kernel has).
  */
 struct shrinker *kslot_shrinker_create(const char *name,
 				       unsigned long (*count)(struct shrinker *,
@@ -128,7 +128,7 @@ struct shrinker *kslot_shrinker_create(const char *name,
 {
 	struct shrinker *s;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef KSLOT_HAVE_SHRINKER_ALLOC
 	s = shrinker_alloc(0, "%s", name);
 	if (!s)
 		return NULL;
@@ -154,7 +154,7 @@ void kslot_shrinker_destroy(struct shrinker *s)
 {
 	if (!s)
 		return;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef KSLOT_HAVE_SHRINKER_ALLOC
 	shrinker_free(s);
 #else
 	unregister_shrinker(s);

@@ -41,7 +41,7 @@ void kslot_shim_free_rcu(void *p)
  * with transparent huge pages as the kernel's direct map has huge pages.
  * Freed blocks wait on a list per order for the next allocation.
  */
-#define ARENA_BYTES	(1UL << 32)
+#define ARENA_BYTES	BIT(32)
 #define ARENA_ORDERS	11
 
 char *kslot_shim_arena;

@@ -243,8 +243,9 @@ typedef spinlock_t raw_spinlock_t;
 #define raw_spin_lock_irqsave(l, f)		spin_lock_irqsave(l, f)
 #define raw_spin_unlock_irqrestore(l, f)	spin_unlock_irqrestore(l, f)
 
+/* A mutex as a spinlock: nothing here sleeps while holding one. */
 struct mutex {
-	spinlock_t lock;
+	spinlock_t lock;	/* the whole mutex */
 };
 
 #define DEFINE_MUTEX(name)	struct mutex name = { { 0 } }

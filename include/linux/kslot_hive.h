@@ -3,16 +3,19 @@
  * kslot_hive: a bucket array with a jump-counting skipfield.
  *
  * Elements of one fixed size live in groups.  Each group is one page
- * allocation holding a header, a u16 skipfield and the elements; groups
- * are chained in iteration order and never move, so a pointer to a live
- * element stays valid until that element is erased.  Erased elements are
- * skipped with the low-complexity jump-counting pattern: each run of
- * erased slots (a skipblock) stores its length in its first and last
- * skipfield node, so stepping to the next or previous live element is a
- * read and an add, never a loop.  The memory of the first erased element
- * of each skipblock holds that group's free list of skipblocks, and the
- * groups with erased slots are linked, so an insert finds a slot to reuse
- * in O(1).
+ * allocation holding a header, a bitmap of its live slots, a u16
+ * skipfield and the elements; groups are chained in iteration order and
+ * never move, so a pointer to a live element stays valid until that
+ * element is erased.  Erased elements are skipped with the low-complexity
+ * jump-counting pattern: each run of erased slots (a skipblock) stores its
+ * length in its first and last skipfield node, so stepping to the next or
+ * previous live element is a read and an add, never a loop.
+ * kslot_hive_for_each() takes the live slots 64 at a time from the bitmap
+ * (a find-first-set per element, no load to wait on) and jumps over the
+ * skipblock after each word's last live slot with the skipfield.  The
+ * memory of the first erased element of each skipblock holds that group's
+ * free list of skipblocks, and the groups with erased slots are linked,
+ * so an insert finds a slot to reuse in O(1).
  *
  * Rules:
  *
@@ -33,11 +36,11 @@
  * | kslot_hive_get_stats()    |                     |                  |
  * +---------------------------+---------------------+------------------+
  *
- * - The hive has no lock of its own.  It is a plain data structure, like
- *   an rbtree: writers need exclusive access (the caller's mutex or
- *   spinlock), readers need only exclude writers (e.g. an rwsem, or the
- *   same lock).  Only insert and reserve allocate, with the caller's gfp;
- *   everything else is safe in any context but NMI.
+ * - The hive has no lock of its own for its elements.  It is a plain data
+ *   structure, like an rbtree: writers need exclusive access (the caller's
+ *   mutex or spinlock), readers need only exclude writers (e.g. an rwsem,
+ *   or the same lock).  Only insert and reserve allocate, with the
+ *   caller's gfp; everything else is safe in any context but NMI.
  * - Insert and erase are O(1) (insert amortised: a group that comes into
  *   use clears its skipfield once).  Stepping a cursor forward or
  *   backward is O(1).  kslot_hive_insert_at() is O(length of the erased
@@ -413,9 +416,10 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
  *
  * The walk steps through the group's live bitmap a u64 word at a time
  * (find first set, clear it), so a step does not wait on a load.  When a
- * word holds no more live slots, the jump count in the skipfield node
- * after the word's last live slot says where the next live slot is: the
- * walk jumps over that run of erased slots in O(1), however long it is.
+ * word holds no more live slots, the walk goes on in the next word if it
+ * holds any; else the jump count in the skipfield node after the word's
+ * last live slot says where the next live slot is: the walk jumps over
+ * that run of erased slots in O(1), however long it is.
  *
  * The walk is kept one element ahead of the element the loop body sees,
  * so the body may erase that element (the erase changes no other slot's
@@ -472,20 +476,35 @@ __kslot_hive_iter_init(const struct kslot_hive *hive)
 /* Step @it past the element it is on. */
 static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
 {
-	u32 j;
+	struct kslot_hive_group *g;
+	u32 w, j;
+	u64 word;
 
 	if (likely(it->mask)) {
 		it->at = it->base + (size_t)__ffs64(it->mask) * it->size;
 		it->mask &= it->mask - 1;
 		return;
 	}
+	/* The word is done: the next word, if it has a live slot... */
+	g = it->group;
+	w = (it->top / BITS_PER_TYPE(u64) + 1) * BITS_PER_TYPE(u64);
+	if (likely(w < g->last)) {
+		word = g->live[w / BITS_PER_TYPE(u64)];
+		if (likely(word)) {
+			it->top = w + fls64(word) - 1;
+			it->base = g->elements + (size_t)w * it->size;
+			it->at = it->base + (size_t)__ffs64(word) * it->size;
+			it->mask = word & (word - 1);
+			return;
+		}
+	}
 	/*
-	 * @top was the word's last live slot: node top + 1 is live, or
-	 * starts a skipblock and holds the jump to the next live slot, or is
-	 * node last (zero).
+	 * ...else jump: @top was the word's last live slot, so node top + 1
+	 * is live, or starts a skipblock and holds the jump to the next live
+	 * slot, or is node last (zero).
 	 */
 	j = it->top + 1;
-	__kslot_hive_iter_at(it, it->group, j + it->group->skipfield[j]);
+	__kslot_hive_iter_at(it, g, j + g->skipfield[j]);
 }
 
 /**
