@@ -260,8 +260,9 @@ kslot_hive_group_of(const struct kslot_hive *hive, const void *p)
  * @p is not a slot of @hive, or -ENOENT if its group is not in use or the
  * slot was never handed out.
  */
-static int kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
-			      struct kslot_hive_group **gp, u32 *ip)
+static __always_inline int
+kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
+		   struct kslot_hive_group **gp, u32 *ip)
 {
 	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
 	size_t off;
