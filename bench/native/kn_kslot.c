@@ -270,6 +270,16 @@ uint64_t kn_hive_erase_time(const uint32_t *perm, uint32_t erase)
 static u64 *dense_h;
 static uint32_t dense_h_n;
 
+static int kn_dense_handles(uint32_t n)
+{
+	if (dense_h_n >= n)
+		return 0;
+	free(dense_h);
+	dense_h = calloc(n ?: 1, sizeof(*dense_h));
+	dense_h_n = dense_h ? n : 0;
+	return dense_h ? 0 : -1;
+}
+
 uint64_t kn_dense_insert_time(uint32_t n)
 {
 	uint64_t t;
@@ -277,13 +287,8 @@ uint64_t kn_dense_insert_time(uint32_t n)
 	u32 i;
 	int ret;
 
-	if (dense_h_n < n) {
-		free(dense_h);
-		dense_h = calloc(n ?: 1, sizeof(*dense_h));
-		dense_h_n = dense_h ? n : 0;
-		if (!dense_h)
-			return 0;
-	}
+	if (kn_dense_handles(n))
+		return 0;
 	kslot_dense_destroy(&dense, NULL, NULL);
 	t = nb_now();
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
@@ -381,13 +386,9 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 	sink += kn_packed_pass(packed, n - n / 2);
 	free(packed);
 
-	if (dense_h_n < n) {
-		free(dense_h);
-		dense_h = calloc(n, sizeof(*dense_h));
-		dense_h_n = dense_h ? n : 0;
-	}
 	kslot_dense_destroy(&dense, NULL, NULL);
-	if (!dense_h || kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
+	if (kn_dense_handles(n) ||
+	    kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (kn_dense_insert_one(i, &dense_h[i]))
