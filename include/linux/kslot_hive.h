@@ -487,7 +487,8 @@ static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
 	}
 	/* The word is done: the next word, if it has a live slot... */
 	g = it->group;
-	w = (it->top / BITS_PER_TYPE(u64) + 1) * BITS_PER_TYPE(u64);
+	w = it->top / BITS_PER_TYPE(u64) + 1;
+	w *= BITS_PER_TYPE(u64);
 	if (likely(w < g->last)) {
 		word = g->live[w / BITS_PER_TYPE(u64)];
 		if (likely(word)) {
