@@ -41,14 +41,14 @@
  */
 static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
 {
-	return (u16 *)(g->live + DIV_ROUND_UP(cap, BITS_PER_TYPE(u64))) + 1;
+	return (u16 *)(g->live + DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS)) + 1;
 }
 
 /* Offset of the element area of a group of @cap elements. */
 static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
 {
 	return ALIGN(sizeof(struct kslot_hive_group) +
-		     DIV_ROUND_UP(cap, BITS_PER_TYPE(u64)) * sizeof(u64) +
+		     DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS) * sizeof(u64) +
 		     (cap + 2) * sizeof(u16), hive->align);
 }
 
@@ -290,12 +290,12 @@ static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
 
 static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
 {
-	g->live[i / BITS_PER_TYPE(u64)] |= BIT_ULL(i % BITS_PER_TYPE(u64));
+	g->live[i / KSLOT_HIVE_LIVE_BITS] |= BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
 }
 
 static void kslot_hive_clear_live(struct kslot_hive_group *g, u32 i)
 {
-	g->live[i / BITS_PER_TYPE(u64)] &= ~BIT_ULL(i % BITS_PER_TYPE(u64));
+	g->live[i / KSLOT_HIVE_LIVE_BITS] &= ~BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
 }
 
 /* Erasure list: the groups whose free list is not empty. */

@@ -91,6 +91,8 @@
 /* Capacity limits used when the parameters leave them 0. */
 #define KSLOT_HIVE_DEFAULT_MIN	8
 #define KSLOT_HIVE_DEFAULT_MAX	8192
+/* Slots per u64 word of a group's live bitmap. */
+#define KSLOT_HIVE_LIVE_BITS	BITS_PER_TYPE(u64)
 /* No skipblock; end of a group's free list. */
 #define KSLOT_HIVE_NONE		U16_MAX
 
@@ -453,9 +455,9 @@ static __always_inline void __kslot_hive_iter_at(struct kslot_hive_iter *it,
 		j = g->skipfield[0];
 	}
 	it->group = g;
-	w = j / BITS_PER_TYPE(u64);
+	w = j / KSLOT_HIVE_LIVE_BITS;
 	word = g->live[w];
-	w *= BITS_PER_TYPE(u64);
+	w *= KSLOT_HIVE_LIVE_BITS;
 	it->top = w + fls64(word) - 1;
 	it->mask = word & (~1ULL << (j - w));
 	it->base = g->elements + (size_t)w * it->size;
@@ -487,10 +489,10 @@ static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
 	}
 	/* The word is done: the next word, if it has a live slot... */
 	g = it->group;
-	w = it->top / BITS_PER_TYPE(u64) + 1;
-	w *= BITS_PER_TYPE(u64);
+	w = it->top / KSLOT_HIVE_LIVE_BITS + 1;
+	w *= KSLOT_HIVE_LIVE_BITS;
 	if (likely(w < g->last)) {
-		word = g->live[w / BITS_PER_TYPE(u64)];
+		word = g->live[w / KSLOT_HIVE_LIVE_BITS];
 		if (likely(word)) {
 			it->top = w + fls64(word) - 1;
 			it->base = g->elements + (size_t)w * it->size;
