@@ -61,6 +61,10 @@ static unsigned int seed = 20240607;
 module_param(seed, uint, 0444);
 MODULE_PARM_DESC(seed, "Seed of the random orders (the same for both sides)");
 
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "Run only these groups of rows, comma-separated (map,dense,hive,pool,objtable,smp); default all");
+
 static unsigned int min_ops = 1U << 18;
 module_param(min_ops, uint, 0444);
 MODULE_PARM_DESC(min_ops, "Fewest operations in a timed loop that can repeat");
@@ -1361,6 +1365,24 @@ static int kb_ctx_init(struct kb_ctx *c, u32 n)
 	return 0;
 }
 
+/* Is the group of rows @group selected by only=? */
+static bool kb_selected(const char *group)
+{
+	size_t len = strlen(group);
+	const char *p = only;
+
+	if (!p || !*p)
+		return true;
+	while (p) {
+		if (!strncmp(p, group, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
 static void kb_run_size(u32 n)
 {
 	struct kb_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -1376,17 +1398,25 @@ static void kb_run_size(u32 n)
 		kb_fail("setup", n, ret);
 		goto out;
 	}
-	kb_bench_map(c);
+	if (kb_selected("map"))
+		kb_bench_map(c);
 	c->err = 0;
-	kb_bench_dense(c);
+	if (kb_selected("dense"))
+		kb_bench_dense(c);
 	c->err = 0;
-	kb_bench_hive(c, 0);
-	kb_bench_hive(c, 50);
-	kb_bench_hive(c, 90);
-	kb_bench_pool(c, 64);
-	kb_bench_pool(c, 512);
-	kb_bench_objtable(c);
-	kb_bench_smp(c);
+	if (kb_selected("hive")) {
+		kb_bench_hive(c, 0);
+		kb_bench_hive(c, 50);
+		kb_bench_hive(c, 90);
+	}
+	if (kb_selected("pool")) {
+		kb_bench_pool(c, 64);
+		kb_bench_pool(c, 512);
+	}
+	if (kb_selected("objtable"))
+		kb_bench_objtable(c);
+	if (kb_selected("smp"))
+		kb_bench_smp(c);
 	pr_info("# size %u done (sink %lu)\n", n, c->sink & 1);
 out:
 	kb_ctx_free(c);
@@ -1401,8 +1431,8 @@ static int __init kslot_bench_init(void)
 	pr_info("TAP version 13\n");
 	pr_info("# kernel %s %s %s\n", utsname()->sysname,
 		utsname()->release, utsname()->version);
-	pr_info("# cpus %u reps %u seed %u min_ops %u\n", num_online_cpus(),
-		reps, seed, min_ops);
+	pr_info("# cpus %u reps %u seed %u min_ops %u only %s\n",
+		num_online_cpus(), reps, seed, min_ops, only ?: "all");
 	for (i = 0; i < nr_sizes; i++)
 		if (sizes[i] && sizes[i] <= KSLOT_MAX_ENTRIES / 2)
 			kb_run_size(sizes[i]);

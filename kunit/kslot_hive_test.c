@@ -9,6 +9,7 @@
 #include <linux/kslot_hive.h>
 #include <linux/mm.h>
 #include <linux/prandom.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -82,6 +83,10 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 		j += len;
 	}
 	KUNIT_ASSERT_EQ(test, live, g->size);
+	/* The live bitmap is the skipfield's zero nodes below last. */
+	for (j = 0; j < round_up(g->capacity, 64); j++)
+		KUNIT_ASSERT_EQ(test, !!(g->live[j / 64] & BIT_ULL(j % 64)),
+				j < g->last && !s[j]);
 	for (k = g->free_head; k != KSLOT_HIVE_NONE; k = link_at(h, g, k)->next) {
 		KUNIT_ASSERT_LT(test, k, g->last);
 		KUNIT_ASSERT_NE(test, s[k], 0);
@@ -138,6 +143,22 @@ static void hive_check(struct kunit *test, struct kslot_hive *h)
 	KUNIT_ASSERT_EQ(test, n, h->nr_unused);
 	KUNIT_ASSERT_EQ(test, cap, h->unused_capacity);
 	KUNIT_ASSERT_EQ(test, bytes, h->bytes);
+	cap = 0;
+	n = 0;
+	bytes = 0;
+	for (g = h->spare; g; g = g->next) {
+		KUNIT_ASSERT_FALSE(test, g->active);
+		KUNIT_ASSERT_PTR_EQ(test, g->hive, h);
+		cap += g->capacity;
+		bytes += PAGE_SIZE << g->order;
+		n++;
+	}
+	KUNIT_ASSERT_EQ(test, n, h->nr_spare);
+	KUNIT_ASSERT_EQ(test, cap, h->spare_capacity);
+	KUNIT_ASSERT_EQ(test, bytes, h->spare_bytes);
+	if (n)
+		KUNIT_ASSERT_EQ(test, h->flags & KSLOT_HIVE_SHRINK,
+				KSLOT_HIVE_SHRINK);
 }
 
 /* Collect a group's free list (skipblock starts, head first). */
@@ -160,6 +181,17 @@ static int *insert_int(struct kunit *test, struct kslot_hive *h, int v)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	*p = v;
 	return p;
+}
+
+/*
+ * Bytes a group of @cap 16-byte elements takes: the header, a u64 of live
+ * bits per 64 slots, @cap + 2 skipfield nodes, the elements 8-aligned.
+ */
+static size_t group_bytes16(u32 cap)
+{
+	return ALIGN(sizeof(struct kslot_hive_group) +
+		     DIV_ROUND_UP(cap, 64) * sizeof(u64) +
+		     (cap + 2) * sizeof(u16), 8) + cap * 16;
 }
 
 static void kslot_hive_test_init(struct kunit *test)
@@ -211,10 +243,12 @@ static void kslot_hive_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.elem_size, 16);
 	KUNIT_EXPECT_EQ(test, h.min_capacity, KSLOT_HIVE_DEFAULT_MIN);
 	/* The default maximum, lowered to what an order-3 group holds. */
-	KUNIT_EXPECT_EQ(test, h.max_capacity,
-			min_t(size_t, KSLOT_HIVE_DEFAULT_MAX,
-			      ((PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) -
-			       sizeof(struct kslot_hive_group) - 4 - 7) / 18));
+	KUNIT_EXPECT_LE(test, h.max_capacity, KSLOT_HIVE_DEFAULT_MAX);
+	KUNIT_EXPECT_LE(test, group_bytes16(h.max_capacity),
+			PAGE_SIZE << KSLOT_HIVE_MAX_ORDER);
+	if (h.max_capacity < KSLOT_HIVE_DEFAULT_MAX)
+		KUNIT_EXPECT_GT(test, group_bytes16(h.max_capacity + 1),
+				PAGE_SIZE << KSLOT_HIVE_MAX_ORDER);
 	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(kslot_hive_insert(&h, GFP_KERNEL)));
 	hive_check(test, &h);
@@ -1149,6 +1183,301 @@ static void kslot_hive_test_fault(struct kunit *test)
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
+/*
+ * The walk across bitmap words: live slots in adjacent words, words with
+ * no live slot (jumped with the skipfield), runs of erased slots spanning
+ * several words, the first and last slot of a group, several groups.
+ * Each pattern is checked against a model, forward and backward.
+ */
+static void kslot_hive_test_walk_words(struct kunit *test)
+{
+	static const u32 pct[] = { 0, 10, 50, 90, 98, 100 };
+	const u32 cap = 300, n = 3 * cap;
+	struct rnd_state rnd;
+	struct kslot_hive h;
+	unsigned long *gone;
+	u32 i, k, p, seen;
+	int **e, *v;
+
+	e = kunit_kcalloc(test, n, sizeof(*e), GFP_KERNEL);
+	gone = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_NOT_NULL(test, gone);
+	prandom_seed_state(&rnd, 0x776f7264ULL);
+	for (p = 0; p < ARRAY_SIZE(pct) * 3; p++) {
+		int_hive(test, &h, cap, 0);
+		for (i = 0; i < n; i++)
+			e[i] = insert_int(test, &h, i);
+		bitmap_zero(gone, n);
+		for (i = 0; i < n; i++) {
+			/* Patterns 6..11: whole words erased; 12..: runs. */
+			u32 r = prandom_u32_state(&rnd) % 100;
+			bool erase = r < pct[p % ARRAY_SIZE(pct)];
+
+			if (p >= 6 && p < 12)
+				erase = erase || (i % cap) / 64 == 1 ||
+					(i % cap) / 64 == 3;
+			if (p >= 12)
+				erase = erase || ((i % cap) >= 60 &&
+						  (i % cap) < 260);
+			/* Keep slot 0 of the middle group and the very last. */
+			if (i == cap || i == n - 1)
+				erase = false;
+			if (erase) {
+				KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e[i]),
+						0);
+				__set_bit(i, gone);
+			}
+		}
+		hive_check(test, &h);
+		k = find_first_zero_bit(gone, n);
+		seen = 0;
+		kslot_hive_for_each(&h, v) {
+			KUNIT_ASSERT_LT(test, k, n);
+			KUNIT_ASSERT_EQ(test, *v, k);
+			k = find_next_zero_bit(gone, n, k + 1);
+			seen++;
+		}
+		KUNIT_EXPECT_EQ(test, k, n);
+		KUNIT_EXPECT_EQ(test, seen, kslot_hive_size(&h));
+		k = n - 1;
+		kslot_hive_for_each_reverse(&h, v) {
+			while (test_bit(k, gone))
+				k--;
+			KUNIT_ASSERT_EQ(test, *v, k);
+			k--;
+		}
+		kslot_hive_destroy(&h, NULL, NULL);
+	}
+}
+
+/* What the shrinker's count and scan return, called as reclaim calls them. */
+static unsigned long shrink_count(struct shrinker *shr)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+
+	return shr->count_objects(shr, &sc);
+}
+
+static unsigned long shrink_scan(struct shrinker *shr, unsigned long nr)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL,
+				     .nr_to_scan = nr };
+
+	return shr->scan_objects(shr, &sc);
+}
+
+static void expect_groups(struct kunit *test, struct kslot_hive *h,
+			  size_t groups, size_t unused, size_t spare,
+			  size_t group_bytes)
+{
+	struct kslot_hive_stats st;
+
+	hive_check(test, h);
+	kslot_hive_get_stats(h, &st);
+	KUNIT_EXPECT_EQ(test, st.groups, groups);
+	KUNIT_EXPECT_EQ(test, st.unused_groups, unused);
+	KUNIT_EXPECT_EQ(test, st.spare_groups, spare);
+	KUNIT_EXPECT_EQ(test, st.capacity, (groups + unused + spare) * 8);
+	KUNIT_EXPECT_EQ(test, st.bytes, (groups + unused + spare) * group_bytes);
+}
+
+/*
+ * KSLOT_HIVE_SHRINK: groups emptied beyond max_unused wait as spares, are
+ * reused before new ones, and the registered shrinker frees them (and
+ * only them) under pressure.
+ */
+static void kslot_hive_test_shrinker(struct kunit *test)
+{
+	struct kslot_hive_params p = {
+		.elem_size = sizeof(int),
+		.align = __alignof__(int),
+		.min_capacity = 8,
+		.max_capacity = 8,
+		.max_unused = 1,
+		.flags = KSLOT_HIVE_SHRINK,
+	};
+	struct shrinker *shr = kslot_hive_test_get_shrinker();
+	struct kslot_hive h;
+	size_t gb;
+	int *e[40];
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, shr);
+	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
+	/* No hive holds a spare group. */
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), SHRINK_EMPTY);
+	KUNIT_EXPECT_EQ(test, shrink_scan(shr, 10), SHRINK_STOP);
+
+	for (i = 0; i < 40; i++)
+		e[i] = insert_int(test, &h, i);
+	gb = PAGE_SIZE << h.first->order;
+	expect_groups(test, &h, 5, 0, 0, gb);
+	for (i = 0; i < 40; i++)
+		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e[i]), 0);
+	/* One kept for reuse (max_unused), four spares. */
+	expect_groups(test, &h, 0, 1, 4, gb);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), 4);
+
+	KUNIT_EXPECT_EQ(test, shrink_scan(shr, 3), 3);
+	expect_groups(test, &h, 0, 1, 1, gb);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), 1);
+
+	/* Inserts take the unused group, then the spare, then allocate. */
+	for (i = 0; i < 24; i++)
+		e[i] = insert_int(test, &h, i);
+	expect_groups(test, &h, 3, 0, 0, gb);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), SHRINK_EMPTY);
+	KUNIT_EXPECT_EQ(test, shrink_scan(shr, 10), SHRINK_STOP);
+
+	/* The shrinker never frees the groups max_unused keeps. */
+	for (i = 0; i < 24; i++)
+		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e[i]), 0);
+	expect_groups(test, &h, 0, 1, 2, gb);
+	KUNIT_EXPECT_EQ(test, shrink_scan(shr, 10), 2);
+	expect_groups(test, &h, 0, 1, 0, gb);
+	KUNIT_EXPECT_EQ(test, shrink_scan(shr, 10), SHRINK_STOP);
+
+	/* kslot_hive_trim() frees spares and unused groups alike. */
+	for (i = 0; i < 16; i++)
+		e[i] = insert_int(test, &h, i);
+	kslot_hive_clear(&h);
+	expect_groups(test, &h, 0, 1, 1, gb);
+	kslot_hive_trim(&h);
+	expect_groups(test, &h, 0, 0, 0, gb);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), SHRINK_EMPTY);
+
+	/* Destroyed, the hive leaves the shrinker: no more spares. */
+	for (i = 0; i < 16; i++)
+		e[i] = insert_int(test, &h, i);
+	kslot_hive_destroy(&h, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, h.bytes, 0);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), SHRINK_EMPTY);
+	for (i = 0; i < 16; i++)
+		e[i] = insert_int(test, &h, i);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e[i]), 0);
+	expect_groups(test, &h, 0, 1, 0, gb);
+	KUNIT_EXPECT_EQ(test, shrink_count(shr), SHRINK_EMPTY);
+	kslot_hive_destroy(&h, NULL, NULL);
+}
+
+/*
+ * The bench's size classes that fit the debug VM: 1K and 64K elements.
+ * 64K u64 elements fill every group size from the smallest to the
+ * largest (order 3, asserted below) and many of the largest, so 1M would
+ * exercise no other path, and takes 17 s under TCG with KASAN (64K: 0.5).
+ */
+static const u32 hive_sizes[] = { 1024, 65536 };
+
+static void hive_size_desc(const u32 *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u", *n);
+}
+
+KUNIT_ARRAY_PARAM(hive_size, hive_sizes, hive_size_desc);
+
+/*
+ * n u64 elements (element i holds i), half erased in a random order: the
+ * walks see exactly the survivors in insertion order, then the hive
+ * empties by erasing from inside a walk.  The groups are checked node by
+ * node after each phase.
+ */
+static void kslot_hive_test_sizes(struct kunit *test)
+{
+	u32 i, n = *(const u32 *)test->param_value, live = n - n / 2;
+	u64 sum = 0, want = 0, *e, prev;
+	struct kslot_hive_stats st;
+	struct rnd_state rnd;
+	unsigned long *erased;
+	struct kslot_hive h;
+	u64 **ptrs;
+	u32 *perm;
+
+	ptrs = kvmalloc_array(n, sizeof(*ptrs), GFP_KERNEL);
+	perm = kvmalloc_array(n, sizeof(*perm), GFP_KERNEL);
+	erased = kvcalloc(BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	if (!ptrs || !perm || !erased) {
+		kvfree(ptrs);
+		kvfree(perm);
+		kvfree(erased);
+		KUNIT_FAIL(test, "no memory for %u elements", n);
+		return;
+	}
+	hive_init(test, &h, sizeof(u64), 0, 0, 0, 0);
+	for (i = 0; i < n; i++) {
+		ptrs[i] = kslot_hive_insert(&h, GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(ptrs[i]));
+		*ptrs[i] = i;
+		perm[i] = i;
+	}
+	if (n >= 65536) {
+		KUNIT_EXPECT_EQ(test, h.back->capacity, h.max_capacity);
+		KUNIT_EXPECT_EQ(test, h.back->order, KSLOT_HIVE_MAX_ORDER);
+	}
+	prandom_seed_state(&rnd, n);
+	for (i = n - 1; i > 0; i--) {
+		u32 j = prandom_u32_state(&rnd) % (i + 1);
+
+		swap(perm[i], perm[j]);
+	}
+	for (i = 0; i < n / 2; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, ptrs[perm[i]]), 0);
+		__set_bit(perm[i], erased);
+	}
+	KUNIT_ASSERT_EQ(test, kslot_hive_size(&h), live);
+	hive_check(test, &h);
+
+	/* Forward: every survivor once, in insertion order. */
+	i = 0;
+	prev = 0;
+	kslot_hive_for_each(&h, e) {
+		KUNIT_ASSERT_LT(test, *e, n);
+		KUNIT_ASSERT_FALSE(test, test_bit(*e, erased));
+		KUNIT_ASSERT_PTR_EQ(test, e, ptrs[*e]);
+		if (i)
+			KUNIT_ASSERT_GT(test, *e, prev);
+		prev = *e;
+		sum += *e;
+		i++;
+	}
+	KUNIT_EXPECT_EQ(test, i, live);
+	for (i = n / 2; i < n; i++)
+		want += perm[i];
+	KUNIT_EXPECT_EQ(test, sum, want);
+	/* Backward: the same, last first. */
+	i = 0;
+	sum = 0;
+	kslot_hive_for_each_reverse(&h, e) {
+		if (i)
+			KUNIT_ASSERT_LT(test, *e, prev);
+		prev = *e;
+		sum += *e;
+		i++;
+	}
+	KUNIT_EXPECT_EQ(test, i, live);
+	KUNIT_EXPECT_EQ(test, sum, want);
+
+	/* Erase every other survivor from inside a walk, then the rest. */
+	i = 0;
+	kslot_hive_for_each(&h, e)
+		if (i++ % 2)
+			KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), live - live / 2);
+	hive_check(test, &h);
+	kslot_hive_for_each(&h, e)
+		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	kslot_hive_get_stats(&h, &st);
+	KUNIT_EXPECT_EQ(test, st.groups, 0);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+	KUNIT_EXPECT_PTR_EQ(test, h.first, NULL);
+	kslot_hive_destroy(&h, NULL, NULL);
+	kvfree(ptrs);
+	kvfree(perm);
+	kvfree(erased);
+}
+
 static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_init),
 	KUNIT_CASE(kslot_hive_test_insert),
@@ -1168,6 +1497,9 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_atomic),
 	KUNIT_CASE(kslot_hive_test_random),
 	KUNIT_CASE(kslot_hive_test_fault),
+	KUNIT_CASE(kslot_hive_test_walk_words),
+	KUNIT_CASE(kslot_hive_test_shrinker),
+	KUNIT_CASE_PARAM(kslot_hive_test_sizes, hive_size_gen_params),
 	{}
 };
 

@@ -24,30 +24,114 @@
 #include <linux/kmemleak.h>
 #include <linux/kslot_hive.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/shrinker.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "kslot_internal.h"
+
+/*
+ * Group layout: the header, the live bitmap (a u64 per 64 slots), the
+ * skipfield with its zero nodes -1 and capacity, the elements.
+ */
+static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
+{
+	return (u16 *)(g->live + DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS)) + 1;
+}
 
 /* Offset of the element area of a group of @cap elements. */
 static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
 {
-	return ALIGN(sizeof(struct kslot_hive_group) + (cap + 2) * sizeof(u16),
-		     hive->align);
+	return ALIGN(sizeof(struct kslot_hive_group) +
+		     DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS) * sizeof(u64) +
+		     (cap + 2) * sizeof(u16), hive->align);
+}
+
+/* Whether a group of @cap elements fits in @bytes. */
+static bool kslot_hive_fits(const struct kslot_hive *hive, size_t cap,
+			    size_t bytes)
+{
+	return kslot_hive_elems_offset(hive, cap) + cap * hive->elem_size <=
+	       bytes;
 }
 
 /* Elements an order-@order group can hold. */
 static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 {
 	size_t bytes = PAGE_SIZE << order;
-	size_t fixed = sizeof(struct kslot_hive_group) + 2 * sizeof(u16) +
-		       hive->align - 1;
+	size_t cap;
 
-	if (bytes <= fixed)
+	if (!kslot_hive_fits(hive, 1, bytes))
 		return 0;
-	return min_t(size_t, (bytes - fixed) / (hive->elem_size + sizeof(u16)),
-		     KSLOT_HIVE_MAX_CAPACITY);
+	/*
+	 * A slot costs its element, a node and a bit: start from that
+	 * estimate, then step to the exact bound (the fixed parts and the
+	 * rounding move it by a slot or two).
+	 */
+	cap = bytes * BITS_PER_BYTE /
+	      (hive->elem_size * BITS_PER_BYTE + 2 * BITS_PER_BYTE + 1);
+	cap = min_t(size_t, cap, KSLOT_HIVE_MAX_CAPACITY);
+	while (!kslot_hive_fits(hive, cap, bytes))
+		cap--;
+	while (cap < KSLOT_HIVE_MAX_CAPACITY &&
+	       kslot_hive_fits(hive, cap + 1, bytes))
+		cap++;
+	return cap;
+}
+
+/*
+ * Offsets in a group divide by the element size as a multiply and a
+ * shift: with inv = 2^40 / size + 1, off * inv / 2^40 = off / size +
+ * off * e / 2^40 for some 0 < e <= 1, and off * size < 2^40 keeps the
+ * error below 1 / size, so the floor is exact.
+ */
+#define KSLOT_HIVE_INV_SHIFT	40
+#define KSLOT_HIVE_INV_ONE	BIT_ULL(KSLOT_HIVE_INV_SHIFT)
+static_assert((u64)(PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) * KSLOT_HIVE_MAX_ELEM <
+	      KSLOT_HIVE_INV_ONE);
+
+/* @off / elem_size, for an offset inside a group. */
+static u32 kslot_hive_index(const struct kslot_hive *hive, size_t off)
+{
+	return ((u64)off * hive->elem_inv) >> KSLOT_HIVE_INV_SHIFT;
+}
+
+/*
+ * The shrinker: one for all hives made with KSLOT_HIVE_SHRINK, which sit
+ * on a list under a mutex.  It frees spare groups only; a spare group is
+ * on no other list and holds no element, so the hive's own state (which
+ * the caller's lock guards) is never touched.
+ */
+static LIST_HEAD(kslot_hive_shrink_list);
+static DEFINE_MUTEX(kslot_hive_shrink_mutex);
+static atomic_long_t kslot_hive_nr_spare = ATOMIC_LONG_INIT(0);
+static struct shrinker *kslot_hive_shrinker;
+
+static void kslot_hive_shrink_add(struct kslot_hive *hive)
+{
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_add(&hive->shrink_node, &kslot_hive_shrink_list);
+	mutex_unlock(&kslot_hive_shrink_mutex);
+}
+
+/* On the shrinker's list (a zeroed, never initialised hive is not). */
+static bool kslot_hive_shrinking(const struct kslot_hive *hive)
+{
+	return hive->shrink_node.next && !list_empty(&hive->shrink_node);
+}
+
+static void kslot_hive_shrink_del(struct kslot_hive *hive)
+{
+	if (!kslot_hive_shrinking(hive))
+		return;
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_del_init(&hive->shrink_node);
+	mutex_unlock(&kslot_hive_shrink_mutex);
 }
 
 /**
@@ -56,9 +140,10 @@ static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
  * @params: Element size and alignment, group capacity limits, how many
  *	emptied groups to keep, flags.  See struct kslot_hive_params.
  *
- * No memory is allocated until the first insert or reserve.
+ * No memory is allocated until the first insert or reserve.  With
+ * %KSLOT_HIVE_SHRINK the hive joins the shrinker's list of hives.
  *
- * Context: Any context.
+ * Context: Any context; process context with %KSLOT_HIVE_SHRINK.
  * Return: 0, or -EINVAL if the element size is 0 or too big once padded,
  * the alignment is not a power of two up to PAGE_SIZE, the capacity
  * limits are out of order or beyond %KSLOT_HIVE_MAX_CAPACITY, an explicit
@@ -87,6 +172,7 @@ int kslot_hive_init(struct kslot_hive *hive,
 
 	memset(hive, 0, sizeof(*hive));
 	hive->elem_size = size;
+	hive->elem_inv = div_u64(KSLOT_HIVE_INV_ONE, size) + 1;
 	hive->align = align;
 	max_cap = min(max_cap, kslot_hive_fit(hive, KSLOT_HIVE_MAX_ORDER));
 	if (!min_cap)
@@ -97,6 +183,10 @@ int kslot_hive_init(struct kslot_hive *hive,
 	hive->max_capacity = max_cap;
 	hive->max_unused = params->max_unused;
 	hive->flags = params->flags;
+	raw_spin_lock_init(&hive->spare_lock);
+	INIT_LIST_HEAD(&hive->shrink_node);
+	if (hive->flags & KSLOT_HIVE_SHRINK)
+		kslot_hive_shrink_add(hive);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_init);
@@ -126,7 +216,7 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 	g->hive = hive;
 	g->order = order;
 	g->capacity = min(kslot_hive_fit(hive, order), hive->max_capacity);
-	g->skipfield = (u16 *)(g + 1) + 1;
+	g->skipfield = kslot_hive_skipfield_of(g, g->capacity);
 	g->elements = (void *)g + kslot_hive_elems_offset(hive, g->capacity);
 	g->free_head = KSLOT_HIVE_NONE;
 	folio->private = g;
@@ -170,21 +260,24 @@ kslot_hive_group_of(const struct kslot_hive *hive, const void *p)
  * @p is not a slot of @hive, or -ENOENT if its group is not in use or the
  * slot was never handed out.
  */
-static int kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
-			      struct kslot_hive_group **gp, u32 *ip)
+static __always_inline int
+kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
+		   struct kslot_hive_group **gp, u32 *ip)
 {
 	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
 	size_t off;
+	u32 i;
 
 	if (!g || p < g->elements)
 		return -EINVAL;
 	off = p - g->elements;
-	if (off % hive->elem_size || off / hive->elem_size >= g->capacity)
+	i = kslot_hive_index(hive, off);
+	if ((size_t)i * hive->elem_size != off || i >= g->capacity)
 		return -EINVAL;
-	if (!g->active || off / hive->elem_size >= g->last)
+	if (!g->active || i >= g->last)
 		return -ENOENT;
 	*gp = g;
-	*ip = off / hive->elem_size;
+	*ip = i;
 	return 0;
 }
 
@@ -193,6 +286,16 @@ static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
 					       u32 i)
 {
 	return g->elements + (size_t)i * hive->elem_size;
+}
+
+static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
+{
+	g->live[i / KSLOT_HIVE_LIVE_BITS] |= BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
+}
+
+static void kslot_hive_clear_live(struct kslot_hive_group *g, u32 i)
+{
+	g->live[i / KSLOT_HIVE_LIVE_BITS] &= ~BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
 }
 
 /* Erasure list: the groups whose free list is not empty. */
@@ -350,7 +453,8 @@ static void kslot_hive_skip_reuse(struct kslot_hive *hive,
 static void kslot_hive_activate(struct kslot_hive *hive,
 				struct kslot_hive_group *g)
 {
-	memset(g->skipfield - 1, 0, (g->capacity + 2) * sizeof(u16));
+	memset(g->live, 0, (void *)(g->skipfield + g->capacity + 1) -
+	       (void *)g->live);
 	g->last = 0;
 	g->size = 0;
 	g->free_head = KSLOT_HIVE_NONE;
@@ -395,6 +499,72 @@ static void kslot_hive_drop(struct kslot_hive *hive,
 	kslot_hive_group_free(g);
 }
 
+/*
+ * Spare groups: emptied beyond max_unused with KSLOT_HIVE_SHRINK.  The
+ * shrinker takes them beside the hive's writers, so they and their
+ * counters are under the spare lock, and not in the writers' counters
+ * (bytes, unused_capacity).
+ */
+/* Count @g in (@dir 1) or out of (-1) the spare counters, under the lock. */
+static void kslot_hive_spare_count(struct kslot_hive *hive,
+				   struct kslot_hive_group *g, int dir)
+{
+	WRITE_ONCE(hive->nr_spare, hive->nr_spare + dir);
+	WRITE_ONCE(hive->spare_bytes,
+		   hive->spare_bytes + dir * (long)kslot_hive_group_bytes(g));
+	WRITE_ONCE(hive->spare_capacity,
+		   hive->spare_capacity + dir * (long)g->capacity);
+}
+
+static void kslot_hive_spare_push(struct kslot_hive *hive,
+				  struct kslot_hive_group *g)
+{
+	unsigned long flags;
+
+	hive->bytes -= kslot_hive_group_bytes(g);
+	raw_spin_lock_irqsave(&hive->spare_lock, flags);
+	g->next = hive->spare;
+	g->prev = NULL;
+	WRITE_ONCE(hive->spare, g);
+	kslot_hive_spare_count(hive, g, 1);
+	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
+	atomic_long_inc(&kslot_hive_nr_spare);
+}
+
+/* Take a spare group off the list (the caller reuses or frees it). */
+static struct kslot_hive_group *kslot_hive_spare_take(struct kslot_hive *hive)
+{
+	struct kslot_hive_group *g;
+	unsigned long flags;
+
+	if (!READ_ONCE(hive->spare))
+		return NULL;
+	raw_spin_lock_irqsave(&hive->spare_lock, flags);
+	g = hive->spare;
+	if (g) {
+		WRITE_ONCE(hive->spare, g->next);
+		kslot_hive_spare_count(hive, g, -1);
+	}
+	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
+	if (g)
+		atomic_long_dec(&kslot_hive_nr_spare);
+	return g;
+}
+
+/* Free up to @nr spare groups; return how many were freed. */
+static unsigned long kslot_hive_spare_free(struct kslot_hive *hive,
+					   unsigned long nr)
+{
+	struct kslot_hive_group *g;
+	unsigned long freed = 0;
+
+	while (freed < nr && (g = kslot_hive_spare_take(hive))) {
+		kslot_hive_group_free(g);
+		freed++;
+	}
+	return freed;
+}
+
 /* Take an emptied group out of iteration; keep it or free it. */
 static void kslot_hive_retire(struct kslot_hive *hive,
 			      struct kslot_hive_group *g)
@@ -414,6 +584,8 @@ static void kslot_hive_retire(struct kslot_hive *hive,
 	hive->nr_groups--;
 	if (hive->nr_unused < hive->max_unused)
 		kslot_hive_unused_push(hive, g);
+	else if (kslot_hive_shrinking(hive))
+		kslot_hive_spare_push(hive, g);
 	else
 		kslot_hive_drop(hive, g);
 }
@@ -433,6 +605,11 @@ static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
 	if (g && g->last < g->capacity)
 		return g;
 	g = kslot_hive_unused_pop(hive);
+	if (!g) {
+		g = kslot_hive_spare_take(hive);
+		if (g)
+			hive->bytes += kslot_hive_group_bytes(g);
+	}
 	if (!g) {
 		/* Ask for as much as the hive holds: its capacity doubles. */
 		g = kslot_hive_group_alloc(hive, min_t(size_t, hive->capacity,
@@ -484,6 +661,7 @@ void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
 			return ERR_PTR(-ENOMEM);
 		i = g->last++;
 	}
+	kslot_hive_set_live(g, i);
 	g->size++;
 	hive->size++;
 	elem = kslot_hive_elem(hive, g, i);
@@ -519,6 +697,7 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 	if (!g->skipfield[i])
 		return ERR_PTR(-EBUSY);
 	kslot_hive_skip_reuse(hive, g, i);
+	kslot_hive_set_live(g, i);
 	g->size++;
 	hive->size++;
 	return slot;
@@ -533,6 +712,7 @@ static void __kslot_hive_erase(struct kslot_hive *hive,
 		kslot_hive_retire(hive, g);
 		return;
 	}
+	kslot_hive_clear_live(g, i);
 	kslot_hive_skip_erase(hive, g, i);
 }
 
@@ -676,6 +856,8 @@ EXPORT_SYMBOL_GPL(kslot_hive_reserve);
  * kslot_hive_trim() - Free the groups kept for reuse.
  * @hive: The hive.
  *
+ * Frees the unused groups, reserved ones included, and the spare ones.
+ *
  * Context: Any context but NMI.  Caller holds the hive exclusively.
  */
 void kslot_hive_trim(struct kslot_hive *hive)
@@ -684,6 +866,7 @@ void kslot_hive_trim(struct kslot_hive *hive)
 
 	while ((g = kslot_hive_unused_pop(hive)))
 		kslot_hive_drop(hive, g);
+	kslot_hive_spare_free(hive, ULONG_MAX);
 }
 EXPORT_SYMBOL_GPL(kslot_hive_trim);
 
@@ -711,10 +894,11 @@ EXPORT_SYMBOL_GPL(kslot_hive_clear);
  * @fn: If not NULL, called for every live element first, in order.
  * @data: Passed to @fn.
  *
- * The hive is left empty, with its parameters, and may be used again.
+ * The hive is left empty, with its parameters, and may be used again
+ * (without the shrinker: see %KSLOT_HIVE_SHRINK).
  *
- * Context: Any context but NMI (and what @fn needs).  Caller holds the
- * hive exclusively.
+ * Context: Any context but NMI (and what @fn needs); process context for
+ * a hive made with %KSLOT_HIVE_SHRINK.  Caller holds the hive exclusively.
  */
 void kslot_hive_destroy(struct kslot_hive *hive,
 			void (*fn)(void *elem, void *data), void *data)
@@ -726,6 +910,8 @@ void kslot_hive_destroy(struct kslot_hive *hive,
 		kslot_hive_for_each(hive, elem)
 			fn(elem, data);
 	}
+	/* Out of the shrinker's list first: it may be freeing spares now. */
+	kslot_hive_shrink_del(hive);
 	while ((g = hive->first)) {
 		hive->first = g->next;
 		kslot_hive_drop(hive, g);
@@ -750,10 +936,58 @@ void kslot_hive_get_stats(const struct kslot_hive *hive,
 			  struct kslot_hive_stats *st)
 {
 	st->size = hive->size;
-	st->capacity = hive->capacity + hive->unused_capacity;
 	st->groups = hive->nr_groups;
 	st->unused_groups = hive->nr_unused;
-	st->bytes = hive->bytes;
 	st->elem_size = hive->elem_size;
+	/* The shrinker may be freeing spares: each counter is a snapshot. */
+	st->spare_groups = READ_ONCE(hive->nr_spare);
+	st->bytes = hive->bytes + READ_ONCE(hive->spare_bytes);
+	st->capacity = hive->capacity + hive->unused_capacity +
+		       READ_ONCE(hive->spare_capacity);
 }
 EXPORT_SYMBOL_GPL(kslot_hive_get_stats);
+
+static unsigned long kslot_hive_shrink_count(struct shrinker *s,
+					     struct shrink_control *sc)
+{
+	return atomic_long_read(&kslot_hive_nr_spare) ?: SHRINK_EMPTY;
+}
+
+static unsigned long kslot_hive_shrink_scan(struct shrinker *s,
+					    struct shrink_control *sc)
+{
+	struct kslot_hive *hive;
+	unsigned long freed = 0;
+
+	mutex_lock(&kslot_hive_shrink_mutex);
+	list_for_each_entry(hive, &kslot_hive_shrink_list, shrink_node) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		freed += kslot_hive_spare_free(hive, sc->nr_to_scan - freed);
+	}
+	mutex_unlock(&kslot_hive_shrink_mutex);
+	return freed ?: SHRINK_STOP;
+}
+
+int kslot_hive_shrinker_init(void)
+{
+	kslot_hive_shrinker = kslot_shrinker_create("kslot-hive",
+						    kslot_hive_shrink_count,
+						    kslot_hive_shrink_scan);
+	return kslot_hive_shrinker ? 0 : -ENOMEM;
+}
+
+void kslot_hive_shrinker_exit(void)
+{
+	kslot_shrinker_destroy(kslot_hive_shrinker);
+	kslot_hive_shrinker = NULL;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The registered shrinker, for KUnit to call its count and scan. */
+struct shrinker *kslot_hive_test_get_shrinker(void)
+{
+	return kslot_hive_shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_hive_test_get_shrinker);
+#endif

@@ -9,6 +9,8 @@
 #include <linux/gfp.h>
 
 struct dentry;
+struct shrinker;
+struct shrink_control;
 
 /* MODULE_VERSION() of kslot.ko and kslot_dev.ko; dkms.conf agrees. */
 #define KSLOT_VERSION "0.1.0"
@@ -29,6 +31,21 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 				    void *data,
 				    const struct file_operations *fops);
 void kslot_debugfs_remove(struct dentry *dentry);
+
+/*
+ * A registered shrinker (NULL if it could not be made), on any kernel the
+ * module builds for; kslot_shrinker_destroy() unregisters and frees it.
+ */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *));
+void kslot_shrinker_destroy(struct shrinker *s);
+
+/* The hives' shrinker, made and freed with the module. */
+int kslot_hive_shrinker_init(void);
+void kslot_hive_shrinker_exit(void);
 
 #ifdef CONFIG_FAULT_INJECTION
 bool kslot_should_fail_alloc(void);
@@ -51,6 +68,7 @@ struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 bool kslot_pool_test_debug_all(bool on);
+struct shrinker *kslot_hive_test_get_shrinker(void);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */

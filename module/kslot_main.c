@@ -11,6 +11,7 @@
 #include <linux/fault-inject.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -136,15 +137,68 @@ void kslot_debugfs_remove(struct dentry *dentry)
 }
 EXPORT_SYMBOL_NS_GPL(kslot_debugfs_remove, KSLOT_INTERNAL);
 
+/*
+ * Shrinkers: shrinker_alloc() and shrinker_register() since Linux 6.7, a
+ * caller-allocated struct shrinker and register_shrinker() before (Kbuild
+ * tells which the kernel has).
+ */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *))
+{
+	struct shrinker *s;
+
+#ifdef KSLOT_HAVE_SHRINKER_ALLOC
+	s = shrinker_alloc(0, "%s", name);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	shrinker_register(s);
+#else
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	if (register_shrinker(s, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+#endif
+	return s;
+}
+
+void kslot_shrinker_destroy(struct shrinker *s)
+{
+	if (!s)
+		return;
+#ifdef KSLOT_HAVE_SHRINKER_ALLOC
+	shrinker_free(s);
+#else
+	unregister_shrinker(s);
+	kfree(s);
+#endif
+}
+
 static int __init kslot_init(void)
 {
+	int ret;
+
 	kslot_debugfs_root = debugfs_create_dir("kslot", NULL);
 	kslot_fault_init();
-	return 0;
+	ret = kslot_hive_shrinker_init();
+	if (ret)
+		debugfs_remove(kslot_debugfs_root);
+	return ret;
 }
 
 static void __exit kslot_exit(void)
 {
+	kslot_hive_shrinker_exit();
 	debugfs_remove(kslot_debugfs_root);
 	/* Directories and chunks are freed from RCU callbacks in this module. */
 	rcu_barrier();

@@ -21,7 +21,10 @@
 # Environment: KSLOT_BENCH_SIZES (in-kernel sizes, default
 # 1024,65536,1048576), KSLOT_BENCH_NATIVE_SIZES (default
 # 1024,65536,1048576,16777216), KSLOT_BENCH_REPS (default 5),
-# KSLOT_BENCH_NATIVE_REPS (default 5; at most 3 from 4M entries on).
+# KSLOT_BENCH_NATIVE_REPS (default 5; at most 3 from 4M entries on),
+# KSLOT_BENCH_ONLY (groups of kslot_bench.ko rows, e.g. "hive"; when set,
+# the ioctl bench is skipped, and for "hive" the native bench runs only the
+# hive rows).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +39,7 @@ sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}
 nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
+only=${KSLOT_BENCH_ONLY:-}
 rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
@@ -51,10 +55,10 @@ kernel_half() {
 	"$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src"
 	cp "$src/bench/kslot_bench.ko" "$out/files/"
 	cat > "$out/guest.sh" <<-GUEST
-	insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
+	insmod /files/kslot_bench.ko sizes=$sizes reps=$reps ${only:+only=$only}
 	dmesg | sed -n 's/^.*kslot_bench: //p'
 	rmmod kslot_bench
-	kslot_ioctl_bench -n 65536 -r $reps
+	${only:+: }kslot_ioctl_bench -n 65536 -r $reps
 	GUEST
 
 	echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
@@ -77,7 +81,8 @@ make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 # huge vmap for kvmalloc()): give every native side transparent huge
 # pages through glibc's malloc alike (Rust's global allocator is malloc).
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
-	"$out/native/kslot_native_bench" -r "$nreps" ${nsizes//,/ } \
+	"$out/native/kslot_native_bench" -r "$nreps" \
+	${only:+$([ "$only" = hive ] && echo --hive)} ${nsizes//,/ } \
 	> "$out/native.tap"
 echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \

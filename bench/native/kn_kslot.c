@@ -252,28 +252,198 @@ uint64_t kn_dense_iter_time(uint32_t passes)
 	return t;
 }
 
-int kn_hive_fill(uint32_t n, const uint32_t *perm, uint32_t erase)
+/* Insert @n u64 elements into a fresh hive, element i holding i. */
+static int kn_hive_insert_all(uint32_t n, u64 **ptrs)
 {
 	struct kslot_hive_params params = { .elem_size = sizeof(u64) };
-	u64 **ptrs = calloc(n ?: 1, sizeof(*ptrs));
 	u32 i;
 	int ret;
 
-	if (!ptrs)
-		return -1;
 	kslot_hive_destroy(&hive, NULL, NULL);
 	ret = kslot_hive_init(&hive, &params);
 	for (i = 0; !ret && i < n; i++) {
 		ptrs[i] = kslot_hive_insert(&hive, GFP_KERNEL);
-		if (!ptrs[i])
-			ret = -1;
-		else
-			*ptrs[i] = i;
+		if (IS_ERR(ptrs[i]))
+			return -1;
+		*ptrs[i] = i;
 	}
-	for (i = 0; !ret && i < erase; i++)
-		ret = kslot_hive_erase(&hive, ptrs[perm[i]]);
-	free(ptrs);
 	return ret;
+}
+
+static u64 **hive_ptrs;
+static uint32_t hive_ptrs_n;
+
+static int kn_hive_ptrs(uint32_t n)
+{
+	if (hive_ptrs_n >= n)
+		return 0;
+	free(hive_ptrs);
+	hive_ptrs = calloc(n ?: 1, sizeof(*hive_ptrs));
+	hive_ptrs_n = hive_ptrs ? n : 0;
+	return hive_ptrs ? 0 : -1;
+}
+
+uint64_t kn_hive_insert_time(uint32_t n)
+{
+	uint64_t t;
+
+	if (kn_hive_ptrs(n))
+		return 0;
+	t = nb_now();
+	if (kn_hive_insert_all(n, hive_ptrs))
+		return 0;
+	return nb_now() - t;
+}
+
+/* After kn_hive_insert_time(n): erase elements perm[0 .. erase-1]. */
+uint64_t kn_hive_erase_time(const uint32_t *perm, uint32_t erase)
+{
+	uint64_t t = nb_now();
+	u32 i;
+
+	for (i = 0; i < erase; i++)
+		if (kslot_hive_erase(&hive, hive_ptrs[perm[i]]))
+			return 0;
+	return nb_now() - t;
+}
+
+static u64 *dense_h;
+static uint32_t dense_h_n;
+
+static int kn_dense_handles(uint32_t n)
+{
+	if (dense_h_n >= n)
+		return 0;
+	free(dense_h);
+	dense_h = calloc(n ?: 1, sizeof(*dense_h));
+	dense_h_n = dense_h ? n : 0;
+	return dense_h ? 0 : -1;
+}
+
+uint64_t kn_dense_insert_time(uint32_t n)
+{
+	uint64_t t;
+	u64 v;
+	u32 i;
+	int ret;
+
+	if (kn_dense_handles(n))
+		return 0;
+	kslot_dense_destroy(&dense, NULL, NULL);
+	t = nb_now();
+	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
+	for (i = 0; !ret && i < n; i++) {
+		v = i;
+		ret = kslot_dense_insert(&dense, &v, &dense_h[i], GFP_KERNEL);
+	}
+	if (ret)
+		return 0;
+	return nb_now() - t;
+}
+
+/* After kn_dense_insert_time(n): erase the values perm[0 .. erase-1]. */
+uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase)
+{
+	uint64_t t = nb_now();
+	u32 i;
+
+	for (i = 0; i < erase; i++)
+		if (kslot_dense_erase(&dense, dense_h[perm[i]], NULL))
+			return 0;
+	return nb_now() - t;
+}
+
+/* For callgrind: one operation per call. */
+static noinline void *kn_hive_insert_one(void)
+{
+	return kslot_hive_insert(&hive, GFP_KERNEL);
+}
+
+static noinline int kn_hive_erase_one(void *elem)
+{
+	return kslot_hive_erase(&hive, elem);
+}
+
+static noinline unsigned long kn_hive_iter_pass(void)
+{
+	unsigned long sum = 0;
+	void *elem;
+
+	kslot_hive_for_each(&hive, elem)
+		sum += *(u64 *)elem;
+	return sum;
+}
+
+static noinline unsigned long kn_packed_pass(const u64 *a, u32 n)
+{
+	unsigned long sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += a[i];
+	return sum;
+}
+
+static noinline int kn_dense_insert_one(u64 v, u64 *h)
+{
+	return kslot_dense_insert(&dense, &v, h, GFP_KERNEL);
+}
+
+static noinline int kn_dense_erase_one(u64 h)
+{
+	return kslot_dense_erase(&dense, h, NULL);
+}
+
+/*
+ * n inserts, erase of perm[0 .. n/2-1], one walk over the n - n/2 left
+ * (and over a packed array of as many); the same inserts and erases on
+ * kslot_dense.
+ */
+int kn_count_hive(uint32_t n, const uint32_t *perm)
+{
+	struct kslot_hive_params params = { .elem_size = sizeof(u64) };
+	u64 *packed;
+	u32 i;
+
+	if (kn_hive_ptrs(n))
+		return -1;
+	kslot_hive_destroy(&hive, NULL, NULL);
+	if (kslot_hive_init(&hive, &params))
+		return -1;
+	for (i = 0; i < n; i++) {
+		hive_ptrs[i] = kn_hive_insert_one();
+		if (IS_ERR(hive_ptrs[i]))
+			return -1;
+		*hive_ptrs[i] = i;
+	}
+	for (i = 0; i < n / 2; i++)
+		if (kn_hive_erase_one(hive_ptrs[perm[i]]))
+			return -1;
+	sink += kn_hive_iter_pass();
+	packed = calloc(n - n / 2 ?: 1, sizeof(*packed));
+	if (!packed)
+		return -1;
+	sink += kn_packed_pass(packed, n - n / 2);
+	free(packed);
+
+	kslot_dense_destroy(&dense, NULL, NULL);
+	if (kn_dense_handles(n) ||
+	    kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (kn_dense_insert_one(i, &dense_h[i]))
+			return -1;
+	for (i = 0; i < n / 2; i++)
+		if (kn_dense_erase_one(dense_h[perm[i]]))
+			return -1;
+	return 0;
+}
+
+int kn_hive_fill(uint32_t n, const uint32_t *perm, uint32_t erase)
+{
+	if (kn_hive_ptrs(n) || kn_hive_insert_all(n, hive_ptrs))
+		return -1;
+	return kn_hive_erase_time(perm, erase) || !erase ? 0 : -1;
 }
 
 uint64_t kn_hive_iter_time(uint32_t passes)

@@ -6,15 +6,17 @@
  * permutation for random order (one seeded shuffle per size) and the same
  * number of repetitions; each figure is the best of them.
  *
- *   kslot_native_bench [-r REPS] [-s SEED] [SIZE...]
+ *   kslot_native_bench [-r REPS] [-s SEED] [--hive] [SIZE...]
  *	prints "ok N native_<name> size=.. kslot_ns=.. anchor=.. anchor_ns=.."
  *	(2-CPU rows add XArray's own figures as more key=value pairs)
  *	native_grow_stall rows: the longest writer call while another thread
  *	fills a fresh table to SIZE (kslot_ns/anchor_ns = worst ns)
  *   kslot_native_bench --stall N
  *	only the growth-stall rows
+ *	for every size (after --hive: only the hive's rows)
  *   kslot_native_bench --count N
- *	one pass of each lookup over N entries in random order, for
+ *	one pass of each lookup over N entries in random order, and N hive
+ *	and kslot_dense inserts, N/2 random erases and a walk, for
  *	valgrind --tool=callgrind (instructions per call)
  */
 #define _GNU_SOURCE
@@ -32,6 +34,7 @@
 #define BIG_REPS	3
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
+static int hive_only;
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -68,17 +71,22 @@ static uint32_t passes_for(uint32_t n)
 	return p ? p : 1;
 }
 
-static void keys_init(struct keys *k, uint32_t n, unsigned int seed)
+/* The random permutation, and unless @perm_only the handle arrays. */
+static void keys_init(struct keys *k, uint32_t n, unsigned int seed,
+		      int perm_only)
 {
 	uint32_t i;
 
+	memset(k, 0, sizeof(*k));
 	k->n = n;
 	k->perm = malloc(sizeof(*k->perm) * n);
-	k->h = malloc(sizeof(*k->h) * n);
-	k->rh = malloc(sizeof(*k->rh) * n);
-	k->id = malloc(sizeof(*k->id) * n);
-	k->rid = malloc(sizeof(*k->rid) * n);
-	if (!k->perm || !k->h || !k->rh || !k->id || !k->rid) {
+	if (!perm_only) {
+		k->h = malloc(sizeof(*k->h) * n);
+		k->rh = malloc(sizeof(*k->rh) * n);
+		k->id = malloc(sizeof(*k->id) * n);
+		k->rid = malloc(sizeof(*k->rid) * n);
+	}
+	if (!k->perm || (!perm_only && (!k->h || !k->rh || !k->id || !k->rid))) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
@@ -416,6 +424,59 @@ static void run_stall(uint32_t n)
 	}
 }
 
+/*
+ * The hive: insert, erase of every element in random order (against
+ * kslot_dense's, the same count and order), iteration at 0/50/90% erased
+ * (against a packed array of the live count).
+ */
+static void run_hive(uint32_t n, const struct keys *k)
+{
+	uint64_t a, b;
+	char name[48];
+	int o;
+
+	a = BEST(kn_hive_insert_time(n));
+	b = BEST(kn_dense_insert_time(n));
+	if (!a || !b)
+		fail("hive_insert", n);
+	else
+		row("hive_insert", n, per(a, n), "dense_insert", per(b, n));
+
+	a = UINT64_MAX;
+	b = UINT64_MAX;
+	/* Beyond 1M a repetition is seconds of DRAM misses: two suffice. */
+	for (unsigned int r = 0; r < (n > (1U << 20) && reps > 2 ? 2 : reps);
+	     r++) {
+		uint64_t t;
+
+		t = kn_hive_insert_time(n) ? kn_hive_erase_time(k->perm, n) : 0;
+		a = t && t < a ? t : a;
+		t = kn_dense_insert_time(n) ? kn_dense_erase_time(k->perm, n) : 0;
+		b = t && t < b ? t : b;
+	}
+	if (a == UINT64_MAX || b == UINT64_MAX)
+		fail("hive_erase_rand", n);
+	else
+		row("hive_erase_rand", n, per(a, n), "dense_erase_rand",
+		    per(b, n));
+
+	for (o = 0; o < 3; o++) {
+		static const unsigned int pct[] = { 0, 50, 90 };
+		uint32_t erase = (uint64_t)n * pct[o] / 100, live = n - erase;
+		uint32_t lp = passes_for(live);
+
+		snprintf(name, sizeof(name), "hive_iter_%u", pct[o]);
+		if (!live || kn_hive_fill(n, k->perm, erase)) {
+			fail(name, n);
+			continue;
+		}
+		a = BEST(kn_hive_iter_time(lp));
+		b = BEST(kn_packed_iter_time(live, lp));
+		row(name, n, per(a, (uint64_t)live * lp), "packed_array",
+		    per(b, (uint64_t)live * lp));
+	}
+}
+
 static void run_size(uint32_t n, unsigned int seed)
 {
 	static const char * const order[] = { "seq", "rand" };
@@ -428,7 +489,7 @@ static void run_size(uint32_t n, unsigned int seed)
 	int o;
 
 	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
-	keys_init(&k, n, seed);
+	keys_init(&k, n, seed, 0);
 	a = BEST(kn_map_alloc_time(n, k.h));
 	b = BEST(xn_alloc_time(n, k.id));
 	if (!a || !b || kn_map_check(k.h, n) || xn_check(k.id, n) ||
@@ -496,21 +557,7 @@ static void run_size(uint32_t n, unsigned int seed)
 	/* The other tables stay filled: the slotmap rows run beside them. */
 	run_slotmap(&k, dense_ok);
 
-	for (o = 0; o < 3; o++) {
-		static const unsigned int pct[] = { 0, 50, 90 };
-		uint32_t erase = (uint64_t)n * pct[o] / 100, live = n - erase;
-		uint32_t lp = passes_for(live);
-
-		snprintf(name, sizeof(name), "hive_iter_%u", pct[o]);
-		if (!live || kn_hive_fill(n, k.perm, erase)) {
-			fail(name, n);
-			continue;
-		}
-		a = BEST(kn_hive_iter_time(lp));
-		b = BEST(kn_packed_iter_time(live, lp));
-		row(name, n, per(a, (uint64_t)live * lp), "packed_array",
-		    per(b, (uint64_t)live * lp));
-	}
+	run_hive(n, &k);
 
 	for (o = 0; o < 2; o++) {
 		unsigned int size = o ? 512 : 64;
@@ -525,12 +572,25 @@ static void run_size(uint32_t n, unsigned int seed)
 	run_stall(n);
 }
 
-/* One pass of each lookup, for callgrind. */
+/* Only the hive's rows (--hive): at 16M the map's would take long. */
+static void run_hive_size(uint32_t n, unsigned int seed)
+{
+	struct keys k;
+
+	keys_init(&k, n, seed, 1);
+	run_hive(n, &k);
+	keys_free(&k);
+}
+
+/*
+ * One pass of each lookup, and the hive's and kslot_dense's inserts,
+ * erases and a walk (kn_count_hive()), for callgrind.
+ */
 static int count_mode(uint32_t n)
 {
 	struct keys k;
 
-	keys_init(&k, n, 1);
+	keys_init(&k, n, 1, 0);
 	if (kn_map_fill(n, k.h) || xn_fill(n, k.id) || kn_floor_fill(n))
 		return 1;
 	keys_shuffle(&k);
@@ -542,6 +602,8 @@ static int count_mode(uint32_t n)
 		return 1;
 	sn_shuffle(0, k.perm, n);
 	sn_count_lookups();
+	if (kn_count_hive(n, k.perm))
+		return 1;
 	printf("# sink %lu\n", (kn_sink() + xn_sink() + sn_sink()) & 1);
 	keys_free(&k);
 	return 0;
@@ -569,6 +631,10 @@ int main(int argc, char **argv)
 			reps = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--hive"))
+			hive_only = 1;
+		else if (hive_only)
+			run_hive_size(strtoul(argv[i], NULL, 0), seed);
 		else
 			run_size(strtoul(argv[i], NULL, 0), seed);
 	}

@@ -2,8 +2,9 @@
 /*
  * Out-of-line parts of the native shim (see kslot_shim.h): per-CPU
  * memory, deferred frees through liburcu's call_rcu(), size-aligned page
- * blocks that an interior pointer finds again, a fixed-seed random source,
- * and the debugfs hooks kslot_main.c provides in the kernel.
+ * blocks that an interior pointer finds again (a direct map and its
+ * vmemmap), a fixed-seed random source, and the debugfs hooks kslot_main.c
+ * provides in the kernel.
  */
 #include <pthread.h>
 #include <sys/mman.h>
@@ -131,92 +132,83 @@ void kslot_shim_free_rcu(void *p)
 	call_rcu(&r->head, kslot_shim_rcu_cb);
 }
 
-/* Page number -> folio, open addressing; a folio registers every page. */
-#define FOLIO_BITS	20
-#define FOLIO_SLOTS	BIT(FOLIO_BITS)
+/*
+ * The reserved range: 4 GiB of address space, backed only where used,
+ * with transparent huge pages as the kernel's direct map has huge pages.
+ * Freed blocks wait on a list per order for the next allocation.
+ */
+#define ARENA_BYTES	BIT(32)
+#define ARENA_ORDERS	11
 
-static struct {
-	unsigned long pfn;
-	struct folio *folio;
-} *folio_table;
-static struct folio folio_none;
+char *kslot_shim_arena;
+unsigned long kslot_shim_arena_used;
+struct folio *kslot_shim_vmemmap;
+/* Not a folio of the range: its private field never names its address. */
+struct folio kslot_shim_folio_none = { .private = &kslot_shim_folio_none };
+static void *arena_free[ARENA_ORDERS];
 
-static unsigned long folio_hash(unsigned long pfn)
+static int arena_init(void)
 {
-	return (pfn * 0x9e3779b97f4a7c15UL) >> (64 - FOLIO_BITS);
-}
+	size_t map = (ARENA_BYTES >> PAGE_SHIFT) * sizeof(struct folio);
+	void *a, *v;
 
-static void folio_set(unsigned long pfn, struct folio *folio)
-{
-	unsigned long i = folio_hash(pfn);
-
-	while (folio_table[i].folio && folio_table[i].pfn != pfn)
-		i = (i + 1) & (FOLIO_SLOTS - 1);
-	folio_table[i].pfn = pfn;
-	folio_table[i].folio = folio;
-}
-
-static long folio_find(unsigned long pfn)
-{
-	unsigned long i = folio_hash(pfn);
-
-	while (folio_table[i].folio || folio_table[i].pfn) {
-		if (folio_table[i].pfn == pfn && folio_table[i].folio)
-			return i;
-		i = (i + 1) & (FOLIO_SLOTS - 1);
-	}
-	return -1;
+	a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	v = mmap(NULL, map, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (a == MAP_FAILED || v == MAP_FAILED)
+		return -1;
+	madvise(a, ARENA_BYTES, MADV_HUGEPAGE);
+	madvise(v, map, MADV_HUGEPAGE);
+	/* Align the range to the largest block, as physical memory is. */
+	kslot_shim_arena = (char *)ALIGN((unsigned long)a,
+					 PAGE_SIZE << (ARENA_ORDERS - 1));
+	kslot_shim_vmemmap = v;
+	return 0;
 }
 
 struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order)
 {
 	size_t bytes = PAGE_SIZE << order;
 	struct folio *folio;
-	unsigned long i;
+	unsigned long i, pfn;
+	void *addr;
 
-	if (!folio_table) {
-		folio_table = calloc(FOLIO_SLOTS, sizeof(*folio_table));
-		if (!folio_table)
+	if (order >= ARENA_ORDERS || (!kslot_shim_arena && arena_init()))
+		return NULL;
+	addr = arena_free[order];
+	if (addr) {
+		arena_free[order] = *(void **)addr;
+	} else {
+		unsigned long at = ALIGN(kslot_shim_arena_used, bytes);
+
+		if (at + bytes > ARENA_BYTES - (PAGE_SIZE << ARENA_ORDERS))
 			return NULL;
-	}
-	folio = calloc(1, sizeof(*folio));
-	if (!folio)
-		return NULL;
-	folio->addr = aligned_alloc(bytes, bytes);
-	if (!folio->addr) {
-		free(folio);
-		return NULL;
+		addr = kslot_shim_arena + at;
+		kslot_shim_arena_used = at + bytes;
 	}
 	if (gfp & __GFP_ZERO)
-		memset(folio->addr, 0, bytes);
+		memset(addr, 0, bytes);
+	pfn = ((char *)addr - kslot_shim_arena) >> PAGE_SHIFT;
+	folio = &kslot_shim_vmemmap[pfn];
+	folio->private = NULL;
+	folio->addr = addr;
 	folio->order = order;
 	for (i = 0; i < (1UL << order); i++)
-		folio_set(((unsigned long)folio->addr >> PAGE_SHIFT) + i, folio);
+		kslot_shim_vmemmap[pfn + i].head = folio;
 	return folio;
-}
-
-struct folio *kslot_shim_virt_to_folio(const void *p)
-{
-	long i = folio_table ? folio_find((unsigned long)p >> PAGE_SHIFT) : -1;
-
-	return i < 0 ? &folio_none : folio_table[i].folio;
 }
 
 void kslot_shim_folio_put(struct folio *folio)
 {
-	unsigned long i, pfn = (unsigned long)folio->addr >> PAGE_SHIFT;
+	unsigned long i;
 
-	if (folio == &folio_none)
+	if (folio == &kslot_shim_folio_none)
 		return;
-	/* Keep the probe chains intact: leave a tombstone (pfn, NULL). */
-	for (i = 0; i < (1UL << folio->order); i++) {
-		long at = folio_find(pfn + i);
-
-		if (at >= 0)
-			folio_table[at].folio = NULL;
-	}
-	free(folio->addr);
-	free(folio);
+	for (i = 0; i < (1UL << folio->order); i++)
+		folio[i].head = NULL;
+	*(void **)folio->addr = arena_free[folio->order];
+	arena_free[folio->order] = folio->addr;
 }
 
 u32 kslot_shim_random_u32(void)
@@ -235,5 +227,19 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 }
 
 void kslot_debugfs_remove(struct dentry *dentry)
+{
+}
+
+/* No reclaim here: the hives' spare groups wait for kslot_hive_trim(). */
+struct shrinker *kslot_shrinker_create(const char *name,
+				       unsigned long (*count)(struct shrinker *,
+							      struct shrink_control *),
+				       unsigned long (*scan)(struct shrinker *,
+							     struct shrink_control *))
+{
+	return NULL;
+}
+
+void kslot_shrinker_destroy(struct shrinker *s)
 {
 }

@@ -17,6 +17,7 @@
 #ifndef KSLOT_SHIM_H
 #define KSLOT_SHIM_H
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -99,6 +100,20 @@ static inline bool is_power_of_2(unsigned long n)
 	return n && !(n & (n - 1));
 }
 
+#define div_u64(n, d)		((u64)(n) / (u32)(d))
+#define BITS_PER_BYTE		8
+#define BITS_PER_TYPE(t)	(sizeof(t) * BITS_PER_BYTE)
+
+static inline unsigned int __ffs64(u64 x)
+{
+	return (unsigned int)__builtin_ctzll(x);
+}
+
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
 static inline int ilog2(unsigned long n)
 {
 	return 63 - __builtin_clzl(n);
@@ -172,6 +187,9 @@ typedef struct {
 #define atomic_long_set(v, i)	atomic_set(v, i)
 #define atomic_long_inc(v) \
 	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define atomic_long_dec(v) \
+	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define ATOMIC_LONG_INIT(i)	{ (i) }
 
 struct kref {
 	atomic_t refcount;
@@ -223,6 +241,20 @@ static inline void spin_unlock(spinlock_t *l)
 #define spin_unlock_bh(l)			spin_unlock(l)
 #define spin_lock_irqsave(l, f)			do { (f) = 0; spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
+
+typedef spinlock_t raw_spinlock_t;
+#define raw_spin_lock_init(l)			spin_lock_init(l)
+#define raw_spin_lock_irqsave(l, f)		spin_lock_irqsave(l, f)
+#define raw_spin_unlock_irqrestore(l, f)	spin_unlock_irqrestore(l, f)
+
+/* A mutex as a spinlock: nothing here sleeps while holding one. */
+struct mutex {
+	spinlock_t lock;	/* the whole mutex */
+};
+
+#define DEFINE_MUTEX(name)	struct mutex name = { { 0 } }
+#define mutex_lock(m)		spin_lock(&(m)->lock)
+#define mutex_unlock(m)		spin_unlock(&(m)->lock)
 
 typedef struct {
 	int unused;
@@ -366,18 +398,38 @@ static inline size_t strscpy(char *d, const char *s, size_t n)
 	return strlen(d);
 }
 
-/* Pages and folios: size-aligned blocks, found again through a table. */
+/*
+ * Pages and folios, as the kernel's direct map and vmemmap: blocks of
+ * 2^order pages aligned to their size, carved from one reserved range,
+ * and a struct folio per page of it (a tail page's points to its head's).
+ */
 struct page;
 
 struct folio {
 	void *private;
 	void *addr;
 	unsigned int order;
+	struct folio *head;
 };
+
+extern char *kslot_shim_arena;
+extern unsigned long kslot_shim_arena_used;
+extern struct folio *kslot_shim_vmemmap;
+extern struct folio kslot_shim_folio_none;
 
 struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order);
 void kslot_shim_folio_put(struct folio *folio);
-struct folio *kslot_shim_virt_to_folio(const void *p);
+
+static inline struct folio *kslot_shim_virt_to_folio(const void *p)
+{
+	unsigned long off = (const char *)p - kslot_shim_arena;
+	struct folio *f;
+
+	if (off >= kslot_shim_arena_used)
+		return &kslot_shim_folio_none;
+	f = kslot_shim_vmemmap[off >> PAGE_SHIFT].head;
+	return f ? f : &kslot_shim_folio_none;
+}
 
 #define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
 #define folio_put(f)			kslot_shim_folio_put(f)
@@ -433,7 +485,16 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	list_add(e, head);
 }
 
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
 #define list_entry(p, type, member)	container_of(p, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
 #define list_first_entry_or_null(head, type, member) \
 	((head)->next != (head) ? list_entry((head)->next, type, member) : NULL)
 #define list_for_each_entry_safe(pos, n, head, member)			\
@@ -443,6 +504,21 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 
 /* ---- misc ---- */
+struct shrink_control {
+	gfp_t gfp_mask;
+	unsigned long nr_to_scan;
+};
+
+struct shrinker {
+	unsigned long (*count_objects)(struct shrinker *s,
+				       struct shrink_control *sc);
+	unsigned long (*scan_objects)(struct shrinker *s,
+				      struct shrink_control *sc);
+};
+
+#define SHRINK_STOP		(~0UL)
+#define SHRINK_EMPTY		(~0UL - 1)
+
 struct dentry;
 struct file_operations {
 	int unused;

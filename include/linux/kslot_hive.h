@@ -3,41 +3,44 @@
  * kslot_hive: a bucket array with a jump-counting skipfield.
  *
  * Elements of one fixed size live in groups.  Each group is one page
- * allocation holding a header, a u16 skipfield and the elements; groups
- * are chained in iteration order and never move, so a pointer to a live
- * element stays valid until that element is erased.  Erased elements are
- * skipped with the low-complexity jump-counting pattern: each run of
- * erased slots (a skipblock) stores its length in its first and last
- * skipfield node, so stepping to the next or previous live element is a
- * read and an add, never a loop.  The memory of the first erased element
- * of each skipblock holds that group's free list of skipblocks, and the
- * groups with erased slots are linked, so an insert finds a slot to reuse
- * in O(1).
+ * allocation holding a header, a bitmap of its live slots, a u16
+ * skipfield and the elements; groups are chained in iteration order and
+ * never move, so a pointer to a live element stays valid until that
+ * element is erased.  Erased elements are skipped with the low-complexity
+ * jump-counting pattern: each run of erased slots (a skipblock) stores its
+ * length in its first and last skipfield node, so stepping to the next or
+ * previous live element is a read and an add, never a loop.
+ * kslot_hive_for_each() takes the live slots 64 at a time from the bitmap
+ * (a find-first-set per element, no load to wait on) and jumps over the
+ * skipblock after each word's last live slot with the skipfield.  The
+ * memory of the first erased element of each skipblock holds that group's
+ * free list of skipblocks, and the groups with erased slots are linked,
+ * so an insert finds a slot to reuse in O(1).
  *
  * Rules:
  *
  * +---------------------------+---------------------+------------------+
  * | operation                 | lock                | may sleep        |
  * +---------------------------+---------------------+------------------+
- * | kslot_hive_init()         | none (no memory)    | no               |
+ * | kslot_hive_init()         | none (no memory)    | with SHRINK      |
  * | kslot_hive_insert()       | caller: exclusive   | only if gfp      |
  * | kslot_hive_reserve()      |                     | allows           |
  * | kslot_hive_erase(),       | caller: exclusive   | no               |
  * | kslot_hive_erase_cursor(),|                     |                  |
  * | kslot_hive_insert_at(),   |                     |                  |
  * | kslot_hive_clear(),       |                     |                  |
- * | kslot_hive_trim(),        |                     |                  |
- * | kslot_hive_destroy()      |                     |                  |
+ * | kslot_hive_trim()         |                     |                  |
+ * | kslot_hive_destroy()      | caller: exclusive   | with SHRINK      |
  * | cursors, for_each,        | caller: shared      | no               |
  * | kslot_hive_cursor_at(),   | (no writer running) |                  |
  * | kslot_hive_get_stats()    |                     |                  |
  * +---------------------------+---------------------+------------------+
  *
- * - The hive has no lock of its own.  It is a plain data structure, like
- *   an rbtree: writers need exclusive access (the caller's mutex or
- *   spinlock), readers need only exclude writers (e.g. an rwsem, or the
- *   same lock).  Only insert and reserve allocate, with the caller's gfp;
- *   everything else is safe in any context but NMI.
+ * - The hive has no lock of its own for its elements.  It is a plain data
+ *   structure, like an rbtree: writers need exclusive access (the caller's
+ *   mutex or spinlock), readers need only exclude writers (e.g. an rwsem,
+ *   or the same lock).  Only insert and reserve allocate, with the
+ *   caller's gfp; everything else is safe in any context but NMI.
  * - Insert and erase are O(1) (insert amortised: a group that comes into
  *   use clears its skipfield once).  Stepping a cursor forward or
  *   backward is O(1).  kslot_hive_insert_at() is O(length of the erased
@@ -50,6 +53,13 @@
  *   __GFP_ZERO) and holds free-list links after erase.  Groups are page
  *   memory outside the slab allocator: KASAN does not see a use after
  *   erase inside a group, only after the group is freed.
+ * - With %KSLOT_HIVE_SHRINK, groups emptied beyond max_unused are kept
+ *   as spares, reused before any new group is allocated, and freed by the
+ *   kslot shrinker under memory pressure (or by kslot_hive_trim()).
+ *   kslot_hive_init() and kslot_hive_destroy() of such a hive may sleep;
+ *   the shrinker takes only the hive's internal spare lock, never the
+ *   caller's.  After kslot_hive_destroy() the hive leaves the shrinker
+ *   and frees groups emptied beyond max_unused at once.
  * - A group is 2^order pages (order at most %KSLOT_HIVE_MAX_ORDER) with as
  *   many elements as fit, capped at max_capacity.  The capacity asked of a
  *   new group doubles the hive (it is the hive's capacity so far), clamped
@@ -58,14 +68,19 @@
 #ifndef _LINUX_KSLOT_HIVE_H
 #define _LINUX_KSLOT_HIVE_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 /* Charge the hive's groups to the current memcg. */
 #define KSLOT_HIVE_ACCOUNT	BIT(0)
-#define KSLOT_HIVE_FLAGS_ALL	KSLOT_HIVE_ACCOUNT
+/* Keep emptied groups beyond max_unused until memory pressure. */
+#define KSLOT_HIVE_SHRINK	BIT(1)
+#define KSLOT_HIVE_FLAGS_ALL	(KSLOT_HIVE_ACCOUNT | KSLOT_HIVE_SHRINK)
 
 /* Largest group allocation: 2^order pages. */
 #define KSLOT_HIVE_MAX_ORDER	PAGE_ALLOC_COSTLY_ORDER
@@ -76,6 +91,8 @@
 /* Capacity limits used when the parameters leave them 0. */
 #define KSLOT_HIVE_DEFAULT_MIN	8
 #define KSLOT_HIVE_DEFAULT_MAX	8192
+/* Slots per u64 word of a group's live bitmap. */
+#define KSLOT_HIVE_LIVE_BITS	BITS_PER_TYPE(u64)
 /* No skipblock; end of a group's free list. */
 #define KSLOT_HIVE_NONE		U16_MAX
 
@@ -93,7 +110,8 @@ struct kslot_hive_link {
 };
 
 /**
- * struct kslot_hive_group - One group: header, skipfield and elements.
+ * struct kslot_hive_group - One group: header, live bitmap, skipfield and
+ *	elements.
  * @skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
  *	@capacity exist and are always 0, as are nodes from @last on.
  * @elements: The first element.
@@ -110,6 +128,8 @@ struct kslot_hive_link {
  * @erase_next: Next group with erased slots.
  * @erase_prev: Previous group with erased slots.
  * @hive: The owning hive, to reject pointers from elsewhere.
+ * @live: Bit i is set iff slot i is live (node i is 0 and i < @last):
+ *	what kslot_hive_for_each() walks.
  */
 struct kslot_hive_group {
 	u16 *skipfield;
@@ -125,6 +145,7 @@ struct kslot_hive_group {
 	struct kslot_hive_group *erase_next;
 	struct kslot_hive_group *erase_prev;
 	struct kslot_hive *hive;
+	u64 live[];
 };
 
 /**
@@ -139,10 +160,11 @@ struct kslot_hive_group {
  * @max_capacity: Largest group capacity, at most
  *	%KSLOT_HIVE_MAX_CAPACITY; 0 for %KSLOT_HIVE_DEFAULT_MAX.  Lowered to
  *	what an order-%KSLOT_HIVE_MAX_ORDER group can hold.
- * @max_unused: Emptied groups kept for reuse; more are freed.  Groups
+ * @max_unused: Emptied groups kept for reuse; more are freed (with
+ *	%KSLOT_HIVE_SHRINK: kept as spares until memory pressure).  Groups
  *	made by kslot_hive_reserve() stay unused, whatever this limit, until
  *	an insert takes them or kslot_hive_trim() frees them.
- * @flags: %KSLOT_HIVE_ACCOUNT or 0.
+ * @flags: %KSLOT_HIVE_ACCOUNT, %KSLOT_HIVE_SHRINK, or 0.
  */
 struct kslot_hive_params {
 	size_t elem_size;
@@ -160,6 +182,8 @@ struct kslot_hive_params {
  * @erasures: First group with erased slots, or NULL.
  * @unused: Singly linked (through @next) groups kept for reuse.
  * @elem_size: Element size after padding.
+ * @elem_inv: 2^40 / @elem_size + 1: an offset in a group times this,
+ *	shifted right by 40, is the offset divided by @elem_size.
  * @align: Element alignment.
  * @min_capacity: Smallest capacity asked of a new group.
  * @max_capacity: Largest group capacity.
@@ -170,13 +194,23 @@ struct kslot_hive_params {
  * @unused_capacity: Slots in unused groups.
  * @nr_groups: Active groups.
  * @nr_unused: Unused groups.
- * @bytes: Bytes of group memory held, active and unused.
+ * @bytes: Bytes of group memory held, active and unused (not spare).
+ * @spare: Singly linked (through @next) emptied groups beyond
+ *	@max_unused, for reuse until the shrinker frees them.
+ * @nr_spare: Spare groups.
+ * @spare_bytes: Bytes of the spare groups.
+ * @spare_capacity: Slots in the spare groups.
+ * @spare_lock: Guards @spare and its counters against the shrinker (a
+ *	raw lock: taken in any context writers run in).
+ * @shrink_node: In the shrinker's list of hives, while @flags has
+ *	%KSLOT_HIVE_SHRINK and the hive is not destroyed; else empty.
  */
 struct kslot_hive {
 	struct kslot_hive_group *first;
 	struct kslot_hive_group *back;
 	struct kslot_hive_group *erasures;
 	struct kslot_hive_group *unused;
+	u64 elem_inv;
 	u32 elem_size;
 	u32 align;
 	u32 min_capacity;
@@ -189,6 +223,12 @@ struct kslot_hive {
 	size_t nr_groups;
 	size_t nr_unused;
 	size_t bytes;
+	struct kslot_hive_group *spare;
+	size_t nr_spare;
+	size_t spare_bytes;
+	size_t spare_capacity;
+	raw_spinlock_t spare_lock;
+	struct list_head shrink_node;
 };
 
 /**
@@ -204,9 +244,11 @@ struct kslot_hive_cursor {
 /**
  * struct kslot_hive_stats - A snapshot of a hive's counters.
  * @size: Live elements.
- * @capacity: Element slots held, in active and unused groups.
+ * @capacity: Element slots held, in active, unused and spare groups.
  * @groups: Active groups.
- * @unused_groups: Groups kept for reuse.
+ * @unused_groups: Groups kept for reuse, up to max_unused (or reserved).
+ * @spare_groups: Emptied groups beyond max_unused kept until memory
+ *	pressure (%KSLOT_HIVE_SHRINK).
  * @bytes: Bytes of group memory held.
  * @elem_size: Element size after padding.
  */
@@ -215,6 +257,7 @@ struct kslot_hive_stats {
 	size_t capacity;
 	size_t groups;
 	size_t unused_groups;
+	size_t spare_groups;
 	size_t bytes;
 	u32 elem_size;
 };
@@ -365,18 +408,121 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
 
 /**
  * struct kslot_hive_iter - State of kslot_hive_for_each() (internal).
+ * @at: The element the next step returns, if @more.
+ * @base: The element of the first slot of @at's word of @group->live.
+ * @mask: Live slots of that word after @at (bit k: slot 64 * word + k).
+ * @top: The word's last live slot.
+ * @more: @at is valid: the walk has not ended.
+ * @group: The group of @at.
+ * @size: Element size.
+ *
+ * The walk steps through the group's live bitmap a u64 word at a time
+ * (find first set, clear it), so a step does not wait on a load.  When a
+ * word holds no more live slots, the walk goes on in the next word if it
+ * holds any; else the jump count in the skipfield node after the word's
+ * last live slot says where the next live slot is: the walk jumps over
+ * that run of erased slots in O(1), however long it is.
+ *
+ * The walk is kept one element ahead of the element the loop body sees,
+ * so the body may erase that element (the erase changes no other slot's
+ * bit, and the element ahead keeps its group alive).
+ */
+struct kslot_hive_iter {
+	void *at;
+	void *base;
+	u64 mask;
+	u32 top;
+	bool more;
+	struct kslot_hive_group *group;
+	size_t size;
+};
+
+/* Put @it on live slot @j of @g, or on the next group's first if past. */
+static __always_inline void __kslot_hive_iter_at(struct kslot_hive_iter *it,
+						 struct kslot_hive_group *g,
+						 u32 j)
+{
+	u32 w;
+	u64 word;
+
+	if (unlikely(j >= g->last)) {
+		g = g->next;
+		if (!g) {
+			it->more = false;
+			return;
+		}
+		/* A run of erased slots at the front stores its length in node 0. */
+		j = g->skipfield[0];
+	}
+	it->group = g;
+	w = j / KSLOT_HIVE_LIVE_BITS;
+	word = g->live[w];
+	w *= KSLOT_HIVE_LIVE_BITS;
+	it->top = w + fls64(word) - 1;
+	it->mask = word & (~1ULL << (j - w));
+	it->base = g->elements + (size_t)w * it->size;
+	it->at = g->elements + (size_t)j * it->size;
+}
+
+static __always_inline struct kslot_hive_iter
+__kslot_hive_iter_init(const struct kslot_hive *hive)
+{
+	struct kslot_hive_iter it = { .size = hive->elem_size };
+
+	it.more = hive->first;
+	if (it.more)
+		__kslot_hive_iter_at(&it, hive->first, hive->first->skipfield[0]);
+	return it;
+}
+
+/* Step @it past the element it is on. */
+static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
+{
+	struct kslot_hive_group *g;
+	u32 w, j;
+	u64 word;
+
+	if (likely(it->mask)) {
+		it->at = it->base + (size_t)__ffs64(it->mask) * it->size;
+		it->mask &= it->mask - 1;
+		return;
+	}
+	/* The word is done: the next word, if it has a live slot... */
+	g = it->group;
+	w = it->top / KSLOT_HIVE_LIVE_BITS + 1;
+	w *= KSLOT_HIVE_LIVE_BITS;
+	if (likely(w < g->last)) {
+		word = g->live[w / KSLOT_HIVE_LIVE_BITS];
+		if (likely(word)) {
+			it->top = w + fls64(word) - 1;
+			it->base = g->elements + (size_t)w * it->size;
+			it->at = it->base + (size_t)__ffs64(word) * it->size;
+			it->mask = word & (word - 1);
+			return;
+		}
+	}
+	/*
+	 * ...else jump: @top was the word's last live slot, so node top + 1
+	 * is live, or starts a skipblock and holds the jump to the next live
+	 * slot, or is node last (zero).
+	 */
+	j = it->top + 1;
+	__kslot_hive_iter_at(it, g, j + g->skipfield[j]);
+}
+
+/**
+ * struct kslot_hive_riter - State of kslot_hive_for_each_reverse()
+ *	(internal).
  * @elem: The element the next step returns, or NULL at the end.
  * @skip: Skipfield node of @elem.
- * @end: Where the walk leaves the group: node @last going forward, node
- *	-1 going backward.
+ * @end: Node -1 of @group: where the walk leaves the group.
  * @group: The group of @elem.
  * @size: Element size.
  *
- * The walk is kept one element ahead of the element the loop body sees,
- * so the body may erase that element.  Stepping is pointer arithmetic on
- * locals: one skipfield read per element.
+ * One jump-counting step per element, kept one element ahead like
+ * struct kslot_hive_iter.
  */
-struct kslot_hive_iter {
+struct kslot_hive_riter {
 	void *elem;
 	const u16 *skip;
 	const u16 *end;
@@ -384,29 +530,10 @@ struct kslot_hive_iter {
 	size_t size;
 };
 
-static inline struct kslot_hive_iter
-__kslot_hive_iter_init(const struct kslot_hive *hive, bool reverse)
+/* Put @it on the last live element of @g, or end the walk. */
+static inline void __kslot_hive_riter_group(struct kslot_hive_riter *it,
+					    struct kslot_hive_group *g)
 {
-	struct kslot_hive_iter it = { .size = hive->elem_size };
-	struct kslot_hive_cursor cur;
-
-	it.elem = reverse ? kslot_hive_last(hive, &cur) :
-			    kslot_hive_first(hive, &cur);
-	if (it.elem) {
-		it.group = cur.group;
-		it.skip = cur.group->skipfield + cur.index;
-		it.end = reverse ? cur.group->skipfield - 1 :
-				   cur.group->skipfield + cur.group->last;
-	}
-	return it;
-}
-
-/* Continue in the next (or previous) group, or end the walk. */
-static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
-					   bool reverse)
-{
-	struct kslot_hive_group *g = reverse ? it->group->prev :
-					       it->group->next;
 	u32 i;
 
 	it->group = g;
@@ -414,20 +541,24 @@ static inline void __kslot_hive_iter_group(struct kslot_hive_iter *it,
 		it->elem = NULL;
 		return;
 	}
-	if (reverse) {
-		i = g->last - 1 - g->skipfield[g->last - 1];
-		it->end = g->skipfield - 1;
-	} else {
-		i = g->skipfield[0];
-		it->end = g->skipfield + g->last;
-	}
+	i = g->last - 1 - g->skipfield[g->last - 1];
+	it->end = g->skipfield - 1;
 	it->skip = g->skipfield + i;
-	it->elem = g->elements + i * it->size;
+	it->elem = g->elements + (size_t)i * it->size;
 }
 
-/* Step function of the for_each macros: return @elem, then advance. */
-static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
-						    bool reverse)
+static inline struct kslot_hive_riter
+__kslot_hive_riter_init(const struct kslot_hive *hive)
+{
+	struct kslot_hive_riter it = { .size = hive->elem_size };
+
+	__kslot_hive_riter_group(&it, hive->back);
+	return it;
+}
+
+/* Step function of kslot_hive_for_each_reverse(). */
+static __always_inline void *
+__kslot_hive_riter_next(struct kslot_hive_riter *it)
 {
 	void *elem = it->elem;
 	const u16 *s;
@@ -435,24 +566,13 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
 
 	if (!elem)
 		return NULL;
-	if (reverse) {
-		s = it->skip - 1;
-		jump = *s;
-		s -= jump;
-		it->elem -= (jump + 1) * it->size;
-		it->skip = s;
-		if (unlikely(s <= it->end))
-			__kslot_hive_iter_group(it, true);
-	} else {
-		s = it->skip + 1;
-		jump = *s;
-		s += jump;
-		it->elem += (jump + 1) * it->size;
-		it->skip = s;
-		/* >=: robust even if the body grew the back group. */
-		if (unlikely(s >= it->end))
-			__kslot_hive_iter_group(it, false);
-	}
+	s = it->skip - 1;
+	jump = *s;
+	s -= jump;
+	it->elem -= (jump + 1) * it->size;
+	it->skip = s;
+	if (unlikely(s <= it->end))
+		__kslot_hive_riter_group(it, it->group->prev);
 	return elem;
 }
 
@@ -467,8 +587,9 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
  */
 #define kslot_hive_for_each(hive, elem)					\
 	for (struct kslot_hive_iter __kslot_hive_it =			\
-		__kslot_hive_iter_init((hive), false);			\
-	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, false));)
+		__kslot_hive_iter_init(hive);				\
+	     __kslot_hive_it.more && ((elem) = __kslot_hive_it.at,	\
+		__kslot_hive_iter_next(&__kslot_hive_it), true);)
 
 /**
  * kslot_hive_for_each_reverse() - Iterate over a hive from the back.
@@ -478,8 +599,8 @@ static __always_inline void *__kslot_hive_iter_next(struct kslot_hive_iter *it,
  * The same rules as kslot_hive_for_each().
  */
 #define kslot_hive_for_each_reverse(hive, elem)				\
-	for (struct kslot_hive_iter __kslot_hive_it =			\
-		__kslot_hive_iter_init((hive), true);			\
-	     ((elem) = __kslot_hive_iter_next(&__kslot_hive_it, true));)
+	for (struct kslot_hive_riter __kslot_hive_it =			\
+		__kslot_hive_riter_init(hive);				\
+	     ((elem) = __kslot_hive_riter_next(&__kslot_hive_it));)
 
 #endif /* _LINUX_KSLOT_HIVE_H */
