@@ -629,8 +629,26 @@ static struct kunit_case kslot_objtable_test_cases[] = {
 	{}
 };
 
+/*
+ * The cases count the pool's allocations and rely on its reuse order: run
+ * them on the pool's own slabs, also on a kernel whose pools default to
+ * the sanitizer pass-through (the kslot_stress suite covers that one).
+ */
+static int kslot_objtable_test_init(struct kunit *test)
+{
+	test->priv = (void *)(unsigned long)kslot_pool_test_passthrough_all(false);
+	return 0;
+}
+
+static void kslot_objtable_test_exit(struct kunit *test)
+{
+	kslot_pool_test_passthrough_all((unsigned long)test->priv);
+}
+
 static struct kunit_suite kslot_objtable_test_suite = {
 	.name = "kslot_objtable",
+	.init = kslot_objtable_test_init,
+	.exit = kslot_objtable_test_exit,
 	.test_cases = kslot_objtable_test_cases,
 };
 

@@ -75,6 +75,10 @@ struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 bool kslot_pool_test_debug_all(bool on);
+bool kslot_pool_test_passthrough_all(bool on);
+bool kslot_pool_test_passthrough(struct kslot_pool *pool);
+struct shrinker;
+struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */

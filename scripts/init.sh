@@ -56,8 +56,11 @@ fi
 
 case "$mode" in
 check | stock)
+	# kslot_pool_test goes last: its final case provokes a KASAN report,
+	# and a KASAN report turns lock debugging off for the rest of the boot.
+	last=/lib/kslot/tests/kslot_pool_test.ko
 	for ko in /lib/kslot/tests/*.ko; do
-		[ -e "$ko" ] || continue
+		[ -e "$ko" ] && [ "$ko" != "$last" ] || continue
 		insmod "$ko" || res "@@fatal insmod $ko failed"
 	done
 	for d in /sys/kernel/debug/kunit/*/; do
@@ -67,7 +70,7 @@ check | stock)
 		res "@@end"
 	done
 	for ko in /lib/kslot/tests/*.ko; do
-		[ -e "$ko" ] && rmmod "$(basename $ko .ko)"
+		[ -e "$ko" ] && [ "$ko" != "$last" ] && rmmod "$(basename $ko .ko)"
 	done
 	for t in /selftests/*; do
 		[ -x "$t" ] || continue
@@ -75,6 +78,16 @@ check | stock)
 		(cd /selftests && "$t") > $R 2>&1
 		res "@@exit $(basename $t) $?"
 	done
+	if [ -e "$last" ]; then
+		insmod "$last" || res "@@fatal insmod $last failed"
+		d=/sys/kernel/debug/kunit/kslot_pool
+		if [ -e "$d/results" ]; then
+			res "@@kunit kslot_pool"
+			cat "$d/results" > $R
+			res "@@end"
+		fi
+		rmmod kslot_pool_test
+	fi
 	rmmod kslot || res "@@fatal rmmod kslot failed"
 	kmemleak_scan
 	;;

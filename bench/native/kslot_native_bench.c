@@ -224,6 +224,7 @@ static int count_mode(uint32_t n)
 	kn_count_map_lookups(k.rh, n);
 	kn_count_floor(k.rh, n);
 	xn_count_loads(k.rid, n);
+	kn_count_pool(n);
 	printf("# sink %lu\n", (kn_sink() + xn_sink()) & 1);
 	keys_free(&k);
 	return 0;

@@ -40,6 +40,8 @@ typedef unsigned int gfp_t;
 #define barrier()		__asm__ __volatile__("" : : : "memory")
 #endif
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+/* One thread: no race for KCSAN to ignore. */
+#define data_race(x)		(x)
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
@@ -225,6 +227,10 @@ typedef struct {
 } local_lock_t;
 
 #define local_lock_init(l)			do { } while (0)
+#define local_lock(l)				do { } while (0)
+#define local_unlock(l)				do { } while (0)
+#define local_bh_disable()			do { } while (0)
+#define local_bh_enable()			do { } while (0)
 #define local_lock_irqsave(l, f)		do { (f) = 0; } while (0)
 #define local_unlock_irqrestore(l, f)		do { (void)(f); } while (0)
 #define cpus_read_lock()			do { } while (0)
@@ -236,6 +242,7 @@ typedef struct {
 #define cpu_online(cpu)			((cpu) == 0)
 #define per_cpu_ptr(p, cpu)		((void)(cpu), (p))
 #define this_cpu_ptr(p)			(p)
+#define raw_cpu_ptr(p)			(p)
 #define __alloc_percpu_gfp(size, align, gfp)	calloc(1, size)
 #define alloc_percpu_gfp(type, gfp)	((type *)calloc(1, sizeof(type)))
 #define free_percpu(p)			free(p)
@@ -394,6 +401,32 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	     n = list_entry(pos->member.next, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+
+/* ---- shrinkers: registered, never called ---- */
+#define KSLOT_HAVE_SHRINKER_ALLOC	1
+#define SHRINK_EMPTY			(~0UL - 1)
+#define ARCH_KMALLOC_MINALIGN		8
+
+struct shrink_control {
+	unsigned long nr_to_scan;
+};
+
+struct shrinker {
+	unsigned long (*count_objects)(struct shrinker *s,
+				       struct shrink_control *sc);
+	unsigned long (*scan_objects)(struct shrinker *s,
+				      struct shrink_control *sc);
+	void *private_data;
+};
+
+static inline struct shrinker *shrinker_alloc(unsigned int flags,
+					      const char *fmt, ...)
+{
+	return calloc(1, sizeof(struct shrinker));
+}
+
+#define shrinker_register(s)		do { (void)(s); } while (0)
+#define shrinker_free(s)		free(s)
 
 /* ---- misc ---- */
 struct dentry;
