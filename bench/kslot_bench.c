@@ -37,6 +37,7 @@
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/utsname.h>
 #include <linux/xarray.h>
 
@@ -64,6 +65,28 @@ MODULE_PARM_DESC(seed, "Seed of the random orders (the same for both sides)");
 static unsigned int min_ops = 1U << 18;
 module_param(min_ops, uint, 0444);
 MODULE_PARM_DESC(min_ops, "Fewest operations in a timed loop that can repeat");
+
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "Run only these groups, comma-separated: map, dense, hive, pool, objtable, smp (default: all)");
+
+/* Is group @name selected by only=? */
+static bool kb_want(const char *name)
+{
+	const char *p = only;
+	size_t len = strlen(name);
+
+	if (!p || !*p)
+		return true;
+	while (*p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchrnul(p, ',');
+		if (*p)
+			p++;
+	}
+	return false;
+}
 
 #define KB_FLOOR_SHIFT	8
 #define KB_FLOOR_SLOTS	BIT(KB_FLOOR_SHIFT)
@@ -908,9 +931,39 @@ static void kb_pool_release(struct kb_ctx *c, void **held, bool kslot)
 	}
 }
 
-static void kb_bench_pool(struct kb_ctx *c, unsigned int size)
+/*
+ * The hot pair of a pool in the default mode, usable from any context
+ * (interrupts saved and restored around the cache), like kmem_cache.
+ */
+static void kb_bench_pool_any(struct kb_ctx *c, unsigned int size)
 {
 	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = size };
+	struct kslot_pool *task_pool = kb_pool.pool;
+	char name[32];
+	u64 k, a;
+
+	snprintf(name, sizeof(name), "pool_hot_anyctx_%u", size);
+	kb_pool.pool = kslot_pool_create(&cfg);
+	if (IS_ERR(kb_pool.pool)) {
+		kb_fail(name, c->n, PTR_ERR(kb_pool.pool));
+	} else {
+		k = kb_time(c, kb_pool_hot, kb_pool.ops);
+		a = c->err ? 0 : kb_time(c, kb_cache_hot, kb_pool.ops);
+		if (c->err)
+			kb_fail(name, c->n, c->err);
+		else
+			kb_row(name, c->n, k, "kmem_cache_alloc+free", a);
+		kslot_pool_destroy(kb_pool.pool);
+	}
+	c->err = 0;
+	kb_pool.pool = task_pool;
+}
+
+static void kb_bench_pool(struct kb_ctx *c, unsigned int size)
+{
+	/* The benchmark runs in task context: say so, as a driver would. */
+	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = size,
+					 .flags = KSLOT_POOL_TASK };
 	u32 n = c->n;
 	void **held;
 	char name[32];
@@ -978,6 +1031,7 @@ static void kb_bench_pool(struct kb_ctx *c, unsigned int size)
 		goto out;
 	}
 	kb_row(name, n, k, "kmem_cache_alloc_bulk+free_bulk", a);
+	kb_bench_pool_any(c, size);
 out:
 	c->err = 0;
 	if (!IS_ERR_OR_NULL(kb_pool.pool))
@@ -1254,7 +1308,8 @@ static u64 kb_smp(struct kb_ctx *c, enum kb_smp_kind kind, u32 ops)
 
 static void kb_bench_smp(struct kb_ctx *c)
 {
-	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = 64 };
+	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = 64,
+					 .flags = KSLOT_POOL_TASK };
 	u32 n = c->n, ops = max(n, min_ops);
 	u64 k, a, k1, a1;
 	int ret;
@@ -1376,17 +1431,25 @@ static void kb_run_size(u32 n)
 		kb_fail("setup", n, ret);
 		goto out;
 	}
-	kb_bench_map(c);
+	if (kb_want("map"))
+		kb_bench_map(c);
 	c->err = 0;
-	kb_bench_dense(c);
+	if (kb_want("dense"))
+		kb_bench_dense(c);
 	c->err = 0;
-	kb_bench_hive(c, 0);
-	kb_bench_hive(c, 50);
-	kb_bench_hive(c, 90);
-	kb_bench_pool(c, 64);
-	kb_bench_pool(c, 512);
-	kb_bench_objtable(c);
-	kb_bench_smp(c);
+	if (kb_want("hive")) {
+		kb_bench_hive(c, 0);
+		kb_bench_hive(c, 50);
+		kb_bench_hive(c, 90);
+	}
+	if (kb_want("pool")) {
+		kb_bench_pool(c, 64);
+		kb_bench_pool(c, 512);
+	}
+	if (kb_want("objtable"))
+		kb_bench_objtable(c);
+	if (kb_want("smp"))
+		kb_bench_smp(c);
 	pr_info("# size %u done (sink %lu)\n", n, c->sink & 1);
 out:
 	kb_ctx_free(c);

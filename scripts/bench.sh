@@ -16,7 +16,8 @@
 #     OUTDIR/results.json and OUTDIR/results.png.
 #
 # Environment: KSLOT_BENCH_SIZES (default 1024,65536,1048576),
-# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5).
+# KSLOT_BENCH_REPS (default 5), KSLOT_BENCH_NATIVE_REPS (default 5),
+# KSLOT_BENCH_ONLY (kslot_bench.ko groups, e.g. "pool,smp"; default all).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,11 +41,16 @@ make -s -C "/usr/src/linux-headers-$ver" M="$src" W=1 modules >&2
 make -s -C "/usr/src/linux-headers-$ver" M="$src/bench" \
 	KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" W=1 modules >&2
 cp "$src/bench/kslot_bench.ko" "$out/files/"
+only=${KSLOT_BENCH_ONLY:-}
+ioctl="kslot_ioctl_bench -n 65536 -r $reps"
+# A subset of the in-kernel groups (kslot_bench.ko only=) skips the ioctl
+# benchmark.
+[ -n "$only" ] && ioctl=
 cat > "$out/guest.sh" <<GUEST
-insmod /files/kslot_bench.ko sizes=$sizes reps=$reps
+insmod /files/kslot_bench.ko sizes=$sizes reps=$reps only=$only
 dmesg | sed -n 's/^.*kslot_bench: //p'
 rmmod kslot_bench
-kslot_ioctl_bench -n 65536 -r $reps
+$ioctl
 GUEST
 
 echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
@@ -66,7 +72,7 @@ make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
 	"$out/native/kslot_native_bench" -r "$nreps" ${sizes//,/ } \
 	> "$out/native.tap"
-echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
+echo "bench.sh: callgrind instruction counts (1M random lookups, pool operations)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \
 	> /dev/null 2> "$out/callgrind.log"
