@@ -931,70 +931,96 @@ static void kb_pool_release(struct kb_ctx *c, void **held, bool kslot)
 	}
 }
 
-/*
- * The hot pair of a pool in the default mode, usable from any context
- * (interrupts saved and restored around the cache), like kmem_cache.
- */
-static void kb_bench_pool_any(struct kb_ctx *c, unsigned int size)
+/* The hot pair asking for zeroed objects (kmem_cache zeroes under init_on_alloc). */
+static u64 kb_pool_hot_zero(struct kb_ctx *c)
 {
-	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = size };
-	struct kslot_pool *task_pool = kb_pool.pool;
-	char name[32];
-	u64 k, a;
+	u64 t = ktime_get_ns();
+	u32 i;
 
-	snprintf(name, sizeof(name), "pool_hot_anyctx_%u", size);
-	kb_pool.pool = kslot_pool_create(&cfg);
-	if (IS_ERR(kb_pool.pool)) {
-		kb_fail(name, c->n, PTR_ERR(kb_pool.pool));
-	} else {
-		k = kb_time(c, kb_pool_hot, kb_pool.ops);
-		a = c->err ? 0 : kb_time(c, kb_cache_hot, kb_pool.ops);
-		if (c->err)
-			kb_fail(name, c->n, c->err);
-		else
-			kb_row(name, c->n, k, "kmem_cache_alloc+free", a);
-		kslot_pool_destroy(kb_pool.pool);
+	for (i = 0; i < kb_pool.ops; i++) {
+		void *p = kslot_pool_alloc(kb_pool.pool,
+					   GFP_KERNEL | __GFP_ZERO);
+
+		if (unlikely(!p)) {
+			c->err = -ENOMEM;
+			break;
+		}
+		kslot_pool_free(kb_pool.pool, p);
 	}
-	c->err = 0;
-	kb_pool.pool = task_pool;
+	return ktime_get_ns() - t;
 }
 
+/*
+ * Time both sides of a comparison alternately, reps times, and keep the
+ * fastest of each: a change of load on the host hits both alike.
+ */
+static void kb_time_pair(struct kb_ctx *c, u64 (*fk)(struct kb_ctx *c),
+			 u64 (*fa)(struct kb_ctx *c), u64 ops, u64 *k, u64 *a)
+{
+	u64 bk = U64_MAX, ba = U64_MAX;
+	unsigned int r;
+
+	for (r = 0; r < max(reps, 1U) && !c->err; r++) {
+		bk = min(bk, fk(c));
+		if (!c->err)
+			ba = min(ba, fa(c));
+		cond_resched();
+	}
+	*k = c->err ? 0 : kb_cns(bk, ops);
+	*a = c->err ? 0 : kb_cns(ba, ops);
+}
+
+/* Time a pair and print its row (or the failure). */
+static void kb_pair_row(struct kb_ctx *c, const char *name, const char *anchor,
+			u64 (*fk)(struct kb_ctx *c),
+			u64 (*fa)(struct kb_ctx *c), u64 ops)
+{
+	u64 k, a;
+
+	kb_time_pair(c, fk, fa, ops, &k, &a);
+	if (c->err)
+		kb_fail(name, c->n, c->err);
+	else
+		kb_row(name, c->n, k, anchor, a);
+	c->err = 0;
+}
+
+/*
+ * Pools against kmem_cache and objpool.  The main rows use a pool for
+ * task context (KSLOT_POOL_TASK), as the benchmark runs there; the
+ * pool_hot_anyctx rows use the default pool, usable from any context like
+ * kmem_cache.  Both sides hold n live objects while the hot pairs run.
+ */
 static void kb_bench_pool(struct kb_ctx *c, unsigned int size)
 {
-	/* The benchmark runs in task context: say so, as a driver would. */
 	struct kslot_pool_config cfg = { .name = "kslot_bench", .size = size,
 					 .flags = KSLOT_POOL_TASK };
-	u32 n = c->n;
-	void **held;
+	u32 n = c->n, ops = max(n, min_ops), bulk_ops;
+	void **held, **cheld = NULL;
 	char name[32];
-	u64 k, a = 0;
 	int ret;
 
+	bulk_ops = ops / KB_BULK * KB_BULK;
 	held = kvcalloc(n, sizeof(*held), GFP_KERNEL);
+	if (held)
+		cheld = kvcalloc(n, sizeof(*cheld), GFP_KERNEL);
 	kb_pool.pool = kslot_pool_create(&cfg);
 	kb_pool.cache = kmem_cache_create("kslot_bench", size, 0, 0, NULL);
-	kb_pool.ops = max(n, min_ops);
+	kb_pool.ops = ops;
 	snprintf(name, sizeof(name), "pool_hot_%u", size);
-	if (!held || IS_ERR(kb_pool.pool) || !kb_pool.cache) {
+	if (!cheld || IS_ERR(kb_pool.pool) || !kb_pool.cache) {
 		kb_fail(name, n, -ENOMEM);
 		goto out;
 	}
-
 	ret = kb_pool_hold(c, held, true);
-	k = ret ? 0 : kb_time(c, kb_pool_hot, kb_pool.ops);
-	kb_pool_release(c, held, true);
-	kslot_pool_shrink(kb_pool.pool);
-	if (!ret && !c->err) {
-		ret = kb_pool_hold(c, held, false);
-		a = ret ? 0 : kb_time(c, kb_cache_hot, kb_pool.ops);
-		kb_pool_release(c, held, false);
-		kmem_cache_shrink(kb_pool.cache);
+	if (!ret)
+		ret = kb_pool_hold(c, cheld, false);
+	if (ret) {
+		kb_fail(name, n, ret);
+		goto release;
 	}
-	if (ret || c->err) {
-		kb_fail(name, n, ret ?: c->err);
-		goto out;
-	}
-	kb_row(name, n, k, "kmem_cache_alloc+free", a);
+	kb_pair_row(c, name, "kmem_cache_alloc+free", kb_pool_hot,
+		    kb_cache_hot, ops);
 #if KB_HAVE_OBJPOOL
 	/* objpool has a fixed capacity: only the hot pair compares. */
 	ret = objpool_init(&kb_pool.objpool, KB_OBJPOOL_OBJS, size,
@@ -1002,41 +1028,52 @@ static void kb_bench_pool(struct kb_ctx *c, unsigned int size)
 	if (ret) {
 		kb_fail(name, n, ret);
 	} else {
-		a = kb_time(c, kb_objpool_hot, kb_pool.ops);
+		kb_pair_row(c, name, "objpool_pop+push", kb_pool_hot,
+			    kb_objpool_hot, ops);
 		objpool_fini(&kb_pool.objpool);
-		if (c->err)
-			kb_fail(name, n, c->err);
-		else
-			kb_row(name, n, k, "objpool_pop+push", a);
 	}
 #else
 	kb_skip(name, n, "no objpool before Linux 6.7");
 #endif
+	snprintf(name, sizeof(name), "pool_hot_zero_%u", size);
+	kb_pair_row(c, name, "kmem_cache_alloc+free", kb_pool_hot_zero,
+		    kb_cache_hot, ops);
+	snprintf(name, sizeof(name), "pool_bulk%u_%u", KB_BULK, size);
+	kb_pair_row(c, name, "kmem_cache_alloc_bulk+free_bulk", kb_pool_bulk,
+		    kb_cache_bulk, bulk_ops);
+
+	/* The default, any-context pool. */
+	kb_pool_release(c, held, true);
+	kslot_pool_destroy(kb_pool.pool);
+	cfg.flags = 0;
+	kb_pool.pool = kslot_pool_create(&cfg);
+	snprintf(name, sizeof(name), "pool_hot_anyctx_%u", size);
+	ret = IS_ERR(kb_pool.pool) ? PTR_ERR(kb_pool.pool) :
+				     kb_pool_hold(c, held, true);
+	if (ret)
+		kb_fail(name, n, ret);
+	else
+		kb_pair_row(c, name, "kmem_cache_alloc+free", kb_pool_hot,
+			    kb_cache_hot, ops);
+release:
+	if (!IS_ERR(kb_pool.pool))
+		kb_pool_release(c, held, true);
+	kb_pool_release(c, cheld, false);
+	if (IS_ERR(kb_pool.pool))
+		goto out;
+	kslot_pool_shrink(kb_pool.pool);
+	kmem_cache_shrink(kb_pool.cache);
 
 	snprintf(name, sizeof(name), "pool_fill_%u", size);
-	k = kb_time(c, kb_pool_fill, n);
-	a = c->err ? 0 : kb_time(c, kb_cache_fill, n);
-	if (c->err) {
-		kb_fail(name, n, c->err);
-		goto out;
-	}
-	kb_row(name, n, k, "kmem_cache_alloc+free", a);
-
-	snprintf(name, sizeof(name), "pool_bulk%u_%u", KB_BULK, size);
-	k = kb_time(c, kb_pool_bulk, kb_pool.ops / KB_BULK * KB_BULK);
-	a = c->err ? 0 : kb_time(c, kb_cache_bulk,
-				 kb_pool.ops / KB_BULK * KB_BULK);
-	if (c->err) {
-		kb_fail(name, n, c->err);
-		goto out;
-	}
-	kb_row(name, n, k, "kmem_cache_alloc_bulk+free_bulk", a);
-	kb_bench_pool_any(c, size);
+	kb_pair_row(c, name, "kmem_cache_alloc+free", kb_pool_fill,
+		    kb_cache_fill, n);
 out:
 	c->err = 0;
 	if (!IS_ERR_OR_NULL(kb_pool.pool))
 		kslot_pool_destroy(kb_pool.pool);
 	kmem_cache_destroy(kb_pool.cache);
+	kb_pool.cache = NULL;
+	kvfree(cheld);
 	kvfree(held);
 }
 

@@ -291,13 +291,15 @@ __kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
 	}
 }
 
-/* Should an allocation hand out zeroed memory? */
-static __always_inline bool __kslot_pool_want_zero(const struct kslot_pool_hot *h,
-						   gfp_t gfp)
+/*
+ * Should an allocation hand out zeroed memory?  Only if asked: init_on_alloc
+ * is honoured by the page allocator for every fresh slab, and an object
+ * the pool hands out again held only this pool's objects, as in a
+ * kmem_cache with a constructor (which init_on_alloc leaves alone too).
+ */
+static __always_inline bool __kslot_pool_want_zero(gfp_t gfp)
 {
-	if (gfp & __GFP_ZERO)
-		return true;
-	return !(h->flags & __KSLOT_POOL_CTOR) && want_init_on_alloc(gfp);
+	return gfp & __GFP_ZERO;
 }
 
 /**
@@ -311,7 +313,9 @@ static __always_inline bool __kslot_pool_want_zero(const struct kslot_pool_hot *
  * slabs, growing the pool by one slab if they have none free, and falls
  * back on the reserve.  An object from a pool with a constructor is in its
  * constructed state; otherwise its contents are undefined unless
- * __GFP_ZERO (or init_on_alloc) asks for zeroes.
+ * __GFP_ZERO asks for zeroes (a fresh slab is zeroed by the page allocator
+ * under init_on_alloc; an object used before holds what its last user
+ * left).
  *
  * Context: Any context the pool's flags allow; process context if @gfp
  * allows sleeping.  Takes the CPU cache's local lock, and the pool lock on
@@ -336,7 +340,7 @@ static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
 		obj = pc->objs[--pc->count];
 		pc->alloc_hits++;
 		__kslot_pool_cpu_unlock(h, irqflags);
-		if (unlikely(__kslot_pool_want_zero(h, gfp)))
+		if (unlikely(__kslot_pool_want_zero(gfp)))
 			memset(obj, 0, h->size);
 		return obj;
 	}
