@@ -1381,7 +1381,10 @@ static void kb_bench_smp(struct kb_ctx *c)
 		goto out;
 	}
 	/* Each repetition runs all four loops: host load hits them alike. */
-	k = a = k1 = a1 = U64_MAX;
+	k = U64_MAX;
+	a = U64_MAX;
+	k1 = U64_MAX;
+	a1 = U64_MAX;
 	for (r = 0; r < max(reps, 1U) && !c->err; r++) {
 		k = min(k, kb_smp_once(c, KB_SMP_POOL_HOT, ops));
 		if (!c->err)

@@ -927,7 +927,9 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 {
 	struct kslot_pool_hot *h = &pool->hot;
 	struct kslot_pool_cpu *pc;
+	unsigned int count, hits = 0;
 	unsigned long irqflags;
+	bool zero;
 	size_t i;
 
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
@@ -935,14 +937,30 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 			__kslot_pool_free(pool, objs[i]);
 		return;
 	}
+	/* Not in debug mode: the preparation of kslot_pool_free_prepare(). */
+	zero = want_init_on_free() && !pool->ctor;
 	irqflags = __kslot_pool_cpu_lock(h);
 	pc = this_cpu_ptr(h->cpu);
+	count = pc->count;
 	for (i = 0; i < nr; i++) {
-		if (!objs[i])
+		void *obj = objs[i];
+
+		if (!obj)
 			continue;
-		kslot_pool_free_prepare(pool, objs[i], _RET_IP_);
-		kslot_pool_cache_put(pool, pc, objs[i]);
+		kasan_check_write(obj, h->size);
+		if (unlikely(zero))
+			memset(obj, 0, h->size);
+		if (unlikely(count == h->cache_size)) {
+			pc->count = count;
+			kslot_pool_free_slow(pool, pc);
+			count = pc->count;
+		} else {
+			hits++;
+		}
+		pc->objs[count++] = obj;
 	}
+	pc->count = count;
+	pc->free_hits += hits;
 	__kslot_pool_cpu_unlock(h, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_pool_free_bulk);
