@@ -32,6 +32,7 @@ BASE_KEYS = ('name', 'size', 'kslot_ns', 'anchor', 'anchor_ns', 'ratio',
              'unit')
 M1 = 1048576
 SIZES = (('1K', 1024), ('64K', 65536), ('1M', 1048576), ('16M', 16777216))
+BULK = 32
 
 
 def rows_of(path):
@@ -63,7 +64,7 @@ def callgrind_rows(path):
         text = open(path, errors='replace').read()
     except OSError:
         return []
-    per = {}
+    per, bulk = {}, {}
     for m in re.finditer(r'^\s*([\d,]+) \([^)]*\)\s+=> \S*:(\S+?) '
                          r'\(([\d,]+)x\)', text, re.M):
         ir = int(m.group(1).replace(',', ''))
@@ -72,18 +73,20 @@ def callgrind_rows(path):
         if calls == COUNT or func.startswith(('kn_hive', 'kn_dense',
                                                'kn_packed')):
             per[func] = ir / calls
+        elif calls == COUNT // BULK:
+            bulk[func] = ir / calls
     # One walk each over the COUNT - COUNT / 2 elements left.
     for func in ('kn_hive_iter_pass', 'kn_packed_pass'):
         if func in per:
             per[func] /= COUNT - COUNT // 2
     rows = []
 
-    def add(name, kfun, anchor, afun):
-        if kfun in per and afun in per:
-            rows.append({'name': name, 'size': COUNT,
-                         'kslot_ns': round(per[kfun], 2), 'anchor': anchor,
+    def add(name, kfun, anchor, afun, table=per, size=COUNT):
+        if kfun in table and afun in per:
+            rows.append({'name': name, 'size': size,
+                         'kslot_ns': round(table[kfun], 2), 'anchor': anchor,
                          'anchor_ns': round(per[afun], 2),
-                         'ratio': round(per[afun] / per[kfun], 3),
+                         'ratio': round(per[afun] / table[kfun], 3),
                          'unit': 'instructions'})
     add('native_instr_lookup', 'kn_lookup_one', 'xa_load', 'xa_load')
     add('native_instr_lookup', 'kn_lookup_one', 'flat_floor', 'kn_floor_one')
@@ -97,6 +100,18 @@ def callgrind_rows(path):
         'dense_erase_rand', 'kn_dense_erase_one')
     add('native_instr_hive_iter_50', 'kn_hive_iter_pass', 'packed_array',
         'kn_packed_pass')
+    # The pool, one call per operation (a task-context pool of 64 B).
+    add('native_instr_pool_alloc', 'kn_pool_alloc_one', 'malloc',
+        'kn_malloc_one')
+    add('native_instr_pool_free', 'kn_pool_free_one', 'free', 'kn_free_one')
+    # Per call of BULK objects, against BULK single malloc()s.
+    if 'kn_malloc_one' in per:
+        per['kn_malloc_bulk'] = per['kn_malloc_one'] * BULK
+        per['kn_free_bulk'] = per['kn_free_one'] * BULK
+    add('native_instr_pool_alloc_bulk%d' % BULK, 'kn_pool_alloc_bulk_one',
+        'malloc_x%d' % BULK, 'kn_malloc_bulk', bulk, COUNT // BULK)
+    add('native_instr_pool_free_bulk%d' % BULK, 'kn_pool_free_bulk_one',
+        'free_x%d' % BULK, 'kn_free_bulk', bulk, COUNT // BULK)
     return rows
 
 
@@ -257,6 +272,13 @@ def goals(rows):
         r = find(rows, 'pool_hot_%d' % size, big, 'kmem_cache_alloc+free')
         check('3a pool hot pair >= 2x kmem_cache (%d B)' % size, r,
               lambda r: r['ratio'] >= 2, 'ratio %(ratio).2f')
+        r = find(rows, 'pool_hot_%d' % size, big, 'objpool_pop+push')
+        check('3a\' pool hot pair >= objpool (%d B)' % size, r,
+              lambda r: r['ratio'] >= 1, 'ratio %(ratio).2f')
+        r = find(rows, 'pool_bulk32_%d' % size, big,
+                 'kmem_cache_alloc_bulk+free_bulk')
+        check('3c pool bulk of 32 >= kmem_cache bulk (%d B)' % size, r,
+              lambda r: r['ratio'] >= 1, 'ratio %(ratio).2f')
     r = find(rows, 'smp2_pool_hot_64', big, 'kslot_pool_1cpu')
     kmem = find(rows, 'smp2_cache_scaling_64', big, 'kmem_cache_1cpu')
     two = find(rows, 'smp2_pool_hot_64', big, 'kmem_cache_alloc+free')

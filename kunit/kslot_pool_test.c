@@ -15,6 +15,7 @@
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -81,6 +82,14 @@ static void kslot_pool_test_create(struct kunit *test)
 	cfg.cache_size = 0;
 	cfg.flags = BIT(7);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(kslot_pool_create(&cfg)), -EINVAL);
+	cfg.flags = KSLOT_POOL_TASK | KSLOT_POOL_BH;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kslot_pool_create(&cfg)), -EINVAL);
+	cfg.flags = 0;
+	cfg.max_objects = 4;
+	cfg.min_nr = 5;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kslot_pool_create(&cfg)), -EINVAL);
+	cfg.max_objects = 0;
+	cfg.min_nr = 0;
 
 	cfg.flags = KSLOT_POOL_ACCOUNT;
 	cfg.name = "kunit-create";
@@ -655,11 +664,15 @@ static void kslot_pool_test_debug_param(struct kunit *test)
 struct pool_param {
 	const char *name;
 	unsigned int flags;
+	bool passthrough;
 };
 
 static const struct pool_param pool_params[] = {
 	{ "plain", 0 },
 	{ "debug", KSLOT_POOL_DEBUG },
+	{ "task", KSLOT_POOL_TASK },
+	{ "bh", KSLOT_POOL_BH },
+	{ "passthrough", 0, true },
 };
 
 static void pool_param_desc(const struct pool_param *p, char *desc)
@@ -713,7 +726,9 @@ static struct rnd_obj *rnd_drop(struct rnd_model *m, u32 k)
 static void kslot_pool_test_random(struct kunit *test)
 {
 	const struct pool_param *param = test->param_value;
-	const u32 max = 2000, ops = 100000;
+	const u32 max = 2000;
+	/* kmalloc() under KASAN and kmemleak is slow: fewer operations. */
+	const u32 ops = param->passthrough ? 5000 : 100000;
 	struct rnd_obj *tmp[RND_BULK];
 	struct kslot_pool_config cfg = {
 		.size = sizeof(struct rnd_obj),
@@ -728,6 +743,7 @@ static void kslot_pool_test_random(struct kunit *test)
 
 	m.held = kunit_kcalloc(test, max, sizeof(*m.held), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.held);
+	kslot_pool_test_passthrough_all(param->passthrough);
 	pool = kslot_pool_create(&cfg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
 	prandom_seed_state(&rnd, 0x706f6f6cULL);
@@ -825,7 +841,10 @@ static void kslot_pool_test_fault(struct kunit *test)
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	objs = kunit_kcalloc(test, 100, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
-	/* Create: the pool, the per-CPU caches, the per-CPU drain work. */
+	/*
+	 * Create: the pool, the per-CPU caches, the per-CPU drain work and
+	 * the shrinker.
+	 */
 	for (n = 1;; n++) {
 		pool = kslot_test_with_fail_nth(n, &injected,
 						kslot_pool_create(&cfg));
@@ -835,7 +854,7 @@ static void kslot_pool_test_fault(struct kunit *test)
 		faults++;
 	}
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
-	KUNIT_EXPECT_EQ(test, faults, 3);
+	KUNIT_EXPECT_EQ(test, faults, 4);
 
 	/* The first allocation grows the pool by a slab. */
 	faults = 0;
@@ -986,6 +1005,8 @@ static int pool_conc_fn(void *arg)
 static const struct pool_param conc_params[] = {
 	{ "ctor", 0 },
 	{ "debug", KSLOT_POOL_DEBUG },
+	{ "task", KSLOT_POOL_TASK },
+	{ "passthrough", 0, true },
 };
 
 KUNIT_ARRAY_PARAM(conc_mode, conc_params, pool_param_desc);
@@ -1013,6 +1034,7 @@ static void kslot_pool_test_concurrency(struct kunit *test)
 		/* Debug mode poisons the owner word: start from zero. */
 		ctx->gfp = GFP_KERNEL | __GFP_ZERO;
 	}
+	kslot_pool_test_passthrough_all(param->passthrough);
 	ctx->pool = kslot_pool_create(&cfg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->pool));
 	for (i = 0; i < 2; i++) {
@@ -1055,6 +1077,278 @@ static void kslot_pool_test_concurrency(struct kunit *test)
 	kslot_pool_destroy(ctx->pool);
 }
 
+/*
+ * The context flags: a task-only pool and a softirq-safe pool take the
+ * inline fast path like a default one, and hit the same per-CPU cache.
+ */
+static void kslot_pool_test_context(struct kunit *test)
+{
+	static const unsigned int modes[] = { 0, KSLOT_POOL_TASK,
+					      KSLOT_POOL_BH };
+	struct kslot_pool_stats st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct kslot_pool *pool = pool_new(test, 64, 0, modes[i]);
+		void *a, *b;
+
+		migrate_disable();
+		a = kslot_pool_alloc(pool, GFP_KERNEL);
+		kslot_pool_free(pool, a);
+		b = kslot_pool_alloc(pool, GFP_KERNEL);
+		if (modes[i] & KSLOT_POOL_BH) {
+			/* As a softirq handler would. */
+			local_bh_disable();
+			kslot_pool_free(pool, b);
+			b = kslot_pool_alloc(pool, GFP_ATOMIC);
+			local_bh_enable();
+		}
+		kslot_pool_free(pool, b);
+		pool_stats(pool, &st);
+		migrate_enable();
+		KUNIT_EXPECT_PTR_EQ_MSG(test, a, b, "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.alloc_misses, 1, "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.alloc_hits,
+				    modes[i] & KSLOT_POOL_BH ? 2 : 1,
+				    "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.free_hits,
+				    modes[i] & KSLOT_POOL_BH ? 3 : 2,
+				    "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.in_use, 0, "mode %u", i);
+		kslot_pool_destroy(pool);
+	}
+}
+
+/*
+ * The shrinker, driven through its own callbacks as reclaim calls them:
+ * it counts the objects of wholly free slabs and of this CPU's cache, and
+ * a scan flushes the cache and frees those slabs.
+ */
+static void kslot_pool_test_shrinker_case(struct kunit *test)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	struct kslot_pool *pool = pool_new(test, 64, 0, 0);
+	const unsigned int n = 4 * 63;
+	struct kslot_pool_stats st;
+	unsigned long count, freed;
+	struct shrinker *s;
+	void **objs;
+	unsigned int i;
+
+	KUNIT_ASSERT_FALSE(test, kslot_pool_test_passthrough(pool));
+	s = kslot_pool_test_shrinker(pool);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	/* Nothing to give back yet. */
+	KUNIT_EXPECT_EQ(test, s->count_objects(s, &sc), SHRINK_EMPTY);
+
+	migrate_disable();
+	for (i = 0; i < n; i++) {
+		objs[i] = kslot_pool_alloc(pool, GFP_KERNEL);
+		if (!objs[i])
+			break;
+	}
+	for (i = 0; i < n && objs[i]; i++)
+		kslot_pool_free(pool, objs[i]);
+	pool_stats(pool, &st);
+	count = s->count_objects(s, &sc);
+	/* A scan of one object flushes the cache and frees one slab. */
+	sc.nr_to_scan = 1;
+	freed = s->scan_objects(s, &sc);
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, i, n);
+	KUNIT_EXPECT_EQ(test, st.slabs, 4);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0);
+	/* Every object is in the slabs or in this CPU's cache. */
+	KUNIT_EXPECT_EQ(test, count, st.empty_slabs * 63 + st.cached);
+	KUNIT_EXPECT_EQ(test, freed, 63);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.slabs, 3);
+	KUNIT_EXPECT_EQ(test, st.cached, 0);
+
+	/* Everything free now: a large scan returns the rest. */
+	sc.nr_to_scan = 1024;
+	KUNIT_EXPECT_EQ(test, s->scan_objects(s, &sc), 3 * 63);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.slabs, 0);
+	KUNIT_EXPECT_EQ(test, st.objects, 0);
+	KUNIT_EXPECT_EQ(test, s->count_objects(s, &sc), SHRINK_EMPTY);
+	/* The pool still works after giving everything back. */
+	objs[0] = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, objs[0]);
+	kslot_pool_free(pool, objs[0]);
+	kslot_pool_destroy(pool);
+}
+
+/* Both paths of the parameterised cases: own slabs, pass-through. */
+static const struct pool_param path_params[] = {
+	{ "slab", 0 },
+	{ "passthrough", 0, true },
+};
+
+KUNIT_ARRAY_PARAM(pool_path, path_params, pool_param_desc);
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Allocate with the @nth fault point of this task failing (fail-nth, as
+ * /proc/self/task/<tid>/fail-nth arms it): kslot's own allocation point
+ * comes first, then failslab in kmalloc() or the page allocator.
+ * *@injected tells whether the failure was reached.
+ */
+static void *reserve_alloc_failing(struct kslot_pool *pool, unsigned int nth,
+				   bool *injected)
+{
+	void *obj;
+
+	current->fail_nth = nth;
+	obj = kslot_pool_alloc(pool, GFP_ATOMIC);
+	*injected = !current->fail_nth;
+	current->fail_nth = 0;
+	return obj;
+}
+#endif
+
+/*
+ * The reserve: allocations the allocator refuses are served from it, and
+ * frees refill it before anything else.
+ */
+static void kslot_pool_test_min_reserve(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	const struct pool_param *param = test->param_value;
+	struct kslot_pool_config cfg = { .size = 64, .min_nr = 3 };
+	struct kslot_pool_stats st;
+	struct kslot_pool *pool;
+	void *objs[64], *o;
+	unsigned int nth, i, n = 0;
+	bool injected;
+
+	kslot_pool_test_passthrough_all(param->passthrough);
+	pool = kslot_pool_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_ASSERT_EQ(test, kslot_pool_test_passthrough(pool),
+			param->passthrough);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.reserved, 3);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0);
+	/*
+	 * Pass-through: the 2nd fault point is kmalloc()'s failslab.  Own
+	 * slabs: use up the free objects first; the next allocation needs a
+	 * slab, whose kslot fault point is the 1st.
+	 */
+	nth = param->passthrough ? 2 : 1;
+	if (!param->passthrough) {
+		/* Every free object back on the slab, then all on this CPU. */
+		kslot_pool_shrink(pool);
+		pool_stats(pool, &st);
+		migrate_disable();
+		while (n < st.free)
+			objs[n++] = kslot_pool_alloc(pool, GFP_KERNEL);
+	}
+	for (i = 0; i < 3; i++) {
+		o = reserve_alloc_failing(pool, nth, &injected);
+		KUNIT_EXPECT_TRUE(test, injected);
+		KUNIT_EXPECT_NOT_NULL(test, o);
+		if (o)
+			objs[n++] = o;
+	}
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.reserved, 0);
+	KUNIT_EXPECT_EQ(test, st.in_use, n);
+	/* The reserve is empty: a refused allocation fails. */
+	o = reserve_alloc_failing(pool, nth, &injected);
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_NULL(test, o);
+	/* Frees refill the reserve first, then the pool. */
+	kslot_pool_free(pool, objs[--n]);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.reserved, 1);
+	kslot_pool_free_bulk(pool, n, objs);
+	if (!param->passthrough)
+		migrate_enable();
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.reserved, 3);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0);
+	/* A full reserve leaves allocations alone. */
+	o = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, o);
+	pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.reserved, 3);
+	kslot_pool_free(pool, o);
+	kslot_pool_destroy(pool);
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+#endif
+}
+
+/*
+ * KASAN sees a pool object used after its free, and read out of bounds:
+ * the pass-through gives every object its own kmalloc() object.  KASAN
+ * fails whatever test the reporting task runs (current->kunit_test), so
+ * the accesses run with a probe test installed there instead, and this
+ * test checks the probe failed.  The console markers tell scripts/
+ * verdict.py that the report between them is expected.  This case runs
+ * last: a KASAN report turns lock debugging off for the rest of the boot.
+ */
+static bool kasan_reported(struct kunit *test, struct kunit *probe,
+			   const char *addr)
+{
+	probe->status = KUNIT_SUCCESS;
+	current->kunit_test = probe;
+	(void)READ_ONCE(*addr);
+	current->kunit_test = test;
+	return probe->status == KUNIT_FAILURE;
+}
+
+static void kslot_pool_test_kasan_uaf(struct kunit *test)
+{
+	struct kunit *probe;
+	struct kslot_pool *pool;
+	bool uaf, oob;
+	char *p, *q;
+
+	if (!IS_ENABLED(CONFIG_KASAN))
+		kunit_skip(test, "needs CONFIG_KASAN");
+	probe = kunit_kzalloc(test, sizeof(*probe), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	kslot_pool_test_passthrough_all(true);
+	pool = pool_new(test, 100, 0, 0);
+	KUNIT_ASSERT_TRUE(test, kslot_pool_test_passthrough(pool));
+	p = kslot_pool_alloc(pool, GFP_KERNEL);
+	q = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	kslot_pool_free(pool, p);
+	OPTIMIZER_HIDE_VAR(p);
+	OPTIMIZER_HIDE_VAR(q);
+
+	pr_info("kslot: expected KASAN report begin (use after free)\n");
+	uaf = kasan_reported(test, probe, p + 10);
+	pr_info("kslot: expected KASAN report end\n");
+	pr_info("kslot: expected KASAN report begin (out of bounds)\n");
+	oob = kasan_reported(test, probe, q + 100);
+	pr_info("kslot: expected KASAN report end\n");
+	KUNIT_EXPECT_TRUE_MSG(test, uaf, "KASAN did not see the use after free");
+	KUNIT_EXPECT_TRUE_MSG(test, oob, "KASAN did not see the out-of-bounds read");
+	/* In bounds, live: no report. */
+	KUNIT_EXPECT_FALSE(test, kasan_reported(test, probe, q + 99));
+	kslot_pool_free(pool, q);
+	kslot_pool_destroy(pool);
+}
+
+/* Every case runs on the pool's own slabs unless it asks otherwise. */
+static int kslot_pool_test_init(struct kunit *test)
+{
+	test->priv = (void *)(unsigned long)kslot_pool_test_passthrough_all(false);
+	return 0;
+}
+
+static void kslot_pool_test_exit(struct kunit *test)
+{
+	kslot_pool_test_passthrough_all((unsigned long)test->priv);
+}
+
 static struct kunit_case kslot_pool_test_cases[] = {
 	KUNIT_CASE(kslot_pool_test_create),
 	KUNIT_CASE(kslot_pool_test_layout),
@@ -1074,11 +1368,20 @@ static struct kunit_case kslot_pool_test_cases[] = {
 	KUNIT_CASE(kslot_pool_test_fault),
 	KUNIT_CASE_PARAM_ATTR(kslot_pool_test_concurrency, conc_mode_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE(kslot_pool_test_context),
+	{ .run_case = kslot_pool_test_shrinker_case, .name = "shrinker" },
+	{ .run_case = kslot_pool_test_min_reserve, .name = "min_reserve",
+	  .generate_params = pool_path_gen_params },
+	/* Last: see kslot_pool_test_kasan_uaf(). */
+	{ .run_case = kslot_pool_test_kasan_uaf,
+	  .name = "kasan_sees_use_after_free" },
 	{}
 };
 
 static struct kunit_suite kslot_pool_test_suite = {
 	.name = "kslot_pool",
+	.init = kslot_pool_test_init,
+	.exit = kslot_pool_test_exit,
 	.test_cases = kslot_pool_test_cases,
 };
 

@@ -971,9 +971,9 @@ static unsigned long kslot_hive_shrink_scan(struct shrinker *s,
 
 int kslot_hive_shrinker_init(void)
 {
-	kslot_hive_shrinker = kslot_shrinker_create("kslot-hive",
+	kslot_hive_shrinker = kslot_shrinker_create("kslot-hive", "",
 						    kslot_hive_shrink_count,
-						    kslot_hive_shrink_scan);
+						    kslot_hive_shrink_scan, NULL);
 	return kslot_hive_shrinker ? 0 : -ENOMEM;
 }
 

@@ -33,14 +33,18 @@ struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 void kslot_debugfs_remove(struct dentry *dentry);
 
 /*
- * A registered shrinker (NULL if it could not be made), on any kernel the
- * module builds for; kslot_shrinker_destroy() unregisters and frees it.
+ * A registered shrinker named prefix + name (NULL if it could not be made),
+ * on any kernel the module builds for, whose callbacks find @private with
+ * kslot_shrinker_private(); kslot_shrinker_destroy() unregisters and frees
+ * it.  The one shrinker mechanism of kslot (pools and hives).
  */
-struct shrinker *kslot_shrinker_create(const char *name,
+struct shrinker *kslot_shrinker_create(const char *prefix, const char *name,
 				       unsigned long (*count)(struct shrinker *,
 							      struct shrink_control *),
 				       unsigned long (*scan)(struct shrinker *,
-							     struct shrink_control *));
+							     struct shrink_control *),
+				       void *private);
+void *kslot_shrinker_private(struct shrinker *s);
 void kslot_shrinker_destroy(struct shrinker *s);
 
 /* The hives' shrinker, made and freed with the module. */
@@ -69,6 +73,10 @@ unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 bool kslot_pool_test_debug_all(bool on);
 struct shrinker *kslot_hive_test_get_shrinker(void);
+bool kslot_pool_test_passthrough_all(bool on);
+bool kslot_pool_test_passthrough(struct kslot_pool *pool);
+struct shrinker;
+struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool);
 #endif
 
 #endif /* _KSLOT_INTERNAL_H */

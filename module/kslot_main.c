@@ -140,36 +140,58 @@ EXPORT_SYMBOL_NS_GPL(kslot_debugfs_remove, KSLOT_INTERNAL);
 /*
  * Shrinkers: shrinker_alloc() and shrinker_register() since Linux 6.7, a
  * caller-allocated struct shrinker and register_shrinker() before (Kbuild
- * tells which the kernel has).
+ * tells which the kernel has).  Before 6.7 a struct shrinker has no
+ * private_data, so the shrinker is embedded in a struct kslot_shrinker.
  */
-struct shrinker *kslot_shrinker_create(const char *name,
+#ifndef KSLOT_HAVE_SHRINKER_ALLOC
+struct kslot_shrinker {
+	struct shrinker shrinker;
+	void *private;
+};
+#endif
+
+struct shrinker *kslot_shrinker_create(const char *prefix, const char *name,
 				       unsigned long (*count)(struct shrinker *,
 							      struct shrink_control *),
 				       unsigned long (*scan)(struct shrinker *,
-							     struct shrink_control *))
+							     struct shrink_control *),
+				       void *private)
 {
 	struct shrinker *s;
 
 #ifdef KSLOT_HAVE_SHRINKER_ALLOC
-	s = shrinker_alloc(0, "%s", name);
+	s = shrinker_alloc(0, "%s%s", prefix, name);
 	if (!s)
 		return NULL;
+	s->private_data = private;
 	s->count_objects = count;
 	s->scan_objects = scan;
 	shrinker_register(s);
 #else
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	struct kslot_shrinker *ks = kzalloc(sizeof(*ks), GFP_KERNEL);
+
+	if (!ks)
 		return NULL;
+	ks->private = private;
+	s = &ks->shrinker;
 	s->count_objects = count;
 	s->scan_objects = scan;
 	s->seeks = DEFAULT_SEEKS;
-	if (register_shrinker(s, "%s", name)) {
-		kfree(s);
+	if (register_shrinker(s, "%s%s", prefix, name)) {
+		kfree(ks);
 		return NULL;
 	}
 #endif
 	return s;
+}
+
+void *kslot_shrinker_private(struct shrinker *s)
+{
+#ifdef KSLOT_HAVE_SHRINKER_ALLOC
+	return s->private_data;
+#else
+	return container_of(s, struct kslot_shrinker, shrinker)->private;
+#endif
 }
 
 void kslot_shrinker_destroy(struct shrinker *s)
@@ -180,7 +202,7 @@ void kslot_shrinker_destroy(struct shrinker *s)
 	shrinker_free(s);
 #else
 	unregister_shrinker(s);
-	kfree(s);
+	kfree(container_of(s, struct kslot_shrinker, shrinker));
 #endif
 }
 

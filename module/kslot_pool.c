@@ -38,6 +38,7 @@
 #include <linux/ratelimit.h>
 #include <linux/rbtree.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -51,31 +52,25 @@ module_param_named(pool_debug, kslot_pool_debug_all, bool, 0644);
 MODULE_PARM_DESC(pool_debug,
 		 "Create every kslot_pool in debug mode (poison, double-free and pointer checks)");
 
+static bool kslot_pool_passthrough_all = IS_ENABLED(CONFIG_KASAN);
+module_param_named(pool_passthrough, kslot_pool_passthrough_all, bool, 0644);
+MODULE_PARM_DESC(pool_passthrough,
+		 "Back every non-debug kslot_pool created while set with kmalloc(), one allocation per object, so KASAN and KFENCE see each object (default: on with CONFIG_KASAN)");
+
+/*
+ * A deliberately racy read, for statistics and estimates: the per-CPU
+ * counters and cache counts, written by their CPU under its local lock, and
+ * counters under the pool lock, read without it where a stale value only
+ * makes an estimate (shrinker count, drain skipping an empty cache) or a
+ * snapshot (kslot_pool_get_stats()) less exact.
+ */
+#define kslot_pool_racy(x)	data_race(x)
+
 /* Objects per slab the order choice aims for. */
 #define KSLOT_POOL_MIN_OBJS	8UL
 /* Debug-mode state words; anything else is a corrupted state. */
 #define KSLOT_POOL_STATE_FREE	0x6b736c6f74465245UL
 #define KSLOT_POOL_STATE_LIVE	0x6b736c6f744c4956UL
-
-/**
- * struct kslot_pool_cpu - One CPU's cache of free objects.
- * @lock: Protects the cache; taken with interrupts disabled.
- * @count: Objects in @objs.
- * @alloc_hits: Allocations served from the cache.
- * @alloc_misses: Allocations that refilled the cache.
- * @free_hits: Frees that went straight into the cache.
- * @free_misses: Frees that flushed a batch first.
- * @objs: The cached objects, a stack of pool->cache_size entries.
- */
-struct kslot_pool_cpu {
-	local_lock_t lock;
-	unsigned int count;
-	unsigned long alloc_hits;
-	unsigned long alloc_misses;
-	unsigned long free_hits;
-	unsigned long free_misses;
-	void *objs[];
-};
 
 /**
  * struct kslot_pool_drain - Work that drains one CPU's cache on that CPU.
@@ -105,10 +100,8 @@ struct kslot_pool_slab {
 
 /**
  * struct kslot_pool - A pool of fixed-size objects.
- * @cpu: Per-CPU caches.
- * @flags: %KSLOT_POOL_* flags.
- * @size: Object size asked for.
- * @cache_size: Capacity of each per-CPU cache.
+ * @hot: What the inline fast paths read: the per-CPU caches, the flags,
+ *	the object size and the cache capacity.
  * @batch: Objects moved by one refill or flush.
  * @stride: Distance between objects in a slab.
  * @fp_offset: Offset of the free pointer in an object slot.
@@ -116,8 +109,12 @@ struct kslot_pool_slab {
  * @objs_per_slab: Objects in a full slab.
  * @hdr_offset: Offset of the slab header in a slab.
  * @poison: Debug mode poisons free objects (no constructor).
+ * @passthrough: Every object is its own kmalloc() object (sanitizers).
+ * @pt_size: The kmalloc() size of a pass-through object.
  * @ctor: Object constructor, or NULL.
  * @max_objects: Limit on carved objects; 0 for none.
+ * @min_nr: Objects the reserve keeps.
+ * @shrinker: Returns free slabs under memory pressure.
  * @drain: Per-CPU drain work.
  * @debugfs: Debugfs file, or NULL.
  * @name: Name used in reports.
@@ -132,6 +129,8 @@ struct kslot_pool_slab {
  * @nr_reserved: Objects of slabs being allocated, counted against
  *	@max_objects.
  * @nr_slab_free: Objects on slab free lists.
+ * @nr_reserve: Objects in @reserve.
+ * @reserve: The reserve, an array of @min_nr objects.
  * @double_frees: Debug mode: double frees refused.
  * @bad_frees: Debug mode: foreign pointers refused.
  * @poison_errors: Debug mode: poison or state corruption found.
@@ -139,10 +138,7 @@ struct kslot_pool_slab {
  */
 struct kslot_pool {
 	/* Read-mostly; the fast paths read nothing else. */
-	struct kslot_pool_cpu __percpu *cpu;
-	unsigned int flags;
-	unsigned int size;
-	unsigned int cache_size;
+	struct kslot_pool_hot hot;
 	unsigned int batch;
 	unsigned int stride;
 	unsigned int fp_offset;
@@ -150,8 +146,12 @@ struct kslot_pool {
 	unsigned int objs_per_slab;
 	unsigned int hdr_offset;
 	bool poison;
+	bool passthrough;
 	void (*ctor)(void *obj);
 	unsigned long max_objects;
+	unsigned int min_nr;
+	unsigned int pt_size;
+	struct shrinker *shrinker;
 	struct kslot_pool_drain __percpu *drain;
 	struct dentry *debugfs;
 	char name[KSLOT_POOL_NAME_LEN];
@@ -166,6 +166,8 @@ struct kslot_pool {
 	unsigned long nr_objects;
 	unsigned long nr_reserved;
 	unsigned long nr_slab_free;
+	unsigned int nr_reserve;
+	void **reserve;
 	unsigned long double_frees;
 	unsigned long bad_frees;
 	unsigned long poison_errors;
@@ -200,7 +202,7 @@ static unsigned long *kslot_pool_state(const struct kslot_pool *pool,
 
 static bool kslot_pool_debug(const struct kslot_pool *pool)
 {
-	return pool->flags & KSLOT_POOL_DEBUG;
+	return pool->hot.flags & KSLOT_POOL_DEBUG;
 }
 
 /* The slab an object of this pool belongs to. */
@@ -230,7 +232,7 @@ static __printf(2, 3) void kslot_pool_report(struct kslot_pool *pool,
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	if (pool->flags & KSLOT_POOL_NOWARN)
+	if (pool->hot.flags & KSLOT_POOL_NOWARN)
 		pr_err("kslot_pool %s: %pV\n", pool->name, &vaf);
 	else
 		WARN(1, "kslot_pool %s: %pV\n", pool->name, &vaf);
@@ -240,15 +242,7 @@ static __printf(2, 3) void kslot_pool_report(struct kslot_pool *pool,
 static gfp_t kslot_pool_gfp(const struct kslot_pool *pool, gfp_t gfp)
 {
 	return kslot_gfp(gfp & ~(__GFP_ZERO | __GFP_COMP),
-			 pool->flags & KSLOT_POOL_ACCOUNT);
-}
-
-/* Should an allocation hand out zeroed memory? */
-static bool kslot_pool_want_zero(const struct kslot_pool *pool, gfp_t gfp)
-{
-	if (gfp & __GFP_ZERO)
-		return true;
-	return !pool->ctor && want_init_on_alloc(gfp);
+			 pool->hot.flags & KSLOT_POOL_ACCOUNT);
 }
 
 static int kslot_pool_slab_cmp(const void *key, const struct rb_node *node)
@@ -296,7 +290,7 @@ static void kslot_pool_debug_alloc(struct kslot_pool *pool, void *obj)
 	spin_lock_irqsave(&pool->lock, flags);
 	old = *state;
 	if (old == KSLOT_POOL_STATE_FREE && pool->poison)
-		bad = memchr_inv(obj, POISON_FREE, pool->size);
+		bad = memchr_inv(obj, POISON_FREE, pool->hot.size);
 	if (old != KSLOT_POOL_STATE_FREE || bad)
 		pool->poison_errors++;
 	*state = KSLOT_POOL_STATE_LIVE;
@@ -307,7 +301,7 @@ static void kslot_pool_debug_alloc(struct kslot_pool *pool, void *obj)
 				  obj, old);
 	else if (bad)
 		kslot_pool_report(pool, "object %p was modified after free (byte %td of %u)",
-				  obj, bad - obj, pool->size);
+				  obj, bad - obj, pool->hot.size);
 }
 
 /*
@@ -337,7 +331,7 @@ static bool kslot_pool_debug_free(struct kslot_pool *pool, void *obj,
 	} else {
 		*state = KSLOT_POOL_STATE_FREE;
 		if (pool->poison)
-			memset(obj, POISON_FREE, pool->size);
+			memset(obj, POISON_FREE, pool->hot.size);
 	}
 out:
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -386,12 +380,14 @@ static void kslot_pool_flush_locked(struct kslot_pool *pool, void **objs,
 	}
 }
 
-/* Move up to a batch of objects from the slabs into a CPU's cache. */
-static void kslot_pool_refill_locked(struct kslot_pool *pool,
-				     struct kslot_pool_cpu *pc)
+/* Take up to @want objects off the slabs into @dst; return how many. */
+static unsigned int kslot_pool_take_locked(struct kslot_pool *pool,
+					   void **dst, unsigned int want)
 	__must_hold(&pool->lock)
 {
-	while (pc->count < pool->batch) {
+	unsigned int got = 0;
+
+	while (got < want) {
 		struct kslot_pool_slab *slab;
 
 		slab = list_first_entry_or_null(&pool->partial,
@@ -405,34 +401,45 @@ static void kslot_pool_refill_locked(struct kslot_pool *pool,
 			list_move(&slab->list, &pool->partial);
 			pool->nr_empty--;
 		}
-		while (pc->count < pool->batch && slab->freelist) {
+		while (got < want && slab->freelist) {
 			void *obj = slab->freelist;
 
 			slab->freelist = *kslot_pool_fp(pool, obj);
 			slab->inuse++;
 			pool->nr_slab_free--;
-			pc->objs[pc->count++] = obj;
+			dst[got++] = obj;
 		}
 		if (!slab->freelist)
 			list_move(&slab->list, &pool->full);
 	}
+	return got;
+}
+
+/* Move up to a batch of objects from the slabs into a CPU's cache. */
+static void kslot_pool_refill_locked(struct kslot_pool *pool,
+				     struct kslot_pool_cpu *pc)
+	__must_hold(&pool->lock)
+{
+	if (pc->count < pool->batch)
+		pc->count += kslot_pool_take_locked(pool, pc->objs + pc->count,
+						    pool->batch - pc->count);
 }
 
 /* Flush this CPU's whole cache back to the slabs. */
 static void kslot_pool_drain_local(struct kslot_pool *pool)
 {
 	struct kslot_pool_cpu *pc;
-	unsigned long flags;
+	unsigned long irqflags, flags;
 
-	local_lock_irqsave(&pool->cpu->lock, flags);
-	pc = this_cpu_ptr(pool->cpu);
+	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	pc = this_cpu_ptr(pool->hot.cpu);
 	if (pc->count) {
-		spin_lock(&pool->lock);
+		spin_lock_irqsave(&pool->lock, flags);
 		kslot_pool_flush_locked(pool, pc->objs, pc->count);
-		spin_unlock(&pool->lock);
+		spin_unlock_irqrestore(&pool->lock, flags);
 		pc->count = 0;
 	}
-	local_unlock_irqrestore(&pool->cpu->lock, flags);
+	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
 }
 
 static void kslot_pool_drain_work(struct work_struct *work)
@@ -454,13 +461,14 @@ static void kslot_pool_drain_all(struct kslot_pool *pool)
 	might_sleep();
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(pool->cpu, cpu)->count))
+		/* A racy peek: an empty cache needs no work item. */
+		if (kslot_pool_racy(per_cpu_ptr(pool->hot.cpu, cpu)->count))
 			queue_work_on(cpu, system_wq,
 				      &per_cpu_ptr(pool->drain, cpu)->work);
 	for_each_online_cpu(cpu)
 		flush_work(&per_cpu_ptr(pool->drain, cpu)->work);
 	for_each_possible_cpu(cpu) {
-		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->cpu, cpu);
+		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->hot.cpu, cpu);
 
 		if (cpu_online(cpu) || !pc->count)
 			continue;
@@ -486,7 +494,7 @@ static struct kslot_pool_slab *kslot_pool_carve(struct kslot_pool *pool,
 			pool->ctor(obj);
 		if (kslot_pool_debug(pool)) {
 			if (pool->poison)
-				memset(obj, POISON_FREE, pool->size);
+				memset(obj, POISON_FREE, pool->hot.size);
 			*kslot_pool_state(pool, obj) = KSLOT_POOL_STATE_FREE;
 		}
 		*kslot_pool_fp(pool, obj) = i + 1 < n ? obj + pool->stride :
@@ -583,34 +591,126 @@ static void kslot_pool_free_slab(struct kslot_pool *pool,
 	__free_pages(virt_to_page(base), pool->order);
 }
 
+/* Recompute the reasons for the out-of-line paths. */
+static void kslot_pool_update_slow_locked(struct kslot_pool *pool)
+	__must_hold(&pool->lock)
+{
+	unsigned int slow = 0;
+
+	if (kslot_pool_debug(pool) || pool->passthrough)
+		slow = __KSLOT_POOL_SLOW_ALLOC | __KSLOT_POOL_SLOW_FREE;
+	if (pool->nr_reserve < pool->min_nr)
+		slow |= __KSLOT_POOL_SLOW_FREE;
+	/* Read locklessly by the inline fast paths. */
+	WRITE_ONCE(pool->hot.slow, slow);
+}
+
+/* Put a freed object into the reserve if it is short; true if it did. */
+static bool kslot_pool_reserve_put(struct kslot_pool *pool, void *obj)
+{
+	unsigned long flags;
+	bool put = false;
+
+	if (!pool->min_nr)
+		return false;
+	spin_lock_irqsave(&pool->lock, flags);
+	if (pool->nr_reserve < pool->min_nr) {
+		pool->reserve[pool->nr_reserve++] = obj;
+		put = true;
+		if (pool->nr_reserve == pool->min_nr)
+			kslot_pool_update_slow_locked(pool);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return put;
+}
+
+/* Take an object from the reserve, or NULL if it is empty. */
+static void *kslot_pool_reserve_get(struct kslot_pool *pool)
+{
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (!pool->min_nr)
+		return NULL;
+	spin_lock_irqsave(&pool->lock, flags);
+	if (pool->nr_reserve) {
+		obj = pool->reserve[--pool->nr_reserve];
+		kslot_pool_update_slow_locked(pool);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return obj;
+}
+
+/* Pass-through: every object is its own kmalloc() object. */
+static void *kslot_pool_pt_alloc(struct kslot_pool *pool, gfp_t gfp)
+{
+	unsigned long flags;
+	void *obj = NULL;
+	bool ok;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	ok = !pool->max_objects || pool->nr_objects < pool->max_objects;
+	if (ok)
+		pool->nr_objects++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!ok)
+		return NULL;
+	if (!kslot_should_fail_alloc())
+		obj = kmalloc(pool->pt_size, kslot_pool_gfp(pool, gfp));
+	if (!obj) {
+		spin_lock_irqsave(&pool->lock, flags);
+		pool->nr_objects--;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return NULL;
+	}
+	if (pool->ctor)
+		pool->ctor(obj);
+	return obj;
+}
+
+static void kslot_pool_pt_free(struct kslot_pool *pool, void *obj)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->nr_objects--;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	kfree(obj);
+}
+
 /*
- * The allocation slow path: refill this CPU's cache from the slabs, else
- * grow the pool by a slab (with both locks dropped), else, at the limit,
- * drain every CPU's cache once if the caller may sleep.  Called with the
- * CPU cache lock held; returns with it released.
+ * The allocation slow path of the pool's own slabs: take an object from
+ * this CPU's cache, else refill the cache from the slabs, else grow the
+ * pool by a slab (with both locks dropped), else, at the limit, drain
+ * every CPU's cache once if the caller may sleep.
  */
-static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp,
-				   unsigned long flags)
+static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
 {
 	struct kslot_pool_slab *slab = NULL;
+	unsigned long irqflags, flags;
 	struct kslot_pool_cpu *pc;
-	bool drained = false;
+	bool drained = false, missed = false;
 	void *obj;
 
-	pc = this_cpu_ptr(pool->cpu);
-	pc->alloc_misses++;
+	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	pc = this_cpu_ptr(pool->hot.cpu);
 	for (;;) {
-		spin_lock(&pool->lock);
-		if (slab) {
-			kslot_pool_add_slab_locked(pool, slab);
-			slab = NULL;
-		}
-		if (!pc->count)
+		if (slab || !pc->count) {
+			if (!pc->count && !missed) {
+				pc->alloc_misses++;
+				missed = true;
+			}
+			spin_lock_irqsave(&pool->lock, flags);
+			if (slab) {
+				kslot_pool_add_slab_locked(pool, slab);
+				slab = NULL;
+			}
 			kslot_pool_refill_locked(pool, pc);
-		spin_unlock(&pool->lock);
+			spin_unlock_irqrestore(&pool->lock, flags);
+		}
 		if (pc->count)
 			break;
-		local_unlock_irqrestore(&pool->cpu->lock, flags);
+		__kslot_pool_cpu_unlock(&pool->hot, irqflags);
 
 		slab = kslot_pool_new_slab(pool, gfp);
 		if (IS_ERR(slab)) {
@@ -621,11 +721,13 @@ static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp,
 			drained = true;
 			slab = NULL;
 		}
-		local_lock_irqsave(&pool->cpu->lock, flags);
-		pc = this_cpu_ptr(pool->cpu);
+		irqflags = __kslot_pool_cpu_lock(&pool->hot);
+		pc = this_cpu_ptr(pool->hot.cpu);
 	}
+	if (!missed)
+		pc->alloc_hits++;
 	obj = pc->objs[--pc->count];
-	local_unlock_irqrestore(&pool->cpu->lock, flags);
+	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
 	return obj;
 }
 
@@ -635,49 +737,41 @@ static void kslot_pool_alloc_finish(struct kslot_pool *pool, void *obj,
 {
 	if (unlikely(kslot_pool_debug(pool)))
 		kslot_pool_debug_alloc(pool, obj);
-	if (unlikely(kslot_pool_want_zero(pool, gfp)))
-		memset(obj, 0, pool->size);
+	if (unlikely(__kslot_pool_want_zero(gfp)))
+		memset(obj, 0, pool->hot.size);
 }
 
 /**
- * kslot_pool_alloc() - Allocate an object.
+ * __kslot_pool_alloc() - The out-of-line part of kslot_pool_alloc().
  * @pool: The pool.
- * @gfp: Allocation flags, used only if the pool must grow.  __GFP_ZERO
- *	zeroes the object (even in a pool with a constructor).
+ * @gfp: As for kslot_pool_alloc().
  *
- * Takes an object from this CPU's cache; on a miss, refills the cache
- * with a batch from the slabs, growing the pool by one slab if they have
- * none free.  An object from a pool with a constructor is in its
- * constructed state; otherwise its contents are undefined unless
- * __GFP_ZERO (or init_on_alloc) asks for zeroes.
+ * Called by kslot_pool_alloc() when this CPU's cache is empty, or always
+ * for a pool in debug mode or a pass-through: allocates from the slabs
+ * (or kmalloc()), growing the pool if @gfp allows, and falls back on the
+ * reserve when that fails.  Use kslot_pool_alloc() instead.
  *
- * Context: Any context; process context if @gfp allows sleeping.  Takes
- * the CPU cache lock with interrupts disabled, and the pool lock on a
- * miss.
- * Return: The object, or NULL if memory for a new slab could not be
- * allocated or the pool holds max_objects allocated objects.
+ * Context: As kslot_pool_alloc().
+ * Return: The object, or NULL if no memory could be had, the pool holds
+ * max_objects objects and the reserve is empty.
  */
-void *kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp)
+void *__kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp)
 {
-	struct kslot_pool_cpu *pc;
-	unsigned long flags;
 	void *obj;
 
-	local_lock_irqsave(&pool->cpu->lock, flags);
-	pc = this_cpu_ptr(pool->cpu);
-	if (likely(pc->count)) {
-		obj = pc->objs[--pc->count];
-		pc->alloc_hits++;
-		local_unlock_irqrestore(&pool->cpu->lock, flags);
-	} else {
-		obj = kslot_pool_alloc_slow(pool, gfp, flags);
-		if (unlikely(!obj))
+	if (pool->passthrough)
+		obj = kslot_pool_pt_alloc(pool, gfp);
+	else
+		obj = kslot_pool_alloc_slow(pool, gfp);
+	if (unlikely(!obj)) {
+		obj = kslot_pool_reserve_get(pool);
+		if (!obj)
 			return NULL;
 	}
 	kslot_pool_alloc_finish(pool, obj, gfp);
 	return obj;
 }
-EXPORT_SYMBOL_GPL(kslot_pool_alloc);
+EXPORT_SYMBOL_GPL(__kslot_pool_alloc);
 
 /*
  * Checks and preparation of an object about to be freed.
@@ -689,9 +783,9 @@ static bool kslot_pool_free_prepare(struct kslot_pool *pool, void *obj,
 	if (unlikely(kslot_pool_debug(pool)))
 		return kslot_pool_debug_free(pool, obj, caller);
 	/* Catches pointers into freed or another allocator's memory. */
-	kasan_check_write(obj, pool->size);
+	kasan_check_write(obj, pool->hot.size);
 	if (unlikely(want_init_on_free()) && !pool->ctor)
-		memset(obj, 0, pool->size);
+		memset(obj, 0, pool->hot.size);
 	return true;
 }
 
@@ -699,47 +793,62 @@ static bool kslot_pool_free_prepare(struct kslot_pool *pool, void *obj,
 static void kslot_pool_free_slow(struct kslot_pool *pool,
 				 struct kslot_pool_cpu *pc)
 {
+	unsigned long flags;
+
 	pc->free_misses++;
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	kslot_pool_flush_locked(pool, pc->objs, pool->batch);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	pc->count -= pool->batch;
 	memmove(pc->objs, pc->objs + pool->batch,
 		pc->count * sizeof(pc->objs[0]));
 }
 
-/**
- * kslot_pool_free() - Give an object back to its pool.
- * @pool: The pool the object was allocated from.
- * @obj: The object, or NULL (nothing is done).
- *
- * The object goes into this CPU's cache; a full cache first flushes a
- * batch of its oldest objects back to their slabs.  Freeing an object
- * twice, or a pointer that is not an object of @pool, corrupts the pool
- * unless it runs in debug mode, which refuses and reports both.
- *
- * Context: Any context.  Takes the CPU cache lock with interrupts
- * disabled, and the pool lock when the cache is full (or in debug mode).
- */
-void kslot_pool_free(struct kslot_pool *pool, void *obj)
+/* Push a prepared object into this CPU's cache, flushing if it is full. */
+static void kslot_pool_cache_put(struct kslot_pool *pool,
+				 struct kslot_pool_cpu *pc, void *obj)
 {
-	struct kslot_pool_cpu *pc;
-	unsigned long flags;
-
-	if (unlikely(!obj))
-		return;
-	if (unlikely(!kslot_pool_free_prepare(pool, obj, _RET_IP_)))
-		return;
-	local_lock_irqsave(&pool->cpu->lock, flags);
-	pc = this_cpu_ptr(pool->cpu);
-	if (unlikely(pc->count == pool->cache_size))
+	if (unlikely(pc->count == pool->hot.cache_size))
 		kslot_pool_free_slow(pool, pc);
 	else
 		pc->free_hits++;
 	pc->objs[pc->count++] = obj;
-	local_unlock_irqrestore(&pool->cpu->lock, flags);
 }
-EXPORT_SYMBOL_GPL(kslot_pool_free);
+
+/**
+ * __kslot_pool_free() - The out-of-line part of kslot_pool_free().
+ * @pool: The pool the object was allocated from.
+ * @obj: The object, or NULL (nothing is done).
+ *
+ * Called by kslot_pool_free() when this CPU's cache is full or the
+ * reserve is short, or always for a pool in debug mode or a pass-through.
+ * Use kslot_pool_free() instead.
+ *
+ * Context: As kslot_pool_free().
+ */
+void __kslot_pool_free(struct kslot_pool *pool, void *obj)
+{
+	struct kslot_pool_cpu *pc;
+	unsigned long irqflags;
+
+	if (unlikely(!obj))
+		return;
+	if (pool->passthrough) {
+		/* kfree() does the checks: KASAN sees a double free. */
+		if (!kslot_pool_reserve_put(pool, obj))
+			kslot_pool_pt_free(pool, obj);
+		return;
+	}
+	if (unlikely(!kslot_pool_free_prepare(pool, obj, _RET_IP_)))
+		return;
+	if (kslot_pool_reserve_put(pool, obj))
+		return;
+	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	pc = this_cpu_ptr(pool->hot.cpu);
+	kslot_pool_cache_put(pool, pc, obj);
+	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
+}
+EXPORT_SYMBOL_GPL(__kslot_pool_free);
 
 /**
  * kslot_pool_alloc_bulk() - Allocate several objects at once.
@@ -748,30 +857,44 @@ EXPORT_SYMBOL_GPL(kslot_pool_free);
  * @nr: Number of objects wanted.
  * @objs: Array of at least @nr entries, filled with the objects.
  *
- * All or nothing: on failure no object stays allocated.  Objects in this
- * CPU's cache are taken under one lock acquisition; the rest come one by
- * one through kslot_pool_alloc().
+ * All or nothing: on failure no object stays allocated.  Objects come from
+ * this CPU's cache and then straight from the slabs, under one
+ * acquisition of each lock; the rest, if the pool must grow, one by one
+ * through kslot_pool_alloc().
  *
  * Context: As kslot_pool_alloc().
  * Return: 0, or -ENOMEM if not all @nr objects could be allocated (memory
- * for a slab failed or the pool reached max_objects).
+ * for a slab failed or the pool reached max_objects, and the reserve ran
+ * out).
  */
 int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 			  void **objs)
 {
+	struct kslot_pool_hot *h = &pool->hot;
 	struct kslot_pool_cpu *pc;
-	unsigned long flags;
-	size_t i, n;
+	unsigned long irqflags, flags;
+	size_t i = 0, n;
 
-	local_lock_irqsave(&pool->cpu->lock, flags);
-	pc = this_cpu_ptr(pool->cpu);
-	n = min_t(size_t, nr, pc->count);
-	for (i = 0; i < n; i++)
-		objs[i] = pc->objs[--pc->count];
-	pc->alloc_hits += n;
-	local_unlock_irqrestore(&pool->cpu->lock, flags);
-	for (i = 0; i < n; i++)
-		kslot_pool_alloc_finish(pool, objs[i], gfp);
+	if (likely(!(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))) {
+		irqflags = __kslot_pool_cpu_lock(h);
+		pc = this_cpu_ptr(h->cpu);
+		n = min_t(size_t, nr, pc->count);
+		pc->count -= n;
+		memcpy(objs, pc->objs + pc->count, n * sizeof(*objs));
+		pc->alloc_hits += n;
+		if (n < nr) {
+			spin_lock_irqsave(&pool->lock, flags);
+			n += kslot_pool_take_locked(pool, objs + n,
+						    min_t(size_t, nr - n,
+							  UINT_MAX));
+			spin_unlock_irqrestore(&pool->lock, flags);
+		}
+		__kslot_pool_cpu_unlock(h, irqflags);
+		if (unlikely(__kslot_pool_want_zero(gfp)))
+			for (i = 0; i < n; i++)
+				memset(objs[i], 0, h->size);
+		i = n;
+	}
 	for (; i < nr; i++) {
 		objs[i] = kslot_pool_alloc(pool, gfp);
 		if (!objs[i]) {
@@ -797,47 +920,58 @@ EXPORT_SYMBOL_GPL(kslot_pool_alloc_bulk);
  */
 void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 {
+	struct kslot_pool_hot *h = &pool->hot;
 	struct kslot_pool_cpu *pc;
-	unsigned long flags;
+	unsigned int count, hits = 0;
+	unsigned long irqflags;
+	bool zero;
 	size_t i;
 
-	local_lock_irqsave(&pool->cpu->lock, flags);
-	pc = this_cpu_ptr(pool->cpu);
-	for (i = 0; i < nr; i++) {
-		if (!objs[i] || !kslot_pool_free_prepare(pool, objs[i],
-							 _RET_IP_))
-			continue;
-		if (pc->count == pool->cache_size)
-			kslot_pool_free_slow(pool, pc);
-		else
-			pc->free_hits++;
-		pc->objs[pc->count++] = objs[i];
+	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
+		for (i = 0; i < nr; i++)
+			__kslot_pool_free(pool, objs[i]);
+		return;
 	}
-	local_unlock_irqrestore(&pool->cpu->lock, flags);
+	/* Not in debug mode: the preparation of kslot_pool_free_prepare(). */
+	zero = want_init_on_free() && !pool->ctor;
+	irqflags = __kslot_pool_cpu_lock(h);
+	pc = this_cpu_ptr(h->cpu);
+	count = pc->count;
+	for (i = 0; i < nr; i++) {
+		void *obj = objs[i];
+
+		if (!obj)
+			continue;
+		kasan_check_write(obj, h->size);
+		if (unlikely(zero))
+			memset(obj, 0, h->size);
+		if (unlikely(count == h->cache_size)) {
+			pc->count = count;
+			kslot_pool_free_slow(pool, pc);
+			count = pc->count;
+		} else {
+			hits++;
+		}
+		pc->objs[count++] = obj;
+	}
+	pc->count = count;
+	pc->free_hits += hits;
+	__kslot_pool_cpu_unlock(h, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_pool_free_bulk);
 
-/**
- * kslot_pool_shrink() - Return wholly free slabs to the page allocator.
- * @pool: The pool.
- *
- * Drains every CPU's cache into the slabs first, so a slab counts as free
- * once every object carved from it has been freed, on whichever CPU.
- *
- * Context: Process context; may sleep.  Takes the CPU hotplug read lock
- * and the pool lock, and waits for a work item on every CPU with cached
- * objects.
- * Return: The number of slabs freed.
- */
-unsigned long kslot_pool_shrink(struct kslot_pool *pool)
+/* Free up to @max wholly free slabs; return how many. */
+static unsigned long kslot_pool_free_empty(struct kslot_pool *pool,
+					   unsigned long max)
 {
 	struct kslot_pool_slab *slab, *tmp;
 	unsigned long flags, n = 0;
 	LIST_HEAD(victims);
 
-	kslot_pool_drain_all(pool);
 	spin_lock_irqsave(&pool->lock, flags);
 	list_for_each_entry_safe(slab, tmp, &pool->empty, list) {
+		if (n == max)
+			break;
 		kslot_pool_unlink_slab_locked(pool, slab, &victims);
 		n++;
 	}
@@ -846,7 +980,76 @@ unsigned long kslot_pool_shrink(struct kslot_pool *pool)
 		kslot_pool_free_slab(pool, slab);
 	return n;
 }
+
+/**
+ * kslot_pool_shrink() - Return wholly free slabs to the page allocator.
+ * @pool: The pool.
+ *
+ * Drains every CPU's cache into the slabs first, so a slab counts as free
+ * once every object carved from it has been freed, on whichever CPU.  A
+ * pass-through pool has no slabs: nothing is done.
+ *
+ * Context: Process context; may sleep.  Takes the CPU hotplug read lock
+ * and the pool lock, and waits for a work item on every CPU with cached
+ * objects.
+ * Return: The number of slabs freed.
+ */
+unsigned long kslot_pool_shrink(struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return 0;
+	kslot_pool_drain_all(pool);
+	return kslot_pool_free_empty(pool, ULONG_MAX);
+}
 EXPORT_SYMBOL_GPL(kslot_pool_shrink);
+
+static struct kslot_pool *kslot_pool_of_shrinker(struct shrinker *s)
+{
+	return kslot_shrinker_private(s);
+}
+
+/*
+ * The shrinker: objects in wholly free slabs, and in the reclaiming CPU's
+ * cache (which the scan flushes first).  Racy reads: an estimate.
+ */
+static unsigned long kslot_pool_shrink_count(struct shrinker *s,
+					     struct shrink_control *sc)
+{
+	struct kslot_pool *pool = kslot_pool_of_shrinker(s);
+	unsigned long n;
+
+	n = kslot_pool_racy(pool->nr_empty) * pool->objs_per_slab +
+	    kslot_pool_racy(raw_cpu_ptr(pool->hot.cpu)->count);
+	return n ?: SHRINK_EMPTY;
+}
+
+static unsigned long kslot_pool_shrink_scan(struct shrinker *s,
+					    struct shrink_control *sc)
+{
+	struct kslot_pool *pool = kslot_pool_of_shrinker(s);
+
+	kslot_pool_drain_local(pool);
+	return kslot_pool_free_empty(pool, DIV_ROUND_UP(sc->nr_to_scan,
+							pool->objs_per_slab)) *
+	       pool->objs_per_slab;
+}
+
+static int kslot_pool_shrinker_register(struct kslot_pool *pool)
+{
+	pool->shrinker = NULL;
+	if (!kslot_should_fail_alloc())
+		pool->shrinker = kslot_shrinker_create("kslot_pool-", pool->name,
+						       kslot_pool_shrink_count,
+						       kslot_pool_shrink_scan,
+						       pool);
+	return pool->shrinker ? 0 : -ENOMEM;
+}
+
+static void kslot_pool_shrinker_unregister(struct kslot_pool *pool)
+{
+	kslot_shrinker_destroy(pool->shrinker);
+	pool->shrinker = NULL;
+}
 
 /**
  * kslot_pool_size() - Object size of a pool.
@@ -857,7 +1060,7 @@ EXPORT_SYMBOL_GPL(kslot_pool_shrink);
  */
 size_t kslot_pool_size(const struct kslot_pool *pool)
 {
-	return pool->size;
+	return pool->hot.size;
 }
 EXPORT_SYMBOL_GPL(kslot_pool_size);
 
@@ -867,7 +1070,8 @@ EXPORT_SYMBOL_GPL(kslot_pool_size);
  * @st: Filled with the counters.
  *
  * The per-CPU counters are read without their locks, so the snapshot is
- * exact only while no allocation or free runs.
+ * exact only while no allocation or free runs.  A pass-through pool counts
+ * its objects (@objects, @in_use, @reserved) and nothing else.
  *
  * Context: Any context.  Takes and releases the pool lock.
  */
@@ -879,24 +1083,26 @@ void kslot_pool_get_stats(struct kslot_pool *pool,
 
 	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
-		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->cpu, cpu);
+		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->hot.cpu, cpu);
 
-		st->cached += READ_ONCE(pc->count);
-		st->alloc_hits += READ_ONCE(pc->alloc_hits);
-		st->alloc_misses += READ_ONCE(pc->alloc_misses);
-		st->free_hits += READ_ONCE(pc->free_hits);
-		st->free_misses += READ_ONCE(pc->free_misses);
+		st->cached += kslot_pool_racy(pc->count);
+		st->alloc_hits += kslot_pool_racy(pc->alloc_hits);
+		st->alloc_misses += kslot_pool_racy(pc->alloc_misses);
+		st->free_hits += kslot_pool_racy(pc->free_hits);
+		st->free_misses += kslot_pool_racy(pc->free_misses);
 	}
 	spin_lock_irqsave(&pool->lock, flags);
 	st->objects = pool->nr_objects;
-	st->free = min(pool->nr_slab_free + st->cached, st->objects);
+	st->reserved = pool->nr_reserve;
+	st->free = min(pool->nr_slab_free + st->cached,
+		       st->objects - st->reserved);
 	st->slabs = pool->nr_slabs;
 	st->empty_slabs = pool->nr_empty;
 	st->double_frees = pool->double_frees;
 	st->bad_frees = pool->bad_frees;
 	st->poison_errors = pool->poison_errors;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	st->in_use = st->objects - st->free;
+	st->in_use = st->objects - st->free - st->reserved;
 	st->objs_per_slab = pool->objs_per_slab;
 	st->slab_bytes = kslot_pool_slab_bytes(pool);
 }
@@ -907,8 +1113,8 @@ static int kslot_pool_stats_show(struct seq_file *m, void *unused)
 	struct kslot_pool_stats st;
 
 	kslot_pool_get_stats(m->private, &st);
-	seq_printf(m, "in_use: %lu\nfree: %lu\ncached: %lu\nobjects: %lu\n",
-		   st.in_use, st.free, st.cached, st.objects);
+	seq_printf(m, "in_use: %lu\nfree: %lu\nreserved: %lu\ncached: %lu\nobjects: %lu\n",
+		   st.in_use, st.free, st.reserved, st.cached, st.objects);
 	seq_printf(m, "slabs: %lu\nempty_slabs: %lu\nobjs_per_slab: %u\nslab_bytes: %u\n",
 		   st.slabs, st.empty_slabs, st.objs_per_slab, st.slab_bytes);
 	seq_printf(m, "alloc_hits: %llu\nalloc_misses: %llu\nfree_hits: %llu\nfree_misses: %llu\n",
@@ -1008,28 +1214,97 @@ static void kslot_pool_init_cpus(struct kslot_pool *pool)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->cpu, cpu);
+		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->hot.cpu, cpu);
 		struct kslot_pool_drain *d = per_cpu_ptr(pool->drain, cpu);
 
-		local_lock_init(&pc->lock);
+		/*
+		 * One lockdep class per context mode: a task-only pool's
+		 * cache is taken with interrupts on, a default pool's in
+		 * hardirq context.
+		 */
+		if (pool->hot.flags & KSLOT_POOL_TASK)
+			local_lock_init(&pc->lock);
+		else if (pool->hot.flags & KSLOT_POOL_BH)
+			local_lock_init(&pc->lock);
+		else
+			local_lock_init(&pc->lock);
 		pc->count = 0;
 		INIT_WORK(&d->work, kslot_pool_drain_work);
 		d->pool = pool;
 	}
 }
 
+/* The kmalloc() size of a pass-through object: its size, or a power of
+ * two at least its alignment when kmalloc()'s own is not enough.
+ */
+static size_t kslot_pool_pt_size(const struct kslot_pool_config *cfg)
+{
+	if (cfg->align <= ARCH_KMALLOC_MINALIGN)
+		return cfg->size;
+	return roundup_pow_of_two(max(cfg->size, cfg->align));
+}
+
+/* Fill the reserve with @min_nr objects.  Return: 0 or -ENOMEM. */
+static int kslot_pool_fill_reserve(struct kslot_pool *pool, gfp_t gfp)
+{
+	unsigned long flags;
+
+	if (!pool->min_nr)
+		return 0;
+	if (!kslot_should_fail_alloc())
+		pool->reserve = kmalloc_array(pool->min_nr,
+					      sizeof(*pool->reserve),
+					      gfp | __GFP_NOWARN);
+	if (!pool->reserve)
+		return -ENOMEM;
+	spin_lock_irqsave(&pool->lock, flags);
+	kslot_pool_update_slow_locked(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	while (kslot_pool_racy(pool->nr_reserve) < pool->min_nr) {
+		void *obj = __kslot_pool_alloc(pool, GFP_KERNEL);
+
+		if (!obj)
+			return -ENOMEM;
+		/* The reserve is short: the free refills it. */
+		__kslot_pool_free(pool, obj);
+	}
+	return 0;
+}
+
+/* Give the reserve back to the slabs (or kfree()) before destroying. */
+static void kslot_pool_drop_reserve(struct kslot_pool *pool)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!pool->passthrough)
+		kslot_pool_flush_locked(pool, pool->reserve, pool->nr_reserve);
+	else
+		pool->nr_objects -= pool->nr_reserve;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (pool->passthrough)
+		for (i = 0; i < pool->nr_reserve; i++)
+			kfree(pool->reserve[i]);
+	pool->nr_reserve = 0;
+}
+
 /**
  * kslot_pool_create() - Create an object pool.
  * @cfg: Object size, alignment, constructor, limits and flags.
  *
- * Allocates the pool and its per-CPU caches; slabs are allocated on
- * demand by kslot_pool_alloc().
+ * Allocates the pool, its per-CPU caches and its shrinker, and fills the
+ * reserve; slabs are otherwise allocated on demand by kslot_pool_alloc().
+ * A non-debug pool created while the kslot.pool_passthrough parameter is
+ * set (by default on a kernel with CONFIG_KASAN) is a pass-through: see
+ * the rules in include/linux/kslot_pool.h.
  *
  * Context: Process context; may sleep.
  * Return: The pool, ERR_PTR(-EINVAL) if @cfg has a zero or too large
  * size, an alignment that is not a power of two or exceeds
- * %KSLOT_POOL_MAX_ALIGN, a cache size above %KSLOT_POOL_MAX_CACHE or
- * unknown flags, or ERR_PTR(-ENOMEM).
+ * %KSLOT_POOL_MAX_ALIGN, a cache size above %KSLOT_POOL_MAX_CACHE, a
+ * @min_nr above a nonzero @max_objects, unknown flags or both
+ * %KSLOT_POOL_TASK and %KSLOT_POOL_BH, or ERR_PTR(-ENOMEM).
  */
 struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 {
@@ -1039,6 +1314,10 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	gfp_t gfp = GFP_KERNEL;
 
 	if (flags & ~KSLOT_POOL_FLAGS_ALL)
+		return ERR_PTR(-EINVAL);
+	if ((flags & KSLOT_POOL_TASK) && (flags & KSLOT_POOL_BH))
+		return ERR_PTR(-EINVAL);
+	if (cfg->max_objects && cfg->min_nr > cfg->max_objects)
 		return ERR_PTR(-EINVAL);
 	if (READ_ONCE(kslot_pool_debug_all))
 		flags |= KSLOT_POOL_DEBUG;
@@ -1053,20 +1332,21 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	if (!kslot_should_fail_alloc())
-		pool->cpu = __alloc_percpu_gfp(struct_size(pool->cpu, objs,
-							   l.cache_size),
-					       __alignof__(struct kslot_pool_cpu),
-					       gfp);
-	if (!pool->cpu)
+		pool->hot.cpu = __alloc_percpu_gfp(struct_size(pool->hot.cpu,
+							       objs,
+							       l.cache_size),
+						   __alignof__(struct kslot_pool_cpu),
+						   gfp);
+	if (!pool->hot.cpu)
 		goto nomem;
 	if (!kslot_should_fail_alloc())
 		pool->drain = alloc_percpu_gfp(struct kslot_pool_drain, gfp);
 	if (!pool->drain)
 		goto nomem;
 
-	pool->flags = flags;
-	pool->size = cfg->size;
-	pool->cache_size = l.cache_size;
+	pool->hot.flags = flags | (cfg->ctor ? __KSLOT_POOL_CTOR : 0);
+	pool->hot.size = cfg->size;
+	pool->hot.cache_size = l.cache_size;
 	pool->batch = max(l.cache_size / 2, 1U);
 	pool->stride = l.stride;
 	pool->fp_offset = l.fp_offset;
@@ -1074,8 +1354,12 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->objs_per_slab = l.objs_per_slab;
 	pool->hdr_offset = l.hdr_offset;
 	pool->poison = (flags & KSLOT_POOL_DEBUG) && !cfg->ctor;
+	pool->passthrough = !(flags & KSLOT_POOL_DEBUG) &&
+			    READ_ONCE(kslot_pool_passthrough_all);
+	pool->pt_size = kslot_pool_pt_size(cfg);
 	pool->ctor = cfg->ctor;
 	pool->max_objects = cfg->max_objects;
+	pool->min_nr = cfg->min_nr;
 	strscpy(pool->name, cfg->name ?: "anon", sizeof(pool->name));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->partial);
@@ -1084,13 +1368,21 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->slab_tree = RB_ROOT;
 	ratelimit_state_init(&pool->report_rs, 5 * HZ, 10);
 	kslot_pool_init_cpus(pool);
+	kslot_pool_update_slow_locked(pool);
+	if (!pool->passthrough && kslot_pool_shrinker_register(pool))
+		goto nomem;
+	if (kslot_pool_fill_reserve(pool, gfp)) {
+		kslot_pool_destroy(pool);
+		return ERR_PTR(-ENOMEM);
+	}
 	if (cfg->name)
 		pool->debugfs = kslot_debugfs_create("pool", cfg->name, pool,
 						     &kslot_pool_stats_fops);
 	return pool;
 
 nomem:
-	free_percpu(pool->cpu);
+	free_percpu(pool->drain);
+	free_percpu(pool->hot.cpu);
 	kfree(pool);
 	return ERR_PTR(-ENOMEM);
 }
@@ -1117,8 +1409,9 @@ static unsigned long kslot_pool_release_list(struct kslot_pool *pool,
 
 static void kslot_pool_free_struct(struct kslot_pool *pool)
 {
+	kfree(pool->reserve);
 	free_percpu(pool->drain);
-	free_percpu(pool->cpu);
+	free_percpu(pool->hot.cpu);
 	kfree(pool);
 }
 
@@ -1143,9 +1436,23 @@ void kslot_pool_destroy(struct kslot_pool *pool)
 		return;
 	kslot_debugfs_remove(pool->debugfs);
 	pool->debugfs = NULL;
+	if (!pool->passthrough)
+		kslot_pool_shrinker_unregister(pool);
+	kslot_pool_drop_reserve(pool);
+	if (pool->passthrough) {
+		in_use = pool->nr_objects;
+		if (in_use) {
+			kslot_pool_report(pool,
+					  "%lu objects still in use at destroy: leaking the pool",
+					  in_use);
+			return;
+		}
+		kslot_pool_free_struct(pool);
+		return;
+	}
 	/* No users: every cache, online or not, is flushed from here. */
 	for_each_possible_cpu(cpu) {
-		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->cpu, cpu);
+		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->hot.cpu, cpu);
 
 		spin_lock_irqsave(&pool->lock, flags);
 		kslot_pool_flush_locked(pool, pc->objs, pc->count);
@@ -1179,6 +1486,12 @@ unsigned long kslot_pool_test_reap(struct kslot_pool *pool)
 {
 	unsigned long out;
 
+	if (pool->passthrough) {
+		/* The objects are the caller's to kfree(). */
+		out = pool->nr_objects;
+		kslot_pool_free_struct(pool);
+		return out;
+	}
 	out = kslot_pool_release_list(pool, &pool->partial);
 	out += kslot_pool_release_list(pool, &pool->full);
 	kslot_pool_free_struct(pool);
@@ -1211,4 +1524,43 @@ bool kslot_pool_test_debug_all(bool on)
 	return xchg(&kslot_pool_debug_all, on);
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_debug_all);
+
+/**
+ * kslot_pool_test_passthrough_all() - Set pool_passthrough (KUnit only).
+ * @on: The new value: pools created from now on are pass-throughs.
+ *
+ * Context: Process context.
+ * Return: The previous value.
+ */
+bool kslot_pool_test_passthrough_all(bool on)
+{
+	return xchg(&kslot_pool_passthrough_all, on);
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_passthrough_all);
+
+/**
+ * kslot_pool_test_passthrough() - Is a pool a pass-through (KUnit only)?
+ * @pool: The pool.
+ *
+ * Context: Any context.
+ * Return: true if every object of @pool is its own kmalloc() object.
+ */
+bool kslot_pool_test_passthrough(struct kslot_pool *pool)
+{
+	return pool->passthrough;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_passthrough);
+
+/**
+ * kslot_pool_test_shrinker() - The shrinker of a pool (KUnit only).
+ * @pool: A pool that is not a pass-through.
+ *
+ * Context: Any context.
+ * Return: The shrinker, whose callbacks a test may call.
+ */
+struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool)
+{
+	return pool->shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_shrinker);
 #endif

@@ -84,7 +84,7 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
 	"$out/native/kslot_native_bench" -r "$nreps" \
 	${only:+$([ "$only" = hive ] && echo --hive)} ${nsizes//,/ } \
 	> "$out/native.tap"
-echo "bench.sh: callgrind instruction counts (1M random lookups)" >&2
+echo "bench.sh: callgrind instruction counts (1M random lookups, pool operations)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \
 	> /dev/null 2> "$out/callgrind.log"

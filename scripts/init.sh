@@ -66,8 +66,11 @@ unload() {
 
 case "$mode" in
 check | stock)
+	# kslot_pool_test goes last: its final case provokes a KASAN report,
+	# and a KASAN report turns lock debugging off for the rest of the boot.
+	last=/lib/kslot/tests/kslot_pool_test.ko
 	for ko in /lib/kslot/tests/*.ko; do
-		[ -e "$ko" ] || continue
+		[ -e "$ko" ] && [ "$ko" != "$last" ] || continue
 		insmod "$ko" || res "@@fatal insmod $ko failed"
 	done
 	for d in /sys/kernel/debug/kunit/*/; do
@@ -77,7 +80,7 @@ check | stock)
 		res "@@end"
 	done
 	for ko in /lib/kslot/tests/*.ko; do
-		[ -e "$ko" ] && rmmod "$(basename $ko .ko)"
+		[ -e "$ko" ] && [ "$ko" != "$last" ] && rmmod "$(basename $ko .ko)"
 	done
 	load_dev
 	for t in /selftests/*; do
@@ -86,6 +89,16 @@ check | stock)
 		(cd /selftests && "$t") > $R 2>&1
 		res "@@exit $(basename $t) $?"
 	done
+	if [ -e "$last" ]; then
+		insmod "$last" || res "@@fatal insmod $last failed"
+		d=/sys/kernel/debug/kunit/kslot_pool
+		if [ -e "$d/results" ]; then
+			res "@@kunit kslot_pool"
+			cat "$d/results" > $R
+			res "@@end"
+		fi
+		rmmod kslot_pool_test
+	fi
 	unload
 	kmemleak_scan
 	;;

@@ -126,6 +126,39 @@ class Tally:
             print('  FAIL %s' % name)
 
 
+EXPECT_BEGIN = re.compile(r'kslot: expected KASAN report begin')
+EXPECT_END = re.compile(r'kslot: expected KASAN report end')
+REPORT_RULE = re.compile(r'={40,}')
+
+
+def expected_reports(console):
+    """Lines of the KASAN reports a test announced (begin/end markers).
+
+    Between the markers, only the lines of a KASAN report (from one rule
+    of '=' to the next, starting with its "BUG: KASAN:" line) are excused;
+    anything else there still counts as a splat.
+    """
+    excused = set()
+    inside = False
+    i = 0
+    while i < len(console):
+        line = console[i]
+        if EXPECT_BEGIN.search(line):
+            inside = True
+        elif EXPECT_END.search(line):
+            inside = False
+        elif (inside and REPORT_RULE.search(line) and i + 1 < len(console)
+              and 'BUG: KASAN:' in console[i + 1]):
+            j = i + 1
+            while j < len(console) and not REPORT_RULE.search(console[j]) \
+                    and not EXPECT_END.search(console[j]):
+                j += 1
+            excused.update(range(i, j + 1))
+            i = j
+        i += 1
+    return excused
+
+
 def read(path, lines=False):
     try:
         with open(path, errors='replace') as f:
@@ -218,7 +251,9 @@ def judge(mode, outdir, ksrc, tally, label=''):
     if mode in ('check', 'debug', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
 
-    splat = [i for i, l in enumerate(console) if SPLAT_RE.search(l)]
+    excused = expected_reports(console)
+    splat = [i for i, l in enumerate(console)
+             if SPLAT_RE.search(l) and i not in excused]
     if splat:
         problems.append('%d kernel splat line(s) on the console' % len(splat))
         shown = set()

@@ -54,6 +54,11 @@ fi
 
 image=$kernel
 [ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
+# A KUnit case provokes a KASAN report on purpose (kslot_pool's
+# kasan_sees_use_after_free): report every bug, not only the first.
+extra=
+[ -d "$kernel" ] && grep -qx CONFIG_KASAN=y "$kernel/.config" &&
+	extra=" kasan_multi_shot"
 rm -f "$out/console.log" "$out/results.log"
 echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
@@ -61,7 +66,7 @@ timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -accel tcg -smp 2 -m 2G -no-reboot \
 	-kernel "$image" \
 	-initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode" \
+	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode$extra" \
 	-display none -monitor none -nodefaults \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
 	</dev/null

@@ -630,3 +630,65 @@ uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med)
 	free(t);
 	return worst;
 }
+
+/*
+ * For callgrind: one pool operation per call, on a task-context pool (the
+ * inline fast path; the shim's local locks cost nothing, like the
+ * preempt_count increment they stand for).
+ */
+static noinline void *kn_pool_alloc_one(struct kslot_pool *pool)
+{
+	return kslot_pool_alloc(pool, GFP_KERNEL);
+}
+
+static noinline void kn_pool_free_one(struct kslot_pool *pool, void *p)
+{
+	kslot_pool_free(pool, p);
+}
+
+static noinline int kn_pool_alloc_bulk_one(struct kslot_pool *pool,
+					   void **objs)
+{
+	return kslot_pool_alloc_bulk(pool, GFP_KERNEL, KN_POOL_BULK, objs);
+}
+
+static noinline void kn_pool_free_bulk_one(struct kslot_pool *pool,
+					   void **objs)
+{
+	kslot_pool_free_bulk(pool, KN_POOL_BULK, objs);
+}
+
+static noinline void *kn_malloc_one(size_t size)
+{
+	return malloc(size);
+}
+
+static noinline void kn_free_one(void *p)
+{
+	free(p);
+}
+
+void kn_count_pool(uint32_t n)
+{
+	struct kslot_pool_config cfg = { .name = "native", .size = 64 };
+	void *objs[KN_POOL_BULK];
+	struct kslot_pool *pool;
+	u32 i;
+
+#ifdef KSLOT_POOL_TASK
+	cfg.flags = KSLOT_POOL_TASK;
+#endif
+	pool = kslot_pool_create(&cfg);
+	if (IS_ERR(pool))
+		return;
+	for (i = 0; i < n; i++)
+		kn_pool_free_one(pool, kn_pool_alloc_one(pool));
+	for (i = 0; i < n / KN_POOL_BULK; i++) {
+		if (kn_pool_alloc_bulk_one(pool, objs))
+			break;
+		kn_pool_free_bulk_one(pool, objs);
+	}
+	for (i = 0; i < n; i++)
+		kn_free_one(kn_malloc_one(64));
+	kslot_pool_destroy(pool);
+}

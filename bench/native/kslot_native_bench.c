@@ -604,6 +604,7 @@ static int count_mode(uint32_t n)
 	sn_count_lookups();
 	if (kn_count_hive(n, k.perm))
 		return 1;
+	kn_count_pool(n);
 	printf("# sink %lu\n", (kn_sink() + xn_sink() + sn_sink()) & 1);
 	keys_free(&k);
 	return 0;

@@ -230,16 +230,33 @@ void kslot_debugfs_remove(struct dentry *dentry)
 {
 }
 
-/* No reclaim here: the hives' spare groups wait for kslot_hive_trim(). */
-struct shrinker *kslot_shrinker_create(const char *name,
+/*
+ * No reclaim here: nothing calls the callbacks (hives' spare groups wait
+ * for kslot_hive_trim(), pools' free slabs for kslot_pool_shrink()).
+ */
+struct shrinker *kslot_shrinker_create(const char *prefix, const char *name,
 				       unsigned long (*count)(struct shrinker *,
 							      struct shrink_control *),
 				       unsigned long (*scan)(struct shrinker *,
-							     struct shrink_control *))
+							     struct shrink_control *),
+				       void *private)
 {
-	return NULL;
+	struct shrinker *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->count_objects = count;
+		s->scan_objects = scan;
+		s->private_data = private;
+	}
+	return s;
+}
+
+void *kslot_shrinker_private(struct shrinker *s)
+{
+	return s->private_data;
 }
 
 void kslot_shrinker_destroy(struct shrinker *s)
 {
+	free(s);
 }

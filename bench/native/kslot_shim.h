@@ -44,6 +44,8 @@ typedef unsigned int gfp_t;
 #define barrier()		__asm__ __volatile__("" : : : "memory")
 #endif
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+/* One thread: no race for KCSAN to ignore. */
+#define data_race(x)		(x)
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
@@ -261,6 +263,10 @@ typedef struct {
 } local_lock_t;
 
 #define local_lock_init(l)			do { } while (0)
+#define local_lock(l)				do { } while (0)
+#define local_unlock(l)				do { } while (0)
+#define local_bh_disable()			do { } while (0)
+#define local_bh_enable()			do { } while (0)
 #define local_lock_irqsave(l, f)		do { (f) = 0; } while (0)
 #define local_unlock_irqrestore(l, f)		do { (void)(f); } while (0)
 #define cpus_read_lock()			do { } while (0)
@@ -503,6 +509,9 @@ static inline bool list_empty(const struct list_head *head)
 	     &pos->member != (head);					\
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 
+/* ---- shrinkers: kslot_shrinker_create() registers nothing ---- */
+#define ARCH_KMALLOC_MINALIGN		8
+
 /* ---- misc ---- */
 struct shrink_control {
 	gfp_t gfp_mask;
@@ -514,6 +523,7 @@ struct shrinker {
 				       struct shrink_control *sc);
 	unsigned long (*scan_objects)(struct shrinker *s,
 				      struct shrink_control *sc);
+	void *private_data;
 };
 
 #define SHRINK_STOP		(~0UL)

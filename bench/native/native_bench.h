@@ -57,6 +57,9 @@ uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase);
 int kn_count_hive(uint32_t n, const uint32_t *perm);
 uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes);
 uint64_t kn_pool_hot_time(unsigned int size, uint32_t ops);
+/* Objects per bulk call of the pool's callgrind count. */
+#define KN_POOL_BULK	32
+void kn_count_pool(uint32_t n);
 uint64_t kn_malloc_hot_time(unsigned int size, uint32_t ops);
 void kn_count_lookups(const uint64_t *h, uint32_t n);
 void kn_count_map_lookups(const uint64_t *h, uint32_t n);

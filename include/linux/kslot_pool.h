@@ -8,22 +8,26 @@
  * object holds the free list link inside itself (after the object when the
  * pool has a constructor or runs in debug mode, so neither the constructed
  * state nor the poison is overwritten).  Every CPU keeps a small cache of
- * free objects (a magazine): the fast paths of kslot_pool_alloc() and
- * kslot_pool_free() touch only that cache, with interrupts disabled and no
- * shared lock or atomic operation.  A miss refills, and a full cache
- * flushes, a batch of objects under the pool lock.
+ * free objects (a magazine): kslot_pool_alloc() and kslot_pool_free() are
+ * inline and, on a hit, only pop or push that cache under its local lock,
+ * with no shared lock, atomic operation or function call.  A miss refills,
+ * and a full cache flushes, a batch of objects under the pool lock, out of
+ * line.
  *
  * Rules:
  *
  * +-------------------------+-----------------------+--------------------+
  * | operation               | lock                  | may sleep          |
  * +-------------------------+-----------------------+--------------------+
- * | kslot_pool_alloc(),     | per-CPU cache (irqs   | only if gfp allows |
- * | kslot_pool_alloc_bulk() | off); pool lock on a  |                    |
- * |                         | miss, dropped to grow |                    |
- * | kslot_pool_free(),      | per-CPU cache (irqs   | no                 |
- * | kslot_pool_free_bulk()  | off); pool lock to    |                    |
- * |                         | flush a full cache    |                    |
+ * | kslot_pool_alloc(),     | per-CPU cache (local  | only if gfp allows |
+ * | kslot_pool_alloc_bulk() | lock, see the context |                    |
+ * |                         | flags); pool lock on  |                    |
+ * |                         | a miss, dropped to    |                    |
+ * |                         | grow                  |                    |
+ * | kslot_pool_free(),      | per-CPU cache; pool   | no                 |
+ * | kslot_pool_free_bulk()  | lock to flush a full  |                    |
+ * |                         | cache or refill the   |                    |
+ * |                         | reserve               |                    |
  * | kslot_pool_get_stats()  | pool lock             | no                 |
  * | kslot_pool_shrink()     | CPU hotplug lock,     | yes                |
  * |                         | pool lock             |                    |
@@ -31,15 +35,31 @@
  * | kslot_pool_destroy()    | caller: no users      |                    |
  * +-------------------------+-----------------------+--------------------+
  *
- * - Allocation and free work in any context, hard interrupts included:
- *   both locks are taken with interrupts disabled.  A pool grows only when
- *   the gfp flags given to the allocation allow it to get pages.
+ * - Context: by default allocation and free work in any context, hard
+ *   interrupts included: the per-CPU cache is taken with
+ *   local_lock_irqsave() and the pool lock with spin_lock_irqsave().
+ *   %KSLOT_POOL_TASK promises that the pool is used from task context only
+ *   (never from a softirq or hardirq handler, nor with interrupts
+ *   disabled): the cache is then taken with local_lock(), which on a
+ *   non-RT kernel only disables preemption.  %KSLOT_POOL_BH allows softirq
+ *   context too and disables bottom halves around the cache instead.  On
+ *   PREEMPT_RT the local lock is a per-CPU sleeping lock in every mode and
+ *   the pool lock a sleeping spinlock, so hardirq context (and callers
+ *   holding a raw spinlock) are not supported there.
+ * - A pool grows only when the gfp flags given to the allocation allow it
+ *   to get pages.
  * - max_objects bounds the objects the pool carves, free or not.  Free
  *   objects may sit in other CPUs' caches; when an allocation that may
  *   sleep finds the pool at its limit, it drains every CPU's cache first,
  *   so it fails only when max_objects objects really are allocated.
- * - kslot_pool_shrink() drains every CPU's cache and returns the slabs
- *   whose objects are all free to the page allocator.
+ * - Reserve (@min_nr): like mempool_create(), the pool keeps that many
+ *   objects aside.  An allocation the allocator refuses (no memory for a
+ *   slab, or max_objects reached) is served from the reserve, and frees
+ *   refill the reserve before anything else.
+ * - Memory pressure: every pool registers a shrinker.  Under reclaim it
+ *   flushes the reclaiming CPU's cache and returns the slabs whose objects
+ *   are all free.  kslot_pool_shrink() does the same on demand, after
+ *   draining every CPU's cache.
  * - kslot_pool_destroy() with objects still allocated reports their number
  *   (a WARN, or an error line with %KSLOT_POOL_NOWARN), frees only the
  *   wholly free slabs and leaks the pool with the slabs still in use: the
@@ -51,14 +71,18 @@
  *   constructor) and checks the poison on allocation, and refuses a double
  *   free, a pointer outside the pool's slabs and a pointer into the middle
  *   of an object: each is reported, counted in the stats, and leaves the
- *   pool untouched.
- * - KASAN and KFENCE do not see inside the pool: the slab pages stay
- *   accessible as a whole while the pool owns them.  kslot_pool_free()
- *   checks the object with kasan_check_write(), which catches a pointer
- *   into freed or foreign-allocator memory, but a read or write of a
- *   pool object after it was freed, or a write past its end into the next
- *   object of the same slab, stays invisible to KASAN.  Debug mode catches
- *   writes after free (at the next allocation of the object), not reads.
+ *   pool untouched.  A debug pool always uses its own slabs.
+ * - Sanitizers: KASAN and KFENCE cannot see inside the pool's own slabs.
+ *   So on a kernel built with CONFIG_KASAN every pool created while the
+ *   kslot.pool_passthrough module parameter is set (its default there) is
+ *   a pass-through: each object is its own kmalloc() object, so KASAN
+ *   reports a use after free or an out-of-bounds access of a pool object
+ *   like any other (and KFENCE samples them).  The per-CPU caches, the
+ *   slabs and their statistics are then unused; limits, the reserve,
+ *   zeroing and the constructor (run on every allocation) work as before.
+ *   Setting the parameter to 0 keeps the pool's own slab path under test
+ *   on such a kernel; there kslot_pool_free() still checks the object with
+ *   kasan_check_write().
  * - Not for objects that RCU readers may still see after the free: use
  *   kslot_objtable, or call_rcu() before kslot_pool_free().
  */
@@ -66,7 +90,14 @@
 #define _LINUX_KSLOT_POOL_H
 
 #include <linux/bits.h>
+#include <linux/bottom_half.h>
+#include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/kasan-checks.h>
+#include <linux/local_lock.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 struct kslot_pool;
@@ -81,8 +112,21 @@ struct kslot_pool;
  * that provoke misuse on purpose.
  */
 #define KSLOT_POOL_NOWARN	BIT(2)
+/*
+ * Used from task context only: never from a softirq or hardirq handler,
+ * nor with interrupts disabled.  The per-CPU cache is taken with
+ * local_lock() (preemption off) instead of local_lock_irqsave().
+ */
+#define KSLOT_POOL_TASK		BIT(3)
+/*
+ * Used from task and softirq context, never from a hardirq handler: the
+ * per-CPU cache is taken with bottom halves disabled instead of
+ * interrupts.
+ */
+#define KSLOT_POOL_BH		BIT(4)
 #define KSLOT_POOL_FLAGS_ALL	(KSLOT_POOL_DEBUG | KSLOT_POOL_ACCOUNT | \
-				 KSLOT_POOL_NOWARN)
+				 KSLOT_POOL_NOWARN | KSLOT_POOL_TASK | \
+				 KSLOT_POOL_BH)
 
 /* Largest object alignment a pool supports. */
 #define KSLOT_POOL_MAX_ALIGN	PAGE_SIZE
@@ -106,7 +150,11 @@ struct kslot_pool;
  *	Objects must go back to the pool in their constructed state.
  * @max_objects: Most objects the pool may carve; 0 for no limit.
  * @cache_size: Objects each CPU caches; 0 picks a size from @size.
- * @flags: %KSLOT_POOL_DEBUG, %KSLOT_POOL_ACCOUNT, %KSLOT_POOL_NOWARN.
+ * @min_nr: Objects kept in reserve (as mempool_create() keeps them) for
+ *	allocations the allocator refuses; 0 for none.  Counted against
+ *	@max_objects, so it must not exceed it.
+ * @flags: %KSLOT_POOL_DEBUG, %KSLOT_POOL_ACCOUNT, %KSLOT_POOL_NOWARN, and
+ *	at most one of %KSLOT_POOL_TASK and %KSLOT_POOL_BH.
  */
 struct kslot_pool_config {
 	const char *name;
@@ -115,6 +163,7 @@ struct kslot_pool_config {
 	void (*ctor)(void *obj);
 	unsigned long max_objects;
 	unsigned int cache_size;
+	unsigned int min_nr;
 	unsigned int flags;
 };
 
@@ -122,8 +171,10 @@ struct kslot_pool_config {
  * struct kslot_pool_stats - A snapshot of a pool's counters.
  * @in_use: Objects allocated and not freed.
  * @free: Free objects, in the slabs and in the per-CPU caches.
+ * @reserved: Free objects in the reserve (at most the pool's min_nr).
  * @cached: Of @free, the objects in per-CPU caches.
- * @objects: Objects carved from the slabs (@in_use + @free).
+ * @objects: Objects carved from the slabs, or allocated by a pass-through
+ *	pool (@in_use + @free + @reserved).
  * @slabs: Slabs the pool holds.
  * @empty_slabs: Slabs whose objects are all free (what shrink returns),
  *	not counting objects that sit in per-CPU caches.
@@ -142,6 +193,7 @@ struct kslot_pool_config {
 struct kslot_pool_stats {
 	unsigned long in_use;
 	unsigned long free;
+	unsigned long reserved;
 	unsigned long cached;
 	unsigned long objects;
 	unsigned long slabs;
@@ -157,10 +209,41 @@ struct kslot_pool_stats {
 	unsigned long poison_errors;
 };
 
+/*
+ * What the inline fast paths need to see of a pool.  Nothing here is API:
+ * the layout may change with any release.
+ */
+struct kslot_pool_cpu {
+	/* private: */
+	local_lock_t lock;
+	unsigned int count;		/* objects in objs[] */
+	unsigned long alloc_hits;	/* allocations served here */
+	unsigned long alloc_misses;	/* allocations that refilled */
+	unsigned long free_hits;	/* frees that went straight in */
+	unsigned long free_misses;	/* frees that flushed a batch */
+	void *objs[];			/* a stack of cache_size objects */
+};
+
+/* Private flags of struct kslot_pool_hot. */
+#define __KSLOT_POOL_CTOR	BIT(31)	/* the pool has a constructor */
+/* ->slow: reasons for the out-of-line paths. */
+#define __KSLOT_POOL_SLOW_ALLOC	BIT(0)	/* debug mode or pass-through */
+#define __KSLOT_POOL_SLOW_FREE	BIT(1)	/* the same, or the reserve is low */
+
+/* The first member of every struct kslot_pool. */
+struct kslot_pool_hot {
+	/* private: */
+	struct kslot_pool_cpu __percpu *cpu;
+	unsigned int flags;		/* KSLOT_POOL_* and __KSLOT_POOL_CTOR */
+	unsigned int slow;		/* __KSLOT_POOL_SLOW_* */
+	unsigned int size;		/* object size */
+	unsigned int cache_size;	/* capacity of objs[] */
+};
+
 struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg);
 void kslot_pool_destroy(struct kslot_pool *pool);
-void *kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp);
-void kslot_pool_free(struct kslot_pool *pool, void *obj);
+void *__kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp);
+void __kslot_pool_free(struct kslot_pool *pool, void *obj);
 int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 			  void **objs);
 void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs);
@@ -168,5 +251,146 @@ unsigned long kslot_pool_shrink(struct kslot_pool *pool);
 size_t kslot_pool_size(const struct kslot_pool *pool);
 void kslot_pool_get_stats(struct kslot_pool *pool,
 			  struct kslot_pool_stats *st);
+
+static __always_inline struct kslot_pool_hot *
+__kslot_pool_hot(struct kslot_pool *pool)
+{
+	return (struct kslot_pool_hot *)pool;
+}
+
+/*
+ * Take this CPU's cache the way the pool's context flags allow; returns
+ * the interrupt flags for __kslot_pool_cpu_unlock().
+ */
+static __always_inline unsigned long
+__kslot_pool_cpu_lock(const struct kslot_pool_hot *h)
+{
+	unsigned long irqflags = 0;
+
+	if (h->flags & KSLOT_POOL_TASK) {
+		local_lock(&h->cpu->lock);
+	} else if (h->flags & KSLOT_POOL_BH) {
+		local_bh_disable();
+		local_lock(&h->cpu->lock);
+	} else {
+		local_lock_irqsave(&h->cpu->lock, irqflags);
+	}
+	return irqflags;
+}
+
+static __always_inline void
+__kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
+{
+	if (h->flags & KSLOT_POOL_TASK) {
+		local_unlock(&h->cpu->lock);
+	} else if (h->flags & KSLOT_POOL_BH) {
+		local_unlock(&h->cpu->lock);
+		local_bh_enable();
+	} else {
+		local_unlock_irqrestore(&h->cpu->lock, irqflags);
+	}
+}
+
+/*
+ * Should an allocation hand out zeroed memory?  Only if asked: init_on_alloc
+ * is honoured by the page allocator for every fresh slab, and an object
+ * the pool hands out again held only this pool's objects, as in a
+ * kmem_cache with a constructor (which init_on_alloc leaves alone too).
+ */
+static __always_inline bool __kslot_pool_want_zero(gfp_t gfp)
+{
+	return gfp & __GFP_ZERO;
+}
+
+/**
+ * kslot_pool_alloc() - Allocate an object.
+ * @pool: The pool.
+ * @gfp: Allocation flags, used only if the pool must grow.  __GFP_ZERO
+ *	zeroes the object (even in a pool with a constructor).
+ *
+ * Takes an object from this CPU's cache (inline); on a miss, calls
+ * __kslot_pool_alloc(), which refills the cache with a batch from the
+ * slabs, growing the pool by one slab if they have none free, and falls
+ * back on the reserve.  An object from a pool with a constructor is in its
+ * constructed state; otherwise its contents are undefined unless
+ * __GFP_ZERO asks for zeroes (a fresh slab is zeroed by the page allocator
+ * under init_on_alloc; an object used before holds what its last user
+ * left).
+ *
+ * Context: Any context the pool's flags allow; process context if @gfp
+ * allows sleeping.  Takes the CPU cache's local lock, and the pool lock on
+ * a miss.
+ * Return: The object, or NULL if memory for a new slab could not be
+ * allocated or the pool holds max_objects allocated objects, and the
+ * reserve is empty.
+ */
+static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
+					      gfp_t gfp)
+{
+	struct kslot_pool_hot *h = __kslot_pool_hot(pool);
+	struct kslot_pool_cpu *pc;
+	unsigned long irqflags;
+	void *obj;
+
+	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))
+		return __kslot_pool_alloc(pool, gfp);
+	irqflags = __kslot_pool_cpu_lock(h);
+	pc = this_cpu_ptr(h->cpu);
+	if (likely(pc->count)) {
+		obj = pc->objs[--pc->count];
+		pc->alloc_hits++;
+		__kslot_pool_cpu_unlock(h, irqflags);
+		if (unlikely(__kslot_pool_want_zero(gfp)))
+			memset(obj, 0, h->size);
+		return obj;
+	}
+	__kslot_pool_cpu_unlock(h, irqflags);
+	return __kslot_pool_alloc(pool, gfp);
+}
+
+/**
+ * kslot_pool_free() - Give an object back to its pool.
+ * @pool: The pool the object was allocated from.
+ * @obj: The object, or NULL (nothing is done).
+ *
+ * The object goes into this CPU's cache (inline); a full cache, a reserve
+ * below its min_nr, debug mode and pass-through pools go through
+ * __kslot_pool_free().  Freeing an object twice, or a pointer that is not
+ * an object of @pool, corrupts the pool unless it runs in debug mode
+ * (which refuses and reports both) or is a pass-through under KASAN
+ * (which reports both).
+ *
+ * Context: Any context the pool's flags allow.  Takes the CPU cache's
+ * local lock, and the pool lock when the cache is full.
+ */
+static __always_inline void kslot_pool_free(struct kslot_pool *pool,
+					    void *obj)
+{
+	struct kslot_pool_hot *h = __kslot_pool_hot(pool);
+	struct kslot_pool_cpu *pc;
+	unsigned long irqflags;
+
+	if (unlikely(!obj))
+		return;
+	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
+		__kslot_pool_free(pool, obj);
+		return;
+	}
+	irqflags = __kslot_pool_cpu_lock(h);
+	pc = this_cpu_ptr(h->cpu);
+	if (likely(pc->count < h->cache_size)) {
+		/* Catches pointers into freed or another allocator's memory. */
+		kasan_check_write(obj, h->size);
+		if (unlikely(want_init_on_free()) &&
+		    !(h->flags & __KSLOT_POOL_CTOR))
+			memset(obj, 0, h->size);
+		pc->objs[pc->count++] = obj;
+		pc->free_hits++;
+		__kslot_pool_cpu_unlock(h, irqflags);
+		return;
+	}
+	__kslot_pool_cpu_unlock(h, irqflags);
+	__kslot_pool_free(pool, obj);
+}
 
 #endif /* _LINUX_KSLOT_POOL_H */
