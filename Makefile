@@ -163,7 +163,7 @@ KCSAN_FRAGMENT := $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-kcsan.co
 	$(if $(filter 1 y yes,$(KCSAN_STRICT)),$(TOP)/configs/kslot-kcsan-strict.config)
 KCSAN_OUT := $(BUILD)/vm-kcsan
 check-kcsan: tools
-	@KSLOT_FRAGMENT="$(KCSAN_FRAGMENT)" $(MAKE) -s test-modules selftests
+	@KSLOT_FRAGMENT="$(KCSAN_FRAGMENT)" $(MAKE) -s test-modules bench-module selftests
 	@mkdir -p $(KCSAN_OUT)
 	@kdir=$$($(TOP)/scripts/kernel.sh $(KCSAN_FRAGMENT)); \
 	$(TOP)/scripts/vm.sh check $$kdir $(KCSAN_OUT) && \
