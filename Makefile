@@ -11,6 +11,7 @@
 #   make kernel          build (or reuse) the cached test kernel
 #   make lint            checkpatch, kernel-doc and sparse
 #   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
+#   make check-quick     the debug VM alone: a developer's loop
 #   make check-rt        KUnit and selftests on the PREEMPT_RT debug kernel
 #   make check-kcsan [KCSAN_STRICT=1]
 #                        KUnit and selftests on a KCSAN kernel
@@ -33,7 +34,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: all modules deps kernel rt-kernel rt-modules rt-vm check-rt check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: all modules deps kernel rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -61,6 +62,15 @@ rt-vm: rt-modules selftests tools
 
 check-rt: rt-vm
 	@$(TOP)/scripts/verdict.py debug $(RT_OUT) $(RT_KDIR)/source
+
+# The fast subset of make check: every KUnit suite and selftest on the
+# preemptible debug kernel, without the RT and stock kernels and the host
+# checks.  make check (CI) runs all of it.
+check-quick: test-modules bench-module selftests tools
+	@mkdir -p $(VM_OUT)
+	@kdir=$(TEST_KDIR); \
+	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source
 
 # Build the modules against the test kernel and stage the KUnit modules.
 test-modules: kernel
