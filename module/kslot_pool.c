@@ -1209,6 +1209,26 @@ static int kslot_pool_layout(const struct kslot_pool_config *cfg,
 	return 0;
 }
 
+/*
+ * local_lock_init() makes one lockdep class per call site: one site per
+ * context mode, so that a task-only pool's cache (taken with interrupts
+ * on) and a default pool's (taken in hardirq context) are not one class.
+ */
+static void kslot_pool_lock_init_task(local_lock_t *lock)
+{
+	local_lock_init(lock);
+}
+
+static void kslot_pool_lock_init_bh(local_lock_t *lock)
+{
+	local_lock_init(lock);
+}
+
+static void kslot_pool_lock_init_any(local_lock_t *lock)
+{
+	local_lock_init(lock);
+}
+
 static void kslot_pool_init_cpus(struct kslot_pool *pool)
 {
 	unsigned int cpu;
@@ -1217,17 +1237,12 @@ static void kslot_pool_init_cpus(struct kslot_pool *pool)
 		struct kslot_pool_cpu *pc = per_cpu_ptr(pool->hot.cpu, cpu);
 		struct kslot_pool_drain *d = per_cpu_ptr(pool->drain, cpu);
 
-		/*
-		 * One lockdep class per context mode: a task-only pool's
-		 * cache is taken with interrupts on, a default pool's in
-		 * hardirq context.
-		 */
 		if (pool->hot.flags & KSLOT_POOL_TASK)
-			local_lock_init(&pc->lock);
+			kslot_pool_lock_init_task(&pc->lock);
 		else if (pool->hot.flags & KSLOT_POOL_BH)
-			local_lock_init(&pc->lock);
+			kslot_pool_lock_init_bh(&pc->lock);
 		else
-			local_lock_init(&pc->lock);
+			kslot_pool_lock_init_any(&pc->lock);
 		pc->count = 0;
 		INIT_WORK(&d->work, kslot_pool_drain_work);
 		d->pool = pool;
