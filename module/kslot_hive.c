@@ -527,8 +527,9 @@ static void kslot_hive_spare_push(struct kslot_hive *hive,
 	g->prev = NULL;
 	WRITE_ONCE(hive->spare, g);
 	kslot_hive_spare_count(hive, g, 1);
-	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
+	/* Under the lock, so a racing take never makes the count negative. */
 	atomic_long_inc(&kslot_hive_nr_spare);
+	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
 }
 
 /* Take a spare group off the list (the caller reuses or frees it). */
@@ -544,10 +545,9 @@ static struct kslot_hive_group *kslot_hive_spare_take(struct kslot_hive *hive)
 	if (g) {
 		WRITE_ONCE(hive->spare, g->next);
 		kslot_hive_spare_count(hive, g, -1);
+		atomic_long_dec(&kslot_hive_nr_spare);
 	}
 	raw_spin_unlock_irqrestore(&hive->spare_lock, flags);
-	if (g)
-		atomic_long_dec(&kslot_hive_nr_spare);
 	return g;
 }
 

@@ -1276,10 +1276,13 @@ static int kslot_pool_fill_reserve(struct kslot_pool *pool, gfp_t gfp)
 	kslot_pool_update_slow_locked(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	while (kslot_pool_racy(pool->nr_reserve) < pool->min_nr) {
-		void *obj = __kslot_pool_alloc(pool, GFP_KERNEL);
+		/* From the allocator proper: never from the reserve itself. */
+		void *obj = pool->passthrough ? kslot_pool_pt_alloc(pool, gfp) :
+			    kslot_pool_alloc_slow(pool, gfp);
 
 		if (!obj)
 			return -ENOMEM;
+		kslot_pool_alloc_finish(pool, obj, gfp);
 		/* The reserve is short: the free refills it. */
 		__kslot_pool_free(pool, obj);
 	}

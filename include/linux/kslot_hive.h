@@ -59,7 +59,9 @@
  *   kslot_hive_init() and kslot_hive_destroy() of such a hive may sleep;
  *   the shrinker takes only the hive's internal spare lock, never the
  *   caller's.  After kslot_hive_destroy() the hive leaves the shrinker
- *   and frees groups emptied beyond max_unused at once.
+ *   and frees groups emptied beyond max_unused at once.  A spare group
+ *   can be freed at any time, so with %KSLOT_HIVE_SHRINK a stale pointer
+ *   into an emptied group is undefined (not -ENOENT).
  * - A group is 2^order pages (order at most %KSLOT_HIVE_MAX_ORDER) with as
  *   many elements as fit, capped at max_capacity.  The capacity asked of a
  *   new group doubles the hive (it is the hive's capacity so far), clamped

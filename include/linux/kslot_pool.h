@@ -51,7 +51,10 @@
  * - max_objects bounds the objects the pool carves, free or not.  Free
  *   objects may sit in other CPUs' caches; when an allocation that may
  *   sleep finds the pool at its limit, it drains every CPU's cache first,
- *   so it fails only when max_objects objects really are allocated.
+ *   so it fails only when max_objects objects really are allocated.  That
+ *   drain flushes per-CPU work on system_wq under cpus_read_lock(), so
+ *   such an allocation must not come from a WQ_MEM_RECLAIM worker or a
+ *   CPU-hotplug callback.
  * - Reserve (@min_nr): like mempool_create(), the pool keeps that many
  *   objects aside.  An allocation the allocator refuses (no memory for a
  *   slab, or max_objects reached) is served from the reserve, and frees

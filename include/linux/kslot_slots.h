@@ -89,7 +89,11 @@
  * - Cost: during growth old and new tables coexist (3x the old size);
  *   growth from atomic context uses kmalloc(), so it cannot build a table
  *   beyond KMALLOC_MAX_SIZE (262144 slots on 4K pages): grow such tables
- *   from process context first (or size them so).
+ *   from process context first (or size them so).  An atomic writer that
+ *   needs a slot while a growth is in progress finishes that copy itself,
+ *   batch by batch, without leaving its atomic context: a large table
+ *   written from atomic context should be grown (or sized) from process
+ *   context first.
  *
  * Writers publish with release: the object before the word on alloc, the
  * word before clearing the object on remove.  Readers load the word, the
