@@ -984,7 +984,14 @@ void kslot_hive_shrinker_exit(void)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* The registered shrinker, for KUnit to call its count and scan. */
+/**
+ * kslot_hive_test_get_shrinker() - The hives' shrinker (KUnit only).
+ *
+ * For the suite to call its count and scan callbacks.
+ *
+ * Context: Any context.
+ * Return: The registered shrinker, or NULL if it could not be made.
+ */
 struct shrinker *kslot_hive_test_get_shrinker(void)
 {
 	return kslot_hive_shrinker;
