@@ -704,8 +704,8 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 }
 EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
 
-static void __kslot_hive_erase(struct kslot_hive *hive,
-			       struct kslot_hive_group *g, u32 i)
+static void kslot_hive_erase_at(struct kslot_hive *hive,
+				struct kslot_hive_group *g, u32 i)
 {
 	hive->size--;
 	if (!--g->size) {
@@ -741,7 +741,7 @@ int kslot_hive_erase(struct kslot_hive *hive, void *elem)
 		return ret;
 	if (g->skipfield[i])
 		return -ENOENT;
-	__kslot_hive_erase(hive, g, i);
+	kslot_hive_erase_at(hive, g, i);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_erase);
@@ -762,7 +762,7 @@ void *kslot_hive_erase_cursor(struct kslot_hive *hive,
 	void *elem = kslot_hive_next(hive, &next);
 
 	/* The next element's slot and group survive this erase. */
-	__kslot_hive_erase(hive, cur->group, cur->index);
+	kslot_hive_erase_at(hive, cur->group, cur->index);
 	if (elem)
 		*cur = next;
 	else

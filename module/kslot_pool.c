@@ -431,7 +431,7 @@ static void kslot_pool_drain_local(struct kslot_pool *pool)
 	struct kslot_pool_cpu *pc;
 	unsigned long irqflags, flags;
 
-	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	irqflags = kslot_pool_cpu_lock(&pool->hot);
 	pc = this_cpu_ptr(pool->hot.cpu);
 	if (pc->count) {
 		spin_lock_irqsave(&pool->lock, flags);
@@ -439,7 +439,7 @@ static void kslot_pool_drain_local(struct kslot_pool *pool)
 		spin_unlock_irqrestore(&pool->lock, flags);
 		pc->count = 0;
 	}
-	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
+	kslot_pool_cpu_unlock(&pool->hot, irqflags);
 }
 
 static void kslot_pool_drain_work(struct work_struct *work)
@@ -692,7 +692,7 @@ static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
 	bool drained = false, missed = false;
 	void *obj;
 
-	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	irqflags = kslot_pool_cpu_lock(&pool->hot);
 	pc = this_cpu_ptr(pool->hot.cpu);
 	for (;;) {
 		if (slab || !pc->count) {
@@ -710,7 +710,7 @@ static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
 		}
 		if (pc->count)
 			break;
-		__kslot_pool_cpu_unlock(&pool->hot, irqflags);
+		kslot_pool_cpu_unlock(&pool->hot, irqflags);
 
 		slab = kslot_pool_new_slab(pool, gfp);
 		if (IS_ERR(slab)) {
@@ -721,13 +721,13 @@ static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
 			drained = true;
 			slab = NULL;
 		}
-		irqflags = __kslot_pool_cpu_lock(&pool->hot);
+		irqflags = kslot_pool_cpu_lock(&pool->hot);
 		pc = this_cpu_ptr(pool->hot.cpu);
 	}
 	if (!missed)
 		pc->alloc_hits++;
 	obj = pc->objs[--pc->count];
-	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
+	kslot_pool_cpu_unlock(&pool->hot, irqflags);
 	return obj;
 }
 
@@ -737,12 +737,12 @@ static void kslot_pool_alloc_finish(struct kslot_pool *pool, void *obj,
 {
 	if (unlikely(kslot_pool_debug(pool)))
 		kslot_pool_debug_alloc(pool, obj);
-	if (unlikely(__kslot_pool_want_zero(gfp)))
+	if (unlikely(kslot_pool_want_zero(gfp)))
 		memset(obj, 0, pool->hot.size);
 }
 
 /**
- * __kslot_pool_alloc() - The out-of-line part of kslot_pool_alloc().
+ * kslot_pool_alloc_slowpath() - The out-of-line part of kslot_pool_alloc().
  * @pool: The pool.
  * @gfp: As for kslot_pool_alloc().
  *
@@ -755,7 +755,7 @@ static void kslot_pool_alloc_finish(struct kslot_pool *pool, void *obj,
  * Return: The object, or NULL if no memory could be had, the pool holds
  * max_objects objects and the reserve is empty.
  */
-void *__kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp)
+void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp)
 {
 	void *obj;
 
@@ -771,7 +771,7 @@ void *__kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp)
 	kslot_pool_alloc_finish(pool, obj, gfp);
 	return obj;
 }
-EXPORT_SYMBOL_GPL(__kslot_pool_alloc);
+EXPORT_SYMBOL_GPL(kslot_pool_alloc_slowpath);
 
 /*
  * Checks and preparation of an object about to be freed.
@@ -816,7 +816,7 @@ static void kslot_pool_cache_put(struct kslot_pool *pool,
 }
 
 /**
- * __kslot_pool_free() - The out-of-line part of kslot_pool_free().
+ * kslot_pool_free_slowpath() - The out-of-line part of kslot_pool_free().
  * @pool: The pool the object was allocated from.
  * @obj: The object, or NULL (nothing is done).
  *
@@ -826,7 +826,7 @@ static void kslot_pool_cache_put(struct kslot_pool *pool,
  *
  * Context: As kslot_pool_free().
  */
-void __kslot_pool_free(struct kslot_pool *pool, void *obj)
+void kslot_pool_free_slowpath(struct kslot_pool *pool, void *obj)
 {
 	struct kslot_pool_cpu *pc;
 	unsigned long irqflags;
@@ -843,12 +843,12 @@ void __kslot_pool_free(struct kslot_pool *pool, void *obj)
 		return;
 	if (kslot_pool_reserve_put(pool, obj))
 		return;
-	irqflags = __kslot_pool_cpu_lock(&pool->hot);
+	irqflags = kslot_pool_cpu_lock(&pool->hot);
 	pc = this_cpu_ptr(pool->hot.cpu);
 	kslot_pool_cache_put(pool, pc, obj);
-	__kslot_pool_cpu_unlock(&pool->hot, irqflags);
+	kslot_pool_cpu_unlock(&pool->hot, irqflags);
 }
-EXPORT_SYMBOL_GPL(__kslot_pool_free);
+EXPORT_SYMBOL_GPL(kslot_pool_free_slowpath);
 
 /**
  * kslot_pool_alloc_bulk() - Allocate several objects at once.
@@ -876,7 +876,7 @@ int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 	size_t i = 0, n;
 
 	if (likely(!(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))) {
-		irqflags = __kslot_pool_cpu_lock(h);
+		irqflags = kslot_pool_cpu_lock(h);
 		pc = this_cpu_ptr(h->cpu);
 		n = min_t(size_t, nr, pc->count);
 		pc->count -= n;
@@ -889,8 +889,8 @@ int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 							  UINT_MAX));
 			spin_unlock_irqrestore(&pool->lock, flags);
 		}
-		__kslot_pool_cpu_unlock(h, irqflags);
-		if (unlikely(__kslot_pool_want_zero(gfp)))
+		kslot_pool_cpu_unlock(h, irqflags);
+		if (unlikely(kslot_pool_want_zero(gfp)))
 			for (i = 0; i < n; i++)
 				memset(objs[i], 0, h->size);
 		i = n;
@@ -929,12 +929,12 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
 		for (i = 0; i < nr; i++)
-			__kslot_pool_free(pool, objs[i]);
+			kslot_pool_free_slowpath(pool, objs[i]);
 		return;
 	}
 	/* Not in debug mode: the preparation of kslot_pool_free_prepare(). */
 	zero = want_init_on_free() && !pool->ctor;
-	irqflags = __kslot_pool_cpu_lock(h);
+	irqflags = kslot_pool_cpu_lock(h);
 	pc = this_cpu_ptr(h->cpu);
 	count = pc->count;
 	for (i = 0; i < nr; i++) {
@@ -956,7 +956,7 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 	}
 	pc->count = count;
 	pc->free_hits += hits;
-	__kslot_pool_cpu_unlock(h, irqflags);
+	kslot_pool_cpu_unlock(h, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_pool_free_bulk);
 
@@ -1284,7 +1284,7 @@ static int kslot_pool_fill_reserve(struct kslot_pool *pool, gfp_t gfp)
 			return -ENOMEM;
 		kslot_pool_alloc_finish(pool, obj, gfp);
 		/* The reserve is short: the free refills it. */
-		__kslot_pool_free(pool, obj);
+		kslot_pool_free_slowpath(pool, obj);
 	}
 	return 0;
 }

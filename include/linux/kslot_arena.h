@@ -59,14 +59,18 @@
 
 /**
  * struct kslot_arena_chunk - One chunk of an arena.
- * @prev: The chunk allocated before this one, or NULL.
- * @seq: Sequence number, unique for the arena's lifetime; marks name it.
- * @base_used: The arena's used bytes when this chunk became current.
- * @size: Usable bytes in @data.
- * @alloc_size: Bytes allocated for the chunk, header included.
- * @data: The memory handed out.
+ *
+ * Every member is private:
+ *
+ * - prev: The chunk allocated before this one, or NULL.
+ * - seq: Sequence number, unique for the arena's lifetime; marks name it.
+ * - base_used: The arena's used bytes when this chunk became current.
+ * - size: Usable bytes in @data.
+ * - alloc_size: Bytes allocated for the chunk, header included.
+ * - data: The memory handed out.
  */
 struct kslot_arena_chunk {
+	/* private: */
 	struct kslot_arena_chunk *prev;
 	u64 seq;
 	size_t base_used;
@@ -77,18 +81,22 @@ struct kslot_arena_chunk {
 
 /**
  * struct kslot_arena - A bump allocator.
- * @head: The current chunk (newest), or NULL while empty.
- * @pos: Offset of the first free byte in @head's data.
- * @spare: A standard chunk kept by reset or rewind, or NULL.
- * @chunk_size: Bytes of a standard chunk, header included.
- * @max_size: Limit on @footprint.
- * @footprint: Bytes of chunk memory held, spare included.
- * @high_water: Largest used byte count seen since init.
- * @next_seq: Sequence number of the next chunk to become current.
- * @nr_chunks: Chunks held, spare included.
- * @flags: %KSLOT_ARENA_* flags given at init.
+ *
+ * Every member is private:
+ *
+ * - head: The current chunk (newest), or NULL while empty.
+ * - pos: Offset of the first free byte in @head's data.
+ * - spare: A standard chunk kept by reset or rewind, or NULL.
+ * - chunk_size: Bytes of a standard chunk, header included.
+ * - max_size: Limit on @footprint.
+ * - footprint: Bytes of chunk memory held, spare included.
+ * - high_water: Largest used byte count seen since init.
+ * - next_seq: Sequence number of the next chunk to become current.
+ * - nr_chunks: Chunks held, spare included.
+ * - flags: %KSLOT_ARENA_* flags given at init.
  */
 struct kslot_arena {
+	/* private: */
 	struct kslot_arena_chunk *head;
 	size_t pos;
 	struct kslot_arena_chunk *spare;
@@ -103,11 +111,15 @@ struct kslot_arena {
 
 /**
  * struct kslot_arena_mark - A position to rewind an arena to.
- * @seq: Sequence number of the chunk current when the mark was taken,
- *	or 0 if the arena was empty.
- * @pos: Offset in that chunk.
+ *
+ * Every member is private:
+ *
+ * - seq: Sequence number of the chunk current when the mark was taken,
+ *   or 0 if the arena was empty.
+ * - pos: Offset in that chunk.
  */
 struct kslot_arena_mark {
+	/* private: */
 	u64 seq;
 	size_t pos;
 };
@@ -132,10 +144,14 @@ struct kslot_arena_stats {
 
 /**
  * struct kslot_arena_frames - Two arenas used alternately, one per frame.
- * @frame: The two arenas.
- * @cur: Index of this frame's arena in @frame.
+ *
+ * Every member is private:
+ *
+ * - frame: The two arenas.
+ * - cur: Index of this frame's arena in @frame.
  */
 struct kslot_arena_frames {
+	/* private: */
 	struct kslot_arena frame[2];
 	unsigned int cur;
 };

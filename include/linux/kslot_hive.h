@@ -102,11 +102,15 @@ struct kslot_hive;
 
 /**
  * struct kslot_hive_link - Free-list record in a skipblock's first element.
- * @prev: Index of the previous skipblock in the group's free list, or
- *	%KSLOT_HIVE_NONE.
- * @next: Index of the next skipblock, or %KSLOT_HIVE_NONE.
+ *
+ * Every member is private:
+ *
+ * - prev: Index of the previous skipblock in the group's free list, or
+ *   %KSLOT_HIVE_NONE.
+ * - next: Index of the next skipblock, or %KSLOT_HIVE_NONE.
  */
 struct kslot_hive_link {
+	/* private: */
 	u16 prev;
 	u16 next;
 };
@@ -114,26 +118,30 @@ struct kslot_hive_link {
 /**
  * struct kslot_hive_group - One group: header, live bitmap, skipfield and
  *	elements.
- * @skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
- *	@capacity exist and are always 0, as are nodes from @last on.
- * @elements: The first element.
- * @last: Slots in use, live or erased: elements from @last on were never
- *	handed out.  Equal to @capacity in every group but the back one.
- * @size: Live elements; never 0 while the group is in the active list.
- * @next: Next group in iteration order (or in the unused list).
- * @prev: Previous group in iteration order.
- * @free_head: First skipblock of this group's free list, or
- *	%KSLOT_HIVE_NONE.
- * @capacity: Elements the group holds.
- * @order: Page order of the group's allocation.
- * @active: The group is in the active (iteration) list.
- * @erase_next: Next group with erased slots.
- * @erase_prev: Previous group with erased slots.
- * @hive: The owning hive, to reject pointers from elsewhere.
- * @live: Bit i is set iff slot i is live (node i is 0 and i < @last):
- *	what kslot_hive_for_each() walks.
+ *
+ * Every member is private:
+ *
+ * - skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
+ *   @capacity exist and are always 0, as are nodes from @last on.
+ * - elements: The first element.
+ * - last: Slots in use, live or erased: elements from @last on were never
+ *   handed out.  Equal to @capacity in every group but the back one.
+ * - size: Live elements; never 0 while the group is in the active list.
+ * - next: Next group in iteration order (or in the unused list).
+ * - prev: Previous group in iteration order.
+ * - free_head: First skipblock of this group's free list, or
+ *   %KSLOT_HIVE_NONE.
+ * - capacity: Elements the group holds.
+ * - order: Page order of the group's allocation.
+ * - active: The group is in the active (iteration) list.
+ * - erase_next: Next group with erased slots.
+ * - erase_prev: Previous group with erased slots.
+ * - hive: The owning hive, to reject pointers from elsewhere.
+ * - live: Bit i is set iff slot i is live (node i is 0 and i < @last):
+ *   what kslot_hive_for_each() walks.
  */
 struct kslot_hive_group {
+	/* private: */
 	u16 *skipfield;
 	void *elements;
 	u32 last;
@@ -179,35 +187,39 @@ struct kslot_hive_params {
 
 /**
  * struct kslot_hive - A hive of fixed-size elements.
- * @first: First group in iteration order, or NULL when empty.
- * @back: Last group in iteration order: new slots come from its end.
- * @erasures: First group with erased slots, or NULL.
- * @unused: Singly linked (through @next) groups kept for reuse.
- * @elem_size: Element size after padding.
- * @elem_inv: 2^40 / @elem_size + 1: an offset in a group times this,
- *	shifted right by 40, is the offset divided by @elem_size.
- * @align: Element alignment.
- * @min_capacity: Smallest capacity asked of a new group.
- * @max_capacity: Largest group capacity.
- * @max_unused: Emptied groups kept for reuse.
- * @flags: %KSLOT_HIVE_* flags.
- * @size: Live elements.
- * @capacity: Slots in active groups.
- * @unused_capacity: Slots in unused groups.
- * @nr_groups: Active groups.
- * @nr_unused: Unused groups.
- * @bytes: Bytes of group memory held, active and unused (not spare).
- * @spare: Singly linked (through @next) emptied groups beyond
- *	@max_unused, for reuse until the shrinker frees them.
- * @nr_spare: Spare groups.
- * @spare_bytes: Bytes of the spare groups.
- * @spare_capacity: Slots in the spare groups.
- * @spare_lock: Guards @spare and its counters against the shrinker (a
- *	raw lock: taken in any context writers run in).
- * @shrink_node: In the shrinker's list of hives, while @flags has
- *	%KSLOT_HIVE_SHRINK and the hive is not destroyed; else empty.
+ *
+ * Every member is private:
+ *
+ * - first: First group in iteration order, or NULL when empty.
+ * - back: Last group in iteration order: new slots come from its end.
+ * - erasures: First group with erased slots, or NULL.
+ * - unused: Singly linked (through @next) groups kept for reuse.
+ * - elem_size: Element size after padding.
+ * - elem_inv: 2^40 / @elem_size + 1: an offset in a group times this,
+ *   shifted right by 40, is the offset divided by @elem_size.
+ * - align: Element alignment.
+ * - min_capacity: Smallest capacity asked of a new group.
+ * - max_capacity: Largest group capacity.
+ * - max_unused: Emptied groups kept for reuse.
+ * - flags: %KSLOT_HIVE_* flags.
+ * - size: Live elements.
+ * - capacity: Slots in active groups.
+ * - unused_capacity: Slots in unused groups.
+ * - nr_groups: Active groups.
+ * - nr_unused: Unused groups.
+ * - bytes: Bytes of group memory held, active and unused (not spare).
+ * - spare: Singly linked (through @next) emptied groups beyond
+ *   @max_unused, for reuse until the shrinker frees them.
+ * - nr_spare: Spare groups.
+ * - spare_bytes: Bytes of the spare groups.
+ * - spare_capacity: Slots in the spare groups.
+ * - spare_lock: Guards @spare and its counters against the shrinker (a
+ *   raw lock: taken in any context writers run in).
+ * - shrink_node: In the shrinker's list of hives, while @flags has
+ *   %KSLOT_HIVE_SHRINK and the hive is not destroyed; else empty.
  */
 struct kslot_hive {
+	/* private: */
 	struct kslot_hive_group *first;
 	struct kslot_hive_group *back;
 	struct kslot_hive_group *erasures;
@@ -235,10 +247,14 @@ struct kslot_hive {
 
 /**
  * struct kslot_hive_cursor - A position in a hive.
- * @group: The element's group; NULL for a cursor not on an element.
- * @index: The element's index in @group.
+ *
+ * Every member is private:
+ *
+ * - group: The element's group; NULL for a cursor not on an element.
+ * - index: The element's index in @group.
  */
 struct kslot_hive_cursor {
+	/* private: */
 	struct kslot_hive_group *group;
 	u32 index;
 };
@@ -410,13 +426,16 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
 
 /**
  * struct kslot_hive_iter - State of kslot_hive_for_each() (internal).
- * @at: The element the next step returns, if @more.
- * @base: The element of the first slot of @at's word of @group->live.
- * @mask: Live slots of that word after @at (bit k: slot 64 * word + k).
- * @top: The word's last live slot.
- * @more: @at is valid: the walk has not ended.
- * @group: The group of @at.
- * @size: Element size.
+ *
+ * Every member is private:
+ *
+ * - at: The element the next step returns, if @more.
+ * - base: The element of the first slot of @at's word of @group->live.
+ * - mask: Live slots of that word after @at (bit k: slot 64 * word + k).
+ * - top: The word's last live slot.
+ * - more: @at is valid: the walk has not ended.
+ * - group: The group of @at.
+ * - size: Element size.
  *
  * The walk steps through the group's live bitmap a u64 word at a time
  * (find first set, clear it), so a step does not wait on a load.  When a
@@ -430,6 +449,7 @@ static inline void *kslot_hive_prev(const struct kslot_hive *hive,
  * bit, and the element ahead keeps its group alive).
  */
 struct kslot_hive_iter {
+	/* private: */
 	void *at;
 	void *base;
 	u64 mask;
@@ -440,9 +460,9 @@ struct kslot_hive_iter {
 };
 
 /* Put @it on live slot @j of @g, or on the next group's first if past. */
-static __always_inline void __kslot_hive_iter_at(struct kslot_hive_iter *it,
-						 struct kslot_hive_group *g,
-						 u32 j)
+static __always_inline void kslot_hive_iter_at(struct kslot_hive_iter *it,
+					       struct kslot_hive_group *g,
+					       u32 j)
 {
 	u32 w;
 	u64 word;
@@ -467,18 +487,18 @@ static __always_inline void __kslot_hive_iter_at(struct kslot_hive_iter *it,
 }
 
 static __always_inline struct kslot_hive_iter
-__kslot_hive_iter_init(const struct kslot_hive *hive)
+kslot_hive_iter_init(const struct kslot_hive *hive)
 {
 	struct kslot_hive_iter it = { .size = hive->elem_size };
 
 	it.more = hive->first;
 	if (it.more)
-		__kslot_hive_iter_at(&it, hive->first, hive->first->skipfield[0]);
+		kslot_hive_iter_at(&it, hive->first, hive->first->skipfield[0]);
 	return it;
 }
 
 /* Step @it past the element it is on. */
-static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
+static __always_inline void kslot_hive_iter_next(struct kslot_hive_iter *it)
 {
 	struct kslot_hive_group *g;
 	u32 w, j;
@@ -509,22 +529,26 @@ static __always_inline void __kslot_hive_iter_next(struct kslot_hive_iter *it)
 	 * slot, or is node last (zero).
 	 */
 	j = it->top + 1;
-	__kslot_hive_iter_at(it, g, j + g->skipfield[j]);
+	kslot_hive_iter_at(it, g, j + g->skipfield[j]);
 }
 
 /**
  * struct kslot_hive_riter - State of kslot_hive_for_each_reverse()
  *	(internal).
- * @elem: The element the next step returns, or NULL at the end.
- * @skip: Skipfield node of @elem.
- * @end: Node -1 of @group: where the walk leaves the group.
- * @group: The group of @elem.
- * @size: Element size.
+ *
+ * Every member is private:
+ *
+ * - elem: The element the next step returns, or NULL at the end.
+ * - skip: Skipfield node of @elem.
+ * - end: Node -1 of @group: where the walk leaves the group.
+ * - group: The group of @elem.
+ * - size: Element size.
  *
  * One jump-counting step per element, kept one element ahead like
  * struct kslot_hive_iter.
  */
 struct kslot_hive_riter {
+	/* private: */
 	void *elem;
 	const u16 *skip;
 	const u16 *end;
@@ -533,8 +557,8 @@ struct kslot_hive_riter {
 };
 
 /* Put @it on the last live element of @g, or end the walk. */
-static inline void __kslot_hive_riter_group(struct kslot_hive_riter *it,
-					    struct kslot_hive_group *g)
+static inline void kslot_hive_riter_group(struct kslot_hive_riter *it,
+					  struct kslot_hive_group *g)
 {
 	u32 i;
 
@@ -550,17 +574,17 @@ static inline void __kslot_hive_riter_group(struct kslot_hive_riter *it,
 }
 
 static inline struct kslot_hive_riter
-__kslot_hive_riter_init(const struct kslot_hive *hive)
+kslot_hive_riter_init(const struct kslot_hive *hive)
 {
 	struct kslot_hive_riter it = { .size = hive->elem_size };
 
-	__kslot_hive_riter_group(&it, hive->back);
+	kslot_hive_riter_group(&it, hive->back);
 	return it;
 }
 
 /* Step function of kslot_hive_for_each_reverse(). */
 static __always_inline void *
-__kslot_hive_riter_next(struct kslot_hive_riter *it)
+kslot_hive_riter_next(struct kslot_hive_riter *it)
 {
 	void *elem = it->elem;
 	const u16 *s;
@@ -574,7 +598,7 @@ __kslot_hive_riter_next(struct kslot_hive_riter *it)
 	it->elem -= (jump + 1) * it->size;
 	it->skip = s;
 	if (unlikely(s <= it->end))
-		__kslot_hive_riter_group(it, it->group->prev);
+		kslot_hive_riter_group(it, it->group->prev);
 	return elem;
 }
 
@@ -589,9 +613,9 @@ __kslot_hive_riter_next(struct kslot_hive_riter *it)
  */
 #define kslot_hive_for_each(hive, elem)					\
 	for (struct kslot_hive_iter __kslot_hive_it =			\
-		__kslot_hive_iter_init(hive);				\
+		kslot_hive_iter_init(hive);				\
 	     __kslot_hive_it.more && ((elem) = __kslot_hive_it.at,	\
-		__kslot_hive_iter_next(&__kslot_hive_it), true);)
+		kslot_hive_iter_next(&__kslot_hive_it), true);)
 
 /**
  * kslot_hive_for_each_reverse() - Iterate over a hive from the back.
@@ -602,7 +626,7 @@ __kslot_hive_riter_next(struct kslot_hive_riter *it)
  */
 #define kslot_hive_for_each_reverse(hive, elem)				\
 	for (struct kslot_hive_riter __kslot_hive_it =			\
-		__kslot_hive_riter_init(hive);				\
-	     ((elem) = __kslot_hive_riter_next(&__kslot_hive_it));)
+		kslot_hive_riter_init(hive);				\
+	     ((elem) = kslot_hive_riter_next(&__kslot_hive_it));)
 
 #endif /* _LINUX_KSLOT_HIVE_H */

@@ -245,8 +245,8 @@ struct kslot_pool_hot {
 
 struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg);
 void kslot_pool_destroy(struct kslot_pool *pool);
-void *__kslot_pool_alloc(struct kslot_pool *pool, gfp_t gfp);
-void __kslot_pool_free(struct kslot_pool *pool, void *obj);
+void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp);
+void kslot_pool_free_slowpath(struct kslot_pool *pool, void *obj);
 int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 			  void **objs);
 void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs);
@@ -256,17 +256,17 @@ void kslot_pool_get_stats(struct kslot_pool *pool,
 			  struct kslot_pool_stats *st);
 
 static __always_inline struct kslot_pool_hot *
-__kslot_pool_hot(struct kslot_pool *pool)
+kslot_pool_hot(struct kslot_pool *pool)
 {
 	return (struct kslot_pool_hot *)pool;
 }
 
 /*
  * Take this CPU's cache the way the pool's context flags allow; returns
- * the interrupt flags for __kslot_pool_cpu_unlock().
+ * the interrupt flags for kslot_pool_cpu_unlock().
  */
 static __always_inline unsigned long
-__kslot_pool_cpu_lock(const struct kslot_pool_hot *h)
+kslot_pool_cpu_lock(const struct kslot_pool_hot *h)
 {
 	unsigned long irqflags = 0;
 
@@ -282,7 +282,7 @@ __kslot_pool_cpu_lock(const struct kslot_pool_hot *h)
 }
 
 static __always_inline void
-__kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
+kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
 {
 	if (h->flags & KSLOT_POOL_TASK) {
 		local_unlock(&h->cpu->lock);
@@ -300,7 +300,7 @@ __kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
  * the pool hands out again held only this pool's objects, as in a
  * kmem_cache with a constructor (which init_on_alloc leaves alone too).
  */
-static __always_inline bool __kslot_pool_want_zero(gfp_t gfp)
+static __always_inline bool kslot_pool_want_zero(gfp_t gfp)
 {
 	return gfp & __GFP_ZERO;
 }
@@ -312,7 +312,7 @@ static __always_inline bool __kslot_pool_want_zero(gfp_t gfp)
  *	zeroes the object (even in a pool with a constructor).
  *
  * Takes an object from this CPU's cache (inline); on a miss, calls
- * __kslot_pool_alloc(), which refills the cache with a batch from the
+ * kslot_pool_alloc_slowpath(), which refills the cache with a batch from the
  * slabs, growing the pool by one slab if they have none free, and falls
  * back on the reserve.  An object from a pool with a constructor is in its
  * constructed state; otherwise its contents are undefined unless
@@ -330,25 +330,25 @@ static __always_inline bool __kslot_pool_want_zero(gfp_t gfp)
 static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
 					      gfp_t gfp)
 {
-	struct kslot_pool_hot *h = __kslot_pool_hot(pool);
+	struct kslot_pool_hot *h = kslot_pool_hot(pool);
 	struct kslot_pool_cpu *pc;
 	unsigned long irqflags;
 	void *obj;
 
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))
-		return __kslot_pool_alloc(pool, gfp);
-	irqflags = __kslot_pool_cpu_lock(h);
+		return kslot_pool_alloc_slowpath(pool, gfp);
+	irqflags = kslot_pool_cpu_lock(h);
 	pc = this_cpu_ptr(h->cpu);
 	if (likely(pc->count)) {
 		obj = pc->objs[--pc->count];
 		pc->alloc_hits++;
-		__kslot_pool_cpu_unlock(h, irqflags);
-		if (unlikely(__kslot_pool_want_zero(gfp)))
+		kslot_pool_cpu_unlock(h, irqflags);
+		if (unlikely(kslot_pool_want_zero(gfp)))
 			memset(obj, 0, h->size);
 		return obj;
 	}
-	__kslot_pool_cpu_unlock(h, irqflags);
-	return __kslot_pool_alloc(pool, gfp);
+	kslot_pool_cpu_unlock(h, irqflags);
+	return kslot_pool_alloc_slowpath(pool, gfp);
 }
 
 /**
@@ -358,7 +358,7 @@ static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
  *
  * The object goes into this CPU's cache (inline); a full cache, a reserve
  * below its min_nr, debug mode and pass-through pools go through
- * __kslot_pool_free().  Freeing an object twice, or a pointer that is not
+ * kslot_pool_free_slowpath().  Freeing an object twice, or a pointer that is not
  * an object of @pool, corrupts the pool unless it runs in debug mode
  * (which refuses and reports both) or is a pass-through under KASAN
  * (which reports both).
@@ -369,17 +369,17 @@ static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
 static __always_inline void kslot_pool_free(struct kslot_pool *pool,
 					    void *obj)
 {
-	struct kslot_pool_hot *h = __kslot_pool_hot(pool);
+	struct kslot_pool_hot *h = kslot_pool_hot(pool);
 	struct kslot_pool_cpu *pc;
 	unsigned long irqflags;
 
 	if (unlikely(!obj))
 		return;
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
-		__kslot_pool_free(pool, obj);
+		kslot_pool_free_slowpath(pool, obj);
 		return;
 	}
-	irqflags = __kslot_pool_cpu_lock(h);
+	irqflags = kslot_pool_cpu_lock(h);
 	pc = this_cpu_ptr(h->cpu);
 	if (likely(pc->count < h->cache_size)) {
 		/* Catches pointers into freed or another allocator's memory. */
@@ -389,11 +389,11 @@ static __always_inline void kslot_pool_free(struct kslot_pool *pool,
 			memset(obj, 0, h->size);
 		pc->objs[pc->count++] = obj;
 		pc->free_hits++;
-		__kslot_pool_cpu_unlock(h, irqflags);
+		kslot_pool_cpu_unlock(h, irqflags);
 		return;
 	}
-	__kslot_pool_cpu_unlock(h, irqflags);
-	__kslot_pool_free(pool, obj);
+	kslot_pool_cpu_unlock(h, irqflags);
+	kslot_pool_free_slowpath(pool, obj);
 }
 
 #endif /* _LINUX_KSLOT_POOL_H */
