@@ -4,6 +4,7 @@
  * for the slot format, the storage and the rules.
  */
 #include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/export.h>
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
@@ -801,6 +802,19 @@ void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_remove);
 
+/* The live slot of @handle if it holds @old; else -ENOENT or -EBUSY. */
+static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
+					      u64 handle, void *old)
+{
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+
+	if (!slot)
+		return ERR_PTR(-ENOENT);
+	if (slot->obj != old)
+		return ERR_PTR(-EBUSY);
+	return slot;
+}
+
 /**
  * __kslot_slots_replace_if() - Replace a pointer if it is still @old.
  * @s: The table.
@@ -825,11 +839,9 @@ int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 	struct kslot_slot *slot;
 
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live(s, handle);
-	if (!slot)
-		return -ENOENT;
-	if (slot->obj != old)
-		return -EBUSY;
+	slot = kslot_slots_live_if(s, handle, old);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
 	kslot_slots_set(s, slot, handle, obj);
 	return 0;
 }
@@ -881,11 +893,9 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	struct kslot_slot *slot;
 
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live(s, handle);
-	if (!slot)
-		return -ENOENT;
-	if (slot->obj != old)
-		return -EBUSY;
+	slot = kslot_slots_live_if(s, handle, old);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
 	kslot_slots_release(s, slot, handle);
 	return 0;
 }

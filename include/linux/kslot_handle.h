@@ -133,20 +133,23 @@ static inline u32 kslot_random_tag(void)
 	return get_random_u32() & KSLOT_TAG_MASK;
 }
 
-/* The body of KSLOT_DEFINE_HANDLE() and KSLOT_DEFINE_HANDLE32(). */
-#define __KSLOT_DEFINE_HANDLE(name, type)				\
-struct name {								\
-	type raw;							\
+/*
+ * The body of KSLOT_DEFINE_HANDLE() and KSLOT_DEFINE_HANDLE32(): @type is
+ * the struct's name, @raw_type its member's type.
+ */
+#define __KSLOT_DEFINE_HANDLE(type, raw_type)				\
+struct type {								\
+	raw_type raw;							\
 };									\
-static inline u64 name##_raw(struct name h)				\
+static inline u64 type##_raw(struct type h)				\
 {									\
 	return h.raw;							\
 }									\
-static inline struct name name##_from_raw(type raw)			\
+static inline struct type type##_from_raw(u64 raw)			\
 {									\
-	return (struct name){ .raw = raw };				\
+	return (struct type){ .raw = raw };				\
 }									\
-static inline bool name##_is_null(struct name h)			\
+static inline bool type##_is_null(struct type h)			\
 {									\
 	return !h.raw;							\
 }
@@ -182,10 +185,11 @@ static inline bool name##_is_null(struct name h)			\
  * @name: Name of the struct and prefix of its helpers.
  *
  * As KSLOT_DEFINE_HANDLE(), for a table of 32-bit handles
- * (%KSLOT_SLOTS_HANDLE32): ``struct name { u32 raw; }``, with
- * ``name_from_raw(u32 raw)`` and ``name_raw()`` still returning the u64
- * the table's functions take.  Only a table of 32-bit handles issues
- * handles that fit (they are below 2^31).
+ * (%KSLOT_SLOTS_HANDLE32): ``struct name { u32 raw; }``, half the size.
+ * ``name_raw()`` still returns the u64 the table's functions take, and
+ * ``name_from_raw()`` keeps the low 32 bits of its argument, which hold
+ * all of a 32-bit handle (they are below 2^31); use it for no other
+ * table's handles.
  */
 #define KSLOT_DEFINE_HANDLE32(name)	__KSLOT_DEFINE_HANDLE(name, u32)
 

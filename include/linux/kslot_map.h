@@ -53,6 +53,7 @@
  *   (nonzero, below 2^31, still u64 in the API) for a u32 id of an
  *   existing uAPI; kslot_slots.h gives the bit split and the reuses per
  *   slot.  Handles of the two formats never match each other's maps.
+ *   kslot_secondary keys the 64-bit handles of a map only.
  *
  * The XArray patterns, for a driver converted from one:
  *

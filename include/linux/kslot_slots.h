@@ -96,31 +96,29 @@
  *
  * Rules:
  *
- * +--------------------------+-----------------------+--------------------+
- * | operation                | lock                  | may sleep          |
- * +--------------------------+-----------------------+--------------------+
- * | __kslot_slots_lookup()   | caller: RCU or lock   | no                 |
- * | kslot_slots_lookup(),    | none (takes RCU)      | no                 |
- * | kslot_slots_lookup_get(),|                       |                    |
- * | kslot_slots_find()       |                       |                    |
- * | kslot_slots_alloc()      | table lock, dropped   | only if gfp allows |
- * |                          | to allocate and       |                    |
- * |                          | between copy batches  |                    |
- * | kslot_slots_reserve()    | as kslot_slots_alloc()| only if gfp allows |
- * | kslot_slots_replace(),   | table lock            | no                 |
- * | kslot_slots_remove(),    |                       |                    |
- * | kslot_slots_replace_if(),|                       |                    |
- * | kslot_slots_remove_if(), |                       |                    |
- * | kslot_slots_get_stats(), |                       |                    |
- * | kslot_slots_dump()       |                       |                    |
- * | __kslot_slots_alloc(),   | caller: table lock    | no (never          |
- * | __kslot_slots_replace(), | (kslot_slots_lock())  | allocates)         |
- * | __kslot_slots_remove(),  |                       |                    |
- * | __kslot_slots_replace_if |                       |                    |
- * | (), __kslot_slots_remove_|                       |                    |
- * | if()                     |                       |                    |
- * | kslot_slots_destroy()    | caller: no writers    | if named (debugfs) |
- * +--------------------------+-----------------------+--------------------+
+ * +----------------------------+----------------------+--------------------+
+ * | operation                  | lock                 | may sleep          |
+ * +----------------------------+----------------------+--------------------+
+ * | __kslot_slots_lookup()     | caller: RCU or lock  | no                 |
+ * | kslot_slots_lookup(),      | none (takes RCU)     | no                 |
+ * | kslot_slots_lookup_get(),  |                      |                    |
+ * | kslot_slots_find()         |                      |                    |
+ * | kslot_slots_alloc(),       | table lock, dropped  | only if gfp allows |
+ * | kslot_slots_reserve()      | to allocate and      |                    |
+ * |                            | between copy batches |                    |
+ * | kslot_slots_replace(),     | table lock           | no                 |
+ * | kslot_slots_remove(),      |                      |                    |
+ * | kslot_slots_replace_if(),  |                      |                    |
+ * | kslot_slots_remove_if(),   |                      |                    |
+ * | kslot_slots_get_stats(),   |                      |                    |
+ * | kslot_slots_dump()         |                      |                    |
+ * | __kslot_slots_alloc(),     | caller: table lock   | no (never          |
+ * | __kslot_slots_replace(),   | (kslot_slots_lock()) | allocates)         |
+ * | __kslot_slots_remove(),    |                      |                    |
+ * | __kslot_slots_replace_if(),|                      |                    |
+ * | __kslot_slots_remove_if()  |                      |                    |
+ * | kslot_slots_destroy()      | caller: no writers   | if named (debugfs) |
+ * +----------------------------+----------------------+--------------------+
  *
  * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
  * takes the table lock as the table's lock flags say; while it is held,
