@@ -943,6 +943,8 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 		struct kslot_slot *slot = kslot_slots_at(s, i);
 
 		WRITE_ONCE(slot->word, kslot_slots_free_word(i, 0));
+		/* Un-retire; kslot_slots_relink() chains it. */
+		WRITE_ONCE(slot->obj, kslot_slots_link(KSLOT_SLOTS_NONE));
 		kslot_slots_mirror(s, slot, i);
 	}
 	kslot_slots_relink(s);

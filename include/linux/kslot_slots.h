@@ -56,7 +56,28 @@
  * | kslot_slots_get_stats(), |                       |                    |
  * | kslot_slots_dump()       |                       |                    |
  * | kslot_slots_destroy()    | caller: no writers    | if named (debugfs) |
+ * | kslot_slots_insert_at(), | table lock, dropped   | only if gfp allows |
+ * | kslot_slots_store_at(),  | to grow, as alloc     |                    |
+ * | kslot_slots_restore_*()  |                       |                    |
+ * | kslot_slots_reset(),     | table lock (a walk of | no                 |
+ * | kslot_slots_restore_done | every slot)           |                    |
  * +--------------------------+-----------------------+--------------------+
+ *
+ * Keyed tables and restore (the block at the end of kslot_slots.c):
+ *
+ * - A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller with the
+ *   handles of another table: kslot_slots_insert_at() makes exactly one
+ *   handle live (its slot must be free at an older generation),
+ *   kslot_slots_store_at() also takes over a slot live under the same or
+ *   an older generation.  Lookups, replace and remove are the usual ones.
+ *   It has no free list: kslot_slots_alloc() refuses.  Its tag is given
+ *   (kslot_slots_init_tag()) or bound by the first insert.
+ * - Restore recreates a dumped table: kslot_slots_init_tag() with the old
+ *   tag, then per slot kslot_slots_restore_slot() (live entries at their
+ *   handles, free slots at their generations) or
+ *   kslot_slots_restore_retired(), then kslot_slots_restore_done(), which
+ *   rebuilds the free list lowest slot first.  Until then the table
+ *   refuses kslot_slots_alloc(); lookups see what is restored so far.
  *
  * Storage, and why (measured on bench/native, see the README):
  *
