@@ -156,6 +156,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 		return ERR_PTR(ret);
 	}
 	WRITE_ONCE(hdr->handle, h);
+	/* The handle before the flag; see kslot_objtable_lookup(). */
 	if (publish)
 		smp_store_release(&hdr->published, true);
 	*handle = h;

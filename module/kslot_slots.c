@@ -880,6 +880,7 @@ void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 		WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen - 1));
 		smp_wmb(); /* Word before object; see __kslot_slots_lookup(). */
 		WRITE_ONCE(slot->obj, obj);
+		/* Object before the new word, as kslot_slots_alloc(). */
 		smp_store_release(&slot->word, handle);
 		kslot_slots_mirror(s, slot, index);
 	} else {

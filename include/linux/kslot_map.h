@@ -55,7 +55,8 @@
 #define KSLOT_MAP_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
 /* Charge the map's own memory (its slot table) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
-#define KSLOT_MAP_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
+#define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
+				 KSLOT_MAP_ACCOUNT)
 
 /**
  * struct kslot_map - A generational handle table.
@@ -88,6 +89,9 @@ struct kslot_map {
 static inline int kslot_map_init(struct kslot_map *map, const char *name,
 				 u32 max_entries, unsigned int flags)
 {
+	/* A map issues its own handles: it is never a keyed table. */
+	if (flags & ~KSLOT_MAP_FLAGS_ALL)
+		return -EINVAL;
 	return kslot_slots_init(&map->slots, "map", name, max_entries, flags);
 }
 
