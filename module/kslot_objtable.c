@@ -156,9 +156,10 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 		return ERR_PTR(ret);
 	}
 	WRITE_ONCE(hdr->handle, h);
-	/* The handle before the flag; see kslot_objtable_lookup(). */
-	if (publish)
+	if (publish) {
+		/* Contents and handle before the flag: kslot_objtable_lookup(). */
 		smp_store_release(&hdr->published, true);
+	}
 	*handle = h;
 	return obj;
 }
