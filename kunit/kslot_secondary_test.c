@@ -83,31 +83,30 @@ static void kslot_secondary_test_init(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_init(&sec, NULL, 8, 16, BIT(4)),
 			-EINVAL);
+	/* The core's keyed flag is the secondary's own business. */
+	KUNIT_EXPECT_EQ(test, kslot_secondary_init(&sec, NULL, 8, 16,
+						   KSLOT_SLOTS_KEYED), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_init(&sec, NULL, 8, 16,
 						   KSLOT_SECONDARY_LOCK_BH |
 						   KSLOT_SECONDARY_LOCK_IRQ),
 			-EINVAL);
-	/* Page geometry follows the value size. */
 	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, "kunit", 16,
 						   KSLOT_MAX_ENTRIES,
 						   KSLOT_SECONDARY_LOCK_BH |
 						   KSLOT_SECONDARY_ACCOUNT), 0);
 	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.entries_per_page, 64);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
-	KUNIT_EXPECT_EQ(test, st.pages, 0);
-	KUNIT_EXPECT_EQ(test, st.bytes, 0);
-	kslot_secondary_destroy(&sec);
-	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, NULL, 100, 16, 0), 0);
-	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.entries_per_page, 32);
-	KUNIT_EXPECT_LE(test, sec.page_bytes, 4096);
+	KUNIT_EXPECT_EQ(test, st.capacity, 0);
+	KUNIT_EXPECT_EQ(test, st.max_entries, KSLOT_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&sec.slots),
+			KSLOT_SLOTS_TAG_UNBOUND);
 	kslot_secondary_destroy(&sec);
 	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, NULL,
 						   KSLOT_SECONDARY_MAX_ELEM_SIZE,
 						   16, 0), 0);
-	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.entries_per_page, 1);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_insert(&sec,
+						     kslot_handle_make(3, 7, 1),
+						     NULL, GFP_KERNEL), 0);
 	kslot_secondary_destroy(&sec);
 }
 
@@ -115,8 +114,8 @@ static void kslot_secondary_test_insert_get(struct kunit *test)
 {
 	struct kslot_secondary sec;
 	struct kslot_map map;
-	unsigned long flags;
-	struct side *p, v;
+	const struct side *p;
+	struct side v;
 	u64 h[3];
 	int i;
 
@@ -132,15 +131,19 @@ static void kslot_secondary_test_insert_get(struct kunit *test)
 	/* Only some objects have side data. */
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, h[1]));
 	KUNIT_EXPECT_TRUE(test, kslot_secondary_contains(&sec, h[2]));
-	flags = kslot_secondary_lock(&sec);
+	rcu_read_lock();
 	KUNIT_EXPECT_NULL(test, __kslot_secondary_lookup(&sec, h[1]));
-	p = __kslot_secondary_lookup(&sec, h[2]);
+	p = __kslot_secondary_lookup(&sec, h[0]);
 	KUNIT_EXPECT_NOT_NULL(test, p);
+	/* Overwrite under the same handle: a new copy, the old one intact. */
+	v = sv(200);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_insert(&sec, h[0], &v,
+						     GFP_ATOMIC), 0);
 	if (p)
-		p->a = 7;	/* Modified in place, under the lock. */
-	kslot_secondary_unlock(&sec, flags);
-	/* Overwrite under the same handle. */
-	KUNIT_EXPECT_EQ(test, put(&sec, h[0], 200), 0);
+		KUNIT_EXPECT_EQ(test, p->a, 100);
+	KUNIT_EXPECT_PTR_NE(test, __kslot_secondary_lookup(&sec, h[0]),
+			    (const void *)p);
+	rcu_read_unlock();
 	KUNIT_EXPECT_TRUE(test, has(&sec, h[0], 200));
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 2);
 	/* A NULL value is stored zeroed. */
@@ -148,8 +151,7 @@ static void kslot_secondary_test_insert_get(struct kunit *test)
 						     GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, kslot_secondary_get(&sec, h[1], &v), 0);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&v, 0, sizeof(v)));
-	KUNIT_EXPECT_EQ(test, kslot_secondary_get(&sec, h[2], &v), 0);
-	KUNIT_EXPECT_EQ(test, v.a, 7);
+	KUNIT_EXPECT_TRUE(test, has(&sec, h[2], 102));
 	kslot_secondary_destroy(&sec);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -246,26 +248,25 @@ static void kslot_secondary_test_remove(struct kunit *test)
 		h[i] = map_alloc(test, &map, i);
 		KUNIT_ASSERT_EQ(test, put(&sec, h[i], i), 0);
 	}
-	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.pages, 2);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, h[65], &v), 0);
 	KUNIT_EXPECT_EQ(test, v.a, 65);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, h[65], &v), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 69);
-	/* Emptying page 1 keeps it until a retain pass. */
+	/* The slot moved past h[65]: it cannot come back, a newer one can. */
+	KUNIT_EXPECT_EQ(test, put(&sec, h[65], 65), -ESTALE);
+	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, h[65]));
+	KUNIT_EXPECT_EQ(test, put(&sec, h[65] + (2ULL << KSLOT_GEN_SHIFT), 9),
+			0);
+	KUNIT_EXPECT_TRUE(test, has(&sec, h[65] + (2ULL << KSLOT_GEN_SHIFT),
+				    9));
 	for (i = 64; i < 70; i++)
 		kslot_secondary_remove(&sec, h[i], NULL);
-	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.count, 64);
-	KUNIT_EXPECT_EQ(test, st.pages, 2);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_retain(&sec, keep_all, NULL), 0);
 	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.pages, 1);
+	KUNIT_EXPECT_EQ(test, st.count, 65);
+	KUNIT_EXPECT_EQ(test, st.capacity, 128);
 	for (i = 0; i < 64; i++)
 		KUNIT_EXPECT_TRUE(test, has(&sec, h[i], i));
-	/* The freed page comes back on demand. */
-	KUNIT_EXPECT_EQ(test, put(&sec, h[66], 66), 0);
-	KUNIT_EXPECT_TRUE(test, has(&sec, h[66], 66));
 	kslot_secondary_destroy(&sec);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -303,7 +304,6 @@ static void kslot_secondary_test_lazy_clear_map(struct kunit *test)
 			64 + 34);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 200 - 64 - 34);
-	KUNIT_EXPECT_EQ(test, st.pages, 3);
 	for (i = 0; i < 200; i++)
 		KUNIT_EXPECT_EQ(test, kslot_secondary_contains(&sec, h[i]),
 				!(i < 64 || i % 4 == 0));
@@ -363,23 +363,48 @@ static void kslot_secondary_test_pages(struct kunit *test)
 
 	sec_init(test, &sec, 4096);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(0, tag, 1), 0), 0);
-	KUNIT_EXPECT_EQ(test, sec.dir->nr, 4);
+	kslot_secondary_get_stats(&sec, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(63, tag, 1), 63), 0);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(64, tag, 1), 64), 0);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(1000, tag, 9), 1000),
 			0);
 	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.count, 4);
-	KUNIT_EXPECT_EQ(test, st.pages, 3);
-	KUNIT_EXPECT_EQ(test, sec.dir->nr, 16);
-	KUNIT_EXPECT_EQ(test, st.bytes, 3 * sec.page_bytes +
-			sizeof(struct kslot_secondary_dir) + 16 * sizeof(void *));
-	/* The highest index the map takes; the directory is clamped. */
+	KUNIT_EXPECT_EQ(test, st.count, 3);
+	KUNIT_EXPECT_EQ(test, st.capacity, 1024);
+	/* The highest index the map takes. */
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(4095, tag, 1), 1), 0);
-	KUNIT_EXPECT_EQ(test, sec.dir->nr, 64);
+	kslot_secondary_get_stats(&sec, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, 4096);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(4096, tag, 1), 1),
+			-EINVAL);
 	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(1000, tag, 9),
 				    1000));
 	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(63, tag, 1), 63));
+	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(4095, tag, 1), 1));
+	kslot_secondary_destroy(&sec);
+}
+
+/* A slot whose last generation was removed is retired; clear() revives. */
+static void kslot_secondary_test_retire(struct kunit *test)
+{
+	struct kslot_secondary_stats st;
+	struct kslot_secondary sec;
+	u64 last = kslot_handle_make(5, 9, U32_MAX);
+
+	sec_init(test, &sec, 16);
+	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), 0);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, last, NULL), 0);
+	kslot_secondary_get_stats(&sec, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), -ESTALE);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(5, 9, 1), 1),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 0);
+	kslot_secondary_clear(&sec);
+	kslot_secondary_get_stats(&sec, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 0);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(5, 4, 1), 3), 0);
+	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(5, 4, 1), 3));
 	kslot_secondary_destroy(&sec);
 }
 
@@ -417,6 +442,7 @@ static void kslot_secondary_test_irq_context(struct kunit *test)
 
 struct sec_model {
 	u32 gen[RMAX];		/* Generation of the entry, 0 if none. */
+	u32 past[RMAX];		/* Generation a remove left, 0 if none. */
 	u64 val[RMAX];
 	u32 live_gen[RMAX];	/* Primary's live generation, 0 if free. */
 	u64 live[RMAX];
@@ -438,7 +464,7 @@ static u64 pick_handle(struct sec_model *m, struct rnd_state *rnd)
 
 static void kslot_secondary_test_random(struct kunit *test)
 {
-	const u32 ops = 100000;
+	const u32 ops = 20000;
 	struct kslot_secondary sec;
 	struct rnd_state rnd;
 	struct kslot_dense d;
@@ -482,7 +508,8 @@ static void kslot_secondary_test_random(struct kunit *test)
 			gen = kslot_handle_gen(h);
 			v = sv(prandom_u32_state(&rnd));
 			ret = kslot_secondary_insert(&sec, h, &v, GFP_KERNEL);
-			if (m->gen[idx] > gen) {
+			if (m->gen[idx] > gen ||
+			    (!m->gen[idx] && m->past[idx] > gen)) {
 				KUNIT_ASSERT_EQ(test, ret, -ESTALE);
 				continue;
 			}
@@ -509,6 +536,7 @@ static void kslot_secondary_test_random(struct kunit *test)
 			if (h && m->gen[idx] == gen) {
 				KUNIT_ASSERT_EQ(test, ret, 0);
 				KUNIT_ASSERT_EQ(test, v.a, m->val[idx]);
+				m->past[idx] = gen + 1;
 				m->gen[idx] = 0;
 				m->count--;
 			} else {
@@ -521,6 +549,7 @@ static void kslot_secondary_test_random(struct kunit *test)
 				if (!m->gen[idx] ||
 				    m->gen[idx] == m->live_gen[idx])
 					continue;
+				m->past[idx] = m->gen[idx] + 1;
 				m->gen[idx] = 0;
 				m->count--;
 				removed++;
@@ -531,8 +560,8 @@ static void kslot_secondary_test_random(struct kunit *test)
 		}
 		KUNIT_ASSERT_EQ(test, kslot_secondary_count(&sec), m->count);
 	}
-	kunit_info(test, "%u entries, %u live handles, %u pages\n", m->count,
-		   m->nlive, sec.nr_pages);
+	kunit_info(test, "%u entries, %u live handles\n", m->count,
+		   m->nlive);
 	kslot_secondary_destroy(&sec);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -545,8 +574,7 @@ static void check_state(struct kunit *test, struct kslot_secondary *sec,
 
 	kslot_secondary_get_stats(sec, &st);
 	KUNIT_ASSERT_EQ(test, st.count, want->count);
-	KUNIT_ASSERT_EQ(test, st.pages, want->pages);
-	KUNIT_ASSERT_EQ(test, st.bytes, want->bytes);
+	KUNIT_ASSERT_EQ(test, st.capacity, want->capacity);
 	for (i = 0; i < 64 * 4; i += 64)
 		if (i < want->count * 64)
 			KUNIT_ASSERT_TRUE(test, has(sec,
@@ -585,22 +613,21 @@ static int fault_sweep(struct kunit *test, struct kslot_secondary *sec,
 
 static void kslot_secondary_test_fault(struct kunit *test)
 {
+	struct kslot_secondary_stats st;
 	struct kslot_secondary sec;
 	u32 tag = 3;
 
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	sec_init(test, &sec, 4096);
-	/* First insert: the directory and a page. */
+	/* First insert: the value and the first slot table. */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 0, tag), 2);
-	/* A new page within the directory. */
+	/* Within the table: the value only. */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64, tag), 1);
-	/* An entry in an existing page: nothing to allocate. */
-	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 65, tag), 0);
-	kslot_secondary_remove(&sec, kslot_handle_make(65, tag, 1), NULL);
-	/* Beyond the directory: a bigger directory and a page. */
+	/* Beyond the table: the value and a bigger table. */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64 * 4, tag), 2);
-	KUNIT_EXPECT_EQ(test, sec.dir->nr, 8);
+	kslot_secondary_get_stats(&sec, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, 2 * KSLOT_SLOTS_MIN);
 	kslot_secondary_destroy(&sec);
 }
 
@@ -613,8 +640,10 @@ static struct kunit_case kslot_secondary_test_cases[] = {
 	KUNIT_CASE(kslot_secondary_test_lazy_clear_map),
 	KUNIT_CASE(kslot_secondary_test_dense_primary),
 	KUNIT_CASE(kslot_secondary_test_pages),
+	KUNIT_CASE(kslot_secondary_test_retire),
 	KUNIT_CASE(kslot_secondary_test_irq_context),
-	KUNIT_CASE(kslot_secondary_test_random),
+	/* Every insert and remove costs a kfree_rcu() on the debug kernel. */
+	KUNIT_CASE_SLOW(kslot_secondary_test_random),
 	KUNIT_CASE(kslot_secondary_test_fault),
 	{}
 };

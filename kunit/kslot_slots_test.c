@@ -1312,6 +1312,333 @@ static void kslot_slots_test_reserve_capacity(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* A keyed table of @max slots, its tag unbound. */
+static void keyed_init(struct kunit *test, struct kslot_slots *s, u32 max)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(s, "test", NULL, max,
+						   KSLOT_SLOTS_KEYED,
+						   KSLOT_SLOTS_TAG_UNBOUND), 0);
+}
+
+static void kslot_slots_test_init_tag(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	KUNIT_EXPECT_EQ(test, kslot_slots_init_tag(&s, "t", NULL, 8, 0,
+						   KSLOT_TAG_MASK + 1), -EINVAL);
+	/* Only a keyed table may wait for its tag. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_init_tag(&s, "t", NULL, 8, 0,
+						   KSLOT_SLOTS_TAG_UNBOUND),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init_tag(&s, "t", NULL, 0, 0, 5),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "t", NULL, 8, 0, 0x5a),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 0x5a);
+	h = slots_alloc(test, &s, COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), 0x5a);
+	/* Not keyed: insert_at refuses, whatever the handle. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(1, 0x5a, 1),
+						    COOKIE(1), GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
+						       kslot_handle_make(1, 0x5a,
+									 1),
+						       COOKIE(1), GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_insert_at(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h = kslot_handle_make(300, 0x33, 5), h2;
+	void *obj;
+	u32 cap;
+
+	keyed_init(test, &s, 1024);
+	/* Keyed: no free list to allocate from. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h2, GFP_KERNEL),
+			-EINVAL);
+	/* Bad handles: nothing changes, the tag stays unbound. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, KSLOT_HANDLE_NULL,
+						    COOKIE(0), GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h - BIT_ULL(32),
+						    COOKIE(0), GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(1024, 0x33,
+								      1),
+						    COOKIE(0), GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), KSLOT_SLOTS_TAG_UNBOUND);
+	/* Exactly h becomes live: the table grows to its index. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 512);
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 0x33);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 300).word, h);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + BIT_ULL(33)));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	/* Live slot: -EEXIST, under h or any other generation. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
+						    GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h + BIT_ULL(33),
+						    COOKIE(2), GFP_KERNEL),
+			-EEXIST);
+	/* The tag is bound now. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(2, 0x34,
+								      1),
+						    COOKIE(2), GFP_KERNEL),
+			-EINVAL);
+	/* Remove leaves generation 6: h and older are stale, 7 is not. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
+						    GFP_KERNEL), -ESTALE);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h - BIT_ULL(33),
+						    COOKIE(2), GFP_KERNEL),
+			-ESTALE);
+	h2 = h + BIT_ULL(33);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h2, NULL, GFP_KERNEL),
+			0);
+	/* A reservation, published by replace as in any table. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h2));
+	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h2, COOKIE(3)));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(3));
+	/* A jump of generations on a fresh slot is fine. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(7, 0x33,
+								      999),
+						    COOKIE(4), GFP_KERNEL), 0);
+	cap = s.capacity;
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
+	/* Retired slots stay retired. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(8, 0x33,
+								      U32_MAX),
+						    COOKIE(5), GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    kslot_slots_remove(&s, kslot_handle_make(8, 0x33,
+								     U32_MAX)),
+			    COOKIE(5));
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    kslot_handle_make(8, 0x33,
+								      1),
+						    COOKIE(6), GFP_KERNEL),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, s.retired, 1);
+	KUNIT_EXPECT_EQ(test, s.capacity, cap);
+	obj = kslot_slots_lookup(&s, kslot_handle_make(7, 0x33, 999));
+	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(4));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_insert_at_fault(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h = kslot_handle_make(600, 1, 1);
+	bool injected;
+	int ret;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	keyed_init(test, &s, 4096);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_insert_at(&s, h, COOKIE(0),
+							     GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), KSLOT_SLOTS_TAG_UNBOUND);
+	/* Growth to 1024 takes three tables; the third one fails. */
+	ret = kslot_test_with_fail_nth(3, &injected,
+				       kslot_slots_insert_at(&s, h, COOKIE(0),
+							     GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, s.capacity, 512);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(0),
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 1024);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_store_at(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h = kslot_handle_make(4, 9, 3), newer = h + BIT_ULL(35);
+
+	keyed_init(test, &s, 64);
+	/* Free slot: stored, nothing was there. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s, h, COOKIE(0),
+						     GFP_KERNEL));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(0));
+	/* Same handle: the pointer is replaced. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, h, COOKIE(1),
+						       GFP_KERNEL), COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	/* Newer handle of the slot: the old entry gives way. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, newer, COOKIE(2),
+						       GFP_KERNEL), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, newer), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	/* Older than the slot: refused, nothing changed. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, h, COOKIE(3),
+						       GFP_KERNEL),
+			    ERR_PTR(-ESTALE));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, newer), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
+						       kslot_handle_make(4, 8,
+									 99),
+						       COOKIE(3), GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
+						       kslot_handle_make(64, 9,
+									 1),
+						       COOKIE(3), GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	/* Reset: only an empty table, then every generation is forgotten. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, KSLOT_SLOTS_TAG_UNBOUND),
+			-EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, newer), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, KSLOT_TAG_MASK + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, KSLOT_SLOTS_TAG_UNBOUND),
+			0);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 4).word,
+			kslot_handle_make(5, 0, 0));
+	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s,
+						     kslot_handle_make(4, 8, 1),
+						     COOKIE(4), GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 8);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Dump a table, then recreate it slot by slot in a new one. */
+static void kslot_slots_test_restore(struct kunit *test)
+{
+	struct kslot_slots_dump_slot *ds;
+	struct kslot_slots_dump d = {};
+	struct kslot_slots a, b;
+	u64 h[6], stale, h2;
+	u32 i;
+
+	ds = kunit_kcalloc(test, 16, sizeof(*ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ds);
+	d.slots = ds;
+	slots_init(test, &a, 16);
+	for (i = 0; i < 6; i++)
+		h[i] = slots_alloc(test, &a, i == 5 ? NULL : COOKIE(i));
+	stale = h[1];
+	kslot_slots_remove(&a, h[1]);
+	h[1] = slots_alloc(test, &a, COOKIE(1));
+	KUNIT_ASSERT_EQ(test, kslot_handle_index(h[1]), 1);
+	kslot_slots_remove(&a, h[3]);
+	kslot_slots_remove(&a, h[4]);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a, 4, U32_MAX - 1), 0);
+	h[4] = slots_alloc(test, &a, COOKIE(4));
+	KUNIT_ASSERT_EQ(test, kslot_handle_gen(h[4]), U32_MAX);
+	kslot_slots_remove(&a, h[4]);
+	KUNIT_ASSERT_EQ(test, a.retired, 1);
+	kslot_slots_dump(&a, 0, 16, &d);
+	KUNIT_ASSERT_EQ(test, d.returned, 16);
+
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&b, "test", NULL, 16, 0,
+						   kslot_slots_tag(&a)), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 16, 1, NULL,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 2, 2, COOKIE(0),
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, b.restoring);
+	for (i = 0; i < d.returned; i++) {
+		if (ds[i].next == KSLOT_SLOTS_RETIRED)
+			KUNIT_ASSERT_EQ(test,
+					kslot_slots_restore_retired(&b, i,
+								    GFP_KERNEL),
+					0);
+		else if (ds[i].gen)
+			KUNIT_ASSERT_EQ(test,
+					kslot_slots_restore_slot(&b, i,
+								 ds[i].gen,
+								 ds[i].obj,
+								 GFP_KERNEL),
+					0);
+	}
+	KUNIT_EXPECT_TRUE(test, b.restoring);
+	/* Each slot once; no allocation until the free list is rebuilt. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 0, 3, NULL,
+						       GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&b, 4, GFP_KERNEL),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&b, COOKIE(9), &h2,
+						GFP_KERNEL), -EINVAL);
+	kslot_slots_restore_done(&b);
+	KUNIT_EXPECT_FALSE(test, b.restoring);
+	/* Live entries at their handles, reservations reserved. */
+	for (i = 0; i < 6; i++) {
+		if (i == 3 || i == 4)
+			continue;
+		KUNIT_EXPECT_EQ(test, slot_at(&b, i).word, h[i]);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&b, h[i]),
+				    i == 5 ? NULL : COOKIE(i));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&b), kslot_slots_count(&a));
+	KUNIT_EXPECT_EQ(test, b.retired, 1);
+	/* Stale handles stay stale. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&b, stale));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&b, h[3]));
+	/* The free list, lowest first: 3, then 6.. ; 4 is retired. */
+	KUNIT_EXPECT_EQ(test, b.free_head, 3);
+	h2 = slots_alloc(test, &b, COOKIE(7));
+	KUNIT_EXPECT_EQ(test, h2, h[3] + BIT_ULL(32) * 2);
+	h2 = slots_alloc(test, &b, COOKIE(8));
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 6);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h2), 1);
+	/* Restoring a table that has entries outside a restore is refused. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 9, 1, NULL,
+						       GFP_KERNEL), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, b.restoring);
+	kslot_slots_destroy(&a, NULL, NULL);
+	kslot_slots_destroy(&b, NULL, NULL);
+}
+
+/* A free slot restored at its generation keeps older handles stale. */
+static void kslot_slots_test_restore_free(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, 600, 0, 7),
+			0);
+	/* Beyond the first table: restore grows the table. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_restore_slot(&s, 300, 40, NULL,
+						       GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 512);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 300).word,
+			kslot_handle_make(301, 0, 40));
+	kslot_slots_restore_done(&s);
+	/* Slot 0 first; take them all down to 300. */
+	do {
+		h = slots_alloc(test, &s, COOKIE(0));
+	} while (kslot_handle_index(h) != 300);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(300, 7, 41));
+	/* restore_done() outside a restore changes nothing. */
+	kslot_slots_restore_done(&s);
+	KUNIT_EXPECT_EQ(test, s.free_head, 301);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -1346,6 +1673,12 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_locked_remove_if),
 	KUNIT_CASE(kslot_slots_test_reserve_capacity),
 	KUNIT_CASE_SLOW(kslot_slots_test_grow_concurrent),
+	KUNIT_CASE(kslot_slots_test_init_tag),
+	KUNIT_CASE(kslot_slots_test_insert_at),
+	KUNIT_CASE(kslot_slots_test_insert_at_fault),
+	KUNIT_CASE(kslot_slots_test_store_at),
+	KUNIT_CASE(kslot_slots_test_restore),
+	KUNIT_CASE(kslot_slots_test_restore_free),
 	{}
 };
 

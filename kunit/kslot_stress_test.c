@@ -332,7 +332,8 @@ static int stress_walker(void *arg)
 			rcu_read_lock();
 			o = kslot_map_find(map, &pos, &h);
 			/* An objtable entry may still be unpublished. */
-			ok = !o || ((unsigned long)o & KSLOT_OBJTABLE_UNPUBLISHED) ||
+			ok = !o || (s->objtable &&
+				    kslot_objtable_lookup(s->ot, h) != o) ||
 			     sobj_matches(o, h);
 			rcu_read_unlock();
 			if (!o)

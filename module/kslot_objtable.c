@@ -7,8 +7,8 @@
  *
  *	[ object (size bytes) | pad | struct kslot_objtable_hdr ]
  *
- * The map holds the object pointer, with KSLOT_OBJTABLE_UNPUBLISHED set
- * while the object is reserved but not yet published.
+ * The map holds the object pointer from allocation on; the trailer's
+ * published flag is what makes lookups return it.
  */
 #include <linux/export.h>
 #include <linux/kslot_objtable.h>
@@ -18,29 +18,10 @@
 
 #include "kslot_internal.h"
 
-/**
- * struct kslot_objtable_hdr - Hidden trailer of every object.
- * @handle: The handle the object was published under.
- * @ref: References: one for the live handle, one per kslot_objtable_get().
- * @rcu: Defers the return to the pool past a grace period.
- * @pool: Where the object goes back; the table may be gone by then.
- */
-struct kslot_objtable_hdr {
-	u64 handle;
-	refcount_t ref;
-	struct rcu_head rcu;
-	struct kslot_pool *pool;
-};
-
 static struct kslot_objtable_hdr *kslot_objtable_hdr(struct kslot_objtable *t,
 						     const void *obj)
 {
 	return (struct kslot_objtable_hdr *)(obj + t->hdr_offset);
-}
-
-static void *kslot_objtable_untag(void *entry)
-{
-	return (void *)((unsigned long)entry & ~KSLOT_OBJTABLE_UNPUBLISHED);
 }
 
 static void kslot_objtable_free_rcu(struct rcu_head *rcu)
@@ -124,7 +105,7 @@ EXPORT_SYMBOL_GPL(kslot_objtable_create);
 
 static void kslot_objtable_drop_entry(void *entry, u64 handle, void *data)
 {
-	kslot_objtable_put(data, kslot_objtable_untag(entry));
+	kslot_objtable_put(data, entry);
 }
 
 /**
@@ -165,20 +146,20 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	hdr = kslot_objtable_hdr(t, obj);
 	hdr->handle = KSLOT_HANDLE_NULL;
 	refcount_set(&hdr->ref, 1);
+	/* Unpublished first, so the trailer holds the handle before lookups see it. */
+	hdr->published = false;
 	hdr->pool = t->pool;
-	/* Reserve first, so the trailer holds the handle before lookups see it. */
-	ret = kslot_map_alloc(&t->map,
-			      (void *)((unsigned long)obj |
-				       KSLOT_OBJTABLE_UNPUBLISHED),
-			      &h, gfp);
+	ret = kslot_map_alloc(&t->map, obj, &h, gfp);
 	if (ret) {
 		/* Never published: no reader can hold it. */
 		kslot_pool_free(t->pool, obj);
 		return ERR_PTR(ret);
 	}
 	WRITE_ONCE(hdr->handle, h);
-	if (publish)
-		kslot_map_replace(&t->map, h, obj);
+	if (publish) {
+		/* Contents and handle before the flag: kslot_objtable_lookup(). */
+		smp_store_release(&hdr->published, true);
+	}
 	*handle = h;
 	return obj;
 }
@@ -235,14 +216,18 @@ EXPORT_SYMBOL_GPL(kslot_objtable_alloc_reserved);
  * lookup that finds it.  Publishing an object twice is harmless.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the map lock.
+ * the map lock (to check the handle).
  * Return: 0, or -ENOENT if the object's handle was freed meanwhile.
  */
 int kslot_objtable_publish(struct kslot_objtable *table, void *obj)
 {
-	u64 h = READ_ONCE(kslot_objtable_hdr(table, obj)->handle);
-	void *old = kslot_map_replace(&table->map, h, obj);
+	struct kslot_objtable_hdr *hdr = kslot_objtable_hdr(table, obj);
+	void *old;
 
+	/* The contents before the flag; see kslot_objtable_lookup(). */
+	smp_store_release(&hdr->published, true);
+	/* Still live?  Storing the same object changes nothing. */
+	old = kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj);
 	return IS_ERR(old) ? PTR_ERR(old) : 0;
 }
 EXPORT_SYMBOL_GPL(kslot_objtable_publish);
@@ -308,7 +293,7 @@ int kslot_objtable_free(struct kslot_objtable *table, u64 handle)
 
 	if (!entry)
 		return -ENOENT;
-	kslot_objtable_put(table, kslot_objtable_untag(entry));
+	kslot_objtable_put(table, entry);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_objtable_free);

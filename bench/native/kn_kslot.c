@@ -8,6 +8,8 @@
 #include <linux/kslot_hive.h>
 #include <linux/kslot_map.h>
 #include <linux/kslot_pool.h>
+#include <linux/kslot_secondary.h>
+#include <linux/kslot_sparse_set.h>
 
 #include "native_bench.h"
 
@@ -691,4 +693,103 @@ void kn_count_pool(uint32_t n)
 	for (i = 0; i < n; i++)
 		kn_free_one(kn_malloc_one(64));
 	kslot_pool_destroy(pool);
+}
+
+/*
+ * The sparse set (its own three-level tree) and the secondary (a keyed
+ * slot table), for the decision their headers state.
+ */
+static struct kslot_sparse_set sset;
+
+int kn_sset_fill(const uint32_t *keys, uint32_t n)
+{
+	uint32_t i;
+
+	kslot_sparse_set_destroy(&sset);
+	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (kslot_sparse_set_add(&sset, keys[i], GFP_KERNEL))
+			return -1;
+	return 0;
+}
+
+uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n)
+{
+	uint64_t t;
+	uint32_t i;
+
+	kslot_sparse_set_destroy(&sset);
+	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
+		return 0;
+	t = nb_now();
+	for (i = 0; i < n; i++)
+		if (kslot_sparse_set_add(&sset, keys[i], GFP_KERNEL))
+			return 0;
+	return nb_now() - t;
+}
+
+uint64_t kn_sset_pos_time(const uint32_t *keys, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < n; i++)
+			sum += kslot_sparse_set_pos(&sset, keys[i]);
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+uint64_t kn_sset_remove_time(const uint32_t *keys, uint32_t n)
+{
+	uint64_t t = nb_now();
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (kslot_sparse_set_remove(&sset, keys[i]))
+			return 0;
+	return nb_now() - t;
+}
+
+static struct kslot_secondary ksec;
+static int ksec_ready;
+
+int kn_sec_fill(const uint64_t *h, uint32_t n)
+{
+	uint32_t i;
+
+	if (ksec_ready)
+		kslot_secondary_destroy(&ksec);
+	ksec_ready = 1;
+	if (kslot_secondary_init(&ksec, NULL, sizeof(u64), KSLOT_MAX_ENTRIES,
+				 0))
+		return -1;
+	for (i = 0; i < n; i++) {
+		u64 v = i;
+
+		if (kslot_secondary_insert(&ksec, h[i], &v, GFP_KERNEL))
+			return -1;
+	}
+	return 0;
+}
+
+uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < n; i++) {
+			u64 v = 0;
+
+			kslot_secondary_get(&ksec, h[i], &v);
+			sum += v;
+		}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
 }

@@ -34,6 +34,7 @@
 #define BIG_REPS	3
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
+static int sets_only;
 static int hive_only;
 static uint64_t rnd_state;
 
@@ -583,6 +584,79 @@ static void run_hive_size(uint32_t n, unsigned int seed)
 }
 
 /*
+ * The sparse set against a sparse set on an XArray (--sets), with dense
+ * keys (0 .. n-1) and keys spread over the u32 space, and the secondary's
+ * lookups against the map's that issued its handles.
+ */
+static void run_sets(uint32_t n, unsigned int seed)
+{
+	static const char * const dist[] = { "dense", "spread" };
+	uint32_t passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes;
+	uint32_t *keys = malloc(sizeof(*keys) * n), *rkeys;
+	struct keys k;
+	uint64_t a, b;
+	char name[48];
+	uint32_t i;
+	int d;
+
+	rkeys = malloc(sizeof(*rkeys) * n);
+	if (!keys || !rkeys)
+		exit(1);
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
+	keys_init(&k, n, seed, 0);
+	for (d = 0; d < 2; d++) {
+		/* An odd multiplier is a bijection of the u32s: distinct keys. */
+		for (i = 0; i < n; i++)
+			keys[i] = d ? i * 2654435761U : i;
+		for (i = 0; i < n; i++)
+			rkeys[i] = keys[k.perm[i]];
+		a = BEST(kn_sset_add_time(keys, n));
+		b = BEST(xn_set_add_time(keys, n));
+		snprintf(name, sizeof(name), "sparse_set_add_%s", dist[d]);
+		if (!a || !b) {
+			fail(name, n);
+			continue;
+		}
+		row(name, n, per(a, n), "xa_insert_set", per(b, n));
+		a = BEST(kn_sset_pos_time(rkeys, n, passes));
+		b = BEST(xn_set_pos_time(rkeys, n, passes));
+		snprintf(name, sizeof(name), "sparse_set_pos_rand_%s", dist[d]);
+		row(name, n, per(a, lookups), "xa_load_set", per(b, lookups));
+		a = UINT64_MAX;
+		b = UINT64_MAX;
+		for (unsigned int r = 0; r < size_reps; r++) {
+			uint64_t t;
+
+			if (kn_sset_fill(keys, n) || xn_set_fill(keys, n))
+				break;
+			t = kn_sset_remove_time(rkeys, n);
+			a = t < a ? t : a;
+			t = xn_set_remove_time(rkeys, n);
+			b = t < b ? t : b;
+		}
+		snprintf(name, sizeof(name), "sparse_set_remove_rand_%s",
+			 dist[d]);
+		if (!a || !b || a == UINT64_MAX)
+			fail(name, n);
+		else
+			row(name, n, per(a, n), "xa_erase_set", per(b, n));
+	}
+	if (kn_map_fill(n, k.h) || kn_sec_fill(k.h, n)) {
+		fail("secondary_get_rand", n);
+	} else {
+		keys_shuffle(&k);
+		a = BEST(kn_sec_get_time(k.rh, n, passes));
+		b = BEST(kn_map_lookup_time(k.rh, n, passes));
+		row("secondary_get_rand", n, per(a, lookups), "map_lookup",
+		    per(b, lookups));
+	}
+	keys_free(&k);
+	free(keys);
+	free(rkeys);
+}
+
+/*
  * One pass of each lookup, and the hive's and kslot_dense's inserts,
  * erases and a walk (kn_count_hive()), for callgrind.
  */
@@ -634,6 +708,10 @@ int main(int argc, char **argv)
 			seed = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--hive"))
 			hive_only = 1;
+		else if (!strcmp(argv[i], "--sets"))
+			sets_only = 1;
+		else if (sets_only)
+			run_sets(strtoul(argv[i], NULL, 0), seed);
 		else if (hive_only)
 			run_hive_size(strtoul(argv[i], NULL, 0), seed);
 		else

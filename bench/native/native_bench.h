@@ -70,6 +70,13 @@ int kn_stall_poke(void);
 int kn_stall_alloc(void);
 uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med);
 
+int kn_sset_fill(const uint32_t *keys, uint32_t n);
+uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n);
+uint64_t kn_sset_pos_time(const uint32_t *keys, uint32_t n, uint32_t passes);
+uint64_t kn_sset_remove_time(const uint32_t *keys, uint32_t n);
+int kn_sec_fill(const uint64_t *h, uint32_t n);
+uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes);
+
 int xn_setup(void);
 int xn_fill(uint32_t n, uint32_t *ids);
 uint64_t xn_alloc_time(uint32_t n, uint32_t *ids);
@@ -81,6 +88,10 @@ uint64_t xn_iter_time(uint32_t passes);
 int xn_check(const uint32_t *ids, uint32_t n);
 int xn_check_live(const uint32_t *ids, uint32_t n);
 void xn_count_loads(const uint32_t *ids, uint32_t n);
+int xn_set_fill(const uint32_t *keys, uint32_t n);
+uint64_t xn_set_add_time(const uint32_t *keys, uint32_t n);
+uint64_t xn_set_pos_time(const uint32_t *keys, uint32_t n, uint32_t passes);
+uint64_t xn_set_remove_time(const uint32_t *keys, uint32_t n);
 unsigned long xn_sink(void);
 int xn_stall_setup(void);
 int xn_stall_poke(void);

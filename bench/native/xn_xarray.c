@@ -179,3 +179,73 @@ int xn_stall_alloc(void)
 
 	return xa_alloc(&xa, &id, nb_val(2), xa_limit_32b, GFP_KERNEL);
 }
+
+/* A sparse set on an XArray: key -> xa_mk_value(position), dense keys. */
+static DEFINE_XARRAY(xset);
+static uint32_t *xset_keys;
+static uint32_t xset_count;
+
+int xn_set_fill(const uint32_t *keys, uint32_t n)
+{
+	uint32_t i;
+
+	xa_destroy(&xset);
+	free(xset_keys);
+	xset_keys = malloc(sizeof(*xset_keys) * (n ? n : 1));
+	xset_count = 0;
+	if (!xset_keys)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (xa_insert(&xset, keys[i], xa_mk_value(xset_count),
+			      GFP_KERNEL))
+			return -1;
+		xset_keys[xset_count++] = keys[i];
+	}
+	return 0;
+}
+
+uint64_t xn_set_add_time(const uint32_t *keys, uint32_t n)
+{
+	uint64_t t;
+
+	xa_destroy(&xset);
+	t = nb_now();
+	if (xn_set_fill(keys, n))
+		return 0;
+	return nb_now() - t;
+}
+
+uint64_t xn_set_pos_time(const uint32_t *keys, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < n; i++)
+			sum += xa_to_value(xa_load(&xset, keys[i]));
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+/* Swap-remove, as kslot_sparse_set_remove(): erase, move the last key. */
+uint64_t xn_set_remove_time(const uint32_t *keys, uint32_t n)
+{
+	uint64_t t = nb_now();
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		void *e = xa_erase(&xset, keys[i]);
+		uint32_t pos, moved;
+
+		if (!e)
+			return 0;
+		pos = xa_to_value(e);
+		moved = xset_keys[--xset_count];
+		xset_keys[pos] = moved;
+		if (moved != keys[i])
+			xa_store(&xset, moved, xa_mk_value(pos), GFP_KERNEL);
+	}
+	return nb_now() - t;
+}

@@ -102,7 +102,8 @@
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
 /* Issue 32-bit handles (nonzero, below 2^31): see kslot_slots.h. */
 #define KSLOT_MAP_HANDLE32	KSLOT_SLOTS_HANDLE32
-#define KSLOT_MAP_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
+#define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
+				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32)
 
 /**
  * struct kslot_map - A generational handle table.
@@ -136,6 +137,9 @@ struct kslot_map {
 static inline int kslot_map_init(struct kslot_map *map, const char *name,
 				 u32 max_entries, unsigned int flags)
 {
+	/* A map issues its own handles: it is never a keyed table. */
+	if (flags & ~KSLOT_MAP_FLAGS_ALL)
+		return -EINVAL;
 	return kslot_slots_init(&map->slots, "map", name, max_entries, flags);
 }
 

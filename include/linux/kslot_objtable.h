@@ -50,7 +50,12 @@
  *   table with %KSLOT_OBJTABLE_LOCK_BH or %KSLOT_OBJTABLE_LOCK_IRQ to call
  *   them from softirq or hardirq context.  The pool works in any context.
  * - Each object carries a 40-byte trailer after the caller's bytes (the
- *   handle, the reference count, an rcu_head and the pool).
+ *   handle, the reference count, the published flag, an rcu_head and the
+ *   pool).  The map holds the object from allocation on; a reserved
+ *   object is one whose trailer says it is not published yet, so a lookup
+ *   reads the trailer after the slot (one more load, in the object's last
+ *   cache line, which kslot_objtable_get() touches anyway for the
+ *   reference) and the map entries carry nothing but the pointer.
  */
 #ifndef _LINUX_KSLOT_OBJTABLE_H
 #define _LINUX_KSLOT_OBJTABLE_H
@@ -58,6 +63,7 @@
 #include <linux/kslot_map.h>
 #include <linux/kslot_pool.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 
 /* Writers take the map lock with spin_lock_bh(). */
@@ -76,11 +82,24 @@
 					 KSLOT_OBJTABLE_DEBUG |		\
 					 KSLOT_OBJTABLE_NOWARN)
 
-/*
- * Low bit of a map entry whose object is allocated but not yet published;
- * pool objects are at least pointer-aligned, so the bit is free.
+/**
+ * struct kslot_objtable_hdr - Hidden trailer of every object.
+ *
+ * Every field is private to kslot_objtable.
  */
-#define KSLOT_OBJTABLE_UNPUBLISHED	1UL
+struct kslot_objtable_hdr {
+	/* private: */
+	/* The handle the object was allocated under. */
+	u64 handle;
+	/* References: one for the live handle, one per kslot_objtable_get(). */
+	refcount_t ref;
+	/* Lookups return the object once set (release, after its contents). */
+	bool published;
+	/* Defers the return to the pool past a grace period. */
+	struct rcu_head rcu;
+	/* Where the object goes back; the table may be gone by then. */
+	struct kslot_pool *pool;
+};
 
 /**
  * struct kslot_objtable_config - Parameters of kslot_objtable_create().
@@ -106,17 +125,21 @@ struct kslot_objtable_config {
 
 /**
  * struct kslot_objtable - Handle-keyed objects.
- * @map: Handles to objects.  An entry may carry
- *	%KSLOT_OBJTABLE_UNPUBLISHED: use the kslot_objtable functions, not the
- *	kslot_map ones, on a table's map.
- * @pool: Object memory (the objects with their trailers).
- * @hdr_offset: Offset of the hidden trailer in each object.
- * @zero: Objects are zeroed on allocation (no constructor).
+ *
+ * Every field is private: use the functions below.
  */
 struct kslot_objtable {
+	/* private: */
+	/*
+	 * Handles to objects: every live handle's slot holds its object,
+	 * reserved or published (the trailer tells which).
+	 */
 	struct kslot_map map;
+	/* Object memory (the objects with their trailers). */
 	struct kslot_pool *pool;
+	/* Offset of the hidden trailer in each object. */
 	size_t hdr_offset;
+	/* Objects are zeroed on allocation (no constructor). */
 	bool zero;
 };
 
@@ -163,10 +186,13 @@ static inline void *kslot_objtable_lookup(struct kslot_objtable *table,
 					  u64 handle)
 {
 	void *obj = __kslot_map_lookup(&table->map, handle);
+	struct kslot_objtable_hdr *hdr;
 
-	if ((unsigned long)obj & KSLOT_OBJTABLE_UNPUBLISHED)
+	if (!obj)
 		return NULL;
-	return obj;
+	hdr = obj + table->hdr_offset;
+	/* Pairs with the release in kslot_objtable_publish(). */
+	return smp_load_acquire(&hdr->published) ? obj : NULL;
 }
 
 /**

@@ -118,6 +118,11 @@
  * | __kslot_slots_replace_if(),|                      |                    |
  * | __kslot_slots_remove_if()  |                      |                    |
  * | kslot_slots_destroy()      | caller: no writers   | if named (debugfs) |
+ * | kslot_slots_insert_at(),   | table lock, dropped  | only if gfp allows |
+ * | kslot_slots_store_at(),    | to grow, as alloc    |                    |
+ * | kslot_slots_restore_*()    |                      |                    |
+ * | kslot_slots_reset(),       | table lock (a walk of| no                 |
+ * | kslot_slots_restore_done() | every slot)          |                    |
  * +----------------------------+----------------------+--------------------+
  *
  * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
@@ -126,6 +131,22 @@
  * writer changes the table.  The __ writers never allocate memory:
  * __kslot_slots_alloc() uses free slots only, which kslot_slots_reserve()
  * provides beforehand (the idr_preload() / xa_reserve() pattern).
+ *
+ * Keyed tables and restore (the block at the end of kslot_slots.c):
+ *
+ * - A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller with the
+ *   handles of another table: kslot_slots_insert_at() makes exactly one
+ *   handle live (its slot must be free at an older generation),
+ *   kslot_slots_store_at() also takes over a slot live under the same or
+ *   an older generation.  Lookups, replace and remove are the usual ones.
+ *   It has no free list: kslot_slots_alloc() refuses.  Its tag is given
+ *   (kslot_slots_init_tag()) or bound by the first insert.
+ * - Restore recreates a dumped table: kslot_slots_init_tag() with the old
+ *   tag, then per slot kslot_slots_restore_slot() (live entries at their
+ *   handles, free slots at their generations) or
+ *   kslot_slots_restore_retired(), then kslot_slots_restore_done(), which
+ *   rebuilds the free list lowest slot first.  Until then the table
+ *   refuses kslot_slots_alloc(); lookups see what is restored so far.
  *
  * Storage, and why (measured on bench/native, see the README):
  *
@@ -193,8 +214,14 @@ struct dentry;
 #define KSLOT_SLOTS_ACCOUNT	BIT(2)
 /* Issue 32-bit handles (nonzero, below 2^31): see the top of this file. */
 #define KSLOT_SLOTS_HANDLE32	BIT(3)
+/*
+ * Keyed table: the caller addresses the slots (kslot_slots_insert_at(),
+ * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
+ */
+#define KSLOT_SLOTS_KEYED	BIT(5)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
-				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32)
+				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
+				 KSLOT_SLOTS_KEYED)
 
 /* Slots of the first table; each growth doubles, up to max_entries. */
 #define KSLOT_SLOTS_MIN		256U
@@ -204,6 +231,12 @@ struct dentry;
 /* Free-list link values, in a free slot's object field. */
 #define KSLOT_SLOTS_NONE	U32_MAX
 #define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
+
+/*
+ * The tag of a keyed table created by kslot_slots_init_tag() without one:
+ * the first kslot_slots_insert_at() or kslot_slots_store_at() binds it.
+ */
+#define KSLOT_SLOTS_TAG_UNBOUND	U32_MAX
 
 /**
  * struct kslot_slot - One slot.
@@ -267,6 +300,8 @@ struct kslot_slots {
 	atomic_long_t rejected;
 	/* Debugfs file of a named table, or NULL. */
 	struct dentry *debugfs;
+	/* Between the first kslot_slots_restore_*() and restore_done(). */
+	bool restoring;
 };
 
 /**
@@ -392,6 +427,20 @@ static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
 	return (u32)handle & s->index_mask;
 }
 
+/* Keyed tables and restore: see kslot_slots.c. */
+int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			 const char *name, u32 max_entries, unsigned int flags,
+			 u32 tag);
+int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
+			  gfp_t gfp);
+void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
+			   gfp_t gfp);
+int kslot_slots_reset(struct kslot_slots *s, u32 tag);
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+			     void *obj, gfp_t gfp);
+int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
+void kslot_slots_restore_done(struct kslot_slots *s);
+
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
  * @slots: Slot 0 of a table, from the RCU-protected pointer.
@@ -468,11 +517,12 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
  *
  * Context: Any context.
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
- * which carry none.
+ * which carry none; %KSLOT_SLOTS_TAG_UNBOUND for a keyed table no insert
+ * has bound yet.
  */
 static inline u32 kslot_slots_tag(const struct kslot_slots *s)
 {
-	return s->tag;
+	return READ_ONCE(s->tag);
 }
 
 #endif /* _LINUX_KSLOT_SLOTS_H */
