@@ -345,7 +345,7 @@ static const struct kslot_table_ops kslot_map_table_ops = {
 
 static int kslot_dense_table_init(struct kslot_table *t)
 {
-	t->entry_overhead = sizeof(struct kslot_dense_slot) + sizeof(u32);
+	t->entry_overhead = sizeof(struct kslot_slot) + sizeof(u64);
 	return kslot_dense_init(&t->dense, NULL, t->record_size,
 				t->max_entries, KSLOT_DENSE_ACCOUNT);
 }
@@ -357,7 +357,7 @@ static void kslot_dense_table_destroy(struct kslot_table *t)
 
 static u32 kslot_dense_table_tag(struct kslot_table *t)
 {
-	return t->dense.tag;
+	return kslot_slots_tag(&t->dense.slots);
 }
 
 /* Copy a record from userspace into a new bounce buffer. */
@@ -439,33 +439,46 @@ static int kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
 				  struct kslot_dump_slot *slots, u32 *reverse)
 {
 	struct kslot_dense *dense = &t->dense;
-	unsigned long irqflags = kslot_dense_lock(dense);
+	struct kslot_slots_dump info;
+	unsigned long irqflags;
 	u32 i;
 
-	d->nr_slots = dense->capacity;
-	d->live = dense->count;
-	d->free_head = dense->free_head == KSLOT_DENSE_NONE ?
-		       KSLOT_DUMP_NONE : dense->free_head;
-	for (i = 0; i < d->max && d->start + i < dense->capacity; i++) {
-		const struct kslot_dense_slot *s = &dense->slots[d->start + i];
+	if (kslot_should_fail_alloc())
+		return -ENOMEM;
+	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
+	if (!info.slots)
+		return -ENOMEM;
+	irqflags = kslot_dense_lock(dense);
+	kslot_slots_dump(&dense->slots, d->start, d->max, &info);
+	d->nr_slots = info.capacity;
+	d->live = kslot_dense_count(dense);
+	d->free_head = info.free_head == KSLOT_SLOTS_NONE ? KSLOT_DUMP_NONE :
+							  info.free_head;
+	for (i = 0; i < info.returned; i++) {
+		const struct kslot_slots_dump_slot *s = &info.slots[i];
 
 		slots[i].index = d->start + i;
 		slots[i].gen = s->gen;
-		if (kslot_gen_is_live(s->gen))
+		slots[i].link = KSLOT_DUMP_NONE;
+		if (kslot_gen_is_live(s->gen)) {
 			slots[i].state = KSLOT_SLOT_LIVE;
-		else if (s->link == KSLOT_DENSE_RETIRED)
+			if (s->obj)
+				slots[i].link = kslot_dense_obj_pos(s->obj);
+		} else if (s->next == KSLOT_SLOTS_RETIRED) {
 			slots[i].state = KSLOT_SLOT_RETIRED;
-		else
+		} else {
 			slots[i].state = KSLOT_SLOT_FREE;
-		slots[i].link = s->link == KSLOT_DENSE_NONE ||
-				s->link == KSLOT_DENSE_RETIRED ?
-				KSLOT_DUMP_NONE : s->link;
+			if (s->next != KSLOT_SLOTS_NONE)
+				slots[i].link = s->next;
+		}
 	}
 	d->count = i;
-	for (i = 0; i < d->max && d->start + i < dense->count; i++)
-		reverse[i] = dense->rev[d->start + i];
+	for (i = 0; i < d->max && d->start + i < kslot_dense_count(dense); i++)
+		reverse[i] = kslot_handle_index(kslot_dense_handle_at(dense,
+								      d->start + i));
 	d->reverse_count = i;
 	kslot_dense_unlock(dense, irqflags);
+	kvfree(info.slots);
 	return 0;
 }
 

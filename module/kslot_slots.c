@@ -661,6 +661,50 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 }
 EXPORT_SYMBOL_GPL(kslot_slots_dump);
 
+/* ---- capacity ahead of time (kslot_dense's reserve and bulk insert) ---- */
+
+/**
+ * kslot_slots_reserve() - Grow a table so that more entries fit.
+ * @s: The table.
+ * @n: Number of entries that must fit without growing.
+ * @gfp: Allocation flags for growing the table.
+ *
+ * Grows the table as kslot_slots_alloc() does (the lock dropped to
+ * allocate and between copy batches) until @n slots are free.  The next
+ * @n allocations (by any caller) then need no memory unless others use
+ * the room first.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0, -ENOSPC if @n more entries would exceed max_entries
+ * (counting retired slots), or -ENOMEM.
+ */
+int kslot_slots_reserve(struct kslot_slots *s, u32 n, gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = 0;
+
+	while (s->capacity - s->count - s->retired < n) {
+		if (n > s->max_entries - s->count - s->retired) {
+			ret = -ENOSPC;
+			break;
+		}
+		ret = kslot_slots_grow_step(s, &irqflags, gfp, false);
+		if (ret)
+			break;
+		if (!s->next)
+			continue;
+		/* Between batches: let other writers in. */
+		kslot_slots_unlock(s, irqflags);
+		if (gfpflags_allow_blocking(gfp))
+			cond_resched();
+		irqflags = kslot_slots_lock(s);
+	}
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_reserve);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kslot_slots_test_set_gen() - Age a free slot (KUnit only).

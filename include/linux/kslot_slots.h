@@ -48,8 +48,8 @@
  * | kslot_slots_lookup(),    | none (takes RCU)      | no                 |
  * | kslot_slots_lookup_get(),|                       |                    |
  * | kslot_slots_find()       |                       |                    |
- * | kslot_slots_alloc()      | table lock, dropped   | only if gfp allows |
- * |                          | to allocate and       |                    |
+ * | kslot_slots_alloc(),     | table lock, dropped   | only if gfp allows |
+ * | kslot_slots_reserve()    | to allocate and       |                    |
  * |                          | between copy batches  |                    |
  * | kslot_slots_replace(),   | table lock            | no                 |
  * | kslot_slots_remove(),    |                       |                    |
@@ -258,6 +258,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d);
 void __kslot_slots_reject(struct kslot_slots *s, u64 handle);
+int kslot_slots_reserve(struct kslot_slots *s, u32 n, gfp_t gfp);
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
