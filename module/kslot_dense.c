@@ -99,6 +99,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_init);
  * The caller must ensure no writer runs and no new lookup starts.
  * Lookups already inside kslot_dense_get() may finish: the memory is freed
  * after a grace period.  The table may be initialised again afterwards.
+ * Destroying a zeroed table that was never initialised does nothing.
  *
  * Context: Process context for a named table (its debugfs file is
  * removed); otherwise any context that @fn allows.
@@ -111,6 +112,8 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 								  true);
 	u32 pos;
 
+	if (!dense->elem_size)
+		return;
 	for (pos = 0; fn && pos < dense->count; pos++)
 		fn(kslot_dense_elem(dense, pos), dense->rev[pos], data);
 	kslot_slots_destroy(&dense->slots, NULL, NULL);
