@@ -293,9 +293,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0, -ENOSPC if the table holds max_entries slots (live or
- * retired), or -ENOMEM if growing failed; on error no value is stored
- * (a slot taken before the packed array failed to grow is given back,
- * one generation further on).
+ * retired), or -ENOMEM if growing failed; the table is unchanged on
+ * error (but see kslot_dense_insert_n() for a race with other inserts).
  */
 int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
 		       u64 *handle, gfp_t gfp)
@@ -313,10 +312,12 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
- * All or nothing: the slots are taken first (lookups do not see them),
- * then every value is stored and published under one hold of the lock.
- * If anything fails, no value is stored and the slots taken are given
- * back (their generations move on).
+ * All or nothing: the packed array is grown first if needed, then the
+ * slots are taken (lookups do not see them), then every value is stored
+ * and published under one hold of the lock.  If anything fails, no value
+ * is stored; only if the packed array must grow again after the slots
+ * were taken (other inserts used the room meanwhile) and that fails are
+ * the slots given back (their generations move on).
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
@@ -333,6 +334,20 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 
 	if (!n)
 		return -EINVAL;
+	/*
+	 * Grow the packed array first if it looks short (a lockless hint,
+	 * checked again below): its failure then changes nothing, not even
+	 * the slots' capacity.
+	 */
+	if (READ_ONCE(dense->room) - READ_ONCE(dense->count) < n) {
+		irqflags = kslot_dense_lock(dense);
+		ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
+		kslot_dense_unlock(dense, irqflags);
+		kslot_dense_vals_free(stale, gfp);
+		stale = NULL;
+		if (ret)
+			return ret;
+	}
 	/* The slots, reserved (NULL): lookups skip them until published. */
 	if (n > 1)
 		ret = kslot_slots_reserve(&dense->slots, n, gfp);
