@@ -53,6 +53,27 @@ static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
 	return h;
 }
 
+/* Slot @i of the core under @d (no lock: test only). */
+static struct kslot_slot *dslot(struct kslot_dense *d, u32 i)
+{
+	return &rcu_dereference_protected(d->slots.slots, true)[i];
+}
+
+static u32 dgen(struct kslot_dense *d, u32 i)
+{
+	return dslot(d, i)->word >> KSLOT_GEN_SHIFT;
+}
+
+/* A live slot's packed position, or a free slot's free-list link. */
+static u32 dlink(struct kslot_dense *d, u32 i)
+{
+	const struct kslot_slot *slot = dslot(d, i);
+
+	if (kslot_gen_is_live(dgen(d, i)))
+		return kslot_dense_obj_pos(slot->obj);
+	return (unsigned long)slot->obj;
+}
+
 /* The id of the value at packed position @pos (no lock: test only). */
 static u64 id_at(struct kslot_dense *d, u32 pos)
 {
@@ -68,25 +89,25 @@ static void check_invariants(struct kunit *test, struct kslot_dense *d)
 	u32 pos, i, nfree = 0, nlive = 0, nretired = 0;
 
 	for (pos = 0; pos < d->count; pos++) {
-		struct kslot_dense_slot *s = &d->slots[d->rev[pos]];
+		u32 index = kslot_handle_index(d->rev[pos]);
 
-		KUNIT_ASSERT_EQ(test, s->link, pos);
-		KUNIT_ASSERT_TRUE(test, kslot_gen_is_live(s->gen));
+		KUNIT_ASSERT_EQ(test, dslot(d, index)->word, d->rev[pos]);
+		KUNIT_ASSERT_EQ(test, dlink(d, index), pos);
 	}
-	for (i = 0; i < d->capacity; i++) {
-		if (kslot_gen_is_live(d->slots[i].gen))
+	for (i = 0; i < d->slots.capacity; i++) {
+		if (kslot_gen_is_live(dgen(d, i)))
 			nlive++;
-		else if (d->slots[i].link == KSLOT_DENSE_RETIRED)
+		else if (dlink(d, i) == KSLOT_SLOTS_RETIRED)
 			nretired++;
 	}
-	for (i = d->free_head; i != KSLOT_DENSE_NONE; i = d->slots[i].link) {
-		KUNIT_ASSERT_LT(test, i, d->capacity);
-		KUNIT_ASSERT_FALSE(test, kslot_gen_is_live(d->slots[i].gen));
-		KUNIT_ASSERT_LE(test, ++nfree, d->capacity);
+	for (i = d->slots.free_head; i != KSLOT_SLOTS_NONE; i = dlink(d, i)) {
+		KUNIT_ASSERT_LT(test, i, d->slots.capacity);
+		KUNIT_ASSERT_FALSE(test, kslot_gen_is_live(dgen(d, i)));
+		KUNIT_ASSERT_LE(test, ++nfree, d->slots.capacity);
 	}
 	KUNIT_ASSERT_EQ(test, nlive, d->count);
-	KUNIT_ASSERT_EQ(test, nretired, d->retired);
-	KUNIT_ASSERT_EQ(test, nfree + nlive + nretired, d->capacity);
+	KUNIT_ASSERT_EQ(test, nretired, d->slots.retired);
+	KUNIT_ASSERT_EQ(test, nfree + nlive + nretired, d->slots.capacity);
 }
 
 static void kslot_dense_test_init(struct kunit *test)
@@ -115,8 +136,8 @@ static void kslot_dense_test_init(struct kunit *test)
 					       KSLOT_DENSE_LOCK_IRQ |
 					       KSLOT_DENSE_ACCOUNT), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
-	KUNIT_EXPECT_EQ(test, d.capacity, 0);
-	KUNIT_EXPECT_NULL(test, d.mem);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 0);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -132,9 +153,11 @@ static void kslot_dense_test_insert(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h0), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 1);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h0), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h0), d.tag);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h0), d.slots.tag);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 2);
-	KUNIT_EXPECT_EQ(test, d.capacity, KSLOT_DENSE_MIN_CAPACITY);
+	/* The first table: KSLOT_SLOTS_MIN slots, capped at max_entries. */
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 64);
+	KUNIT_EXPECT_EQ(test, d.room, KSLOT_DENSE_MIN_ROOM);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 100);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 101);
 	/* A NULL value is inserted zeroed. */
@@ -175,7 +198,7 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h + (2ULL << 32), &v),
 			-ENOENT);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
-	KUNIT_EXPECT_EQ(test, d.rejected, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 2);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -192,8 +215,8 @@ static void kslot_dense_test_erase(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, h, NULL), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
-	KUNIT_EXPECT_EQ(test, d.free_head, 0);
-	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 2);
+	KUNIT_EXPECT_EQ(test, d.slots.free_head, 0);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 2);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -216,7 +239,7 @@ static void kslot_dense_test_seed_layout(struct kunit *test)
 		h[i] = ins(test, &d, i);
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[i], NULL), 0);
-	KUNIT_EXPECT_EQ(test, d.free_head, 3);
+	KUNIT_EXPECT_EQ(test, d.slots.free_head, 3);
 	c = ins(test, &d, 'C');
 	a = ins(test, &d, 'A');
 	x = ins(test, &d, 'X');
@@ -232,22 +255,22 @@ static void kslot_dense_test_seed_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'C');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'B');
-	KUNIT_EXPECT_EQ(test, d.rev[0], 3);
-	KUNIT_EXPECT_EQ(test, d.rev[1], 2);
-	KUNIT_EXPECT_EQ(test, d.rev[2], 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[0]), 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[1]), 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[2]), 0);
 	/* The index array points at the data: slot 0 -> 2, 2 -> 1, 3 -> 0. */
-	KUNIT_EXPECT_EQ(test, d.slots[0].link, 2);
-	KUNIT_EXPECT_EQ(test, d.slots[2].link, 1);
-	KUNIT_EXPECT_EQ(test, d.slots[3].link, 0);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 0), 2);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 2), 1);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 0);
 	/* Freed slot at the head; its link continues the free list. */
-	KUNIT_EXPECT_EQ(test, d.free_head, 1);
-	KUNIT_EXPECT_EQ(test, d.slots[1].link, 4);
-	KUNIT_EXPECT_EQ(test, d.slots[4].link, 5);
-	KUNIT_EXPECT_FALSE(test, kslot_gen_is_live(d.slots[1].gen));
+	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 1), 4);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 4), 5);
+	KUNIT_EXPECT_FALSE(test, kslot_gen_is_live(dgen(&d, 1)));
 	/* Each slot was used twice: live generation 3, freed slot 1 at 4. */
-	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 3);
-	KUNIT_EXPECT_EQ(test, d.slots[1].gen, 4);
-	KUNIT_EXPECT_EQ(test, d.slots[3].gen, 3);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 3);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 1), 4);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 3), 3);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, x));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[1]));
 	check_invariants(test, &d);
@@ -266,20 +289,20 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		h[i] = ins(test, &d, 'A' + i);
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, d.rev[i], i);
-		KUNIT_EXPECT_EQ(test, d.slots[i].link, i);
+		KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[i]), i);
+		KUNIT_EXPECT_EQ(test, dlink(&d, i), i);
 	}
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 3);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'C');
-	KUNIT_EXPECT_EQ(test, d.rev[0], 0);
-	KUNIT_EXPECT_EQ(test, d.rev[1], 3);
-	KUNIT_EXPECT_EQ(test, d.rev[2], 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[0]), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[1]), 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[2]), 2);
 	/* D's slot now points at position 1. */
-	KUNIT_EXPECT_EQ(test, d.slots[3].link, 1);
-	KUNIT_EXPECT_EQ(test, d.free_head, 1);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 1);
+	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
 	/* D's handle still works; B's does not. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[3], &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 'D'));
@@ -288,7 +311,7 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[2], NULL), 0);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
-	KUNIT_EXPECT_EQ(test, d.slots[3].link, 1);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 1);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -301,13 +324,13 @@ static void kslot_dense_test_seed_timeline(struct kunit *test)
 	u64 a, b;
 
 	dense_init(test, &d, 8);
-	KUNIT_EXPECT_EQ(test, d.capacity, 0);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 0);
 	a = ins(test, &d, 'A');
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(a), 1);
-	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 1);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, a, NULL), 0);
-	KUNIT_EXPECT_EQ(test, d.slots[0].gen, 2);
+	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 2);
 	b = ins(test, &d, 'B');
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(b), 3);
@@ -353,14 +376,14 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, 24, h, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 24);
-	KUNIT_EXPECT_EQ(test, d.capacity, 24);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 24);
 	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, h, GFP_KERNEL),
 			-ENOSPC);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-static bool keep_odd_ids(void *elem, u64 handle, void *arg)
+static bool keep_odd_ids(u64 handle, void *elem, void *arg)
 {
 	struct tval *v = elem;
 	u32 *calls = arg;
@@ -407,7 +430,8 @@ static void kslot_dense_test_clear(struct kunit *test)
 		h[i] = ins(test, &d, i);
 	kslot_dense_clear(&d);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
-	KUNIT_EXPECT_EQ(test, d.capacity, 32);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 64);
+	KUNIT_EXPECT_EQ(test, d.room, 32);
 	for (i = 0; i < 20; i++)
 		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
 	check_invariants(test, &d);
@@ -517,7 +541,7 @@ static void kslot_dense_test_growth(struct kunit *test)
 	const u32 n = 1000;
 	struct kslot_dense_stats st;
 	struct kslot_dense d;
-	u32 i, cap = 0, grows = 0;
+	u32 i, cap = 0, grows = 0, room = 0, room_grows = 0;
 	struct tval v;
 	u64 *h;
 
@@ -526,14 +550,21 @@ static void kslot_dense_test_growth(struct kunit *test)
 	dense_init(test, &d, n);
 	for (i = 0; i < n; i++) {
 		h[i] = ins(test, &d, i);
-		if (d.capacity != cap) {
-			cap = d.capacity;
+		if (d.slots.capacity != cap) {
+			cap = d.slots.capacity;
 			grows++;
 		}
+		if (d.room != room) {
+			room = d.room;
+			room_grows++;
+		}
 	}
-	/* 16, 32, ..., 512, then clamped to max_entries. */
-	KUNIT_EXPECT_EQ(test, grows, 7);
-	KUNIT_EXPECT_EQ(test, d.capacity, n);
+	/* Slots: 256, 512, then clamped to max_entries. */
+	KUNIT_EXPECT_EQ(test, grows, 3);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, n);
+	/* Packed array: 16, 32, ..., 512, then clamped to max_entries. */
+	KUNIT_EXPECT_EQ(test, room_grows, 7);
+	KUNIT_EXPECT_EQ(test, d.room, n);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
@@ -543,7 +574,7 @@ static void kslot_dense_test_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.count, n);
 	KUNIT_EXPECT_EQ(test, st.capacity, n);
 	KUNIT_EXPECT_EQ(test, st.elem_size, sizeof(struct tval));
-	KUNIT_EXPECT_GE(test, st.bytes, (size_t)n * (sizeof(struct tval) + 12));
+	KUNIT_EXPECT_GE(test, st.bytes, (size_t)n * (sizeof(struct tval) + 24));
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -561,7 +592,8 @@ static void kslot_dense_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 101, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, 40, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, d.capacity, 40);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 100);
+	KUNIT_EXPECT_EQ(test, d.room, 40);
 	/* The reserved room is used without any allocation. */
 	for (i = 0; i < 40; i++) {
 		ret = kslot_test_with_fail_nth(1, &injected,
@@ -570,7 +602,8 @@ static void kslot_dense_test_reserve(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_ASSERT_FALSE(test, injected);
 	}
-	KUNIT_EXPECT_EQ(test, d.capacity, 40);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 100);
+	KUNIT_EXPECT_EQ(test, d.room, 40);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -587,7 +620,7 @@ static void kslot_dense_test_enospc(struct kunit *test)
 		if (!i)
 			first = h;
 	}
-	KUNIT_EXPECT_EQ(test, d.capacity, max);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, max);
 	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, &h, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), max);
@@ -607,14 +640,15 @@ static void kslot_dense_test_retire(struct kunit *test)
 	h = ins(test, &d, 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
 	/* Age the free slot 0 to its last generation. */
-	d.slots[0].gen = U32_MAX - 1;
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&d.slots, 0, U32_MAX - 1),
+			0);
 	h = ins(test, &d, 2);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
 	KUNIT_EXPECT_TRUE(test, kslot_dense_contains(&d, h));
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
-	KUNIT_EXPECT_EQ(test, d.slots[0].link, KSLOT_DENSE_RETIRED);
-	KUNIT_EXPECT_EQ(test, d.free_head, 1);
+	KUNIT_EXPECT_EQ(test, dlink(&d, 0), KSLOT_SLOTS_RETIRED);
+	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
 	kslot_dense_get_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	check_invariants(test, &d);
@@ -622,7 +656,7 @@ static void kslot_dense_test_retire(struct kunit *test)
 	h2 = ins(test, &d, 3);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
-	h2 = kslot_handle_make(0, d.tag, 1);
+	h2 = kslot_handle_make(0, d.slots.tag, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
 	/* A retired slot counts against max_entries: 15 more fit, not 16. */
 	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
@@ -631,7 +665,7 @@ static void kslot_dense_test_retire(struct kunit *test)
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 15);
 	kslot_dense_clear(&d);
-	KUNIT_EXPECT_EQ(test, d.retired, 1);
+	KUNIT_EXPECT_EQ(test, d.slots.retired, 1);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -644,28 +678,28 @@ static void kslot_dense_test_forged(struct kunit *test)
 
 	dense_init(test, &d, 100);
 	dense_init(test, &other, 100);
-	other.tag = d.tag ^ 1;
+	other.slots.tag = d.slots.tag ^ 1;
 	h = ins(test, &d, 1);
 	oh = ins(test, &other, 2);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&other, h, NULL), -ENOENT);
 	/* Beyond capacity, beyond max_entries, even and newer generations. */
-	oh = kslot_handle_make(16, d.tag, 1);
+	oh = kslot_handle_make(16, d.slots.tag, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
-	oh = kslot_handle_make(KSLOT_INDEX_MAX, d.tag, 1);
+	oh = kslot_handle_make(KSLOT_INDEX_MAX, d.slots.tag, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (1ULL << 32)));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (2ULL << 32)));
 	/* A free slot in range. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.tag,
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.slots.tag,
 								    1), &v),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, d.rejected, 6);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 6);
 	/* The null handle is refused without being counted. */
-	d.tag = 0;
+	d.slots.tag = 0;
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_EQ(test, d.rejected, 6);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 6);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 	kslot_dense_destroy(&other, NULL, NULL);
@@ -692,7 +726,7 @@ static void kslot_dense_test_destroy(struct kunit *test)
 	kslot_dense_destroy(&d, sum_destroyed, &sum);
 	KUNIT_EXPECT_EQ(test, sum, 5 + (2 << 16));
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
-	KUNIT_EXPECT_NULL(test, d.mem);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
 }
 
 /* A KSLOT_DENSE_LOCK_IRQ table works with interrupts off, growth included. */
@@ -719,7 +753,8 @@ static void kslot_dense_test_irq_context(struct kunit *test)
 	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
-	KUNIT_EXPECT_EQ(test, d.capacity, 128);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 256);
+	KUNIT_EXPECT_EQ(test, d.room, 128);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -748,7 +783,7 @@ static void model_drop(struct dense_model *m, u32 k)
 	m->id[k] = m->id[m->n];
 }
 
-static bool keep_not_3_mod_7(void *elem, u64 handle, void *arg)
+static bool keep_not_3_mod_7(u64 handle, void *elem, void *arg)
 {
 	return ((struct tval *)elem)->id % 7 != 3;
 }
@@ -875,7 +910,7 @@ static void kslot_dense_test_random(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, m.h[k], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
 	}
-	kunit_info(test, "%u live, capacity %u, %llu ids\n", m.n, d.capacity,
+	kunit_info(test, "%u live, capacity %u, %llu ids\n", m.n, d.slots.capacity,
 		   next_id - 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -955,26 +990,139 @@ static void kslot_dense_test_concurrent_growth(struct kunit *test)
 	kslot_dense_destroy(&ctx->d, NULL, NULL);
 }
 
+/*
+ * Lock-free gets racing an eraser and inserter on another CPU.  Each
+ * record holds its own handle (tv(handle)), stamped by an update after
+ * the insert (zeroed until then), so a get that returned a record
+ * swap-and-pop moved into its place, a record of the previous occupant,
+ * or a mix of two, is caught: every successful get must return exactly
+ * tv(handle) or the zeroed record the handle was inserted with.  The
+ * writer grows the live set round after round (the packed array and the
+ * slots grow under the readers) and erases at random (values move).
+ */
+#define RACE_RING	2048
+
+struct race_ctx {
+	struct kslot_dense d;
+	u64 ring[RACE_RING];
+	atomic_t stop;
+	atomic_long_t gets, hits, wrong, bad_err;
+	int err;
+};
+
+static int race_writer(void *arg)
+{
+	struct race_ctx *ctx = arg;
+	u32 live = 0, target = 64, i;
+	struct rnd_state rnd;
+	struct tval v;
+	u64 h;
+
+	prandom_seed_state(&rnd, 7);
+	while (!atomic_read(&ctx->stop) && !ctx->err) {
+		/* Fill up to the target: the table grows under the readers. */
+		for (i = 0; live < target && !ctx->err; i++) {
+			u32 k = prandom_u32_state(&rnd) % RACE_RING;
+
+			if (kslot_dense_contains(&ctx->d, ctx->ring[k]))
+				continue;
+			ctx->err = kslot_dense_insert(&ctx->d, NULL, &h,
+						      GFP_KERNEL);
+			if (ctx->err)
+				break;
+			v = tv(h);
+			ctx->err = kslot_dense_update(&ctx->d, h, &v);
+			WRITE_ONCE(ctx->ring[k], h);
+			live++;
+		}
+		/* Erase three quarters at random: values move. */
+		while (live > target / 4 && !ctx->err) {
+			u32 k = prandom_u32_state(&rnd) % RACE_RING;
+
+			if (!kslot_dense_erase(&ctx->d, ctx->ring[k], NULL))
+				live--;
+		}
+		target = target >= RACE_RING / 2 ? 64 : target * 2;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int race_reader(void *arg)
+{
+	struct race_ctx *ctx = arg;
+	struct rnd_state rnd;
+	struct tval v, zero = {};
+
+	prandom_seed_state(&rnd, 11 + smp_processor_id());
+	while (!atomic_read(&ctx->stop)) {
+		u64 h = READ_ONCE(ctx->ring[prandom_u32_state(&rnd) %
+					    RACE_RING]);
+		int ret;
+
+		if (!h)
+			continue;
+		ret = kslot_dense_get(&ctx->d, h, &v);
+		atomic_long_inc(&ctx->gets);
+		if (!ret) {
+			atomic_long_inc(&ctx->hits);
+			if (!tv_eq(&v, h) && memcmp(&v, &zero, sizeof(v)))
+				atomic_long_inc(&ctx->wrong);
+		} else if (ret != -ENOENT) {
+			atomic_long_inc(&ctx->bad_err);
+		}
+		if (atomic_long_read(&ctx->gets) % 256 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void kslot_dense_test_racing_get(struct kunit *test)
+{
+	struct race_ctx *ctx;
+	u32 pos;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	dense_init(test, &ctx->d, 4 * RACE_RING);
+	kslot_test_run_threads(test, race_writer, race_reader, 1, ctx,
+			       &ctx->stop, 2000);
+	kunit_info(test, "%ld gets, %ld hits\n", atomic_long_read(&ctx->gets),
+		   atomic_long_read(&ctx->hits));
+	KUNIT_EXPECT_EQ(test, ctx->err, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->bad_err), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->hits), 0);
+	/* Every value left is stamped with its own handle. */
+	for (pos = 0; pos < kslot_dense_count(&ctx->d); pos++)
+		KUNIT_ASSERT_TRUE(test, tv_eq(&((struct tval *)ctx->d.data)[pos],
+					      ctx->d.rev[pos]));
+	check_invariants(test, &ctx->d);
+	kslot_dense_destroy(&ctx->d, NULL, NULL);
+}
+
 /* The table's visible state, to compare before and after a failure. */
 static void check_unchanged(struct kunit *test, struct kslot_dense *d,
-			    u32 count, u32 cap, const u64 *h)
+			    u32 count, u32 room, const u64 *h)
 {
 	struct tval v;
 	u32 i;
 
 	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), count);
-	KUNIT_ASSERT_EQ(test, d->capacity, cap);
+	KUNIT_ASSERT_EQ(test, d->room, room);
 	for (i = 0; i < count; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(d, h[i], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
 	}
-	if (cap)
+	if (d->slots.capacity)
 		check_invariants(test, d);
 }
 
 /*
  * Allocation failure: fail each allocation of each growing call in turn;
- * every failure must give -ENOMEM and leave the table as it was.
+ * every failure must give -ENOMEM and store nothing.
  */
 static void kslot_dense_test_fault(struct kunit *test)
 {
@@ -991,7 +1139,10 @@ static void kslot_dense_test_fault(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	dense_init(test, &d, 200);
 
-	/* First insert: the first allocation of the arrays. */
+	/*
+	 * First insert: the packed array, then the slots (the core's table);
+	 * a failure of the slots leaves the packed array's room behind.
+	 */
 	v = tv(0);
 	for (n = 1, faults = 0;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
@@ -1000,15 +1151,20 @@ static void kslot_dense_test_fault(struct kunit *test)
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		check_unchanged(test, &d, 0, 0, h);
+		KUNIT_ASSERT_EQ(test, kslot_dense_count(&d), 0);
+		KUNIT_ASSERT_EQ(test, d.slots.count, 0);
+		KUNIT_ASSERT_EQ(test, d.slots.capacity, 0);
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
+	KUNIT_EXPECT_EQ(test, faults, 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[0]), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h[0]), 1);
+	KUNIT_EXPECT_EQ(test, d.slots.capacity, 200);
 	for (i = 1; i < 16; i++)
 		h[i] = ins(test, &d, i);
 
-	/* Growth 16 -> 32 on insert. */
+	/* Packed growth 16 -> 32 on insert. */
 	v = tv(16);
 	for (n = 1, faults = 0;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
@@ -1039,13 +1195,14 @@ static void kslot_dense_test_fault(struct kunit *test)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
 		check_unchanged(test, &d, 17, 32, h);
+		KUNIT_ASSERT_EQ(test, d.slots.count, 17);
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, faults, 1);
 	check_unchanged(test, &d, 47, 64, h);
 
-	/* Reserve 64 -> 128. */
+	/* Reserve: the packed array 64 -> 128 (the slots have room). */
 	for (n = 1, faults = 0;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
 					       kslot_dense_reserve(&d, 60,
@@ -1092,6 +1249,7 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_irq_context),
 	KUNIT_CASE(kslot_dense_test_random),
 	KUNIT_CASE(kslot_dense_test_concurrent_growth),
+	KUNIT_CASE(kslot_dense_test_racing_get),
 	KUNIT_CASE(kslot_dense_test_fault),
 	{}
 };

@@ -1,85 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kslot_dense: dense generational slot map (slots, packed values, reverse
- * map).  See include/linux/kslot_dense.h for the rules.
+ * kslot_dense: dense generational slot map, a kslot_slots table whose slots
+ * point into a packed value array.  See include/linux/kslot_dense.h for the
+ * rules.
  */
-#include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "kslot_internal.h"
 
 /*
- * The three arrays share one allocation:
+ * The packed array and the reverse map share one allocation:
  *
- *   [ rcu_head | data: capacity * elem_size | pad to 8 | slots | rev ]
+ *   [ rcu_head | room | data: room * elem_size | pad to 8 | rev: room ]
  *
- * The rcu_head lets a replaced allocation be freed from atomic context
- * even when it came from vmalloc.
+ * Lock-free readers reach it through dense->vals; a replaced one is freed
+ * after a grace period.
  */
-struct kslot_dense_mem {
+struct kslot_dense_vals {
 	struct rcu_head rcu;
+	u32 room;
 	u64 data[];
 };
 
-#define KSLOT_DENSE_DATA_OFFSET	offsetof(struct kslot_dense_mem, data)
+#define KSLOT_DENSE_DATA_OFFSET	offsetof(struct kslot_dense_vals, data)
 
-/* Offset of the slot array; saturates at SIZE_MAX on overflow. */
-static size_t kslot_dense_slots_offset(size_t elem_size, u32 cap)
+/* Offset of the reverse map; saturates at SIZE_MAX on overflow. */
+static size_t kslot_dense_rev_offset(size_t elem_size, u32 room)
 {
-	size_t end = size_add(size_mul(cap, elem_size),
+	size_t end = size_add(size_mul(room, elem_size),
 			      KSLOT_DENSE_DATA_OFFSET + 7);
 
 	return end == SIZE_MAX ? SIZE_MAX : end & ~(size_t)7;
 }
 
-static size_t kslot_dense_rev_offset(size_t elem_size, u32 cap)
+/* Bytes of the allocation for @room values; SIZE_MAX on overflow. */
+static size_t kslot_dense_bytes(size_t elem_size, u32 room)
 {
-	return size_add(kslot_dense_slots_offset(elem_size, cap),
-			size_mul(cap, sizeof(struct kslot_dense_slot)));
+	return size_add(kslot_dense_rev_offset(elem_size, room),
+			size_mul(room, sizeof(u64)));
 }
 
-/* Bytes of the allocation for @cap entries; SIZE_MAX on overflow. */
-static size_t kslot_dense_bytes(size_t elem_size, u32 cap)
-{
-	return size_add(kslot_dense_rev_offset(elem_size, cap),
-			size_mul(cap, sizeof(u32)));
-}
-
-static gfp_t kslot_dense_gfp(const struct kslot_dense *dense, gfp_t gfp)
-{
-	return kslot_gfp(gfp, dense->flags & KSLOT_DENSE_ACCOUNT);
-}
-
-/* Accessors that do not assert the lock, for init and destroy. */
+/* The value at @pos, without asserting the lock (init, destroy). */
 static void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
 {
 	return dense->data + (size_t)pos * dense->elem_size;
 }
-
-static u64 kslot_dense_make(struct kslot_dense *dense, u32 index)
-{
-	return kslot_handle_make(index, dense->tag, dense->slots[index].gen);
-}
-
-static int kslot_dense_stats_show(struct seq_file *m, void *unused)
-{
-	struct kslot_dense_stats st;
-
-	kslot_dense_get_stats(m->private, &st);
-	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
-		   st.count, st.capacity, st.max_entries);
-	seq_printf(m, "elem_size: %u\nbytes: %zu\nretired: %u\nrejected: %llu\n",
-		   st.elem_size, st.bytes, st.retired, st.rejected);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kslot_dense_stats);
 
 /**
  * kslot_dense_init() - Initialise a dense slot map.
@@ -93,36 +65,26 @@ DEFINE_SHOW_ATTRIBUTE(kslot_dense_stats);
  * @flags: %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ (not both), and
  *	%KSLOT_DENSE_ACCOUNT.
  *
- * Nothing is allocated until the first insert or reserve.  The arrays at
- * @max_entries must fit in one allocation of at most INT_MAX bytes (about
- * @max_entries * (@elem_size + 12)).
+ * Nothing is allocated until the first insert or reserve.  The packed
+ * array at @max_entries must fit in one allocation of at most INT_MAX
+ * bytes (about @max_entries * (@elem_size + 8)).
  *
  * Context: Process context.
  * Return: 0, or -EINVAL if @elem_size is 0, @max_entries is out of range,
- * the arrays at @max_entries would exceed INT_MAX bytes, or @flags holds
- * unknown bits or both lock flags.
+ * the packed array at @max_entries would exceed INT_MAX bytes, or @flags
+ * holds unknown bits or both lock flags.
  */
 int kslot_dense_init(struct kslot_dense *dense, const char *name,
 		     size_t elem_size, u32 max_entries, unsigned int flags)
 {
-	if (!elem_size || !max_entries || max_entries > KSLOT_MAX_ENTRIES)
+	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
 		return -EINVAL;
-	if (!kslot_lock_flags_valid(flags, KSLOT_DENSE_FLAGS_ALL))
-		return -EINVAL;
-	if (kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
-		return -EINVAL;
-
 	memset(dense, 0, sizeof(*dense));
 	spin_lock_init(&dense->lock);
+	seqcount_spinlock_init(&dense->seq, &dense->lock);
 	dense->elem_size = elem_size;
-	dense->max_entries = max_entries;
-	dense->free_head = KSLOT_DENSE_NONE;
-	dense->tag = kslot_random_tag();
-	dense->flags = flags;
-	if (name)
-		dense->debugfs = kslot_debugfs_create("dense", name, dense,
-						      &kslot_dense_stats_fops);
-	return 0;
+	return kslot_slots_init(&dense->slots, "dense", name, max_entries,
+				flags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_init);
 
@@ -134,214 +96,153 @@ EXPORT_SYMBOL_GPL(kslot_dense_init);
  *	when this function returns.
  * @data: Passed to @fn.
  *
- * The caller must ensure nobody else uses the table.  The table may be
- * initialised again afterwards.
+ * The caller must ensure no writer runs and no new lookup starts.
+ * Lookups already inside kslot_dense_get() may finish: the memory is freed
+ * after a grace period.  The table may be initialised again afterwards.
+ * Destroying a zeroed table that was never initialised does nothing.
  *
- * Context: Process context (the arrays may be vmalloc memory).
+ * Context: Process context for a named table (its debugfs file is
+ * removed); otherwise any context that @fn allows.
  */
 void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
 			 void *data)
 {
+	struct kslot_dense_vals *vals = rcu_dereference_protected(dense->vals,
+								  true);
 	u32 pos;
 
-	kslot_debugfs_remove(dense->debugfs);
-	dense->debugfs = NULL;
+	if (!dense->elem_size)
+		return;
 	for (pos = 0; fn && pos < dense->count; pos++)
-		fn(kslot_dense_elem(dense, pos),
-		   kslot_dense_make(dense, dense->rev[pos]), data);
-	kvfree(dense->mem);
-	dense->mem = NULL;
+		fn(kslot_dense_elem(dense, pos), dense->rev[pos], data);
+	kslot_slots_destroy(&dense->slots, NULL, NULL);
+	RCU_INIT_POINTER(dense->vals, NULL);
+	if (vals)
+		kvfree_rcu(vals, rcu);
 	dense->data = NULL;
-	dense->slots = NULL;
 	dense->rev = NULL;
 	WRITE_ONCE(dense->count, 0);
-	dense->capacity = 0;
-	dense->retired = 0;
-	dense->free_head = KSLOT_DENSE_NONE;
+	dense->room = 0;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_destroy);
 
-/* Free slots: neither live nor retired, all on the free list. */
-static u32 kslot_dense_nr_free(const struct kslot_dense *dense)
-{
-	return dense->capacity - dense->count - dense->retired;
-}
-
-static struct kslot_dense_mem *kslot_dense_mem_alloc(struct kslot_dense *dense,
-						     u32 cap, gfp_t gfp)
+static struct kslot_dense_vals *kslot_dense_vals_alloc(struct kslot_dense *d,
+						       u32 room, gfp_t gfp)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
+	gfp = kslot_gfp(gfp, d->slots.flags & KSLOT_DENSE_ACCOUNT);
 	/* Without a blocking gfp, kvmalloc() is kmalloc() only. */
-	return kvmalloc(kslot_dense_bytes(dense->elem_size, cap),
-			kslot_dense_gfp(dense, gfp));
+	return kvmalloc(kslot_dense_bytes(d->elem_size, room), gfp);
 }
 
 /*
- * Free an allocation replaced by growth, after the lock is dropped.  A
- * vmalloc'ed one cannot be vfree()d where the caller may not sleep, so it
- * goes through kvfree_rcu() then.
+ * Free a packed array that lost a race and was never published, after
+ * the lock is dropped.  A vmalloc'ed one cannot be vfree()d where the
+ * caller may not sleep, so it goes through kvfree_rcu() then.
  */
-static void kslot_dense_mem_free(struct kslot_dense_mem *mem, gfp_t gfp)
+static void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp)
 {
-	if (!mem)
+	if (!vals)
 		return;
-	if (is_vmalloc_addr(mem) && !gfpflags_allow_blocking(gfp))
-		kvfree_rcu(mem, rcu);
+	if (is_vmalloc_addr(vals) && !gfpflags_allow_blocking(gfp))
+		kvfree_rcu(vals, rcu);
 	else
-		kvfree(mem);
-}
-
-/* Capacity to grow to so that @n more values fit. */
-static u32 kslot_dense_grow_target(const struct kslot_dense *dense, u32 n)
-{
-	u32 need = dense->count + dense->retired + n;
-	u32 want = max3(2 * dense->capacity, need,
-			(u32)KSLOT_DENSE_MIN_CAPACITY);
-
-	return min(want, dense->max_entries);
+		kvfree(vals);
 }
 
 /*
- * Switch to @mem, a new allocation for @cap entries: copy the arrays over
- * and put the new slots at the head of the free list, lowest index first.
- * Returns the old allocation, to be freed once the lock is dropped.
+ * Switch to @vals, a new packed array for @room values: copy the live
+ * values and their handles over and publish it (before any handle of a
+ * position beyond the old room).  The old one goes after a grace period.
  */
-static struct kslot_dense_mem *kslot_dense_install(struct kslot_dense *dense,
-						   struct kslot_dense_mem *mem,
-						   u32 cap)
+static void kslot_dense_install(struct kslot_dense *dense,
+				struct kslot_dense_vals *vals, u32 room)
 {
-	struct kslot_dense_mem *old = dense->mem;
-	size_t esz = dense->elem_size;
-	struct kslot_dense_slot *slots;
-	u32 *rev;
-	u32 i;
+	struct kslot_dense_vals *old =
+		rcu_dereference_protected(dense->vals,
+					  lockdep_is_held(&dense->lock));
+	u64 *rev = (void *)vals + kslot_dense_rev_offset(dense->elem_size,
+							   room);
 
-	slots = (void *)mem + kslot_dense_slots_offset(esz, cap);
-	rev = (void *)mem + kslot_dense_rev_offset(esz, cap);
-	if (old) {
-		memcpy(mem->data, dense->data, dense->count * esz);
-		memcpy(slots, dense->slots, dense->capacity * sizeof(*slots));
-		memcpy(rev, dense->rev, dense->count * sizeof(*rev));
-	}
-	for (i = dense->capacity; i < cap; i++) {
-		slots[i].gen = 0;
-		slots[i].link = i + 1 < cap ? i + 1 : dense->free_head;
-	}
-	dense->free_head = dense->capacity;
-	dense->mem = mem;
-	dense->data = mem->data;
-	dense->slots = slots;
+	vals->room = room;
+	memcpy(vals->data, dense->data, (size_t)dense->count * dense->elem_size);
+	memcpy(rev, dense->rev, dense->count * sizeof(*rev));
+	rcu_assign_pointer(dense->vals, vals);
+	dense->data = vals->data;
 	dense->rev = rev;
-	dense->capacity = cap;
-	return old;
+	dense->room = room;
+	if (old)
+		kvfree_rcu(old, rcu);
 }
 
 /*
- * Make sure @n slots are free, growing the arrays if needed.  Called and
- * returns with the lock held; drops it to allocate.  *@stale collects an
- * allocation to free after the final unlock.
+ * Make room for @n more values in the packed array (the slots come from
+ * the core).  Called and returns with the lock held; drops it to
+ * allocate.  *@stale collects an allocation to free after the final
+ * unlock.
  */
 static int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 				 unsigned long *irqflags,
-				 struct kslot_dense_mem **stale)
+				 struct kslot_dense_vals **stale)
 	__must_hold(&dense->lock)
 {
-	while (kslot_dense_nr_free(dense) < n) {
-		u32 cap = dense->capacity, want;
-		struct kslot_dense_mem *mem;
+	u32 max = dense->slots.max_entries;
 
-		if (n > dense->max_entries - dense->count - dense->retired)
+	while (dense->room - dense->count < n) {
+		u32 room = dense->room, want;
+		struct kslot_dense_vals *vals;
+
+		if (n > max - dense->count)
 			return -ENOSPC;
-		want = kslot_dense_grow_target(dense, n);
+		want = min(max3(2 * room, dense->count + n,
+				(u32)KSLOT_DENSE_MIN_ROOM), max);
 		kslot_dense_unlock(dense, *irqflags);
-		kslot_dense_mem_free(*stale, gfp);
+		kslot_dense_vals_free(*stale, gfp);
 		*stale = NULL;
-		mem = kslot_dense_mem_alloc(dense, want, gfp);
+		vals = kslot_dense_vals_alloc(dense, want, gfp);
 		*irqflags = kslot_dense_lock(dense);
-		if (!mem)
+		if (!vals)
 			return -ENOMEM;
-		/* Someone else grew the table meanwhile: try again. */
-		if (dense->capacity != cap) {
-			*stale = mem;
+		/* Someone else grew the array meanwhile: try again. */
+		if (dense->room != room) {
+			*stale = vals;
 			continue;
 		}
-		*stale = kslot_dense_install(dense, mem, want);
+		kslot_dense_install(dense, vals, want);
 	}
 	return 0;
 }
 
-/* Take a free slot for a new value; the caller made room. */
-static u64 __kslot_dense_insert(struct kslot_dense *dense, const void *elem)
+/*
+ * Erase the published value at @pos whose handle is @handle: swap-and-pop.
+ * Called with the lock held, inside a write section of dense->seq.
+ */
+static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
+				u32 pos, void *buf)
 {
-	u32 index = dense->free_head, pos = dense->count;
-	struct kslot_dense_slot *slot = &dense->slots[index];
-	void *dst = kslot_dense_elem(dense, pos);
-
-	dense->free_head = slot->link;
-	slot->gen++;
-	slot->link = pos;
-	dense->rev[pos] = index;
-	if (elem)
-		memcpy(dst, elem, dense->elem_size);
-	else
-		memset(dst, 0, dense->elem_size);
-	WRITE_ONCE(dense->count, pos + 1);
-	return kslot_handle_make(index, dense->tag, slot->gen);
-}
-
-/* Release a live slot: bump its generation, free or retire it. */
-static void kslot_dense_release_slot(struct kslot_dense *dense, u32 index)
-{
-	struct kslot_dense_slot *slot = &dense->slots[index];
-
-	if (kslot_gen_last_use(slot->gen)) {
-		slot->gen = 0;
-		slot->link = KSLOT_DENSE_RETIRED;
-		dense->retired++;
-		return;
-	}
-	slot->gen++;
-	slot->link = dense->free_head;
-	dense->free_head = index;
-}
-
-/* Erase the live value of slot @index: swap-and-pop. */
-static void __kslot_dense_erase(struct kslot_dense *dense, u32 index,
-				void *buf)
-{
-	u32 pos = dense->slots[index].link, last = dense->count - 1;
+	u32 last = dense->count - 1;
 
 	if (buf)
 		memcpy(buf, kslot_dense_elem(dense, pos), dense->elem_size);
+	kslot_slots_remove(&dense->slots, handle);
 	if (pos != last) {
 		memcpy(kslot_dense_elem(dense, pos),
 		       kslot_dense_elem(dense, last), dense->elem_size);
 		dense->rev[pos] = dense->rev[last];
-		dense->slots[dense->rev[pos]].link = pos;
+		kslot_slots_replace(&dense->slots, dense->rev[pos],
+				    kslot_dense_pos_obj(pos));
 	}
 	WRITE_ONCE(dense->count, last);
-	kslot_dense_release_slot(dense, index);
 }
 
-/* Slot index of a live handle, or %KSLOT_DENSE_NONE.  Lock held. */
-static u32 kslot_dense_live_index(struct kslot_dense *dense, u64 handle)
+/* Give back slots taken by a failed insert, newest first. */
+static void kslot_dense_unreserve(struct kslot_dense *dense,
+				  const u64 *handles, u32 n)
 {
-	u32 gen = kslot_handle_gen(handle);
-	u32 index = kslot_handle_index(handle);
-
-	if (!kslot_gen_is_live(gen) || kslot_handle_tag(handle) != dense->tag ||
-	    index >= dense->capacity)
-		goto reject;
-	index = array_index_nospec(index, dense->capacity);
-	if (dense->slots[index].gen != gen)
-		goto reject;
-	return index;
-reject:
-	if (handle)
-		dense->rejected++;
-	return KSLOT_DENSE_NONE;
+	while (n--)
+		kslot_slots_remove(&dense->slots, handles[n]);
 }
 
 /**
@@ -350,8 +251,9 @@ reject:
  * @n: Number of values that must fit without allocating.
  * @gfp: Allocation flags.
  *
- * After success, the next @n inserts (by any caller) need no allocation
- * unless other inserts use the room first.
+ * Grows the slots (kslot_slots_reserve()) and the packed array.  After
+ * success, the next @n inserts (by any caller) need no allocation unless
+ * other inserts use the room first.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
@@ -360,16 +262,19 @@ reject:
  */
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp)
 {
-	struct kslot_dense_mem *stale = NULL;
+	struct kslot_dense_vals *stale = NULL;
 	unsigned long irqflags;
 	int ret;
 
 	if (!n)
 		return -EINVAL;
+	ret = kslot_slots_reserve(&dense->slots, n, gfp);
+	if (ret)
+		return ret;
 	irqflags = kslot_dense_lock(dense);
 	ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_mem_free(stale, gfp);
+	kslot_dense_vals_free(stale, gfp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_reserve);
@@ -383,12 +288,13 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
  * @gfp: Allocation flags, used if the table must grow.
  *
  * The value goes to the end of the packed array.  The slot is the most
- * recently freed one, or the lowest new one if the table had to grow.
+ * recently freed one, or the lowest new one if the slots had to grow.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0, -ENOSPC if the table holds max_entries slots (live or
- * retired), or -ENOMEM if growing failed; the table is unchanged on error.
+ * retired), or -ENOMEM if growing failed; the table is unchanged on
+ * error (but see kslot_dense_insert_n() for a race with other inserts).
  */
 int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
 		       u64 *handle, gfp_t gfp)
@@ -406,56 +312,125 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
- * All or nothing: either every value is inserted, under one hold of the
- * lock, or none is.
+ * All or nothing: the packed array is grown first if needed, then the
+ * slots are taken (lookups do not see them), then every value is stored
+ * and published under one hold of the lock.  If anything fails, no value
+ * is stored; only if the packed array must grow again after the slots
+ * were taken (other inserts used the room meanwhile) and that fails are
+ * the slots given back (their generations move on).
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0, -EINVAL if @n is 0, -ENOSPC if @n more values would exceed
- * max_entries (counting retired slots), or -ENOMEM; the table is
- * unchanged on error.
+ * max_entries (counting retired slots), or -ENOMEM.
  */
 int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			 u64 *handles, gfp_t gfp)
 {
-	struct kslot_dense_mem *stale = NULL;
+	struct kslot_dense_vals *stale = NULL;
 	unsigned long irqflags;
-	int ret;
+	int ret = 0;
 	u32 i;
 
 	if (!n)
 		return -EINVAL;
+	/*
+	 * Grow the packed array first if it looks short (a lockless hint,
+	 * checked again below): its failure then changes nothing, not even
+	 * the slots' capacity.
+	 */
+	if (READ_ONCE(dense->room) - READ_ONCE(dense->count) < n) {
+		irqflags = kslot_dense_lock(dense);
+		ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
+		kslot_dense_unlock(dense, irqflags);
+		kslot_dense_vals_free(stale, gfp);
+		stale = NULL;
+		if (ret)
+			return ret;
+	}
+	/* The slots, reserved (NULL): lookups skip them until published. */
+	if (n > 1)
+		ret = kslot_slots_reserve(&dense->slots, n, gfp);
+	for (i = 0; !ret && i < n; i++) {
+		ret = kslot_slots_alloc(&dense->slots, NULL, &handles[i], gfp);
+		if (ret)
+			kslot_dense_unreserve(dense, handles, i);
+	}
+	if (ret)
+		return ret;
 	irqflags = kslot_dense_lock(dense);
 	ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
-	for (i = 0; !ret && i < n; i++)
-		handles[i] = __kslot_dense_insert(dense, elems ? elems +
-						  (size_t)i * dense->elem_size :
-						  NULL);
+	if (ret)
+		kslot_dense_unreserve(dense, handles, n);
+	for (i = 0; !ret && i < n; i++) {
+		u32 pos = dense->count;
+		void *dst = kslot_dense_elem(dense, pos);
+
+		if (elems)
+			memcpy(dst, elems + (size_t)i * dense->elem_size,
+			       dense->elem_size);
+		else
+			memset(dst, 0, dense->elem_size);
+		dense->rev[pos] = handles[i];
+		WRITE_ONCE(dense->count, pos + 1);
+		/*
+		 * Publish: the value before the slot's position (release).
+		 * Only this table's writers change its slots and erase skips
+		 * unpublished ones, so the slot is still ours.
+		 */
+		kslot_slots_replace(&dense->slots, handles[i],
+				    kslot_dense_pos_obj(pos));
+	}
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_mem_free(stale, gfp);
+	kslot_dense_vals_free(stale, gfp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
 /**
- * kslot_dense_get() - Copy out the value a handle names.
+ * kslot_dense_get() - Copy out the value a handle names, without a lock.
  * @dense: The table.
  * @handle: A handle, valid or not.
  * @buf: elem_size bytes to copy the value into.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
- * Return: 0, or -ENOENT if @handle is not live in @dense (@buf untouched).
+ * Under RCU: the core's handle check gives the value's position, the copy
+ * is taken from the packed array and retried if a writer moved or
+ * overwrote a value meanwhile (the table's sequence count changed).  On
+ * success @buf holds exactly the value stored under @handle at one
+ * instant of the call: never the value swap-and-pop moved into its
+ * place, never a mix of an old and a new value.
+ *
+ * Context: Any context the table's lock flags allow (a reader must not
+ * interrupt a writer of the same table on its CPU).  Takes and releases
+ * the RCU read lock.
+ * Return: 0, or -ENOENT if @handle is not live in @dense (@buf may have
+ * been written).
  */
 int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 {
-	unsigned long irqflags = kslot_dense_lock(dense);
-	void *elem = __kslot_dense_lookup(dense, handle);
+	const struct kslot_dense_vals *vals;
+	unsigned int seq;
+	void *obj;
+	u32 pos;
 
-	if (elem)
-		memcpy(buf, elem, dense->elem_size);
-	kslot_dense_unlock(dense, irqflags);
-	return elem ? 0 : -ENOENT;
+	rcu_read_lock();
+	do {
+		seq = read_seqcount_begin(&dense->seq);
+		obj = __kslot_slots_lookup(&dense->slots, handle);
+		if (!obj)
+			break;
+		/*
+		 * The position before the array that holds it: the array
+		 * is published before any handle of a position in it.
+		 */
+		smp_rmb();
+		vals = rcu_dereference(dense->vals);
+		pos = array_index_nospec(kslot_dense_obj_pos(obj), vals->room);
+		memcpy(buf, (void *)vals->data + (size_t)pos * dense->elem_size,
+		       dense->elem_size);
+	} while (read_seqcount_retry(&dense->seq, seq));
+	rcu_read_unlock();
+	return obj ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get);
 
@@ -465,7 +440,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_get);
  * @handle: A handle, valid or not.
  * @elem: elem_size bytes to copy in.
  *
- * The handle and the value's position do not change.
+ * The handle and the value's position do not change; kslot_dense_get()
+ * sees the old or the new value, never a mix.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
@@ -477,8 +453,11 @@ int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 	unsigned long irqflags = kslot_dense_lock(dense);
 	void *dst = __kslot_dense_lookup(dense, handle);
 
-	if (dst)
+	if (dst) {
+		write_seqcount_begin(&dense->seq);
 		memcpy(dst, elem, dense->elem_size);
+		write_seqcount_end(&dense->seq);
+	}
 	kslot_dense_unlock(dense, irqflags);
 	return dst ? 0 : -ENOENT;
 }
@@ -489,19 +468,26 @@ EXPORT_SYMBOL_GPL(kslot_dense_update);
  * @dense: The table.
  * @handle: A handle, valid or not.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
- * Return: true if @handle names a live value of @dense.
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: true if @handle names a published value of @dense.
  */
 bool kslot_dense_contains(struct kslot_dense *dense, u64 handle)
 {
-	unsigned long irqflags = kslot_dense_lock(dense);
-	bool live = __kslot_dense_lookup(dense, handle);
-
-	kslot_dense_unlock(dense, irqflags);
-	return live;
+	return kslot_slots_lookup(&dense->slots, handle);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_contains);
+
+/* Erase the value of @handle if it is published.  Lock held, seq open. */
+static bool __kslot_dense_erase_handle(struct kslot_dense *dense, u64 handle,
+				       void *buf)
+{
+	void *obj = __kslot_slots_lookup(&dense->slots, handle);
+
+	if (!obj)
+		return false;
+	__kslot_dense_erase(dense, handle, kslot_dense_obj_pos(obj), buf);
+	return true;
+}
 
 /**
  * kslot_dense_erase() - Remove a value and invalidate its handle.
@@ -521,12 +507,13 @@ EXPORT_SYMBOL_GPL(kslot_dense_contains);
 int kslot_dense_erase(struct kslot_dense *dense, u64 handle, void *buf)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
-	u32 index = kslot_dense_live_index(dense, handle);
+	bool erased;
 
-	if (index != KSLOT_DENSE_NONE)
-		__kslot_dense_erase(dense, index, buf);
+	write_seqcount_begin(&dense->seq);
+	erased = __kslot_dense_erase_handle(dense, handle, buf);
+	write_seqcount_end(&dense->seq);
 	kslot_dense_unlock(dense, irqflags);
-	return index != KSLOT_DENSE_NONE ? 0 : -ENOENT;
+	return erased ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_erase);
 
@@ -551,14 +538,10 @@ int kslot_dense_erase_n(struct kslot_dense *dense, const u64 *handles, u32 n)
 	if (!n)
 		return -EINVAL;
 	irqflags = kslot_dense_lock(dense);
-	for (i = 0; i < n; i++) {
-		u32 index = kslot_dense_live_index(dense, handles[i]);
-
-		if (index == KSLOT_DENSE_NONE)
-			continue;
-		__kslot_dense_erase(dense, index, NULL);
-		erased++;
-	}
+	write_seqcount_begin(&dense->seq);
+	for (i = 0; i < n; i++)
+		erased += __kslot_dense_erase_handle(dense, handles[i], NULL);
+	write_seqcount_end(&dense->seq);
 	kslot_dense_unlock(dense, irqflags);
 	return erased;
 }
@@ -567,37 +550,38 @@ EXPORT_SYMBOL_GPL(kslot_dense_erase_n);
 /**
  * kslot_dense_retain() - Keep only the values a predicate accepts.
  * @dense: The table.
- * @keep: Called once for every live value with the value, its handle and
+ * @keep: Called once for every live value with its handle, the value and
  *	@arg; the value is erased if it returns false.  It may modify the
  *	value, must not sleep, and must not call into @dense.
  * @arg: Passed to @keep.
  *
- * One pass over the packed array under the lock.  After a swap-and-pop
- * the value moved into the hole is examined next, so every value is
- * offered to @keep exactly once.
+ * One pass over the packed array under the lock (lock-free readers wait
+ * for it).  After a swap-and-pop the value moved into the hole is
+ * examined next, so every value is offered to @keep exactly once.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
  * Return: The number of values erased.
  */
 u32 kslot_dense_retain(struct kslot_dense *dense,
-		       bool (*keep)(void *elem, u64 handle, void *arg),
+		       bool (*keep)(u64 handle, void *elem, void *arg),
 		       void *arg)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
 	u32 pos = 0, erased = 0;
 
+	write_seqcount_begin(&dense->seq);
 	while (pos < dense->count) {
-		u32 index = dense->rev[pos];
+		u64 handle = dense->rev[pos];
 
-		if (keep(kslot_dense_elem(dense, pos),
-			 kslot_dense_make(dense, index), arg)) {
+		if (keep(handle, kslot_dense_elem(dense, pos), arg)) {
 			pos++;
 			continue;
 		}
-		__kslot_dense_erase(dense, index, NULL);
+		__kslot_dense_erase(dense, handle, pos, NULL);
 		erased++;
 	}
+	write_seqcount_end(&dense->seq);
 	kslot_dense_unlock(dense, irqflags);
 	return erased;
 }
@@ -618,9 +602,11 @@ void kslot_dense_clear(struct kslot_dense *dense)
 	unsigned long irqflags = kslot_dense_lock(dense);
 	u32 pos;
 
+	write_seqcount_begin(&dense->seq);
 	for (pos = 0; pos < dense->count; pos++)
-		kslot_dense_release_slot(dense, dense->rev[pos]);
+		kslot_slots_remove(&dense->slots, dense->rev[pos]);
 	WRITE_ONCE(dense->count, 0);
+	write_seqcount_end(&dense->seq);
 	kslot_dense_unlock(dense, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_clear);
@@ -634,11 +620,12 @@ EXPORT_SYMBOL_GPL(kslot_dense_clear);
  * @buf: If not NULL, @max * elem_size bytes receiving the values found.
  * @max: Most values to copy.
  *
- * Walks the slot array, not the packed array, because slot indices do not
- * move: across any number of calls, with inserts and erases in between,
- * every value that stays live for the whole walk is returned exactly once
- * (values inserted or erased during the walk may or may not be).  Each
- * call holds the lock only for its own batch.
+ * Walks the slots in index order (kslot_slots_find()), not the packed
+ * array, because slot indices do not move: across any number of calls,
+ * with inserts and erases in between, every value that stays live for the
+ * whole walk is returned exactly once (values inserted or erased during
+ * the walk may or may not be).  Each call holds the lock only for its own
+ * batch.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
@@ -649,26 +636,25 @@ int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
 		     void *buf, u32 max)
 {
 	unsigned long irqflags;
+	u32 i = *cursor;
 	int found = 0;
-	u32 i;
+	void *obj;
+	u64 h;
 
 	if (!max)
 		return -EINVAL;
 	irqflags = kslot_dense_lock(dense);
-	for (i = *cursor; i < dense->capacity && found < max; i++) {
-		struct kslot_dense_slot *slot = &dense->slots[i];
-
-		if (!kslot_gen_is_live(slot->gen))
-			continue;
+	while (found < max &&
+	       (obj = kslot_slots_find(&dense->slots, &i, &h))) {
 		if (handles)
-			handles[found] = kslot_dense_make(dense, i);
+			handles[found] = h;
 		if (buf)
 			memcpy(buf + (size_t)found * dense->elem_size,
-			       kslot_dense_elem(dense, slot->link),
+			       kslot_dense_elem(dense, kslot_dense_obj_pos(obj)),
 			       dense->elem_size);
 		found++;
+		*cursor = ++i;
 	}
-	*cursor = max(i, *cursor);
 	kslot_dense_unlock(dense, irqflags);
 	return found;
 }
@@ -686,15 +672,18 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
+	struct kslot_slots_stats ss;
 
+	kslot_slots_get_stats(&dense->slots, &ss);
 	st->count = dense->count;
-	st->capacity = dense->capacity;
-	st->max_entries = dense->max_entries;
-	st->retired = dense->retired;
+	st->capacity = ss.capacity;
+	st->max_entries = ss.max_entries;
+	st->retired = ss.retired;
 	st->elem_size = dense->elem_size;
-	st->bytes = dense->capacity ?
-		    kslot_dense_bytes(dense->elem_size, dense->capacity) : 0;
-	st->rejected = dense->rejected;
+	st->bytes = (dense->room ? kslot_dense_bytes(dense->elem_size,
+						     dense->room) : 0) +
+		    (size_t)ss.capacity * sizeof(struct kslot_slot);
+	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get_stats);

@@ -13,8 +13,8 @@
  * Locking: each file has an rw_semaphore.  Commands on a table hold it for
  * reading; creating and destroying tables hold it for writing, so a table
  * cannot go away under a command.  Within a table, kslot_map and
- * kslot_dense do their own locking; GET on a map table copies the record
- * out under RCU alone.
+ * kslot_dense do their own locking; GET copies the record out without a
+ * table lock (RCU; for a dense table, RCU and its sequence count).
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -170,12 +170,33 @@ static u64 kslot_dev_decode(struct kslot_file *f, u32 table_id, u64 handle)
 	return (u64)l << 32 | r;
 }
 
-/* ---- map tables: records behind kslot_map slots ---- */
+/*
+ * ---- table kinds ----
+ *
+ * Both kinds are a kslot_slots table (t->slots): handles, their check, the
+ * counters, the slot dump and the walk in slot order are the core's, the
+ * same for every kind.  The kinds differ only in where a record lives:
+ * a map slot points at a struct kslot_rec of its own; a dense slot holds
+ * the record's position in kslot_dense's packed array.  The functions
+ * below are those payload hooks.
+ */
 
-static int kslot_map_table_init(struct kslot_table *t)
+static bool kslot_table_is_dense(const struct kslot_table *t)
 {
+	return t->kind == KSLOT_KIND_DENSE;
+}
+
+static int kslot_table_init(struct kslot_table *t)
+{
+	if (kslot_table_is_dense(t)) {
+		t->entry_overhead = sizeof(struct kslot_slot) + sizeof(u64);
+		t->slots = &t->dense.slots;
+		return kslot_dense_init(&t->dense, NULL, t->record_size,
+					t->max_entries, KSLOT_DENSE_ACCOUNT);
+	}
 	t->entry_overhead = sizeof(struct kslot_rec) +
 			    sizeof(struct kslot_slot);
+	t->slots = &t->map.slots;
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
 }
 
@@ -184,12 +205,19 @@ static void kslot_rec_free(void *obj, u64 handle, void *data)
 	kfree(obj);
 }
 
-static void kslot_map_table_destroy(struct kslot_table *t)
+/* Commands hold the file's rwsem, so no reader is left. */
+static void kslot_table_destroy(struct kslot_table *t)
 {
-	/* Commands hold the file's rwsem, so no reader is left. */
-	kslot_map_destroy(&t->map, kslot_rec_free, NULL);
+	if (kslot_table_is_dense(t))
+		kslot_dense_destroy(&t->dense, NULL, NULL);
+	else
+		kslot_map_destroy(&t->map, kslot_rec_free, NULL);
 }
 
+/*
+ * A record from userspace: a map record of its own, or a bounce buffer
+ * for a dense table (which copies it in).
+ */
 static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 					     const void __user *src)
 {
@@ -197,7 +225,9 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 
 	if (kslot_should_fail_alloc())
 		return ERR_PTR(-ENOMEM);
-	rec = kmalloc(struct_size(rec, data, t->record_size), KSLOT_DEV_GFP);
+	rec = kmalloc(struct_size(rec, data, t->record_size),
+		      kslot_table_is_dense(t) ? KSLOT_DEV_GFP_TMP :
+						KSLOT_DEV_GFP);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(rec->data, src, t->record_size)) {
@@ -207,25 +237,34 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 	return rec;
 }
 
-static int kslot_map_table_insert(struct kslot_table *t,
-				  const void __user *rec_u, u64 *h)
+/* Store a record from userspace; set the kernel handle. */
+static int kslot_table_insert(struct kslot_table *t,
+			      const void __user *rec_u, u64 *h)
 {
-	struct kslot_rec *rec;
+	struct kslot_rec *rec = kslot_rec_from_user(t, rec_u);
 	int ret;
 
-	rec = kslot_rec_from_user(t, rec_u);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
+	if (kslot_table_is_dense(t)) {
+		ret = kslot_dense_insert(&t->dense, rec->data, h,
+					 KSLOT_DEV_GFP);
+		kfree(rec);
+		return ret;
+	}
 	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
 		kfree(rec);
 	return ret;
 }
 
-static int kslot_map_table_get(struct kslot_table *t, u64 h, void *buf)
+/* Copy the record of kernel handle @h into @buf, taking no lock. */
+static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 {
 	struct kslot_rec *rec;
 
+	if (kslot_table_is_dense(t))
+		return kslot_dense_get(&t->dense, h, buf);
 	rcu_read_lock();
 	rec = __kslot_map_lookup(&t->map, h);
 	if (rec)
@@ -234,14 +273,20 @@ static int kslot_map_table_get(struct kslot_table *t, u64 h, void *buf)
 	return rec ? 0 : -ENOENT;
 }
 
-static int kslot_map_table_update(struct kslot_table *t, u64 h,
-				  const void __user *rec_u)
+/* Replace the record of kernel handle @h from userspace. */
+static int kslot_table_update(struct kslot_table *t, u64 h,
+			      const void __user *rec_u)
 {
-	struct kslot_rec *rec, *old;
+	struct kslot_rec *rec = kslot_rec_from_user(t, rec_u), *old;
+	int ret;
 
-	rec = kslot_rec_from_user(t, rec_u);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
+	if (kslot_table_is_dense(t)) {
+		ret = kslot_dense_update(&t->dense, h, rec->data);
+		kfree(rec);
+		return ret;
+	}
 	old = kslot_map_replace(&t->map, h, rec);
 	if (IS_ERR_OR_NULL(old)) {
 		kfree(rec);
@@ -251,48 +296,84 @@ static int kslot_map_table_update(struct kslot_table *t, u64 h,
 	return 0;
 }
 
-static int kslot_map_table_erase(struct kslot_table *t, u64 h)
+static int kslot_table_erase(struct kslot_table *t, u64 h)
 {
-	struct kslot_rec *rec = kslot_map_remove(&t->map, h);
+	struct kslot_rec *rec;
 
+	if (kslot_table_is_dense(t))
+		return kslot_dense_erase(&t->dense, h, NULL);
+	rec = kslot_map_remove(&t->map, h);
 	if (!rec)
 		return -ENOENT;
 	kfree_rcu(rec, rcu);
 	return 0;
 }
 
-static int kslot_map_table_next(struct kslot_table *t, u32 *pos, u64 *h,
-				void *buf)
-{
-	struct kslot_rec *rec;
+/*
+ * ---- the generic part: the core's ----
+ */
 
-	rcu_read_lock();
-	rec = kslot_map_find(&t->map, pos, h);
-	if (rec && buf)
-		memcpy(buf, rec->data, t->record_size);
-	rcu_read_unlock();
-	return rec ? 0 : -ENOENT;
+static u32 kslot_table_tag(struct kslot_table *t)
+{
+	return kslot_slots_tag(t->slots);
 }
 
-static void kslot_map_table_stats(struct kslot_table *t, struct kslot_stats *st)
+static void kslot_table_stats(struct kslot_table *t, struct kslot_stats *st)
 {
-	struct kslot_map_stats ms;
+	struct kslot_slots_stats ss;
 
-	kslot_map_get_stats(&t->map, &ms);
-	st->entries = ms.count;
-	st->capacity = ms.capacity;
-	st->max_entries = ms.max_entries;
-	st->retired = ms.retired;
+	kslot_slots_get_stats(t->slots, &ss);
+	st->entries = ss.count;
+	st->capacity = ss.capacity;
+	st->max_entries = ss.max_entries;
+	st->retired = ss.retired;
 }
 
-static u32 kslot_map_table_tag(struct kslot_table *t)
+/*
+ * The first published entry at or after slot *@pos, in slot order: set
+ * *@pos and its kernel handle, and copy its record if @buf is not NULL.
+ */
+static int kslot_table_next(struct kslot_table *t, u32 *pos, u64 *h,
+			    void *buf)
 {
-	return kslot_map_tag(&t->map);
+	u32 i = *pos;
+
+	while (kslot_slots_find(t->slots, &i, h)) {
+		/* An entry erased since is skipped, as if found after. */
+		if (!buf || !kslot_table_get(t, *h, buf)) {
+			*pos = i;
+			return 0;
+		}
+		i++;
+	}
+	return -ENOENT;
 }
 
-static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
-				struct kslot_dump_slot *slots, u32 *reverse)
+/*
+ * The core's slot dump of a dense table, with its live length and reverse
+ * map, under the table lock so that positions hold still meanwhile.
+ */
+static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
+				   struct kslot_slots_dump *info, u32 *reverse)
 {
+	struct kslot_dense *dense = &t->dense;
+	unsigned long irqflags = kslot_dense_lock(dense);
+	u32 i;
+
+	kslot_slots_dump(t->slots, d->start, d->max, info);
+	d->live = kslot_dense_count(dense);
+	for (i = 0; i < d->max && d->start + i < d->live; i++)
+		reverse[i] = kslot_handle_index(kslot_dense_handle_at(dense,
+								      d->start + i));
+	d->reverse_count = i;
+	kslot_dense_unlock(dense, irqflags);
+}
+
+/* Fill a struct kslot_dump and its arrays from the core's slot dump. */
+static int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
+			    struct kslot_dump_slot *slots, u32 *reverse)
+{
+	bool dense = kslot_table_is_dense(t);
 	struct kslot_slots_dump info;
 	u32 i;
 
@@ -301,11 +382,16 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
 	if (!info.slots)
 		return -ENOMEM;
-	kslot_slots_dump(&t->map.slots, d->start, d->max, &info);
+	if (dense) {
+		kslot_dense_table_dump(t, d, &info, reverse);
+	} else {
+		kslot_slots_dump(t->slots, d->start, d->max, &info);
+		d->live = info.count;
+		d->reverse_count = 0;
+	}
 	d->nr_slots = info.capacity;
 	d->free_head = info.free_head == KSLOT_SLOTS_NONE ? KSLOT_DUMP_NONE :
 							  info.free_head;
-	d->live = info.count;
 	d->count = info.returned;
 	for (i = 0; i < info.returned; i++) {
 		const struct kslot_slots_dump_slot *s = &info.slots[i];
@@ -315,6 +401,8 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 		slots[i].link = KSLOT_DUMP_NONE;
 		if (kslot_gen_is_live(s->gen)) {
 			slots[i].state = KSLOT_SLOT_LIVE;
+			if (dense && s->obj)
+				slots[i].link = kslot_dense_obj_pos(s->obj);
 		} else if (s->next == KSLOT_SLOTS_RETIRED) {
 			slots[i].state = KSLOT_SLOT_RETIRED;
 		} else {
@@ -324,177 +412,12 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 		}
 	}
 	kvfree(info.slots);
-	d->reverse_count = 0;
 	return 0;
 }
-
-static const struct kslot_table_ops kslot_map_table_ops = {
-	.init = kslot_map_table_init,
-	.destroy = kslot_map_table_destroy,
-	.tag = kslot_map_table_tag,
-	.insert = kslot_map_table_insert,
-	.get = kslot_map_table_get,
-	.update = kslot_map_table_update,
-	.erase = kslot_map_table_erase,
-	.next = kslot_map_table_next,
-	.stats = kslot_map_table_stats,
-	.dump = kslot_map_table_dump,
-};
-
-/* ---- dense tables: records packed in a kslot_dense ---- */
-
-static int kslot_dense_table_init(struct kslot_table *t)
-{
-	t->entry_overhead = sizeof(struct kslot_dense_slot) + sizeof(u32);
-	return kslot_dense_init(&t->dense, NULL, t->record_size,
-				t->max_entries, KSLOT_DENSE_ACCOUNT);
-}
-
-static void kslot_dense_table_destroy(struct kslot_table *t)
-{
-	kslot_dense_destroy(&t->dense, NULL, NULL);
-}
-
-static u32 kslot_dense_table_tag(struct kslot_table *t)
-{
-	return t->dense.tag;
-}
-
-/* Copy a record from userspace into a new bounce buffer. */
-static void *kslot_dev_record_from_user(struct kslot_table *t,
-					const void __user *src)
-{
-	void *buf = kslot_dev_bounce(t);
-
-	if (!buf)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(buf, src, t->record_size)) {
-		kfree(buf);
-		return ERR_PTR(-EFAULT);
-	}
-	return buf;
-}
-
-static int kslot_dense_table_insert(struct kslot_table *t,
-				    const void __user *rec_u, u64 *h)
-{
-	void *buf = kslot_dev_record_from_user(t, rec_u);
-	int ret;
-
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	ret = kslot_dense_insert(&t->dense, buf, h, KSLOT_DEV_GFP);
-	kfree(buf);
-	return ret;
-}
-
-static int kslot_dense_table_get(struct kslot_table *t, u64 h, void *buf)
-{
-	return kslot_dense_get(&t->dense, h, buf);
-}
-
-static int kslot_dense_table_update(struct kslot_table *t, u64 h,
-				    const void __user *rec_u)
-{
-	void *buf = kslot_dev_record_from_user(t, rec_u);
-	int ret;
-
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	ret = kslot_dense_update(&t->dense, h, buf);
-	kfree(buf);
-	return ret;
-}
-
-static int kslot_dense_table_erase(struct kslot_table *t, u64 h)
-{
-	return kslot_dense_erase(&t->dense, h, NULL);
-}
-
-static int kslot_dense_table_next(struct kslot_table *t, u32 *pos, u64 *h,
-				  void *buf)
-{
-	u32 cursor = *pos;
-
-	if (kslot_dense_find(&t->dense, &cursor, h, buf, 1) != 1)
-		return -ENOENT;
-	/* The cursor moved just past the slot found. */
-	*pos = cursor - 1;
-	return 0;
-}
-
-static void kslot_dense_table_stats(struct kslot_table *t,
-				    struct kslot_stats *st)
-{
-	struct kslot_dense_stats ds;
-
-	kslot_dense_get_stats(&t->dense, &ds);
-	st->entries = ds.count;
-	st->capacity = ds.capacity;
-	st->max_entries = ds.max_entries;
-	st->retired = ds.retired;
-}
-
-static int kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
-				  struct kslot_dump_slot *slots, u32 *reverse)
-{
-	struct kslot_dense *dense = &t->dense;
-	unsigned long irqflags = kslot_dense_lock(dense);
-	u32 i;
-
-	d->nr_slots = dense->capacity;
-	d->live = dense->count;
-	d->free_head = dense->free_head == KSLOT_DENSE_NONE ?
-		       KSLOT_DUMP_NONE : dense->free_head;
-	for (i = 0; i < d->max && d->start + i < dense->capacity; i++) {
-		const struct kslot_dense_slot *s = &dense->slots[d->start + i];
-
-		slots[i].index = d->start + i;
-		slots[i].gen = s->gen;
-		if (kslot_gen_is_live(s->gen))
-			slots[i].state = KSLOT_SLOT_LIVE;
-		else if (s->link == KSLOT_DENSE_RETIRED)
-			slots[i].state = KSLOT_SLOT_RETIRED;
-		else
-			slots[i].state = KSLOT_SLOT_FREE;
-		slots[i].link = s->link == KSLOT_DENSE_NONE ||
-				s->link == KSLOT_DENSE_RETIRED ?
-				KSLOT_DUMP_NONE : s->link;
-	}
-	d->count = i;
-	for (i = 0; i < d->max && d->start + i < dense->count; i++)
-		reverse[i] = dense->rev[d->start + i];
-	d->reverse_count = i;
-	kslot_dense_unlock(dense, irqflags);
-	return 0;
-}
-
-static const struct kslot_table_ops kslot_dense_table_ops = {
-	.init = kslot_dense_table_init,
-	.destroy = kslot_dense_table_destroy,
-	.tag = kslot_dense_table_tag,
-	.insert = kslot_dense_table_insert,
-	.get = kslot_dense_table_get,
-	.update = kslot_dense_table_update,
-	.erase = kslot_dense_table_erase,
-	.next = kslot_dense_table_next,
-	.stats = kslot_dense_table_stats,
-	.dump = kslot_dense_table_dump,
-};
-
-static const struct kslot_table_ops *kslot_table_kinds[] = {
-	[KSLOT_KIND_MAP] = &kslot_map_table_ops,
-	[KSLOT_KIND_DENSE] = &kslot_dense_table_ops,
-};
 
 static u32 kslot_dev_kinds(void)
 {
-	u32 kinds = 0, i;
-
-	for (i = 0; i < ARRAY_SIZE(kslot_table_kinds); i++)
-		if (kslot_table_kinds[i])
-			kinds |= BIT(i);
-	return kinds;
+	return BIT(KSLOT_KIND_MAP) | BIT(KSLOT_KIND_DENSE);
 }
 
 /* ---- commands ---- */
@@ -542,21 +465,18 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_create __user *uc = uarg;
 	struct kslot_create *c = arg;
-	const struct kslot_table_ops *ops;
 	struct kslot_table *t;
 	u32 id;
 	int ret;
 
 	if (c->flags || c->table_id)
 		return -EINVAL;
-	if (c->kind >= ARRAY_SIZE(kslot_table_kinds) ||
-	    !kslot_table_kinds[c->kind])
+	if (c->kind != KSLOT_KIND_MAP && c->kind != KSLOT_KIND_DENSE)
 		return -EINVAL;
 	if (!c->record_size || c->record_size > kslot_dev_max_record_size())
 		return -EINVAL;
 	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
 		return -EINVAL;
-	ops = kslot_table_kinds[c->kind];
 	/* An unwritable table_id fails before anything is created. */
 	if (put_user(0, &uc->table_id))
 		return -EFAULT;
@@ -574,7 +494,6 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (!t)
 		goto uncharge;
 	t->file = f;
-	t->ops = ops;
 	t->kind = c->kind;
 	t->record_size = c->record_size;
 	t->max_entries = c->max_entries;
@@ -585,11 +504,11 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (ret < 0)
 		goto free;
 	t->id = id;
-	ret = ops->init(t);
+	ret = kslot_table_init(t);
 	if (ret)
 		goto erase;
 	if (put_user(id, &uc->table_id)) {
-		ops->destroy(t);
+		kslot_table_destroy(t);
 		ret = -EFAULT;
 		goto erase;
 	}
@@ -614,9 +533,9 @@ static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	u64 entries;
 	struct kslot_stats st = {};
 
-	t->ops->stats(t, &st);
+	kslot_table_stats(t, &st);
 	entries = st.entries;
-	t->ops->destroy(t);
+	kslot_table_destroy(t);
 	kslot_dev_uncharge(f, entries * kslot_dev_entry_cost(t) + sizeof(*t));
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
@@ -691,7 +610,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	ret = kslot_dev_charge(t->file, cost);
 	if (ret)
 		return ret;
-	ret = t->ops->insert(t, rec_u, &h);
+	ret = kslot_table_insert(t, rec_u, &h);
 	if (ret) {
 		kslot_dev_uncharge(t->file, cost);
 		return ret;
@@ -703,7 +622,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		 * another thread (which found it by ITERATE) already erased
 		 * and uncharged it.
 		 */
-		if (!t->ops->erase(t, h))
+		if (!kslot_table_erase(t, h))
 			kslot_dev_uncharge(t->file, cost);
 		return -EFAULT;
 	}
@@ -720,7 +639,7 @@ static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_dev_reject(t, t->ops->get(t, h, buf));
+	ret = kslot_dev_reject(t, kslot_table_get(t, h, buf));
 	if (ret)
 		return ret;
 	if (copy_to_user(rec_u, buf, t->record_size))
@@ -736,7 +655,7 @@ static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_dev_reject(t, t->ops->erase(t, h));
+	ret = kslot_dev_reject(t, kslot_table_erase(t, h));
 	if (!ret)
 		kslot_dev_uncharge(t->file, kslot_dev_entry_cost(t));
 	return ret;
@@ -771,7 +690,7 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	case KSLOT_IOC_UPDATE:
 		ret = kslot_dev_handle(t, e->handle, &h);
 		if (!ret)
-			ret = kslot_dev_reject(t, t->ops->update(t, h, rec_u));
+			ret = kslot_dev_reject(t, kslot_table_update(t, h, rec_u));
 		break;
 	default:
 		ret = kslot_dev_erase_one(t, e->handle);
@@ -910,7 +829,7 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 		}
 	}
 	pos = it->cursor;
-	while (n < it->max && !t->ops->next(t, &pos, &h, buf)) {
+	while (n < it->max && !kslot_table_next(t, &pos, &h, buf)) {
 		if (put_user(kslot_dev_encode(f, t->id, h), &handles[n]) ||
 		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
 					 buf, t->record_size))) {
@@ -945,7 +864,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 			up_read(&f->rwsem);
 			return -ENOENT;
 		}
-		t->ops->stats(t, st);
+		kslot_table_stats(t, st);
 		st->kind = t->kind;
 		st->record_size = t->record_size;
 		st->tables = 1;
@@ -955,7 +874,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 		xa_for_each(&f->tables, id, t) {
 			struct kslot_stats ts = {};
 
-			t->ops->stats(t, &ts);
+			kslot_table_stats(t, &ts);
 			st->entries += ts.entries;
 			st->capacity += ts.capacity;
 			st->max_entries += ts.max_entries;
@@ -995,12 +914,12 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	if (d->user_handle) {
 		u64 h = kslot_dev_decode(f, t->id, d->user_handle);
 
-		if (kslot_handle_tag(h) == t->ops->tag(t)) {
+		if (kslot_handle_tag(h) == kslot_table_tag(t)) {
 			d->decoded_index = kslot_handle_index(h);
 			d->decoded_gen = kslot_handle_gen(h);
 		}
 	}
-	ret = t->ops->dump(t, d, slots, reverse);
+	ret = kslot_table_dump(t, d, slots, reverse);
 	if (ret)
 		goto out;
 	ret = -EFAULT;
@@ -1183,7 +1102,7 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 		xa_for_each(&f->tables, id, t) {
 			struct kslot_stats st = {};
 
-			t->ops->stats(t, &st);
+			kslot_table_stats(t, &st);
 			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%lld\n",
 				   f->id, f->pid, t->id,
 				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /dev/kslot internals (kslot_dev.ko): open files, tables and the per-kind
- * table ops.
+ * /dev/kslot internals (kslot_dev.ko): open files and tables.
  */
 #ifndef _KSLOT_DEV_H
 #define _KSLOT_DEV_H
@@ -13,8 +12,6 @@
 #include <linux/siphash.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
-
-struct kslot_table;
 
 /**
  * struct kslot_file - One open file of /dev/kslot: a table namespace.
@@ -43,58 +40,27 @@ struct kslot_file {
 };
 
 /**
- * struct kslot_table_ops - What a table kind provides to the device.
- * @init: Set up the table's structure; -errno on failure.
- * @destroy: Free the structure and every record.
- * @tag: The tag of the table's kernel handles.
- * @insert: Copy a record from userspace and store it; set the kernel
- *	handle.
- * @get: Copy the record of a kernel handle into a kernel buffer; -ENOENT.
- * @update: Replace the record of a kernel handle from userspace.
- * @erase: Erase a kernel handle's entry; -ENOENT.
- * @next: Find the first entry at or after slot *pos, set *pos and the
- *	kernel handle, and copy its record (if the buffer is not NULL).
- * @stats: Fill entries, capacity, max_entries and retired.
- * @dump: Fill a struct kslot_dump and its arrays; -ENOMEM.
- */
-struct kslot_table_ops {
-	int (*init)(struct kslot_table *t);
-	void (*destroy)(struct kslot_table *t);
-	u32 (*tag)(struct kslot_table *t);
-	int (*insert)(struct kslot_table *t, const void __user *rec,
-		      u64 *handle);
-	int (*get)(struct kslot_table *t, u64 handle, void *buf);
-	int (*update)(struct kslot_table *t, u64 handle,
-		      const void __user *rec);
-	int (*erase)(struct kslot_table *t, u64 handle);
-	int (*next)(struct kslot_table *t, u32 *pos, u64 *handle, void *buf);
-	void (*stats)(struct kslot_table *t, struct kslot_stats *st);
-	int (*dump)(struct kslot_table *t, struct kslot_dump *d,
-		    struct kslot_dump_slot *slots, u32 *reverse);
-};
-
-/**
  * struct kslot_table - A table of fixed-size records.
  * @file: The file it belongs to.
- * @ops: Its kind's operations.
  * @id: Its id within @file.
  * @kind: enum kslot_table_kind.
  * @record_size: Bytes per record.
  * @max_entries: Capacity limit.
  * @entry_overhead: Bytes charged per entry beyond the record.
  * @rejected: Handles rejected with -ENOENT.
+ * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @map: The kslot_map of a map table.
  * @dense: The kslot_dense of a dense table.
  */
 struct kslot_table {
 	struct kslot_file *file;
-	const struct kslot_table_ops *ops;
 	u32 id;
 	u32 kind;
 	u32 record_size;
 	u32 max_entries;
 	u32 entry_overhead;
 	atomic64_t rejected;
+	struct kslot_slots *slots;
 	union {
 		struct kslot_map map;
 		struct kslot_dense dense;

@@ -355,6 +355,54 @@ uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase)
 	return nb_now() - t;
 }
 
+/*
+ * After kn_dense_insert_time(n): @passes rounds of kslot_dense_get() on
+ * the handles perm[0 .. n-1] (each takes what it needs itself).
+ */
+uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	u32 p, i;
+	u64 v;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < n; i++) {
+			if (kslot_dense_get(&dense, dense_h[perm[i]], &v))
+				return 0;
+			sum += v;
+		}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+/* The same lookups with __kslot_dense_lookup(), the lock held per pass. */
+uint64_t kn_dense_lookup_locked_time(const uint32_t *perm, uint32_t n,
+				     uint32_t passes)
+{
+	unsigned long flags, sum = 0;
+	uint64_t t = nb_now();
+	u64 *v;
+	u32 p, i;
+
+	for (p = 0; p < passes; p++) {
+		flags = kslot_dense_lock(&dense);
+		for (i = 0; i < n; i++) {
+			v = __kslot_dense_lookup(&dense, dense_h[perm[i]]);
+			if (!v)
+				break;
+			sum += *v;
+		}
+		kslot_dense_unlock(&dense, flags);
+		if (i < n)
+			return 0;
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
 /* For callgrind: one operation per call. */
 static noinline void *kn_hive_insert_one(void)
 {

@@ -13,7 +13,8 @@
  *	fills a fresh table to SIZE (kslot_ns/anchor_ns = worst ns)
  *   kslot_native_bench --stall N
  *	only the growth-stall rows
- *	for every size (after --hive: only the hive's rows)
+ *	for every size (after --hive: only the hive's rows; after --dense:
+ *	only kslot_dense's)
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, and N hive
  *	and kslot_dense inserts, N/2 random erases and a walk, for
@@ -35,7 +36,7 @@
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
-static int hive_only;
+static int hive_only, dense_only;
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -573,6 +574,43 @@ static void run_size(uint32_t n, unsigned int seed)
 	run_stall(n);
 }
 
+/*
+ * Only kslot_dense's rows (--dense): inserts, lookups in random order
+ * (kslot_dense_get(), and __kslot_dense_lookup() with the lock held over
+ * a pass), random erases, and a walk against a packed array.
+ */
+static void run_dense_size(uint32_t n, unsigned int seed)
+{
+	uint32_t passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes, a, b;
+	struct keys k;
+
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
+	keys_init(&k, n, seed, 1);
+	a = BEST(kn_dense_insert_time(n));
+	if (!a) {
+		fail("dense_insert", n);
+		keys_free(&k);
+		return;
+	}
+	row("dense_insert", n, per(a, n), "none", 0);
+	a = BEST(kn_dense_get_time(k.perm, n, passes));
+	b = BEST(kn_dense_lookup_locked_time(k.perm, n, passes));
+	row("dense_get_rand", n, per(a, lookups), "dense_lookup_locked",
+	    per(b, lookups));
+	a = BEST(kn_dense_insert_time(n) ? kn_dense_erase_time(k.perm, n) : 0);
+	row("dense_erase_rand", n, per(a, n), "none", 0);
+	if (kn_dense_fill(n)) {
+		fail("dense_iter", n);
+	} else {
+		a = BEST(kn_dense_iter_time(passes));
+		b = BEST(kn_packed_iter_time(n, passes));
+		row("dense_iter", n, per(a, lookups), "packed_array",
+		    per(b, lookups));
+	}
+	keys_free(&k);
+}
+
 /* Only the hive's rows (--hive): at 16M the map's would take long. */
 static void run_hive_size(uint32_t n, unsigned int seed)
 {
@@ -712,6 +750,10 @@ int main(int argc, char **argv)
 			sets_only = 1;
 		else if (sets_only)
 			run_sets(strtoul(argv[i], NULL, 0), seed);
+		else if (!strcmp(argv[i], "--dense"))
+			dense_only = 1;
+		else if (dense_only)
+			run_dense_size(strtoul(argv[i], NULL, 0), seed);
 		else if (hive_only)
 			run_hive_size(strtoul(argv[i], NULL, 0), seed);
 		else

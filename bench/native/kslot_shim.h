@@ -249,6 +249,40 @@ typedef spinlock_t raw_spinlock_t;
 #define raw_spin_lock_irqsave(l, f)		spin_lock_irqsave(l, f)
 #define raw_spin_unlock_irqrestore(l, f)	spin_unlock_irqrestore(l, f)
 
+/* A sequence count tied to a spinlock, as <linux/seqlock.h> has it. */
+typedef struct {
+	unsigned int sequence;
+} seqcount_spinlock_t;
+
+#define seqcount_spinlock_init(s, l)	((s)->sequence = 0)
+
+static inline unsigned int read_seqcount_begin(const seqcount_spinlock_t *s)
+{
+	unsigned int seq;
+
+	while ((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1)
+		__builtin_ia32_pause();
+	return seq;
+}
+
+static inline int read_seqcount_retry(const seqcount_spinlock_t *s,
+				      unsigned int seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != seq;
+}
+
+static inline void write_seqcount_begin(seqcount_spinlock_t *s)
+{
+	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void write_seqcount_end(seqcount_spinlock_t *s)
+{
+	__atomic_store_n(&s->sequence, s->sequence + 1, __ATOMIC_RELEASE);
+}
+
 /* A mutex as a spinlock: nothing here sleeps while holding one. */
 struct mutex {
 	spinlock_t lock;	/* the whole mutex */

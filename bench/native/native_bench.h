@@ -54,6 +54,9 @@ uint64_t kn_hive_insert_time(uint32_t n);
 uint64_t kn_hive_erase_time(const uint32_t *perm, uint32_t erase);
 uint64_t kn_dense_insert_time(uint32_t n);
 uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase);
+uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes);
+uint64_t kn_dense_lookup_locked_time(const uint32_t *perm, uint32_t n,
+				     uint32_t passes);
 int kn_count_hive(uint32_t n, const uint32_t *perm);
 uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes);
 uint64_t kn_pool_hot_time(unsigned int size, uint32_t ops);

@@ -4,35 +4,34 @@
  * inline and keeps them packed, for drivers that walk every live value
  * each tick.
  *
- * Three arrays, all of the table's capacity:
+ * A kslot_slots table (kslot_slots.h) plus two arrays:
  *
- * - slots:  per handle index, a generation and a link.  The link of a live
- *           slot is the value's position in the packed array; the link of
- *           a free slot is the next free slot (the free list is threaded
- *           through the free slots); a retired slot is marked
- *           %KSLOT_DENSE_RETIRED.
+ * - slots:  the core's slots.  They own the handles, the generations with
+ *           retire-on-wrap, the free list, the tag, the one handle check,
+ *           the counters and debugfs.  A live slot's object field holds
+ *           the value's position in the packed array (plus one, so that it
+ *           is never NULL); a slot allocated but not yet published by
+ *           kslot_dense_insert() holds NULL, and lookups skip it.
  * - data:   the values, packed: positions 0 .. count - 1 are live, in no
  *           particular order.  Each value is elem_size bytes.
- * - rev:    the reverse map, position -> slot index, so that erase can fix
- *           the slot of the value it moves.
+ * - rev:    the reverse map, position -> handle, so that erase can repoint
+ *           the slot of the value it moves, and a walk of the packed array
+ *           knows each value's handle.
  *
  * Erase is swap-and-pop: the last value moves into the hole and its slot
  * is pointed at its new position, so the data stays packed in O(1).
- * Handles use the kslot_map format and rules (see kslot_handle.h): odd
- * generations are live, every erase bumps the generation, and a slot whose
- * generation would wrap is retired instead of reused.
  *
  * Rules:
  *
  * +------------------------------+------------------------+---------------+
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
+ * | kslot_dense_get(),           | none (takes RCU)       | no            |
+ * | kslot_dense_contains()       |                        |               |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
- * | kslot_dense_insert_n(),      | allocate bigger arrays | allows        |
+ * | kslot_dense_insert_n(),      | allocate               | allows        |
  * | kslot_dense_reserve()        |                        |               |
- * | kslot_dense_get(),           | table lock             | no            |
- * | kslot_dense_update(),        |                        |               |
- * | kslot_dense_contains(),      |                        |               |
+ * | kslot_dense_update(),        | table lock             | no            |
  * | kslot_dense_erase(),         |                        |               |
  * | kslot_dense_erase_n(),       |                        |               |
  * | kslot_dense_retain(),        |                        |               |
@@ -44,124 +43,113 @@
  * | kslot_dense_handle_at(),     |                        |               |
  * | kslot_dense_for_each_locked()|                        |               |
  * | kslot_dense_count()          | none (a snapshot)      | no            |
- * | kslot_dense_destroy()        | caller: no other users | yes           |
+ * | kslot_dense_destroy()        | caller: no writers     | if named      |
  * +------------------------------+------------------------+---------------+
  *
- * - Every operation, lookups included, takes the table's internal
- *   spinlock: the values live inside the table and move on erase and on
- *   growth, so there is no lockless read path.  By default the lock is
- *   taken with spin_lock(), so callers must not use the table from softirq
- *   or hardirq context; create the table with %KSLOT_DENSE_LOCK_BH or
- *   %KSLOT_DENSE_LOCK_IRQ to allow that.
+ * - Lookups take no lock.  kslot_dense_get() copies the value out under
+ *   RCU and a sequence count the writers bump around every change that
+ *   moves or overwrites a value (erase, update, retain, clear): a copy
+ *   that raced such a change is retried.  So every successful get returns
+ *   exactly the value stored under the handle at one instant of the call,
+ *   never a value swap-and-pop moved into its place, never a torn one.
+ *   Inserts only append past every published position and publish the
+ *   handle last, so they do not disturb readers.  The sequence count is a
+ *   seqcount_spinlock_t on the table lock: on PREEMPT_RT a reader that
+ *   finds a writer inside takes the lock to wait for it instead of
+ *   spinning.
+ * - Writers serialise on the table lock (then on the core's own lock for
+ *   the slot changes).  By default it is taken with spin_lock(), so
+ *   neither writers nor kslot_dense_get() may run in softirq or hardirq
+ *   context (a reader there could spin on a writer it interrupted);
+ *   create the table with %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ to
+ *   allow that.
  * - Pointers into the packed data are NOT stable.  Any insert may move
- *   every value (the arrays are reallocated when the table grows) and any
+ *   every value (the packed array is reallocated when it grows) and any
  *   erase moves the last value into the erased one's place.  A pointer
  *   from __kslot_dense_lookup() or kslot_dense_at() is valid only until
  *   the caller drops the lock; to keep a value, copy it out with
  *   kslot_dense_get() and refer to it by handle.
- * - Growth allocates new arrays with the lock dropped, then takes the lock
- *   again and copies the old contents over, so a single insert that grows
- *   the table copies the whole table under the lock (amortised O(1) per
- *   insert).  Callers that cannot afford that, or must not allocate at
- *   insert time, call kslot_dense_reserve() ahead.  The table never
- *   shrinks before kslot_dense_destroy().
+ * - Growth: the slots grow as every kslot_slots table does (copy-on-grow
+ *   in batches, the lock dropped between them).  The packed array is
+ *   allocated with the lock dropped, then filled and published under the
+ *   lock (a copy of the live values and their handles; amortised O(1) per
+ *   insert); the old one is freed after an RCU grace period, since
+ *   lock-free readers may still be copying from it.  Callers that cannot
+ *   afford that, or must not allocate at insert time, call
+ *   kslot_dense_reserve() ahead.  The table never shrinks before
+ *   kslot_dense_destroy().
+ * - Memory: per entry, the core's 16-byte slot, the value and its 8-byte
+ *   handle in the reverse map.
  * - Callbacks (kslot_dense_retain()) run under the lock and must not sleep
- *   or call back into the same table.
+ *   or call back into the same table; lock-free readers wait while they
+ *   run.
  * - Iterating without holding the lock for the whole walk is done with the
  *   slot-index cursor of kslot_dense_find(), which is stable across
  *   inserts and erases; packed positions are not.
  * - A store of fixed-size records (say, behind an ioctl) maps one call to
  *   one function: kslot_dense_insert(), kslot_dense_get() into a bounce
- *   buffer (copy it to user space after the call, never under the lock),
- *   kslot_dense_update(), kslot_dense_erase(), kslot_dense_count(), and
- *   kslot_dense_find() for a listing resumed from a u32 cursor.
+ *   buffer (copy it to user space after the call), kslot_dense_update(),
+ *   kslot_dense_erase(), kslot_dense_count(), and kslot_dense_find() for a
+ *   listing resumed from a u32 cursor.
  */
 #ifndef _LINUX_KSLOT_DENSE_H
 #define _LINUX_KSLOT_DENSE_H
 
-#include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/kslot_handle.h>
 #include <linux/kslot_lock.h>
+#include <linux/kslot_slots.h>
 #include <linux/lockdep.h>
-#include <linux/nospec.h>
+#include <linux/rcupdate.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-struct dentry;
-
 /* Take the table lock with spin_lock_bh(). */
-#define KSLOT_DENSE_LOCK_BH	KSLOT_LOCK_BH
+#define KSLOT_DENSE_LOCK_BH	KSLOT_SLOTS_LOCK_BH
 /* Take the table lock with spin_lock_irqsave(). */
-#define KSLOT_DENSE_LOCK_IRQ	KSLOT_LOCK_IRQ
+#define KSLOT_DENSE_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
 /* Charge the table's arrays to the current memcg. */
-#define KSLOT_DENSE_ACCOUNT	BIT(2)
-#define KSLOT_DENSE_FLAGS_ALL	(KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ | \
-				 KSLOT_DENSE_ACCOUNT)
+#define KSLOT_DENSE_ACCOUNT	KSLOT_SLOTS_ACCOUNT
+#define KSLOT_DENSE_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
 
-/* Smallest capacity the table grows to. */
-#define KSLOT_DENSE_MIN_CAPACITY	16
+/* Smallest number of values the packed array grows to. */
+#define KSLOT_DENSE_MIN_ROOM	16
 
-#define KSLOT_DENSE_NONE	U32_MAX
-#define KSLOT_DENSE_RETIRED	(U32_MAX - 1)
-
-/**
- * struct kslot_dense_slot - One entry of the slot array.
- * @gen: Generation: odd while live, even while free; a retired slot keeps
- *	the (even) generation it wrapped to.
- * @link: Position of the value while live; next free slot (or
- *	%KSLOT_DENSE_NONE) while free; %KSLOT_DENSE_RETIRED once retired.
- */
-struct kslot_dense_slot {
-	u32 gen;
-	u32 link;
-};
+struct kslot_dense_vals;
 
 /**
  * struct kslot_dense - A dense generational slot map.
- * @lock: Protects every other field except as noted; see the rules above.
- * @mem: The single allocation holding @data, @slots and @rev.
- * @data: Packed values, @elem_size bytes each; 8-byte aligned.
- * @slots: Slot array, @capacity entries.
- * @rev: Reverse map, position -> slot index, @capacity entries.
- * @elem_size: Size of one value in bytes.
- * @count: Live values; written under the lock, read locklessly by
- *	kslot_dense_count().
- * @capacity: Entries allocated in each array.
- * @max_entries: Capacity limit given at init.
- * @free_head: First free slot, or %KSLOT_DENSE_NONE.
- * @retired: Slots retired because their generation was used up.
- * @tag: Random tag carried by every handle of this table.
- * @flags: %KSLOT_DENSE_* flags given at init.
- * @rejected: Lookups that rejected a nonzero handle.
- * @debugfs: Debugfs file of a named table, or NULL.
+ *
+ * Every field is private: use the functions below.
  */
 struct kslot_dense {
-	spinlock_t lock;	/* See the rules above. */
-	void *mem;
+	/* private: */
+	/* Handles -> packed position + 1 (NULL while not yet published). */
+	struct kslot_slots slots;
+	/* Serialises the writers; see the rules above. */
+	spinlock_t lock;
+	/* Bumped around every move or overwrite of a published value. */
+	seqcount_spinlock_t seq;
+	/* The packed array, for lock-free readers (RCU). */
+	struct kslot_dense_vals __rcu *vals;
+	/* Its values and its reverse map (position -> handle). */
 	void *data;
-	struct kslot_dense_slot *slots;
-	u32 *rev;
+	u64 *rev;
+	/* Bytes per value, live values (read locklessly), room in @data. */
 	u32 elem_size;
 	u32 count;
-	u32 capacity;
-	u32 max_entries;
-	u32 free_head;
-	u32 retired;
-	u32 tag;
-	unsigned int flags;
-	u64 rejected;
-	struct dentry *debugfs;
+	u32 room;
 };
 
 /**
  * struct kslot_dense_stats - A snapshot of a table's counters.
  * @count: Live values.
- * @capacity: Entries allocated in each array.
+ * @capacity: Slots allocated so far.
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
  * @elem_size: Size of one value.
- * @bytes: Size of the table's allocation.
+ * @bytes: Size of the table's packed array and slots.
  * @rejected: Lookups that rejected a nonzero handle.
  */
 struct kslot_dense_stats {
@@ -192,7 +180,7 @@ int kslot_dense_erase(struct kslot_dense *dense, u64 handle, void *buf);
 int kslot_dense_erase_n(struct kslot_dense *dense, const u64 *handles,
 			u32 n);
 u32 kslot_dense_retain(struct kslot_dense *dense,
-		       bool (*keep)(void *elem, u64 handle, void *arg),
+		       bool (*keep)(u64 handle, void *elem, void *arg),
 		       void *arg);
 void kslot_dense_clear(struct kslot_dense *dense);
 int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
@@ -204,7 +192,8 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
  * kslot_dense_lock() - Take a table's lock.
  * @dense: The table.
  *
- * Takes the lock the way the table's flags ask (plain, _bh or _irqsave).
+ * Takes the lock the way the table's flags ask (plain, _bh or _irqsave),
+ * inside an RCU read-side critical section (the slots are RCU-managed).
  * While it is held the caller may use __kslot_dense_lookup(),
  * kslot_dense_at(), kslot_dense_handle_at() and
  * kslot_dense_for_each_locked(), and must not call any other
@@ -216,7 +205,8 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 static inline unsigned long kslot_dense_lock(struct kslot_dense *dense)
 	__acquires(&dense->lock)
 {
-	return __kslot_lock(&dense->lock, dense->flags);
+	rcu_read_lock();
+	return __kslot_lock(&dense->lock, dense->slots.flags);
 }
 
 /**
@@ -230,7 +220,8 @@ static inline void kslot_dense_unlock(struct kslot_dense *dense,
 				      unsigned long irqflags)
 	__releases(&dense->lock)
 {
-	__kslot_unlock(&dense->lock, dense->flags, irqflags);
+	__kslot_unlock(&dense->lock, dense->slots.flags, irqflags);
+	rcu_read_unlock();
 }
 
 /**
@@ -271,11 +262,22 @@ static inline void *kslot_dense_at(struct kslot_dense *dense, u32 pos)
  */
 static inline u64 kslot_dense_handle_at(struct kslot_dense *dense, u32 pos)
 {
-	u32 index;
-
 	lockdep_assert_held(&dense->lock);
-	index = dense->rev[pos];
-	return kslot_handle_make(index, dense->tag, dense->slots[index].gen);
+	return dense->rev[pos];
+}
+
+/*
+ * A published slot's object field: the value's packed position plus one,
+ * so that it is never NULL (NULL marks a slot not yet published).
+ */
+static inline void *kslot_dense_pos_obj(u32 pos)
+{
+	return (void *)((unsigned long)pos + 1);
+}
+
+static inline u32 kslot_dense_obj_pos(const void *obj)
+{
+	return (unsigned long)obj - 1;
 }
 
 /**
@@ -283,35 +285,26 @@ static inline u64 kslot_dense_handle_at(struct kslot_dense *dense, u32 pos)
  * @dense: The table.
  * @handle: A handle, valid or not.
  *
- * The handle's index is bounds-checked and clamped with
- * array_index_nospec(), so a forged handle cannot steer a speculative
- * read outside the table.
+ * The core's one handle check (__kslot_slots_lookup()): the index is
+ * clamped with array_index_nospec() and the slot compared with the whole
+ * handle, so a forged handle cannot steer a speculative read outside the
+ * table.
  *
- * Context: Caller holds the table lock; the pointer is valid until it
- * drops it (see the rules above: values move).
+ * Context: Caller holds the table lock (kslot_dense_lock()); the pointer
+ * is valid until it drops it (see the rules above: values move).
  * Return: A pointer to the value, or NULL if @handle is not live in
  * @dense (stale, forged, from another table, or null).
  */
 static inline void *__kslot_dense_lookup(struct kslot_dense *dense,
 					 u64 handle)
 {
-	u32 gen = kslot_handle_gen(handle);
-	u32 index = kslot_handle_index(handle);
-	struct kslot_dense_slot *slot;
+	void *obj;
 
 	lockdep_assert_held(&dense->lock);
-	if (unlikely(!kslot_gen_is_live(gen) ||
-		     kslot_handle_tag(handle) != dense->tag ||
-		     index >= dense->capacity))
-		goto reject;
-	slot = &dense->slots[array_index_nospec(index, dense->capacity)];
-	if (unlikely(slot->gen != gen))
-		goto reject;
-	return kslot_dense_at(dense, slot->link);
-reject:
-	if (handle)
-		dense->rejected++;
-	return NULL;
+	obj = __kslot_slots_lookup(&dense->slots, handle);
+	if (!obj)
+		return NULL;
+	return kslot_dense_at(dense, kslot_dense_obj_pos(obj));
 }
 
 /**
