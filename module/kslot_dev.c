@@ -5,8 +5,8 @@
  * A module of its own on top of the kslot.ko library, so that a driver can
  * use the library without the device.  A thin layer over the kernel API:
  * it validates arguments, keeps each open file's tables in a private
- * namespace, scrambles handles with a per-file secret, and enforces the
- * per-file limits (this module's parameters).  The tables themselves are
+ * namespace, seals handles with a per-file and per-table key, and
+ * enforces the per-file limits (this module's parameters).  The tables themselves are
  * kslot_map (records behind stable slots) and kslot_dense (records packed
  * densely).  The ABI is documented in include/uapi/linux/kslot.h.
  *
@@ -129,45 +129,6 @@ static void *kslot_dev_bounce(struct kslot_table *t)
 	if (kslot_should_fail_alloc())
 		return NULL;
 	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
-}
-
-/*
- * Handles given to userspace are the kernel handles run through a 4-round
- * Feistel permutation keyed with the file's secret and tweaked with the
- * table id.  A forged, off-by-one or foreign handle decodes to an
- * unrelated value, which names a live entry only by chance (the tag, the
- * odd generation and the exact generation of a live slot must all match).
- */
-static u32 kslot_dev_round(struct kslot_file *f, u32 table_id, int round,
-			   u32 half)
-{
-	return (u32)siphash_2u32(half, (table_id << 2) | round, &f->secret);
-}
-
-static u64 kslot_dev_encode(struct kslot_file *f, u32 table_id, u64 handle)
-{
-	u32 l = handle >> 32, r = (u32)handle, t;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		t = l ^ kslot_dev_round(f, table_id, i, r);
-		l = r;
-		r = t;
-	}
-	return (u64)l << 32 | r;
-}
-
-static u64 kslot_dev_decode(struct kslot_file *f, u32 table_id, u64 handle)
-{
-	u32 l = handle >> 32, r = (u32)handle, t;
-	int i;
-
-	for (i = 3; i >= 0; i--) {
-		t = r ^ kslot_dev_round(f, table_id, i, l);
-		r = l;
-		l = t;
-	}
-	return (u64)l << 32 | r;
 }
 
 /* ---- map tables: records behind kslot_map slots ---- */
@@ -510,7 +471,7 @@ static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
 {
 	if (!uh)
 		return -EINVAL;
-	*h = kslot_dev_decode(t->file, t->id, uh);
+	*h = kslot_unseal(&t->seal, uh);
 	return 0;
 }
 
@@ -585,6 +546,7 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (ret < 0)
 		goto free;
 	t->id = id;
+	kslot_seal_init(&t->seal, &f->secret, id);
 	ret = ops->init(t);
 	if (ret)
 		goto erase;
@@ -696,7 +658,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		kslot_dev_uncharge(t->file, cost);
 		return ret;
 	}
-	*uh = kslot_dev_encode(t->file, t->id, h);
+	*uh = kslot_seal(&t->seal, h);
 	if (put_user(*uh, handle_u)) {
 		/*
 		 * The page went away meanwhile: take the entry back, unless
@@ -801,10 +763,9 @@ static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_ERASE);
 }
 
-/* Entry @handle_u / @rec_u of a batch command. */
+/* Entry @handle_u / @rec_u of an INSERT or ERASE batch. */
 static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
-			       u64 __user *handle_u, void __user *rec_u,
-			       void *buf)
+			       u64 __user *handle_u, void __user *rec_u)
 {
 	u64 uh;
 
@@ -812,9 +773,67 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
 		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
 	if (get_user(uh, handle_u))
 		return -EFAULT;
-	if (cmd == KSLOT_IOC_GET_BATCH)
-		return kslot_dev_get_one(t, uh, buf, rec_u);
 	return kslot_dev_erase_one(t, uh);
+}
+
+/* Handles GET_BATCH reads per copy_from_user() (on the stack). */
+#define KSLOT_GET_CHUNK		64U
+/* Bytes of records it writes per copy_to_user(), unless one is larger. */
+#define KSLOT_GET_CHUNK_BYTES	4096U
+
+/*
+ * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
+ * lookups into a kernel buffer, one copy out of their records, so the
+ * per-entry cost is the lookup and the record's bytes, not two user
+ * copies.  An unreadable handle or unwritable record ends the batch at
+ * that entry with -EFAULT, as if the entries were done one by one.
+ */
+static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
+			       u32 *done)
+{
+	const u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
+	size_t rs = t->record_size;
+	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / rs, 1,
+			    KSLOT_GET_CHUNK);
+	u64 uh[KSLOT_GET_CHUNK];
+	u32 i = 0, n, j;
+	int ret = 0;
+	size_t left;
+	u8 *buf;
+
+	buf = kslot_should_fail_alloc() ? NULL :
+	      kvmalloc(chunk * rs, KSLOT_DEV_GFP_TMP);
+	if (!buf)
+		return -ENOMEM;
+	while (i < b->count && !ret) {
+		n = min(chunk, b->count - i);
+		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
+		if (left) {
+			n -= DIV_ROUND_UP(left, sizeof(*uh));
+			ret = -EFAULT;
+		}
+		for (j = 0; j < n; j++) {
+			int err = uh[j] ? t->ops->get(t, kslot_unseal(&t->seal,
+								      uh[j]),
+						      buf + j * rs) : -EINVAL;
+
+			if (err) {
+				ret = kslot_dev_reject(t, err);
+				break;
+			}
+		}
+		left = copy_to_user(recs + i * rs, buf, j * rs);
+		if (left) {
+			j -= DIV_ROUND_UP(left, rs);
+			ret = -EFAULT;
+		}
+		i += j;
+		cond_resched();
+	}
+	kvfree(buf);
+	*done = i;
+	return ret;
 }
 
 static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
@@ -825,7 +844,6 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	struct kslot_table *t;
-	void *buf = NULL;
 	int ret = 0;
 	u32 i;
 
@@ -838,24 +856,21 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 			    b->records_ptr, cmd != KSLOT_IOC_ERASE_BATCH);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	if (cmd == KSLOT_IOC_GET_BATCH && b->count) {
-		buf = kslot_dev_bounce(t);
-		if (!buf) {
-			ret = -ENOMEM;
-			goto out;
+	if (!b->count) {
+		i = 0;
+	} else if (cmd == KSLOT_IOC_GET_BATCH) {
+		ret = kslot_dev_get_batch(t, b, &i);
+	} else {
+		for (i = 0; i < b->count; i++) {
+			ret = kslot_dev_batch_one(t, cmd, &handles[i],
+						  recs + (size_t)i *
+						  t->record_size);
+			if (ret)
+				break;
 		}
-	}
-	for (i = 0; i < b->count; i++) {
-		ret = kslot_dev_batch_one(t, cmd, &handles[i],
-					  recs + (size_t)i * t->record_size,
-					  buf);
-		if (ret)
-			break;
 	}
 	if (put_user(i, &ub->done))
 		ret = -EFAULT;
-out:
-	kfree(buf);
 	kslot_dev_end(f);
 	return ret;
 }
@@ -911,7 +926,7 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 	}
 	pos = it->cursor;
 	while (n < it->max && !t->ops->next(t, &pos, &h, buf)) {
-		if (put_user(kslot_dev_encode(f, t->id, h), &handles[n]) ||
+		if (put_user(kslot_seal(&t->seal, h), &handles[n]) ||
 		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
 					 buf, t->record_size))) {
 			ret = -EFAULT;
@@ -993,7 +1008,7 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	d->decoded_index = KSLOT_DUMP_NONE;
 	d->decoded_gen = 0;
 	if (d->user_handle) {
-		u64 h = kslot_dev_decode(f, t->id, d->user_handle);
+		u64 h = kslot_unseal(&t->seal, d->user_handle);
 
 		if (kslot_handle_tag(h) == t->ops->tag(t)) {
 			d->decoded_index = kslot_handle_index(h);
