@@ -37,6 +37,24 @@
  *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
  *            the OOM killer is not invoked for a table's memory)
  *
+ * Handles.  A handle is a kernel handle (slot index, table tag, slot
+ * generation) run through the table's seal: a bijection of the 64-bit
+ * space keyed per open file and per table, which maps 0 to 0.
+ *
+ *   It guarantees: every handle the table issued works until its entry
+ *   is erased and never again after; 0 is never issued; a handle that is
+ *   off by one or has a flipped bit, or comes from another table or
+ *   another file, decodes to an unrelated kernel handle and is refused
+ *   with -ENOENT unless it matches a live slot's tag (8 bits), index
+ *   and exact generation (32 bits) by chance.  The KUnit suite kslot_dev
+ *   checks this for such handles; the seal is not cryptographic, so no
+ *   bound is promised against handles chosen to collide.
+ *
+ *   It does not guarantee: secrecy or unforgeability.  It is not a MAC;
+ *   whoever holds the file can list every handle (ITERATE, DUMP) and can
+ *   read the table's key from an EXPORT image.  A handle is a capability
+ *   only in the sense that the file is.
+ *
  * A failed command changes nothing, except where a batch says otherwise.
  * Commands that change state write their outputs (table_id, handle,
  * done) before the change takes effect, so this holds for -EFAULT too.
