@@ -482,11 +482,21 @@ static int kslot_dev_reject(struct kslot_table *t, int ret)
 	return ret;
 }
 
+/*
+ * True if the fields @first .. @last of *@p (output-only fields) are zero,
+ * as they must be on input (see the uapi header).
+ */
+#define kslot_dev_out_zero(p, first, last)				\
+	(!memchr_inv(&(p)->first, 0,					\
+		     offsetofend(typeof(*(p)), last) -			\
+		     offsetof(typeof(*(p)), first)))
+
 static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_info *info = arg;
 
-	if (info->flags || info->__reserved)
+	/* __reserved lies among the output fields. */
+	if (info->flags || !kslot_dev_out_zero(info, abi_version, max_bytes))
 		return -EINVAL;
 	info->abi_version = KSLOT_ABI_VERSION;
 	info->kinds = kslot_dev_kinds();
@@ -523,7 +533,7 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 		return -EFAULT;
 
 	down_write(&f->rwsem);
-	ret = -EMFILE;
+	ret = -ENOSPC;
 	if (f->nr_tables >= READ_ONCE(max_tables))
 		goto unlock;
 	ret = kslot_dev_charge(f, sizeof(*t));
@@ -949,10 +959,8 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 	struct kslot_table *t;
 	unsigned long id;
 
-	if (st->flags)
+	if (st->flags || !kslot_dev_out_zero(st, kind, rejected))
 		return -EINVAL;
-	/* Every field after the input ones is output. */
-	memset_startat(st, 0, kind);
 	down_read(&f->rwsem);
 	if (st->table_id) {
 		t = kslot_dev_table(f, st->table_id);
@@ -992,7 +1000,9 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	u32 *reverse = NULL;
 	int ret;
 
-	if (d->flags || d->count || !d->max || d->max > KSLOT_MAX_BATCH)
+	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
+	    !kslot_dev_out_zero(d, count, reverse_count) ||
+	    !kslot_dev_out_zero(d, decoded_index, decoded_gen))
 		return -EINVAL;
 	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
 	if (IS_ERR(t))

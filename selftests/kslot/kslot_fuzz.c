@@ -1278,8 +1278,11 @@ static void op_close_race(struct mfile *f, struct mtable *t)
 	r = (struct racer){ .fd = f->fd, .table = t->id, .rs = t->rs };
 	if (pthread_create(&th, NULL, racer_fn, &r))
 		abort();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* Output fields must be zero on input. */
+		info = (struct kslot_info){ .size = sizeof(info) };
 		xioctl(f->fd, KSLOT_IOC_INFO, &info);
+	}
 	close(f->fd);
 	pthread_join(th, NULL);
 	calls += r.calls;

@@ -499,21 +499,56 @@ TEST_F(kdev, struct_beyond_page)
 	free(big);
 }
 
-/* STATS of the file ignores whatever the output fields held. */
-TEST_F(kdev, stats_output_fields)
+/*
+ * Output-only fields must be zero on input: each u32 of [from, to) of
+ * struct @s set on its own is -EINVAL; all zero succeeds.
+ */
+static void out_fields_cases(struct __test_metadata *_metadata, int fd,
+			     unsigned long cmd, void *s, size_t len,
+			     size_t from, size_t to)
 {
-	struct kslot_stats st;
+	uint8_t saved[512];
+	size_t off;
 
-	memset(&st, 0xff, sizeof(st));
-	st.size = sizeof(st);
-	st.flags = 0;
-	st.table_id = 0;
-	ASSERT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_STATS, &st));
-	EXPECT_EQ(0, st.kind);
-	EXPECT_EQ(0, st.record_size);
-	EXPECT_EQ(1, st.tables);
-	EXPECT_EQ(0, st.entries);
-	EXPECT_EQ(0, st.rejected);
+	memcpy(saved, s, len);
+	for (off = from; off < to; off += 4) {
+		memcpy(s, saved, len);
+		*(uint32_t *)((uint8_t *)s + off) = 0x80000001;
+		EXPECT_EQ(-EINVAL, kslot_ioctl(fd, cmd, s)) {
+			TH_LOG("cmd %#lx, output field at offset %zu", cmd, off);
+		}
+	}
+	memcpy(s, saved, len);
+	EXPECT_EQ(0, kslot_ioctl(fd, cmd, s));
+}
+
+TEST_F(kdev, output_fields_must_be_zero)
+{
+	struct kslot_dump_slot slots[4];
+	struct kslot_info info = { .size = sizeof(info) };
+	struct kslot_stats st = { .size = sizeof(st) };
+	struct kslot_dump d = { .size = sizeof(d), .table_id = self->t,
+				.max = 4, .slots_ptr = (uintptr_t)slots };
+	struct rec r = { 1, 2 };
+	uint64_t h;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_INFO, &info,
+			 sizeof(info), offsetof(struct kslot_info, abi_version),
+			 sizeof(info));
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_STATS, &st, sizeof(st),
+			 offsetof(struct kslot_stats, kind), sizeof(st));
+	st = (struct kslot_stats){ .size = sizeof(st), .table_id = self->t };
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_STATS, &st, sizeof(st),
+			 offsetof(struct kslot_stats, kind), sizeof(st));
+	d.user_handle = h;
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
+			 offsetof(struct kslot_dump, count),
+			 offsetof(struct kslot_dump, slots_ptr));
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
+			 offsetof(struct kslot_dump, decoded_index), sizeof(d));
+	/* Nothing was changed by the refused commands. */
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
 }
 
 /* ITERATE validates its arguments even for a finished cursor. */
@@ -723,7 +758,7 @@ TEST_F(kdev, limit_tables)
 	ASSERT_EQ(0, kslot_info(self->fd, &info));
 	while (!(ret = kslot_create(self->fd, KSLOT_KIND_MAP, 8, 8, &id)))
 		n++;
-	EXPECT_EQ(-EMFILE, ret);
+	EXPECT_EQ(-ENOSPC, ret);
 	EXPECT_EQ(info.max_tables, n + 1);
 	/* The fixture's table still works. */
 	EXPECT_EQ(0, entries_of(self->fd, self->t));

@@ -15,8 +15,10 @@
  *   size > the kernel's, zero extra bytes    accepted
  *   size < the kernel's (a newer field)      missing fields read as zero
  *
- * Every flags field, and every field named __reserved, must be zero
- * (-EINVAL otherwise).  User pointers are __u64.  The structs have no
+ * Every flags field, every field named __reserved, and every field
+ * marked "out" (output only) must be zero on input (-EINVAL otherwise),
+ * so that a later version can give any of them a meaning as an input.
+ * Fields marked "in/out" are inputs.  User pointers are __u64.  The structs have no
  * implicit padding and the same layout on 32-bit and 64-bit userspace.
  *
  * Errors common to every command:
@@ -31,9 +33,11 @@
  *
  * Limits (module parameters, reported by KSLOT_IOC_INFO):
  *
- *   -EMFILE  the file already has max_tables tables
+ *   -ENOSPC  CREATE: the file holds max_tables tables; commands that
+ *            add entries: the table holds max_entries entries (a
+ *            namespace is full either way; never -EMFILE, which would
+ *            read as "too many open files")
  *   -EDQUOT  the file's records and table overhead would exceed max_bytes
- *   -ENOSPC  the table holds max_entries entries
  *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
  *            the OOM killer is not invoked for a table's memory)
  *
@@ -66,6 +70,27 @@
 #include <linux/types.h>
 
 #define KSLOT_ABI_VERSION	1
+
+/*
+ * The ioctl type.  0xBC has no entry in the 6.12 kernel's
+ * Documentation/userspace-api/ioctl/ioctl-number.rst (0xB9 .. 0xBF are
+ * unlisted) and no uapi header uses it as an ioctl type (DRM's
+ * DRM_IOWR(0xBC, ...) is command 0xBC of type 'd').  A mainline
+ * submission adds the line "0xBC  00-1F  uapi/linux/kslot.h" there.
+ *
+ * Command numbers: _IO(KSLOT_IOCTL_TYPE, nr), with the argument's size in
+ * its first field, as iommufd (include/uapi/linux/iommufd.h) does, rather
+ * than _IOR/_IOW/_IOWR with the v1 struct:
+ *   - the size field lets a struct grow without a new command number;
+ *     _IOWR would bake the v1 size into the number, so a v2 struct would
+ *     need a second number per command (or a kernel that accepts several),
+ *     and the size encoded in the number would duplicate the size field;
+ *   - every command both reads its struct and writes outputs back, so
+ *     the direction bits would be _IOWR everywhere and carry nothing;
+ *   - copy_struct_from_user() then gives the size rules above, the same
+ *     as openat2(), clone3() and iommufd.
+ * A command number with direction or size bits set is -ENOTTY.
+ */
 #define KSLOT_IOCTL_TYPE	0xBC
 
 /* Table kinds (struct kslot_create.kind, bit n of kslot_info.kinds). */
@@ -133,6 +158,19 @@ struct kslot_entry {
  * set to i, and the command fails with entry i's errno; nothing of entry
  * i or later is changed.  A count of 0 does nothing and succeeds (the
  * pointers are not read).  count > max_batch is -EINVAL.
+ *
+ * done is written back on failure as on success, whatever the entry's
+ * errno (-EFAULT on an entry's handle or record included).  The kernel
+ * writes 0 to done before it processes any entry, so a struct that cannot
+ * be written fails with -EFAULT and nothing done.  Only if the struct
+ * itself stops being writable during the command (another thread unmaps
+ * or write-protects it) is done lost (-EFAULT); the entries done can
+ * still be told from the arrays: INSERT_BATCH writes 0 to handles_ptr[i]
+ * before entry i and its handle after it (an entry whose handle cannot
+ * be written is taken back), so with the array zeroed beforehand the
+ * entries done are its leading nonzero handles; ERASE_BATCH's done
+ * entries are those whose handle now gets -ENOENT; GET_BATCH changes
+ * nothing.
  */
 struct kslot_batch {
 	__u32 size;
