@@ -35,6 +35,12 @@
 #include "kslot_internal.h"
 
 #define KSLOT_MAX_BATCH		1024U
+/*
+ * Record bytes of a dense table at max_entries: its arrays are one
+ * allocation, which kslot_dense caps at INT_MAX bytes with the slots and
+ * the reverse map (12 bytes per entry: at most 192 MiB more).
+ */
+#define KSLOT_DENSE_MAX_BYTES	(1ULL << 30)
 #define KSLOT_RECORD_SIZE_CAP	65536U
 
 /*
@@ -496,7 +502,8 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	struct kslot_info *info = arg;
 
 	/* __reserved lies among the output fields. */
-	if (info->flags || !kslot_dev_out_zero(info, abi_version, max_bytes))
+	if (info->flags ||
+	    !kslot_dev_out_zero(info, abi_version, dense_max_bytes))
 		return -EINVAL;
 	info->abi_version = KSLOT_ABI_VERSION;
 	info->kinds = kslot_dev_kinds();
@@ -506,6 +513,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	info->max_entries = kslot_dev_max_entries();
 	info->max_batch = KSLOT_MAX_BATCH;
 	info->max_bytes = READ_ONCE(max_bytes);
+	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
 	return 0;
 }
 
@@ -526,6 +534,9 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (!c->record_size || c->record_size > kslot_dev_max_record_size())
 		return -EINVAL;
 	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
+		return -EINVAL;
+	if (c->kind == KSLOT_KIND_DENSE &&
+	    (u64)c->record_size * c->max_entries > KSLOT_DENSE_MAX_BYTES)
 		return -EINVAL;
 	ops = kslot_table_kinds[c->kind];
 	/* An unwritable table_id fails before anything is created. */
@@ -1046,6 +1057,9 @@ out:
 
 /* ---- dispatch ---- */
 
+static_assert(offsetofend(struct kslot_info, max_bytes) ==
+	      KSLOT_INFO_SIZE_VER0);
+
 union kslot_ioctl_buf {
 	struct kslot_info info;
 	struct kslot_create create;
@@ -1059,8 +1073,8 @@ union kslot_ioctl_buf {
 
 /*
  * Every command is _IO(KSLOT_IOCTL_TYPE, nr): the argument size travels in
- * the struct, not the command.  In ABI version 1 each struct's first
- * version is its current size; a struct that grows gets a min_size here.
+ * the struct, not the command.  @min_size is the struct's first size
+ * (its current size unless it grew: KSLOT_OP_V).
  *
  * Only commands without side effects (@copy_out) have their struct copied
  * back whole; the others write their few output fields themselves, after
@@ -1069,17 +1083,22 @@ union kslot_ioctl_buf {
  */
 struct kslot_ioctl_op {
 	size_t size;
+	size_t min_size;
 	bool copy_out;
 	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
 };
 
+#define KSLOT_OP_V(_cmd, _fn, _type, _min, _ro)				\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .min_size = (_min),	\
+			    .fn = _fn, .copy_out = (_ro) }
 #define KSLOT_OP(_cmd, _fn, _type)					\
-	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
+	KSLOT_OP_V(_cmd, _fn, _type, sizeof(_type), false)
 #define KSLOT_OP_RO(_cmd, _fn, _type)					\
-	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn, .copy_out = true }
+	KSLOT_OP_V(_cmd, _fn, _type, sizeof(_type), true)
 
 static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
-	KSLOT_OP_RO(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
+	KSLOT_OP_V(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info,
+		   KSLOT_INFO_SIZE_VER0, true),
 	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
 	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
 	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
@@ -1113,7 +1132,7 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	op = &kslot_ioctl_ops[nr];
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < op->size)
+	if (usize < op->min_size)
 		return -EINVAL;
 	/* As openat2() and clone3(): no struct grows beyond a page. */
 	if (usize > PAGE_SIZE)

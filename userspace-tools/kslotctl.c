@@ -277,6 +277,7 @@ static int cmd_info(int fd)
 		jnum("max_entries", in.max_entries);
 		jnum("max_batch", in.max_batch);
 		jnum("max_bytes", in.max_bytes);
+		jnum("dense_max_bytes", in.dense_max_bytes);
 		jclose();
 		return 0;
 	}
@@ -289,6 +290,8 @@ static int cmd_info(int fd)
 	printf("max record size:  %u\n", in.max_record_size);
 	printf("max entries:      %u\n", in.max_entries);
 	printf("max batch:        %u\n", in.max_batch);
+	printf("dense table records: at most %llu bytes\n",
+	       (unsigned long long)in.dense_max_bytes);
 	return 0;
 }
 

@@ -121,6 +121,7 @@ TEST_F(kdev, info)
 	EXPECT_LT(0, info.max_entries);
 	EXPECT_LT(0, info.max_batch);
 	EXPECT_LT(0, info.max_bytes);
+	EXPECT_LT(0, info.dense_max_bytes);
 }
 
 TEST_F(kdev, create_destroy)
@@ -428,7 +429,15 @@ TEST_F(kdev, struct_sizes)
 
 	memset(&s, 0, sizeof(s));
 	size_cases(_metadata, self->fd, KSLOT_IOC_INFO, &s,
-		   sizeof(struct kslot_info), sizeof(struct kslot_info), 0);
+		   sizeof(struct kslot_info), KSLOT_INFO_SIZE_VER0, 0);
+	/* A first-version INFO gets its own fields and nothing beyond. */
+	memset(&s, 0xa5, sizeof(s));
+	memset(&s, 0, KSLOT_INFO_SIZE_VER0);
+	s.info.size = KSLOT_INFO_SIZE_VER0;
+	EXPECT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_INFO, &s));
+	EXPECT_EQ(KSLOT_ABI_VERSION, s.info.abi_version);
+	EXPECT_LT(0, s.info.max_bytes);
+	EXPECT_EQ(0xa5, s.raw[KSLOT_INFO_SIZE_VER0]);
 
 	memset(&s, 0, sizeof(s));
 	s.stats.table_id = self->t;
@@ -631,6 +640,28 @@ TEST_F(kdev, bad_create)
 					info.max_entries + 1, &id));
 	EXPECT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP,
 				  info.max_record_size, 8, &id));
+}
+
+/* INFO reports the bound CREATE puts on a dense table's records. */
+TEST(dense_max_bytes)
+{
+	struct kslot_info info;
+	uint32_t me, rs, id;
+	int fd = kslot_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_info(fd, &info));
+	me = info.max_entries;
+	rs = info.dense_max_bytes / me + 1;
+	if (rs > info.max_record_size)
+		SKIP(goto out, "max_record_size too small to reach the bound");
+	EXPECT_EQ(-EINVAL, kslot_create(fd, KSLOT_KIND_DENSE, rs, me, &id));
+	EXPECT_EQ(0, entries_of(fd, 0));
+	/* The same sizes for a map table, and one byte less, are valid. */
+	EXPECT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, rs, me, &id));
+	EXPECT_EQ(0, kslot_create(fd, KSLOT_KIND_DENSE, rs - 1, me, &id));
+out:
+	close(fd);
 }
 
 TEST_F(kdev, bad_table_id)

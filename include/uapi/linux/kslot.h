@@ -112,9 +112,24 @@ struct kslot_info {
 	__u32 max_batch;	/* out: entries per batch command */
 	__u32 __reserved;
 	__u64 max_bytes;	/* out: bytes per open file */
+	/* Since ABI version 1, size > KSLOT_INFO_SIZE_VER0: */
+	__u64 dense_max_bytes;	/* out: record_size * max_entries of a
+				 * dense table is at most this
+				 */
 };
 
-/* KSLOT_IOC_CREATE: make a table of fixed-size records. */
+/* INFO's first size; a smaller struct reads the fields it has. */
+#define KSLOT_INFO_SIZE_VER0	48
+
+/*
+ * KSLOT_IOC_CREATE: make a table of fixed-size records.  CREATE fails
+ * with -EINVAL unless kind is in info.kinds, flags within
+ * info.create_flags, record_size in 1 .. info.max_record_size,
+ * max_entries in 1 .. info.max_entries and, for a dense table,
+ * record_size * max_entries <= info.dense_max_bytes; with -ENOSPC at
+ * info.max_tables tables; with -EDQUOT if the table's overhead would take
+ * the file past info.max_bytes.
+ */
 struct kslot_create {
 	__u32 size;
 	__u32 flags;
