@@ -324,6 +324,12 @@ static struct kslot_slot *kslot_slots_at(struct kslot_slots *s, u32 i)
 	return &kslot_slots_locked(s)[i];
 }
 
+/* Keyed tables and restores have no free list to allocate from. */
+static int kslot_slots_no_alloc(const struct kslot_slots *s)
+{
+	return (s->flags & KSLOT_SLOTS_KEYED) || s->restoring ? -EINVAL : 0;
+}
+
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
@@ -339,8 +345,9 @@ static struct kslot_slot *kslot_slots_at(struct kslot_slots *s, u32 i)
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0, -ENOMEM if growing the table failed, or -ENOSPC if the table
- * holds max_entries slots (live or retired) and none is free.
+ * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
+ * holds max_entries slots (live or retired) and none is free, or -EINVAL
+ * if the table is keyed or being restored (it has no free list).
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
@@ -351,6 +358,9 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 	u64 h;
 	int ret;
 
+	ret = kslot_slots_no_alloc(s);
+	if (ret)
+		goto out;
 	ret = kslot_slots_grow(s, &irqflags, gfp);
 	if (ret)
 		goto out;
@@ -660,6 +670,422 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 	kslot_slots_unlock(s, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_dump);
+
+/*
+ * Keyed tables and restore.
+ *
+ * A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller: entries
+ * go in at the handles another table issued (kslot_slots_insert_at(),
+ * kslot_slots_store_at()), lookups and removes are the usual ones, and
+ * there is no free list (kslot_slots_alloc() refuses).  Restore rebuilds
+ * any table slot by slot (a checkpoint's live entries, free slots at their
+ * generations, retired slots), then its free list.  Both only ever add to
+ * the slot format of the top of kslot_slots.h: a live word is the handle,
+ * a free word names the neighbour slot.
+ */
+
+/**
+ * kslot_slots_init_tag() - Initialise a table whose handles carry a given tag.
+ * @s: The table.
+ * @kind: As kslot_slots_init().
+ * @name: As kslot_slots_init().
+ * @max_entries: As kslot_slots_init().
+ * @flags: As kslot_slots_init(), %KSLOT_SLOTS_KEYED included.
+ * @tag: The tag, 0 .. %KSLOT_TAG_MASK (a restored table keeps its old
+ *	one), or, for a keyed table only, %KSLOT_SLOTS_TAG_UNBOUND: the first
+ *	kslot_slots_insert_at() or kslot_slots_store_at() binds the tag of
+ *	its handle.
+ *
+ * kslot_slots_init() chooses a random tag instead.
+ *
+ * Context: As kslot_slots_init().
+ * Return: 0, or -EINVAL if @tag is out of range (%KSLOT_SLOTS_TAG_UNBOUND
+ * without %KSLOT_SLOTS_KEYED included) or for kslot_slots_init()'s reasons.
+ */
+int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			 const char *name, u32 max_entries, unsigned int flags,
+			 u32 tag)
+{
+	int ret;
+
+	if (tag > KSLOT_TAG_MASK &&
+	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(flags & KSLOT_SLOTS_KEYED)))
+		return -EINVAL;
+	ret = kslot_slots_init(s, kind, name, max_entries, flags);
+	if (!ret)
+		s->tag = tag;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_init_tag);
+
+/*
+ * Grow until slot @index exists.  Called and returns with the lock held;
+ * drops it to allocate and between copy batches, as kslot_slots_grow().
+ */
+static int kslot_slots_grow_to(struct kslot_slots *s, unsigned long *irqflags,
+			       gfp_t gfp, u32 index)
+	__must_hold(&s->lock)
+{
+	while (index >= s->capacity) {
+		int ret = kslot_slots_grow_step(s, irqflags, gfp, false);
+
+		if (ret)
+			return ret;
+		if (!s->next || index < s->capacity)
+			continue;
+		kslot_slots_unlock(s, *irqflags);
+		if (gfpflags_allow_blocking(gfp))
+			cond_resched();
+		*irqflags = kslot_slots_lock(s);
+	}
+	return 0;
+}
+
+/* Is slot @slot retired?  Called with the lock held. */
+static bool kslot_slots_is_retired(const struct kslot_slot *slot)
+{
+	return !kslot_gen_is_live(kslot_slots_word_gen(slot->word)) &&
+	       kslot_slots_next(slot) == KSLOT_SLOTS_RETIRED;
+}
+
+/* Make free slot @index live under @handle, holding @obj; lock held. */
+static void kslot_slots_make_live(struct kslot_slots *s, u32 index,
+				  u64 handle, void *obj)
+{
+	struct kslot_slot *slot = kslot_slots_at(s, index);
+
+	WRITE_ONCE(slot->obj, obj);
+	/* Object before word; see __kslot_slots_lookup(). */
+	smp_store_release(&slot->word, handle);
+	kslot_slots_mirror(s, slot, index);
+	WRITE_ONCE(s->count, s->count + 1);
+}
+
+/*
+ * Check @handle for a keyed write and grow the table to its slot.  Called
+ * and returns with the lock held (dropped to grow); binds an unbound tag
+ * once the checks passed.
+ */
+static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
+				     unsigned long *irqflags, gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	u32 index = kslot_handle_index(handle), tag = kslot_handle_tag(handle);
+	int ret;
+
+	if (!(s->flags & KSLOT_SLOTS_KEYED) ||
+	    !kslot_gen_is_live(kslot_handle_gen(handle)) ||
+	    index >= s->max_entries ||
+	    (s->tag != KSLOT_SLOTS_TAG_UNBOUND && s->tag != tag))
+		return -EINVAL;
+	ret = kslot_slots_grow_to(s, irqflags, gfp, index);
+	if (ret)
+		return ret;
+	/* The lock was dropped: another insert may have bound the tag. */
+	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND)
+		WRITE_ONCE(s->tag, tag);
+	return s->tag == tag ? 0 : -EINVAL;
+}
+
+/**
+ * kslot_slots_insert_at() - Make exactly one handle live in a keyed table.
+ * @s: A table created with %KSLOT_SLOTS_KEYED.
+ * @handle: The handle, issued by another table (the primary).
+ * @obj: The pointer to store; NULL reserves the handle (lookups return
+ *	NULL until kslot_slots_replace()).
+ * @gfp: Allocation flags for growing the table to @handle's index.
+ *
+ * The slot @handle names must be free at a generation older than
+ * @handle's: then it becomes live under @handle, exactly as if this table
+ * had issued it.  An unbound tag (kslot_slots_init_tag()) is bound to
+ * @handle's.  The object's contents must be initialised before the call.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if the table is not keyed, or @handle has an even
+ * generation, an index at or beyond max_entries, or a tag other than the
+ * table's; -ENOMEM if growing the table failed; -EEXIST if the slot is
+ * live (under @handle or any other generation); -ESTALE if the slot's
+ * generation is as new as @handle's or newer, or the slot is retired.
+ * The table is unchanged on error (but for growth).
+ */
+int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
+			  gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	u32 index = kslot_handle_index(handle);
+	const struct kslot_slot *slot;
+	int ret;
+
+	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
+	if (ret)
+		goto out;
+	slot = kslot_slots_at(s, index);
+	if (kslot_gen_is_live(kslot_slots_word_gen(slot->word)))
+		ret = -EEXIST;
+	else if (kslot_slots_is_retired(slot) ||
+		 kslot_slots_word_gen(slot->word) > kslot_handle_gen(handle))
+		ret = -ESTALE;
+	else
+		kslot_slots_make_live(s, index, handle, obj);
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
+
+/**
+ * kslot_slots_store_at() - Store a pointer under a handle of a keyed table.
+ * @s: A table created with %KSLOT_SLOTS_KEYED.
+ * @handle: The handle, issued by another table (the primary).
+ * @obj: The pointer to store (NULL reserves, as kslot_slots_insert_at()).
+ * @gfp: Allocation flags for growing the table to @handle's index.
+ *
+ * kslot_slots_insert_at() that also takes over a live slot: if the slot
+ * is live under @handle, its pointer is replaced (kslot_slots_replace());
+ * if it is live under an older generation (the primary has since reused
+ * the slot), the old entry gives way to @handle, as a remove and an insert
+ * would, with no lookup of either handle seeing the other's pointer.
+ *
+ * Context: As kslot_slots_insert_at().
+ * Return: The previous pointer of the slot (NULL if it was free or
+ * reserved), which the caller owns, or ERR_PTR() of kslot_slots_insert_at()'s
+ * errors but -EEXIST: -ESTALE covers a slot live under a newer generation.
+ */
+void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
+			   gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	u32 index = kslot_handle_index(handle), gen = kslot_handle_gen(handle);
+	struct kslot_slot *slot;
+	void *old = NULL;
+	u32 cur;
+	int ret;
+
+	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
+	if (ret)
+		goto out;
+	slot = kslot_slots_at(s, index);
+	cur = kslot_slots_word_gen(slot->word);
+	if (kslot_slots_is_retired(slot) || cur > gen) {
+		ret = -ESTALE;
+	} else if (cur == gen) {
+		old = slot->obj;
+		/* Object contents before the pointer, as rcu_assign_pointer(). */
+		smp_store_release(&slot->obj, obj);
+		kslot_slots_mirror(s, slot, index);
+	} else if (kslot_gen_is_live(cur)) {
+		old = slot->obj;
+		/* Through a free word: no lookup pairs a handle and the other's object. */
+		WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen - 1));
+		smp_wmb(); /* Word before object; see __kslot_slots_lookup(). */
+		WRITE_ONCE(slot->obj, obj);
+		smp_store_release(&slot->word, handle);
+		kslot_slots_mirror(s, slot, index);
+	} else {
+		kslot_slots_make_live(s, index, handle, obj);
+	}
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret ? ERR_PTR(ret) : old;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_store_at);
+
+/* Chain the free slots, lowest first; lock held. */
+static void kslot_slots_relink(struct kslot_slots *s)
+{
+	u32 head = KSLOT_SLOTS_NONE, i;
+
+	for (i = s->capacity; i-- > 0;) {
+		struct kslot_slot *slot = kslot_slots_at(s, i);
+
+		if (kslot_gen_is_live(kslot_slots_word_gen(slot->word)) ||
+		    kslot_slots_is_retired(slot))
+			continue;
+		WRITE_ONCE(slot->obj, kslot_slots_link(head));
+		kslot_slots_mirror(s, slot, i);
+		head = i;
+	}
+	s->free_head = head;
+}
+
+/**
+ * kslot_slots_reset() - Forget every generation of an empty table.
+ * @s: The table.
+ * @tag: The tag from now on, as kslot_slots_init_tag() takes it.
+ *
+ * Every slot becomes free at generation 0, retired ones included, and the
+ * free list is rebuilt, lowest slot first: the table is as new, but keeps
+ * its memory, its name and its rejected counter.  Handles issued before
+ * may match again once the slots are reused, so only reset a table whose
+ * old handles are all gone, or whose @tag differs from the old one.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock, for a walk of every slot.
+ * Return: 0, -EBUSY if the table holds live entries, or -EINVAL if @tag is
+ * out of range.
+ */
+int kslot_slots_reset(struct kslot_slots *s, u32 tag)
+{
+	unsigned long irqflags;
+	int ret = 0;
+	u32 i;
+
+	if (tag > KSLOT_TAG_MASK &&
+	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(s->flags & KSLOT_SLOTS_KEYED)))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	if (s->count) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < s->capacity; i++) {
+		struct kslot_slot *slot = kslot_slots_at(s, i);
+
+		WRITE_ONCE(slot->word, kslot_slots_free_word(i, 0));
+		kslot_slots_mirror(s, slot, i);
+	}
+	kslot_slots_relink(s);
+	s->retired = 0;
+	WRITE_ONCE(s->tag, tag);
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_reset);
+
+/*
+ * Start or continue a restore: grow to @index, whose slot must still be
+ * as a new table has it.  Called and returns with the lock held.
+ */
+static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
+				       unsigned long *irqflags, gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	const struct kslot_slot *slot;
+	int ret;
+
+	if (index >= s->max_entries)
+		return -EINVAL;
+	if (!s->restoring && s->count)
+		return -EBUSY;
+	/* From now on kslot_slots_alloc() refuses: the free list is stale. */
+	s->restoring = true;
+	ret = kslot_slots_grow_to(s, irqflags, gfp, index);
+	if (ret)
+		return ret;
+	slot = kslot_slots_at(s, index);
+	if (slot->word != kslot_slots_free_word(index, 0) ||
+	    kslot_slots_is_retired(slot))
+		return -EEXIST;
+	return 0;
+}
+
+/**
+ * kslot_slots_restore_slot() - Recreate one slot of a checkpointed table.
+ * @s: The table, new (no live entry) or being restored.
+ * @index: The slot.
+ * @gen: Its generation: odd recreates a live entry, whose handle is
+ *	kslot_handle_make(@index, tag, @gen) with the table's tag (give the
+ *	old one to kslot_slots_init_tag()); even recreates a free slot at
+ *	that generation, so the old handles of the slot stay stale.
+ * @obj: The live entry's pointer (NULL for a reservation); NULL for a
+ *	free slot.
+ * @gfp: Allocation flags for growing the table to @index.
+ *
+ * The first restore call puts the table in restore mode: until
+ * kslot_slots_restore_done(), kslot_slots_alloc() refuses with -EINVAL
+ * (lookups, replace and remove work on what is restored so far).  Each
+ * slot may be restored once; slots never restored stay free at
+ * generation 0.  The caller serialises the restore calls.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is even
+ * and @obj is not NULL; -EBUSY if the table holds entries and is not being
+ * restored; -EEXIST if the slot was restored already; -ENOMEM if growing
+ * the table failed.  The table is unchanged on error (but for growth and
+ * restore mode).
+ */
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+			     void *obj, gfp_t gfp)
+{
+	unsigned long irqflags;
+	int ret;
+
+	if (!kslot_gen_is_live(gen) && obj)
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
+	if (ret)
+		goto out;
+	if (kslot_gen_is_live(gen)) {
+		kslot_slots_make_live(s, index,
+				      kslot_handle_make(index, s->tag, gen), obj);
+	} else {
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen));
+		kslot_slots_mirror(s, slot, index);
+	}
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_slot);
+
+/**
+ * kslot_slots_restore_retired() - Recreate a retired slot.
+ * @s: The table, new or being restored (see kslot_slots_restore_slot()).
+ * @index: The slot, retired in the checkpoint.
+ * @gfp: Allocation flags for growing the table to @index.
+ *
+ * The slot is retired for good and counted, as a remove at the last
+ * generation would have left it.
+ *
+ * Context: As kslot_slots_restore_slot().
+ * Return: 0, or kslot_slots_restore_slot()'s errors but the one of @gen.
+ */
+int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret;
+
+	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
+	if (!ret) {
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		WRITE_ONCE(slot->obj, kslot_slots_link(KSLOT_SLOTS_RETIRED));
+		kslot_slots_mirror(s, slot, index);
+		s->retired++;
+	}
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
+
+/**
+ * kslot_slots_restore_done() - End a restore: rebuild the free list.
+ * @s: The table.
+ *
+ * Chains every free slot below the capacity, lowest first (so the next
+ * allocations take the lowest free slots, whatever order the checkpoint's
+ * free list had), and leaves restore mode.  Harmless on a table that is
+ * not being restored.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock, for a walk of every slot.
+ */
+void kslot_slots_restore_done(struct kslot_slots *s)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	if (s->restoring)
+		kslot_slots_relink(s);
+	s->restoring = false;
+	kslot_slots_unlock(s, irqflags);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_done);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**

@@ -122,8 +122,13 @@ struct dentry;
 #define KSLOT_SLOTS_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the slot tables to the current memcg. */
 #define KSLOT_SLOTS_ACCOUNT	BIT(2)
+/*
+ * Keyed table: the caller addresses the slots (kslot_slots_insert_at(),
+ * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
+ */
+#define KSLOT_SLOTS_KEYED	BIT(5)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
-				 KSLOT_SLOTS_ACCOUNT)
+				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_KEYED)
 
 /* Slots of the first table; each growth doubles, up to max_entries. */
 #define KSLOT_SLOTS_MIN		256U
@@ -133,6 +138,12 @@ struct dentry;
 /* Free-list link values, in a free slot's object field. */
 #define KSLOT_SLOTS_NONE	U32_MAX
 #define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
+
+/*
+ * The tag of a keyed table created by kslot_slots_init_tag() without one:
+ * the first kslot_slots_insert_at() or kslot_slots_store_at() binds it.
+ */
+#define KSLOT_SLOTS_TAG_UNBOUND	U32_MAX
 
 /**
  * struct kslot_slot - One slot.
@@ -192,6 +203,8 @@ struct kslot_slots {
 	atomic_long_t rejected;
 	/* Debugfs file of a named table, or NULL. */
 	struct dentry *debugfs;
+	/* Between the first kslot_slots_restore_*() and restore_done(). */
+	bool restoring;
 };
 
 /**
@@ -258,6 +271,20 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d);
 void __kslot_slots_reject(struct kslot_slots *s, u64 handle);
+
+/* Keyed tables and restore: see kslot_slots.c. */
+int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			 const char *name, u32 max_entries, unsigned int flags,
+			 u32 tag);
+int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
+			  gfp_t gfp);
+void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
+			   gfp_t gfp);
+int kslot_slots_reset(struct kslot_slots *s, u32 tag);
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+			     void *obj, gfp_t gfp);
+int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
+void kslot_slots_restore_done(struct kslot_slots *s);
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
@@ -334,11 +361,12 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
  * @s: The table.
  *
  * Context: Any context.
- * Return: The tag, 0 .. %KSLOT_TAG_MASK.
+ * Return: The tag, 0 .. %KSLOT_TAG_MASK, or %KSLOT_SLOTS_TAG_UNBOUND for a
+ * keyed table no insert has bound yet.
  */
 static inline u32 kslot_slots_tag(const struct kslot_slots *s)
 {
-	return s->tag;
+	return READ_ONCE(s->tag);
 }
 
 #endif /* _LINUX_KSLOT_SLOTS_H */
