@@ -295,6 +295,41 @@ static int kslot_map_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	return 0;
 }
 
+static int kslot_map_table_restore_init(struct kslot_table *t, u32 tag)
+{
+	t->entry_overhead = sizeof(struct kslot_rec) +
+			    sizeof(struct kslot_slot);
+	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
+				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+}
+
+static int kslot_map_table_restore(struct kslot_table *t, u32 index, u32 gen,
+				   u32 state, const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (state == KSLOT_SLOT_RETIRED)
+		return kslot_slots_restore_retired(&t->map.slots, index,
+						   KSLOT_DEV_GFP);
+	if (state != KSLOT_SLOT_LIVE)
+		return kslot_slots_restore_slot(&t->map.slots, index, gen,
+						NULL, KSLOT_DEV_GFP);
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_slots_restore_slot(&t->map.slots, index, gen, rec,
+				       KSLOT_DEV_GFP);
+	if (ret)
+		kfree(rec);
+	return ret;
+}
+
+static void kslot_map_table_restore_done(struct kslot_table *t)
+{
+	kslot_slots_restore_done(&t->map.slots);
+}
+
 static const struct kslot_table_ops kslot_map_table_ops = {
 	.init = kslot_map_table_init,
 	.destroy = kslot_map_table_destroy,
@@ -306,6 +341,9 @@ static const struct kslot_table_ops kslot_map_table_ops = {
 	.next = kslot_map_table_next,
 	.stats = kslot_map_table_stats,
 	.dump = kslot_map_table_dump,
+	.restore_init = kslot_map_table_restore_init,
+	.restore = kslot_map_table_restore,
+	.restore_done = kslot_map_table_restore_done,
 };
 
 /* ---- dense tables: records packed in a kslot_dense ---- */
@@ -454,12 +492,14 @@ static const struct kslot_table_ops *kslot_table_kinds[] = {
 	[KSLOT_KIND_DENSE] = &kslot_dense_table_ops,
 };
 
-static u32 kslot_dev_kinds(void)
+/* Bit (1 << kind) per kind; @import: only the kinds IMPORT takes. */
+static u32 kslot_dev_kinds(bool import)
 {
 	u32 kinds = 0, i;
 
 	for (i = 0; i < ARRAY_SIZE(kslot_table_kinds); i++)
-		if (kslot_table_kinds[i])
+		if (kslot_table_kinds[i] &&
+		    (!import || kslot_table_kinds[i]->restore_init))
 			kinds |= BIT(i);
 	return kinds;
 }
@@ -503,10 +543,10 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 
 	/* __reserved lies among the output fields. */
 	if (info->flags ||
-	    !kslot_dev_out_zero(info, abi_version, dense_max_bytes))
+	    !kslot_dev_out_zero(info, abi_version, image_version))
 		return -EINVAL;
 	info->abi_version = KSLOT_ABI_VERSION;
-	info->kinds = kslot_dev_kinds();
+	info->kinds = kslot_dev_kinds(false);
 	info->create_flags = 0;
 	info->max_tables = READ_ONCE(max_tables);
 	info->max_record_size = kslot_dev_max_record_size();
@@ -514,42 +554,45 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	info->max_batch = KSLOT_MAX_BATCH;
 	info->max_bytes = READ_ONCE(max_bytes);
 	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
+	info->import_kinds = kslot_dev_kinds(true);
+	info->image_version = KSLOT_IMAGE_VERSION;
 	return 0;
 }
 
-static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
+/* The checks CREATE and IMPORT make of a table's shape: 0 or -EINVAL. */
+static int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
 {
-	struct kslot_create __user *uc = uarg;
-	struct kslot_create *c = arg;
-	const struct kslot_table_ops *ops;
+	if (kind >= ARRAY_SIZE(kslot_table_kinds) || !kslot_table_kinds[kind])
+		return -EINVAL;
+	if (!record_size || record_size > kslot_dev_max_record_size())
+		return -EINVAL;
+	if (!max || max > kslot_dev_max_entries())
+		return -EINVAL;
+	if (kind == KSLOT_KIND_DENSE &&
+	    (u64)record_size * max > KSLOT_DENSE_MAX_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Make a table of @f, an empty one or (@img) one to restore from an
+ * image, whose tag and seal it takes.  The caller holds f->rwsem for
+ * writing and has checked the shape.
+ */
+static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
+					       u32 record_size, u32 max,
+					       const struct kslot_image *img)
+{
+	const struct kslot_table_ops *ops = kslot_table_kinds[kind];
 	struct kslot_table *t;
 	u32 id;
 	int ret;
 
-	if (c->flags || c->table_id)
-		return -EINVAL;
-	if (c->kind >= ARRAY_SIZE(kslot_table_kinds) ||
-	    !kslot_table_kinds[c->kind])
-		return -EINVAL;
-	if (!c->record_size || c->record_size > kslot_dev_max_record_size())
-		return -EINVAL;
-	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
-		return -EINVAL;
-	if (c->kind == KSLOT_KIND_DENSE &&
-	    (u64)c->record_size * c->max_entries > KSLOT_DENSE_MAX_BYTES)
-		return -EINVAL;
-	ops = kslot_table_kinds[c->kind];
-	/* An unwritable table_id fails before anything is created. */
-	if (put_user(0, &uc->table_id))
-		return -EFAULT;
-
-	down_write(&f->rwsem);
-	ret = -ENOSPC;
 	if (f->nr_tables >= READ_ONCE(max_tables))
-		goto unlock;
+		return ERR_PTR(-ENOSPC);
 	ret = kslot_dev_charge(f, sizeof(*t));
 	if (ret)
-		goto unlock;
+		return ERR_PTR(ret);
 	ret = -ENOMEM;
 	t = kslot_should_fail_alloc() ? NULL :
 	    kzalloc(sizeof(*t), KSLOT_DEV_GFP);
@@ -557,9 +600,9 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 		goto uncharge;
 	t->file = f;
 	t->ops = ops;
-	t->kind = c->kind;
-	t->record_size = c->record_size;
-	t->max_entries = c->max_entries;
+	t->kind = kind;
+	t->record_size = record_size;
+	t->max_entries = max;
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
@@ -567,28 +610,25 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (ret < 0)
 		goto free;
 	t->id = id;
-	kslot_seal_init(&t->seal, &f->secret, id);
-	ret = ops->init(t);
+	if (img) {
+		ret = kslot_seal_set(&t->seal, img->seal) ? -EBADMSG :
+		      ops->restore_init(t, img->tag);
+	} else {
+		kslot_seal_init(&t->seal, &f->secret, id);
+		ret = ops->init(t);
+	}
 	if (ret)
 		goto erase;
-	if (put_user(id, &uc->table_id)) {
-		ops->destroy(t);
-		ret = -EFAULT;
-		goto erase;
-	}
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
-	up_write(&f->rwsem);
-	return 0;
+	return t;
 erase:
 	xa_erase(&f->tables, id);
 free:
 	kfree(t);
 uncharge:
 	kslot_dev_uncharge(f, sizeof(*t));
-unlock:
-	up_write(&f->rwsem);
-	return ret;
+	return ERR_PTR(ret);
 }
 
 /* Tear down a table already unlinked from its file. */
@@ -604,6 +644,35 @@ static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	kfree(t);
+}
+
+static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_create __user *uc = uarg;
+	struct kslot_create *c = arg;
+	struct kslot_table *t;
+	int ret;
+
+	if (c->flags || c->table_id)
+		return -EINVAL;
+	ret = kslot_dev_check_shape(c->kind, c->record_size, c->max_entries);
+	if (ret)
+		return ret;
+	/* An unwritable table_id fails before anything is created. */
+	if (put_user(0, &uc->table_id))
+		return -EFAULT;
+
+	down_write(&f->rwsem);
+	t = kslot_dev_table_new(f, c->kind, c->record_size, c->max_entries,
+				NULL);
+	ret = PTR_ERR_OR_ZERO(t);
+	if (!ret && put_user(t->id, &uc->table_id)) {
+		xa_erase(&f->tables, t->id);
+		kslot_table_free(f, t);
+		ret = -EFAULT;
+	}
+	up_write(&f->rwsem);
+	return ret;
 }
 
 static int kslot_ioc_destroy(struct kslot_file *f, void *arg,
@@ -1055,6 +1124,280 @@ out:
 	return ret;
 }
 
+/* ---- checkpoint and restore ---- */
+
+/* Slots EXPORT reads from a table per dump. */
+#define KSLOT_WALK_CHUNK	256U
+
+struct kslot_export_walk {
+	void __user *image;	/* NULL: count only */
+	u64 off;		/* bytes of the image so far */
+	u32 nr_slots;
+	u32 live;
+	void *buf;		/* a record */
+};
+
+/* One slot of the table for the image (counted, or written out). */
+static int kslot_export_slot(struct kslot_table *t,
+			     const struct kslot_dump_slot *ds,
+			     struct kslot_export_walk *w)
+{
+	/* A retired slot has no generation left (dense ones keep theirs). */
+	struct kslot_image_slot is = {
+		.index = ds->index, .state = ds->state,
+		.gen = ds->state == KSLOT_SLOT_RETIRED ? 0 : ds->gen,
+	};
+	bool live = ds->state == KSLOT_SLOT_LIVE;
+	int ret;
+
+	/* Never used: what IMPORT assumes of slots not listed. */
+	if (ds->state == KSLOT_SLOT_FREE && !ds->gen)
+		return 0;
+	if (w->image) {
+		if (copy_to_user(w->image + w->off, &is, sizeof(is)))
+			return -EFAULT;
+		if (live) {
+			ret = t->ops->get(t, kslot_handle_make(ds->index,
+							       t->ops->tag(t),
+							       ds->gen),
+					  w->buf);
+			/* The file's rwsem is held for writing. */
+			if (WARN_ON_ONCE(ret))
+				return ret;
+			if (copy_to_user(w->image + w->off + sizeof(is), w->buf,
+					 t->record_size))
+				return -EFAULT;
+		}
+	}
+	w->off += sizeof(is) + (live ? t->record_size : 0);
+	w->nr_slots++;
+	w->live += live;
+	return 0;
+}
+
+/* Walk every slot of @t below its capacity, in index order. */
+static int kslot_export_walk(struct kslot_table *t, struct kslot_export_walk *w)
+{
+	struct kslot_dump d = { .max = KSLOT_WALK_CHUNK };
+	struct kslot_dump_slot *slots = NULL;
+	u32 *reverse = NULL, i;
+	int ret = -ENOMEM;
+
+	if (!kslot_should_fail_alloc()) {
+		slots = kvcalloc(d.max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
+		reverse = kvcalloc(d.max, sizeof(*reverse), KSLOT_DEV_GFP_TMP);
+	}
+	if (!slots || !reverse)
+		goto out;
+	for (;;) {
+		ret = t->ops->dump(t, &d, slots, reverse);
+		if (ret)
+			goto out;
+		for (i = 0; i < d.count; i++) {
+			ret = kslot_export_slot(t, &slots[i], w);
+			if (ret)
+				goto out;
+		}
+		if (!d.count || d.start + d.count >= d.nr_slots)
+			break;
+		d.start += d.count;
+		cond_resched();
+	}
+	ret = 0;
+out:
+	kvfree(slots);
+	kvfree(reverse);
+	return ret;
+}
+
+static int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_export __user *ux = uarg;
+	struct kslot_export *x = arg;
+	struct kslot_export_walk w = {};
+	struct kslot_image img = {};
+	struct kslot_table *t;
+	int ret;
+
+	if (x->flags || x->__reserved || x->image_size)
+		return -EINVAL;
+	if (put_user(0, &ux->image_size))
+		return -EFAULT;
+	/* Writers excluded: the image is one instant of the table. */
+	down_write(&f->rwsem);
+	t = kslot_dev_table(f, x->table_id);
+	ret = -ENOENT;
+	if (!t)
+		goto unlock;
+	w.off = sizeof(img);
+	ret = kslot_export_walk(t, &w);
+	if (ret)
+		goto unlock;
+	ret = -EFAULT;
+	if (put_user(w.off, &ux->image_size))
+		goto unlock;
+	/* A size query, or a buffer too small for the image. */
+	ret = x->buf_size ? -ERANGE : 0;
+	if (x->buf_size < w.off)
+		goto unlock;
+	img = (struct kslot_image){
+		.magic = KSLOT_IMAGE_MAGIC, .version = KSLOT_IMAGE_VERSION,
+		.kind = t->kind, .record_size = t->record_size,
+		.max_entries = t->max_entries, .tag = t->ops->tag(t),
+		.nr_slots = w.nr_slots, .live = w.live,
+	};
+	memcpy(img.seal, t->seal.mul, sizeof(img.seal));
+	ret = -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(x->image_ptr), &img, sizeof(img)))
+		goto unlock;
+	ret = -ENOMEM;
+	w.buf = kslot_dev_bounce(t);
+	if (!w.buf)
+		goto unlock;
+	w = (struct kslot_export_walk){
+		.image = u64_to_user_ptr(x->image_ptr), .off = sizeof(img),
+		.buf = w.buf,
+	};
+	ret = kslot_export_walk(t, &w);
+	kfree(w.buf);
+unlock:
+	up_write(&f->rwsem);
+	return ret;
+}
+
+/* Check an image's header against the image size; 0 or -errno. */
+static int kslot_import_check(const struct kslot_image *img, u64 size)
+{
+	int ret;
+
+	if (img->magic != KSLOT_IMAGE_MAGIC)
+		return -EBADMSG;
+	if (img->version != KSLOT_IMAGE_VERSION)
+		return -EPROTONOSUPPORT;
+	if (img->__reserved)
+		return -EBADMSG;
+	ret = kslot_dev_check_shape(img->kind, img->record_size,
+				    img->max_entries);
+	if (ret)
+		return ret;
+	if (!kslot_table_kinds[img->kind]->restore_init)
+		return -EOPNOTSUPP;
+	if (img->nr_slots > img->max_entries || img->live > img->nr_slots ||
+	    img->tag > KSLOT_TAG_MASK)
+		return -EBADMSG;
+	if (size != sizeof(*img) +
+		    (u64)img->nr_slots * sizeof(struct kslot_image_slot) +
+		    (u64)img->live * img->record_size)
+		return -EBADMSG;
+	return 0;
+}
+
+/* Check one slot of an image after slot @prev (-1: the first). */
+static int kslot_import_check_slot(const struct kslot_image *img,
+				   const struct kslot_image_slot *is, s64 prev)
+{
+	if (is->__reserved || is->index <= prev ||
+	    is->index >= img->max_entries)
+		return -EBADMSG;
+	switch (is->state) {
+	case KSLOT_SLOT_LIVE:
+		return kslot_gen_is_live(is->gen) ? 0 : -EBADMSG;
+	case KSLOT_SLOT_FREE:
+		return kslot_gen_is_live(is->gen) ? -EBADMSG : 0;
+	case KSLOT_SLOT_RETIRED:
+		return is->gen ? -EBADMSG : 0;
+	default:
+		return -EBADMSG;
+	}
+}
+
+/* Restore the slots of image @src into the new table @t. */
+static int kslot_import_slots(struct kslot_table *t,
+			      const struct kslot_image *img,
+			      const u8 __user *src)
+{
+	u64 off = sizeof(*img), cost = kslot_dev_entry_cost(t);
+	struct kslot_image_slot is;
+	u32 i, live = 0;
+	s64 prev = -1;
+	int ret;
+
+	for (i = 0; i < img->nr_slots; i++) {
+		if (copy_from_user(&is, src + off, sizeof(is)))
+			return -EFAULT;
+		off += sizeof(is);
+		ret = kslot_import_check_slot(img, &is, prev);
+		if (ret)
+			return ret;
+		prev = is.index;
+		if (is.state == KSLOT_SLOT_FREE && !is.gen)
+			continue;
+		if (is.state == KSLOT_SLOT_LIVE) {
+			/* More live slots than the header says. */
+			if (live == img->live)
+				return -EBADMSG;
+			ret = kslot_dev_charge(t->file, cost);
+			if (ret)
+				return ret;
+		}
+		ret = t->ops->restore(t, is.index, is.gen, is.state, src + off);
+		if (is.state == KSLOT_SLOT_LIVE) {
+			if (ret) {
+				kslot_dev_uncharge(t->file, cost);
+				return ret;
+			}
+			off += t->record_size;
+			live++;
+		}
+		if (ret)
+			return ret;
+		if (!(i % KSLOT_WALK_CHUNK))
+			cond_resched();
+	}
+	return live == img->live ? 0 : -EBADMSG;
+}
+
+static int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_import __user *ui = uarg;
+	struct kslot_import *im = arg;
+	const u8 __user *src = u64_to_user_ptr(im->image_ptr);
+	struct kslot_image img;
+	struct kslot_table *t;
+	int ret;
+
+	if (im->flags || im->__reserved || im->table_id)
+		return -EINVAL;
+	if (im->image_size < sizeof(img))
+		return -EBADMSG;
+	if (copy_from_user(&img, src, sizeof(img)))
+		return -EFAULT;
+	ret = kslot_import_check(&img, im->image_size);
+	if (ret)
+		return ret;
+	/* An unwritable table_id fails before anything is created. */
+	if (put_user(0, &ui->table_id))
+		return -EFAULT;
+
+	down_write(&f->rwsem);
+	t = kslot_dev_table_new(f, img.kind, img.record_size, img.max_entries,
+				&img);
+	ret = PTR_ERR_OR_ZERO(t);
+	if (ret)
+		goto unlock;
+	ret = kslot_import_slots(t, &img, src);
+	t->ops->restore_done(t);
+	if (!ret && put_user(t->id, &ui->table_id))
+		ret = -EFAULT;
+	if (ret) {
+		xa_erase(&f->tables, t->id);
+		kslot_table_free(f, t);
+	}
+unlock:
+	up_write(&f->rwsem);
+	return ret;
+}
+
 /* ---- dispatch ---- */
 
 static_assert(offsetofend(struct kslot_info, max_bytes) ==
@@ -1069,6 +1412,8 @@ union kslot_ioctl_buf {
 	struct kslot_iterate iterate;
 	struct kslot_stats stats;
 	struct kslot_dump dump;
+	struct kslot_export export;
+	struct kslot_import import;
 };
 
 /*
@@ -1113,6 +1458,8 @@ static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
 	KSLOT_OP_RO(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
 	KSLOT_OP_RO(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
 	KSLOT_OP_RO(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
+	KSLOT_OP(KSLOT_IOC_EXPORT, kslot_ioc_export, struct kslot_export),
+	KSLOT_OP(KSLOT_IOC_IMPORT, kslot_ioc_import, struct kslot_import),
 };
 
 static long kslot_fops_ioctl(struct file *file, unsigned int cmd,

@@ -146,6 +146,12 @@ struct kslot_file {
  *	kernel handle, and copy its record (if the buffer is not NULL).
  * @stats: Fill entries, capacity, max_entries and retired.
  * @dump: Fill a struct kslot_dump and its arrays; -ENOMEM.
+ * @restore_init: Set up the structure, as @init, for a table IMPORT
+ *	restores, whose handles carry @tag.  NULL if the kind cannot be
+ *	imported.
+ * @restore: Recreate slot @index at generation @gen in state @state
+ *	(enum kslot_slot_state), with the record at @rec if it is live.
+ * @restore_done: Rebuild what the slots imply (the free list).
  */
 struct kslot_table_ops {
 	int (*init)(struct kslot_table *t);
@@ -161,6 +167,10 @@ struct kslot_table_ops {
 	void (*stats)(struct kslot_table *t, struct kslot_stats *st);
 	int (*dump)(struct kslot_table *t, struct kslot_dump *d,
 		    struct kslot_dump_slot *slots, u32 *reverse);
+	int (*restore_init)(struct kslot_table *t, u32 tag);
+	int (*restore)(struct kslot_table *t, u32 index, u32 gen, u32 state,
+		       const void __user *rec);
+	void (*restore_done)(struct kslot_table *t);
 };
 
 /**

@@ -116,6 +116,10 @@ struct kslot_info {
 	__u64 dense_max_bytes;	/* out: record_size * max_entries of a
 				 * dense table is at most this
 				 */
+	__u32 import_kinds;	/* out: bit (1 << kind) per kind IMPORT
+				 * takes (EXPORT takes every kind)
+				 */
+	__u32 image_version;	/* out: KSLOT_IMAGE_VERSION */
 };
 
 /* INFO's first size; a smaller struct reads the fields it has. */
@@ -281,6 +285,103 @@ struct kslot_dump {
 	__u32 decoded_gen;	/* out: its generation */
 };
 
+/*
+ * Checkpoint and restore: KSLOT_IOC_EXPORT writes a table out as an
+ * image; KSLOT_IOC_IMPORT recreates it as a new table of the calling file
+ * (any open file of /dev/kslot, in any process).  In the new table every
+ * handle the image's table had issued names the same record, and every
+ * handle that was stale stays stale: the slots come back at their
+ * generations (retired slots retired), and the table's tag and seal key
+ * travel in the image, so the handles need no translation.
+ *
+ * The seal key in the image is in the clear: the seal is no secret (see
+ * Handles above), and an image gives whoever holds it exactly what
+ * ITERATE gives the holder of the file.  Two tables imported from one
+ * image accept each other's handles; a table imported from an image
+ * accepts no handle of the file's other tables.
+ *
+ * The image, in host byte order, without padding:
+ *
+ *   struct kslot_image                  the header
+ *   nr_slots times, by increasing index:
+ *     struct kslot_image_slot           a slot
+ *     record_size bytes                 its record, if the slot is live
+ *
+ * Slots not listed are free at generation 0 (never used); EXPORT lists
+ * every other slot.  A live slot
+ * has an odd gen, a free one an even gen, a retired one gen 0.
+ */
+#define KSLOT_IMAGE_MAGIC	0x544c534bU	/* "KSLT" read as a __u32 LE */
+#define KSLOT_IMAGE_VERSION	1
+
+struct kslot_image {
+	__u32 magic;		/* KSLOT_IMAGE_MAGIC */
+	__u32 version;		/* KSLOT_IMAGE_VERSION */
+	__u32 kind;		/* enum kslot_table_kind */
+	__u32 record_size;
+	__u32 max_entries;
+	__u32 tag;		/* the tag of the table's handles */
+	__u32 nr_slots;		/* entries of the slot array */
+	__u32 live;		/* live slots, and records */
+	__u64 seal[3];		/* the handle seal's key (odd multipliers) */
+	__u64 __reserved;
+};
+
+struct kslot_image_slot {
+	__u32 index;
+	__u32 gen;
+	__u32 state;		/* enum kslot_slot_state */
+	__u32 __reserved;
+};
+
+/*
+ * KSLOT_IOC_EXPORT: write table table_id as an image into image_ptr, a
+ * buffer of buf_size bytes.  image_size (out) receives the image's size.
+ * With buf_size 0 the command only does that (and succeeds); with a
+ * buf_size below the image's size it fails with -ERANGE and writes only
+ * image_size.  The size holds until the table changes.  The image is one
+ * instant of the table: the command excludes the file's other commands.
+ */
+struct kslot_export {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 __reserved;
+	__u64 image_ptr;
+	__u64 buf_size;
+	__u64 image_size;	/* out */
+};
+
+/*
+ * KSLOT_IOC_IMPORT: make a new table from the image at image_ptr, of
+ * exactly image_size bytes; table_id (out) is its id.  Besides CREATE's
+ * errors for the image's kind, record_size and max_entries (-EINVAL,
+ * -ENOSPC at max_tables, -EDQUOT if the table and its live entries would
+ * take the file past max_bytes):
+ *
+ *   -EBADMSG     a malformed image: bad magic, image_size not the size
+ *                the header implies (truncated, trailing bytes), nr_slots
+ *                or live above max_entries, a slot index not above the
+ *                previous one (duplicate) or at/above max_entries, an
+ *                unknown state, a generation the state cannot have (live
+ *                even, free odd, retired nonzero), a live count not the
+ *                header's, a tag above 255, an even seal multiplier, or a
+ *                nonzero __reserved
+ *   -EPROTONOSUPPORT  an image version this kernel does not read
+ *   -EOPNOTSUPP  a known kind this kernel cannot import (see info.kinds
+ *                and info.import_kinds)
+ *
+ * On failure nothing is created.
+ */
+struct kslot_import {
+	__u32 size;
+	__u32 flags;
+	__u64 image_ptr;
+	__u64 image_size;
+	__u32 table_id;		/* out */
+	__u32 __reserved;
+};
+
 #define KSLOT_IOC_INFO		_IO(KSLOT_IOCTL_TYPE, 0x00)
 #define KSLOT_IOC_CREATE	_IO(KSLOT_IOCTL_TYPE, 0x01)
 #define KSLOT_IOC_DESTROY	_IO(KSLOT_IOCTL_TYPE, 0x02)
@@ -294,5 +395,7 @@ struct kslot_dump {
 #define KSLOT_IOC_ITERATE	_IO(KSLOT_IOCTL_TYPE, 0x0a)
 #define KSLOT_IOC_STATS		_IO(KSLOT_IOCTL_TYPE, 0x0b)
 #define KSLOT_IOC_DUMP		_IO(KSLOT_IOCTL_TYPE, 0x0c)
+#define KSLOT_IOC_EXPORT	_IO(KSLOT_IOCTL_TYPE, 0x0d)
+#define KSLOT_IOC_IMPORT	_IO(KSLOT_IOCTL_TYPE, 0x0e)
 
 #endif /* _UAPI_LINUX_KSLOT_H */
