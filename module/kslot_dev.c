@@ -40,7 +40,7 @@
  * allocation, which kslot_dense caps at INT_MAX bytes with the slots and
  * the reverse map (12 bytes per entry: at most 192 MiB more).
  */
-#define KSLOT_DENSE_MAX_BYTES	(1ULL << 30)
+#define KSLOT_DENSE_MAX_BYTES	BIT_ULL(30)
 #define KSLOT_RECORD_SIZE_CAP	65536U
 
 /*
@@ -529,13 +529,13 @@ static int kslot_dev_reject(struct kslot_table *t, int ret)
 }
 
 /*
- * True if the fields @first .. @last of *@p (output-only fields) are zero,
- * as they must be on input (see the uapi header).
+ * True if bytes @first .. @end - 1 of the argument @arg (its output-only
+ * fields) are zero, as they must be on input (see the uapi header).
  */
-#define kslot_dev_out_zero(p, first, last)				\
-	(!memchr_inv(&(p)->first, 0,					\
-		     offsetofend(typeof(*(p)), last) -			\
-		     offsetof(typeof(*(p)), first)))
+static bool kslot_dev_out_zero(const void *arg, size_t first, size_t end)
+{
+	return !memchr_inv((const u8 *)arg + first, 0, end - first);
+}
 
 static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 {
@@ -543,7 +543,8 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 
 	/* __reserved lies among the output fields. */
 	if (info->flags ||
-	    !kslot_dev_out_zero(info, abi_version, image_version))
+	    !kslot_dev_out_zero(info, offsetof(struct kslot_info, abi_version),
+				sizeof(*info)))
 		return -EINVAL;
 	info->abi_version = KSLOT_ABI_VERSION;
 	info->kinds = kslot_dev_kinds(false);
@@ -1039,7 +1040,9 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 	struct kslot_table *t;
 	unsigned long id;
 
-	if (st->flags || !kslot_dev_out_zero(st, kind, rejected))
+	if (st->flags ||
+	    !kslot_dev_out_zero(st, offsetof(struct kslot_stats, kind),
+				sizeof(*st)))
 		return -EINVAL;
 	down_read(&f->rwsem);
 	if (st->table_id) {
@@ -1081,8 +1084,10 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	int ret;
 
 	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
-	    !kslot_dev_out_zero(d, count, reverse_count) ||
-	    !kslot_dev_out_zero(d, decoded_index, decoded_gen))
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, count),
+				offsetof(struct kslot_dump, slots_ptr)) ||
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, decoded_index),
+				sizeof(*d)))
 		return -EINVAL;
 	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
 	if (IS_ERR(t))

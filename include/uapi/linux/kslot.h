@@ -112,13 +112,11 @@ struct kslot_info {
 	__u32 max_batch;	/* out: entries per batch command */
 	__u32 __reserved;
 	__u64 max_bytes;	/* out: bytes per open file */
-	/* Since ABI version 1, size > KSLOT_INFO_SIZE_VER0: */
-	__u64 dense_max_bytes;	/* out: record_size * max_entries of a
-				 * dense table is at most this
-				 */
-	__u32 import_kinds;	/* out: bit (1 << kind) per kind IMPORT
-				 * takes (EXPORT takes every kind)
-				 */
+	/* Beyond KSLOT_INFO_SIZE_VER0: */
+	/* out: record_size * max_entries of a dense table is at most this */
+	__u64 dense_max_bytes;
+	/* out: bit (1 << kind) per kind IMPORT takes (EXPORT takes all) */
+	__u32 import_kinds;
 	__u32 image_version;	/* out: KSLOT_IMAGE_VERSION */
 };
 
