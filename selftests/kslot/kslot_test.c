@@ -1213,7 +1213,7 @@ TEST(import_rejects_bad_images)
 	ASSERT_EQ(3, ((struct kslot_image *)img)->nr_slots);
 	ASSERT_EQ(2, ((struct kslot_image *)img)->live);
 	bad = malloc(size + 16);
-	ASSERT_TRUE(bad);
+	ASSERT_TRUE(bad != 0);
 	h = (struct kslot_image *)bad;
 #define RESET()	memcpy(bad, img, size)
 
