@@ -138,6 +138,8 @@ int main(int argc, char **argv)
 	}
 	if (!n || !reps)
 		return 2;
+	/* Each line as it comes, should the guest be stopped midway. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
 	fd = kslot_open();
 	if (fd < 0) {
