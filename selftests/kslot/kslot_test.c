@@ -555,6 +555,10 @@ TEST_F(kdev, output_fields_must_be_zero)
 	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
 			 offsetof(struct kslot_dump, count),
 			 offsetof(struct kslot_dump, slots_ptr));
+	/* The last case succeeded: its outputs are set again. */
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = self->t,
+				 .max = 4, .slots_ptr = (uintptr_t)slots,
+				 .user_handle = h };
 	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
 			 offsetof(struct kslot_dump, decoded_index), sizeof(d));
 	/* Nothing was changed by the refused commands. */
@@ -1150,6 +1154,9 @@ TEST_F(kdev, export_errors)
 	x.image_ptr = 8;
 	x.buf_size = need;
 	EXPECT_EQ(-EFAULT, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	/* The size was written back even so; it is output only. */
+	EXPECT_EQ(need, x.image_size);
+	x.image_size = 0;
 	x.image_ptr = 0;
 	x.buf_size = 0;
 	EXPECT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
