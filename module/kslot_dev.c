@@ -5,8 +5,8 @@
  * A module of its own on top of the kslot.ko library, so that a driver can
  * use the library without the device.  A thin layer over the kernel API:
  * it validates arguments, keeps each open file's tables in a private
- * namespace, scrambles handles with a per-file secret, and enforces the
- * per-file limits (this module's parameters).  The tables themselves are
+ * namespace, seals handles with a per-file and per-table key, and
+ * enforces the per-file limits (this module's parameters).  The tables themselves are
  * kslot_map (records behind stable slots) and kslot_dense (records packed
  * densely).  The ABI is documented in include/uapi/linux/kslot.h.
  *
@@ -35,6 +35,12 @@
 #include "kslot_internal.h"
 
 #define KSLOT_MAX_BATCH		1024U
+/*
+ * Record bytes of a dense table at max_entries: its arrays are one
+ * allocation, which kslot_dense caps at INT_MAX bytes with the slots and
+ * the reverse map (12 bytes per entry: at most 192 MiB more).
+ */
+#define KSLOT_DENSE_MAX_BYTES	BIT_ULL(30)
 #define KSLOT_RECORD_SIZE_CAP	65536U
 
 /*
@@ -129,45 +135,6 @@ static void *kslot_dev_bounce(struct kslot_table *t)
 	if (kslot_should_fail_alloc())
 		return NULL;
 	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
-}
-
-/*
- * Handles given to userspace are the kernel handles run through a 4-round
- * Feistel permutation keyed with the file's secret and tweaked with the
- * table id.  A forged, off-by-one or foreign handle decodes to an
- * unrelated value, which names a live entry only by chance (the tag, the
- * odd generation and the exact generation of a live slot must all match).
- */
-static u32 kslot_dev_round(struct kslot_file *f, u32 table_id, int round,
-			   u32 half)
-{
-	return (u32)siphash_2u32(half, (table_id << 2) | round, &f->secret);
-}
-
-static u64 kslot_dev_encode(struct kslot_file *f, u32 table_id, u64 handle)
-{
-	u32 l = handle >> 32, r = (u32)handle, t;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		t = l ^ kslot_dev_round(f, table_id, i, r);
-		l = r;
-		r = t;
-	}
-	return (u64)l << 32 | r;
-}
-
-static u64 kslot_dev_decode(struct kslot_file *f, u32 table_id, u64 handle)
-{
-	u32 l = handle >> 32, r = (u32)handle, t;
-	int i;
-
-	for (i = 3; i >= 0; i--) {
-		t = r ^ kslot_dev_round(f, table_id, i, l);
-		r = l;
-		l = t;
-	}
-	return (u64)l << 32 | r;
 }
 
 /*
@@ -415,8 +382,54 @@ static int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	return 0;
 }
 
-static u32 kslot_dev_kinds(void)
+/*
+ * IMPORT's payload hooks: recreate a table slot by slot (the slot core's
+ * restore), map tables only.  A dense table's packed order is not part
+ * of its image, so it cannot be restored slot by slot.
+ */
+static int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 {
+	if (kslot_table_is_dense(t))
+		return -EOPNOTSUPP;
+	t->entry_overhead = sizeof(struct kslot_rec) +
+			    sizeof(struct kslot_slot);
+	t->slots = &t->map.slots;
+	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
+				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+}
+
+static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+			       u32 state, const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (state == KSLOT_SLOT_RETIRED)
+		return kslot_slots_restore_retired(&t->map.slots, index,
+						   KSLOT_DEV_GFP);
+	if (state != KSLOT_SLOT_LIVE)
+		return kslot_slots_restore_slot(&t->map.slots, index, gen,
+						NULL, KSLOT_DEV_GFP);
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_slots_restore_slot(&t->map.slots, index, gen, rec,
+				       KSLOT_DEV_GFP);
+	if (ret)
+		kfree(rec);
+	return ret;
+}
+
+static void kslot_table_restore_done(struct kslot_table *t)
+{
+	kslot_slots_restore_done(&t->map.slots);
+}
+
+/* Bit (1 << kind) per kind; @import: only the kinds IMPORT takes. */
+static u32 kslot_dev_kinds(bool import)
+{
+	if (import)
+		return BIT(KSLOT_KIND_MAP);
 	return BIT(KSLOT_KIND_MAP) | BIT(KSLOT_KIND_DENSE);
 }
 
@@ -433,7 +446,7 @@ static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
 {
 	if (!uh)
 		return -EINVAL;
-	*h = kslot_dev_decode(t->file, t->id, uh);
+	*h = kslot_unseal(&t->seal, uh);
 	return 0;
 }
 
@@ -444,59 +457,80 @@ static int kslot_dev_reject(struct kslot_table *t, int ret)
 	return ret;
 }
 
+/*
+ * True if bytes @first .. @end - 1 of the argument @arg (its output-only
+ * fields) are zero, as they must be on input (see the uapi header).
+ */
+static bool kslot_dev_out_zero(const void *arg, size_t first, size_t end)
+{
+	return !memchr_inv((const u8 *)arg + first, 0, end - first);
+}
+
 static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_info *info = arg;
 
-	if (info->flags || info->__reserved)
+	/* __reserved lies among the output fields. */
+	if (info->flags ||
+	    !kslot_dev_out_zero(info, offsetof(struct kslot_info, abi_version),
+				sizeof(*info)))
 		return -EINVAL;
 	info->abi_version = KSLOT_ABI_VERSION;
-	info->kinds = kslot_dev_kinds();
+	info->kinds = kslot_dev_kinds(false);
 	info->create_flags = 0;
 	info->max_tables = READ_ONCE(max_tables);
 	info->max_record_size = kslot_dev_max_record_size();
 	info->max_entries = kslot_dev_max_entries();
 	info->max_batch = KSLOT_MAX_BATCH;
 	info->max_bytes = READ_ONCE(max_bytes);
+	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
+	info->import_kinds = kslot_dev_kinds(true);
+	info->image_version = KSLOT_IMAGE_VERSION;
 	return 0;
 }
 
-static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
+/* The checks CREATE and IMPORT make of a table's shape: 0 or -EINVAL. */
+static int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
 {
-	struct kslot_create __user *uc = uarg;
-	struct kslot_create *c = arg;
+	if (kind != KSLOT_KIND_MAP && kind != KSLOT_KIND_DENSE)
+		return -EINVAL;
+	if (!record_size || record_size > kslot_dev_max_record_size())
+		return -EINVAL;
+	if (!max || max > kslot_dev_max_entries())
+		return -EINVAL;
+	if (kind == KSLOT_KIND_DENSE &&
+	    (u64)record_size * max > KSLOT_DENSE_MAX_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Make a table of @f, an empty one or (@img) one to restore from an
+ * image, whose tag and seal it takes.  The caller holds f->rwsem for
+ * writing and has checked the shape.
+ */
+static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
+					       u32 record_size, u32 max,
+					       const struct kslot_image *img)
+{
 	struct kslot_table *t;
 	u32 id;
 	int ret;
 
-	if (c->flags || c->table_id)
-		return -EINVAL;
-	if (c->kind != KSLOT_KIND_MAP && c->kind != KSLOT_KIND_DENSE)
-		return -EINVAL;
-	if (!c->record_size || c->record_size > kslot_dev_max_record_size())
-		return -EINVAL;
-	if (!c->max_entries || c->max_entries > kslot_dev_max_entries())
-		return -EINVAL;
-	/* An unwritable table_id fails before anything is created. */
-	if (put_user(0, &uc->table_id))
-		return -EFAULT;
-
-	down_write(&f->rwsem);
-	ret = -EMFILE;
 	if (f->nr_tables >= READ_ONCE(max_tables))
-		goto unlock;
+		return ERR_PTR(-ENOSPC);
 	ret = kslot_dev_charge(f, sizeof(*t));
 	if (ret)
-		goto unlock;
+		return ERR_PTR(ret);
 	ret = -ENOMEM;
 	t = kslot_should_fail_alloc() ? NULL :
 	    kzalloc(sizeof(*t), KSLOT_DEV_GFP);
 	if (!t)
 		goto uncharge;
 	t->file = f;
-	t->kind = c->kind;
-	t->record_size = c->record_size;
-	t->max_entries = c->max_entries;
+	t->kind = kind;
+	t->record_size = record_size;
+	t->max_entries = max;
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
@@ -504,27 +538,25 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (ret < 0)
 		goto free;
 	t->id = id;
-	ret = kslot_table_init(t);
+	if (img) {
+		ret = kslot_seal_set(&t->seal, img->seal) ? -EBADMSG :
+		      kslot_table_restore_init(t, img->tag);
+	} else {
+		kslot_seal_init(&t->seal, &f->secret, id);
+		ret = kslot_table_init(t);
+	}
 	if (ret)
 		goto erase;
-	if (put_user(id, &uc->table_id)) {
-		kslot_table_destroy(t);
-		ret = -EFAULT;
-		goto erase;
-	}
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
-	up_write(&f->rwsem);
-	return 0;
+	return t;
 erase:
 	xa_erase(&f->tables, id);
 free:
 	kfree(t);
 uncharge:
 	kslot_dev_uncharge(f, sizeof(*t));
-unlock:
-	up_write(&f->rwsem);
-	return ret;
+	return ERR_PTR(ret);
 }
 
 /* Tear down a table already unlinked from its file. */
@@ -540,6 +572,35 @@ static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	kfree(t);
+}
+
+static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_create __user *uc = uarg;
+	struct kslot_create *c = arg;
+	struct kslot_table *t;
+	int ret;
+
+	if (c->flags || c->table_id)
+		return -EINVAL;
+	ret = kslot_dev_check_shape(c->kind, c->record_size, c->max_entries);
+	if (ret)
+		return ret;
+	/* An unwritable table_id fails before anything is created. */
+	if (put_user(0, &uc->table_id))
+		return -EFAULT;
+
+	down_write(&f->rwsem);
+	t = kslot_dev_table_new(f, c->kind, c->record_size, c->max_entries,
+				NULL);
+	ret = PTR_ERR_OR_ZERO(t);
+	if (!ret && put_user(t->id, &uc->table_id)) {
+		xa_erase(&f->tables, t->id);
+		kslot_table_free(f, t);
+		ret = -EFAULT;
+	}
+	up_write(&f->rwsem);
+	return ret;
 }
 
 static int kslot_ioc_destroy(struct kslot_file *f, void *arg,
@@ -615,7 +676,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		kslot_dev_uncharge(t->file, cost);
 		return ret;
 	}
-	*uh = kslot_dev_encode(t->file, t->id, h);
+	*uh = kslot_seal(&t->seal, h);
 	if (put_user(*uh, handle_u)) {
 		/*
 		 * The page went away meanwhile: take the entry back, unless
@@ -720,10 +781,9 @@ static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_ERASE);
 }
 
-/* Entry @handle_u / @rec_u of a batch command. */
+/* Entry @handle_u / @rec_u of an INSERT or ERASE batch. */
 static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
-			       u64 __user *handle_u, void __user *rec_u,
-			       void *buf)
+			       u64 __user *handle_u, void __user *rec_u)
 {
 	u64 uh;
 
@@ -731,9 +791,68 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
 		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
 	if (get_user(uh, handle_u))
 		return -EFAULT;
-	if (cmd == KSLOT_IOC_GET_BATCH)
-		return kslot_dev_get_one(t, uh, buf, rec_u);
 	return kslot_dev_erase_one(t, uh);
+}
+
+/* Handles GET_BATCH reads per copy_from_user() (on the stack). */
+#define KSLOT_GET_CHUNK		64U
+/* Bytes of records it writes per copy_to_user(), unless one is larger. */
+#define KSLOT_GET_CHUNK_BYTES	4096U
+
+/*
+ * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
+ * lookups into a kernel buffer, one copy out of their records, so the
+ * per-entry cost is the lookup and the record's bytes, not two user
+ * copies.  An unreadable handle or unwritable record ends the batch at
+ * that entry with -EFAULT, as if the entries were done one by one.
+ */
+static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
+			       u32 *done)
+{
+	const u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
+	size_t rs = t->record_size;
+	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / rs, 1,
+			    KSLOT_GET_CHUNK);
+	u64 uh[KSLOT_GET_CHUNK];
+	u32 i = 0, n, j;
+	int ret = 0;
+	size_t left;
+	u8 *buf;
+
+	buf = kslot_should_fail_alloc() ? NULL :
+	      kvmalloc(chunk * rs, KSLOT_DEV_GFP_TMP);
+	if (!buf)
+		return -ENOMEM;
+	while (i < b->count && !ret) {
+		n = min(chunk, b->count - i);
+		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
+		if (left) {
+			n -= DIV_ROUND_UP(left, sizeof(*uh));
+			ret = -EFAULT;
+		}
+		for (j = 0; j < n; j++) {
+			int err = uh[j] ?
+				  kslot_table_get(t, kslot_unseal(&t->seal,
+								  uh[j]),
+						  buf + j * rs) : -EINVAL;
+
+			if (err) {
+				ret = kslot_dev_reject(t, err);
+				break;
+			}
+		}
+		left = copy_to_user(recs + i * rs, buf, j * rs);
+		if (left) {
+			j -= DIV_ROUND_UP(left, rs);
+			ret = -EFAULT;
+		}
+		i += j;
+		cond_resched();
+	}
+	kvfree(buf);
+	*done = i;
+	return ret;
 }
 
 static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
@@ -744,7 +863,6 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	struct kslot_table *t;
-	void *buf = NULL;
 	int ret = 0;
 	u32 i;
 
@@ -757,24 +875,21 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 			    b->records_ptr, cmd != KSLOT_IOC_ERASE_BATCH);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	if (cmd == KSLOT_IOC_GET_BATCH && b->count) {
-		buf = kslot_dev_bounce(t);
-		if (!buf) {
-			ret = -ENOMEM;
-			goto out;
+	if (!b->count) {
+		i = 0;
+	} else if (cmd == KSLOT_IOC_GET_BATCH) {
+		ret = kslot_dev_get_batch(t, b, &i);
+	} else {
+		for (i = 0; i < b->count; i++) {
+			ret = kslot_dev_batch_one(t, cmd, &handles[i],
+						  recs + (size_t)i *
+						  t->record_size);
+			if (ret)
+				break;
 		}
-	}
-	for (i = 0; i < b->count; i++) {
-		ret = kslot_dev_batch_one(t, cmd, &handles[i],
-					  recs + (size_t)i * t->record_size,
-					  buf);
-		if (ret)
-			break;
 	}
 	if (put_user(i, &ub->done))
 		ret = -EFAULT;
-out:
-	kfree(buf);
 	kslot_dev_end(f);
 	return ret;
 }
@@ -830,7 +945,7 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 	}
 	pos = it->cursor;
 	while (n < it->max && !kslot_table_next(t, &pos, &h, buf)) {
-		if (put_user(kslot_dev_encode(f, t->id, h), &handles[n]) ||
+		if (put_user(kslot_seal(&t->seal, h), &handles[n]) ||
 		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
 					 buf, t->record_size))) {
 			ret = -EFAULT;
@@ -853,10 +968,10 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 	struct kslot_table *t;
 	unsigned long id;
 
-	if (st->flags)
+	if (st->flags ||
+	    !kslot_dev_out_zero(st, offsetof(struct kslot_stats, kind),
+				sizeof(*st)))
 		return -EINVAL;
-	/* Every field after the input ones is output. */
-	memset_startat(st, 0, kind);
 	down_read(&f->rwsem);
 	if (st->table_id) {
 		t = kslot_dev_table(f, st->table_id);
@@ -896,7 +1011,11 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	u32 *reverse = NULL;
 	int ret;
 
-	if (d->flags || d->count || !d->max || d->max > KSLOT_MAX_BATCH)
+	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, count),
+				offsetof(struct kslot_dump, slots_ptr)) ||
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, decoded_index),
+				sizeof(*d)))
 		return -EINVAL;
 	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
 	if (IS_ERR(t))
@@ -912,7 +1031,7 @@ static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	d->decoded_index = KSLOT_DUMP_NONE;
 	d->decoded_gen = 0;
 	if (d->user_handle) {
-		u64 h = kslot_dev_decode(f, t->id, d->user_handle);
+		u64 h = kslot_unseal(&t->seal, d->user_handle);
 
 		if (kslot_handle_tag(h) == kslot_table_tag(t)) {
 			d->decoded_index = kslot_handle_index(h);
@@ -938,7 +1057,285 @@ out:
 	return ret;
 }
 
+/* ---- checkpoint and restore ---- */
+
+/* Slots EXPORT reads from a table per dump. */
+#define KSLOT_WALK_CHUNK	256U
+
+struct kslot_export_walk {
+	void __user *image;	/* NULL: count only */
+	u64 off;		/* bytes of the image so far */
+	u32 nr_slots;
+	u32 live;
+	void *buf;		/* a record */
+};
+
+/* One slot of the table for the image (counted, or written out). */
+static int kslot_export_slot(struct kslot_table *t,
+			     const struct kslot_dump_slot *ds,
+			     struct kslot_export_walk *w)
+{
+	/* A retired slot has no generation left (dense ones keep theirs). */
+	struct kslot_image_slot is = {
+		.index = ds->index, .state = ds->state,
+		.gen = ds->state == KSLOT_SLOT_RETIRED ? 0 : ds->gen,
+	};
+	bool live = ds->state == KSLOT_SLOT_LIVE;
+	int ret;
+
+	/* Never used: what IMPORT assumes of slots not listed. */
+	if (ds->state == KSLOT_SLOT_FREE && !ds->gen)
+		return 0;
+	if (w->image) {
+		if (copy_to_user(w->image + w->off, &is, sizeof(is)))
+			return -EFAULT;
+		if (live) {
+			ret = kslot_table_get(t,
+					      kslot_handle_make(ds->index,
+								kslot_table_tag(t),
+								ds->gen),
+					      w->buf);
+			/* The file's rwsem is held for writing. */
+			if (WARN_ON_ONCE(ret))
+				return ret;
+			if (copy_to_user(w->image + w->off + sizeof(is), w->buf,
+					 t->record_size))
+				return -EFAULT;
+		}
+	}
+	w->off += sizeof(is) + (live ? t->record_size : 0);
+	w->nr_slots++;
+	w->live += live;
+	return 0;
+}
+
+/* Walk every slot of @t below its capacity, in index order. */
+static int kslot_export_walk(struct kslot_table *t, struct kslot_export_walk *w)
+{
+	struct kslot_dump d = { .max = KSLOT_WALK_CHUNK };
+	struct kslot_dump_slot *slots = NULL;
+	u32 *reverse = NULL, i;
+	int ret = -ENOMEM;
+
+	if (!kslot_should_fail_alloc()) {
+		slots = kvcalloc(d.max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
+		reverse = kvcalloc(d.max, sizeof(*reverse), KSLOT_DEV_GFP_TMP);
+	}
+	if (!slots || !reverse)
+		goto out;
+	for (;;) {
+		ret = kslot_table_dump(t, &d, slots, reverse);
+		if (ret)
+			goto out;
+		for (i = 0; i < d.count; i++) {
+			ret = kslot_export_slot(t, &slots[i], w);
+			if (ret)
+				goto out;
+		}
+		if (!d.count || d.start + d.count >= d.nr_slots)
+			break;
+		d.start += d.count;
+		cond_resched();
+	}
+	ret = 0;
+out:
+	kvfree(slots);
+	kvfree(reverse);
+	return ret;
+}
+
+static int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_export __user *ux = uarg;
+	struct kslot_export *x = arg;
+	struct kslot_export_walk w = {};
+	struct kslot_image img = {};
+	struct kslot_table *t;
+	int ret;
+
+	if (x->flags || x->__reserved || x->image_size)
+		return -EINVAL;
+	if (put_user(0, &ux->image_size))
+		return -EFAULT;
+	/* Writers excluded: the image is one instant of the table. */
+	down_write(&f->rwsem);
+	t = kslot_dev_table(f, x->table_id);
+	ret = -ENOENT;
+	if (!t)
+		goto unlock;
+	w.off = sizeof(img);
+	ret = kslot_export_walk(t, &w);
+	if (ret)
+		goto unlock;
+	ret = -EFAULT;
+	if (put_user(w.off, &ux->image_size))
+		goto unlock;
+	/* A size query, or a buffer too small for the image. */
+	ret = x->buf_size ? -ERANGE : 0;
+	if (x->buf_size < w.off)
+		goto unlock;
+	img = (struct kslot_image){
+		.magic = KSLOT_IMAGE_MAGIC, .version = KSLOT_IMAGE_VERSION,
+		.kind = t->kind, .record_size = t->record_size,
+		.max_entries = t->max_entries, .tag = kslot_table_tag(t),
+		.nr_slots = w.nr_slots, .live = w.live,
+	};
+	memcpy(img.seal, t->seal.mul, sizeof(img.seal));
+	ret = -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(x->image_ptr), &img, sizeof(img)))
+		goto unlock;
+	ret = -ENOMEM;
+	w.buf = kslot_dev_bounce(t);
+	if (!w.buf)
+		goto unlock;
+	w = (struct kslot_export_walk){
+		.image = u64_to_user_ptr(x->image_ptr), .off = sizeof(img),
+		.buf = w.buf,
+	};
+	ret = kslot_export_walk(t, &w);
+	kfree(w.buf);
+unlock:
+	up_write(&f->rwsem);
+	return ret;
+}
+
+/* Check an image's header against the image size; 0 or -errno. */
+static int kslot_import_check(const struct kslot_image *img, u64 size)
+{
+	int ret;
+
+	if (img->magic != KSLOT_IMAGE_MAGIC)
+		return -EBADMSG;
+	if (img->version != KSLOT_IMAGE_VERSION)
+		return -EPROTONOSUPPORT;
+	if (img->__reserved)
+		return -EBADMSG;
+	ret = kslot_dev_check_shape(img->kind, img->record_size,
+				    img->max_entries);
+	if (ret)
+		return ret;
+	if (!(kslot_dev_kinds(true) & BIT(img->kind)))
+		return -EOPNOTSUPP;
+	if (img->nr_slots > img->max_entries || img->live > img->nr_slots ||
+	    img->tag > KSLOT_TAG_MASK)
+		return -EBADMSG;
+	if (size != sizeof(*img) +
+		    (u64)img->nr_slots * sizeof(struct kslot_image_slot) +
+		    (u64)img->live * img->record_size)
+		return -EBADMSG;
+	return 0;
+}
+
+/* Check one slot of an image after slot @prev (-1: the first). */
+static int kslot_import_check_slot(const struct kslot_image *img,
+				   const struct kslot_image_slot *is, s64 prev)
+{
+	if (is->__reserved || is->index <= prev ||
+	    is->index >= img->max_entries)
+		return -EBADMSG;
+	switch (is->state) {
+	case KSLOT_SLOT_LIVE:
+		return kslot_gen_is_live(is->gen) ? 0 : -EBADMSG;
+	case KSLOT_SLOT_FREE:
+		return kslot_gen_is_live(is->gen) ? -EBADMSG : 0;
+	case KSLOT_SLOT_RETIRED:
+		return is->gen ? -EBADMSG : 0;
+	default:
+		return -EBADMSG;
+	}
+}
+
+/* Restore the slots of image @src into the new table @t. */
+static int kslot_import_slots(struct kslot_table *t,
+			      const struct kslot_image *img,
+			      const u8 __user *src)
+{
+	u64 off = sizeof(*img), cost = kslot_dev_entry_cost(t);
+	struct kslot_image_slot is;
+	u32 i, live = 0;
+	s64 prev = -1;
+	int ret;
+
+	for (i = 0; i < img->nr_slots; i++) {
+		if (copy_from_user(&is, src + off, sizeof(is)))
+			return -EFAULT;
+		off += sizeof(is);
+		ret = kslot_import_check_slot(img, &is, prev);
+		if (ret)
+			return ret;
+		prev = is.index;
+		if (is.state == KSLOT_SLOT_FREE && !is.gen)
+			continue;
+		if (is.state == KSLOT_SLOT_LIVE) {
+			/* More live slots than the header says. */
+			if (live == img->live)
+				return -EBADMSG;
+			ret = kslot_dev_charge(t->file, cost);
+			if (ret)
+				return ret;
+		}
+		ret = kslot_table_restore(t, is.index, is.gen, is.state, src + off);
+		if (is.state == KSLOT_SLOT_LIVE) {
+			if (ret) {
+				kslot_dev_uncharge(t->file, cost);
+				return ret;
+			}
+			off += t->record_size;
+			live++;
+		}
+		if (ret)
+			return ret;
+		if (!(i % KSLOT_WALK_CHUNK))
+			cond_resched();
+	}
+	return live == img->live ? 0 : -EBADMSG;
+}
+
+static int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_import __user *ui = uarg;
+	struct kslot_import *im = arg;
+	const u8 __user *src = u64_to_user_ptr(im->image_ptr);
+	struct kslot_image img;
+	struct kslot_table *t;
+	int ret;
+
+	if (im->flags || im->__reserved || im->table_id)
+		return -EINVAL;
+	if (im->image_size < sizeof(img))
+		return -EBADMSG;
+	if (copy_from_user(&img, src, sizeof(img)))
+		return -EFAULT;
+	ret = kslot_import_check(&img, im->image_size);
+	if (ret)
+		return ret;
+	/* An unwritable table_id fails before anything is created. */
+	if (put_user(0, &ui->table_id))
+		return -EFAULT;
+
+	down_write(&f->rwsem);
+	t = kslot_dev_table_new(f, img.kind, img.record_size, img.max_entries,
+				&img);
+	ret = PTR_ERR_OR_ZERO(t);
+	if (ret)
+		goto unlock;
+	ret = kslot_import_slots(t, &img, src);
+	kslot_table_restore_done(t);
+	if (!ret && put_user(t->id, &ui->table_id))
+		ret = -EFAULT;
+	if (ret) {
+		xa_erase(&f->tables, t->id);
+		kslot_table_free(f, t);
+	}
+unlock:
+	up_write(&f->rwsem);
+	return ret;
+}
+
 /* ---- dispatch ---- */
+
+static_assert(offsetofend(struct kslot_info, max_bytes) ==
+	      KSLOT_INFO_SIZE_VER0);
 
 union kslot_ioctl_buf {
 	struct kslot_info info;
@@ -949,12 +1346,14 @@ union kslot_ioctl_buf {
 	struct kslot_iterate iterate;
 	struct kslot_stats stats;
 	struct kslot_dump dump;
+	struct kslot_export export;
+	struct kslot_import import;
 };
 
 /*
  * Every command is _IO(KSLOT_IOCTL_TYPE, nr): the argument size travels in
- * the struct, not the command.  In ABI version 1 each struct's first
- * version is its current size; a struct that grows gets a min_size here.
+ * the struct, not the command.  @min_size is the struct's first size
+ * (its current size unless it grew: KSLOT_OP_V).
  *
  * Only commands without side effects (@copy_out) have their struct copied
  * back whole; the others write their few output fields themselves, after
@@ -963,17 +1362,22 @@ union kslot_ioctl_buf {
  */
 struct kslot_ioctl_op {
 	size_t size;
+	size_t min_size;
 	bool copy_out;
 	int (*fn)(struct kslot_file *f, void *arg, void __user *uarg);
 };
 
+#define KSLOT_OP_V(_cmd, _fn, _type, _min, _ro)				\
+	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .min_size = (_min),	\
+			    .fn = _fn, .copy_out = (_ro) }
 #define KSLOT_OP(_cmd, _fn, _type)					\
-	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn }
+	KSLOT_OP_V(_cmd, _fn, _type, sizeof(_type), false)
 #define KSLOT_OP_RO(_cmd, _fn, _type)					\
-	[_IOC_NR(_cmd)] = { .size = sizeof(_type), .fn = _fn, .copy_out = true }
+	KSLOT_OP_V(_cmd, _fn, _type, sizeof(_type), true)
 
 static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
-	KSLOT_OP_RO(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info),
+	KSLOT_OP_V(KSLOT_IOC_INFO, kslot_ioc_info, struct kslot_info,
+		   KSLOT_INFO_SIZE_VER0, true),
 	KSLOT_OP(KSLOT_IOC_CREATE, kslot_ioc_create, struct kslot_create),
 	KSLOT_OP(KSLOT_IOC_DESTROY, kslot_ioc_destroy, struct kslot_destroy),
 	KSLOT_OP(KSLOT_IOC_INSERT, kslot_ioc_insert, struct kslot_entry),
@@ -988,6 +1392,8 @@ static const struct kslot_ioctl_op kslot_ioctl_ops[] = {
 	KSLOT_OP_RO(KSLOT_IOC_ITERATE, kslot_ioc_iterate, struct kslot_iterate),
 	KSLOT_OP_RO(KSLOT_IOC_STATS, kslot_ioc_stats, struct kslot_stats),
 	KSLOT_OP_RO(KSLOT_IOC_DUMP, kslot_ioc_dump, struct kslot_dump),
+	KSLOT_OP(KSLOT_IOC_EXPORT, kslot_ioc_export, struct kslot_export),
+	KSLOT_OP(KSLOT_IOC_IMPORT, kslot_ioc_import, struct kslot_import),
 };
 
 static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
@@ -1007,7 +1413,7 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	op = &kslot_ioctl_ops[nr];
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < op->size)
+	if (usize < op->min_size)
 		return -EINVAL;
 	/* As openat2() and clone3(): no struct grows beyond a page. */
 	if (usize > PAGE_SIZE)

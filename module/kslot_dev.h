@@ -13,6 +13,96 @@
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
 
+/* Rounds of the handle seal. */
+#define KSLOT_SEAL_ROUNDS	3
+
+/**
+ * struct kslot_seal - The key of one table's handle seal.
+ * @mul: Odd multipliers, one per round.
+ * @inv: Their inverses modulo 2^64.
+ *
+ * The seal is a bijection of the 64-bit handle space: per round, a
+ * multiplication by an odd constant (carries low bits upward) then
+ * x ^= x >> 32 (carries the high half into the low half), each invertible.
+ * It maps 0 to 0, so the null handle stays null and no live entry is ever
+ * handed out as 0.  It is keyed per file and table: kslot_seal_init()
+ * derives the multipliers from the file's secret and the table id with
+ * SipHash, once, at create.  It exists to make a wrong handle (off by one,
+ * from another table or another file) decode to an unrelated kernel
+ * handle, which the table then rejects unless it happens to match a live
+ * slot's tag, index and generation.  It is no secret: the key of a table
+ * travels in its EXPORT image, and ITERATE hands out every handle.
+ */
+struct kslot_seal {
+	u64 mul[KSLOT_SEAL_ROUNDS];
+	u64 inv[KSLOT_SEAL_ROUNDS];
+};
+
+/* The inverse of odd @m modulo 2^64 (Newton: each step doubles the bits). */
+static inline u64 kslot_seal_inverse(u64 m)
+{
+	u64 x = m;	/* m * m == 1 (mod 8): 3 bits */
+	int i;
+
+	for (i = 0; i < 5; i++)
+		x *= 2 - m * x;
+	return x;
+}
+
+/*
+ * Key @s with odd multipliers @mul.  Returns -EINVAL if one is even (a
+ * hostile IMPORT image), 0 otherwise.
+ */
+static inline int kslot_seal_set(struct kslot_seal *s,
+				 const u64 mul[KSLOT_SEAL_ROUNDS])
+{
+	int i;
+
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++) {
+		if (!(mul[i] & 1))
+			return -EINVAL;
+		s->mul[i] = mul[i];
+		s->inv[i] = kslot_seal_inverse(mul[i]);
+	}
+	return 0;
+}
+
+/* The seal of table @table_id of the file whose secret is @secret. */
+static inline void kslot_seal_init(struct kslot_seal *s,
+				   const siphash_key_t *secret, u32 table_id)
+{
+	u64 mul[KSLOT_SEAL_ROUNDS];
+	int i;
+
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++)
+		mul[i] = siphash_2u32(table_id, i, secret) | 1;
+	kslot_seal_set(s, mul);
+}
+
+/* Kernel handle -> user handle. */
+static inline u64 kslot_seal(const struct kslot_seal *s, u64 h)
+{
+	int i;
+
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++) {
+		h *= s->mul[i];
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* User handle -> kernel handle: the inverse of kslot_seal(). */
+static inline u64 kslot_unseal(const struct kslot_seal *s, u64 h)
+{
+	int i;
+
+	for (i = KSLOT_SEAL_ROUNDS - 1; i >= 0; i--) {
+		h ^= h >> 32;	/* its own inverse for a shift of 32 */
+		h *= s->inv[i];
+	}
+	return h;
+}
+
 /**
  * struct kslot_file - One open file of /dev/kslot: a table namespace.
  * @rwsem: Held for reading by table commands, for writing by create and
@@ -22,7 +112,7 @@
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
  * @bytes: Bytes charged against the max_bytes limit.
- * @secret: Key of the handle scrambling.
+ * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
  * @pid: Thread group that opened it, for debugfs.
@@ -49,6 +139,7 @@ struct kslot_file {
  * @entry_overhead: Bytes charged per entry beyond the record.
  * @rejected: Handles rejected with -ENOENT.
  * @slots: The slot core under either kind (handles, counters, dump, walk).
+ * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
  * @dense: The kslot_dense of a dense table.
  */
@@ -61,6 +152,7 @@ struct kslot_table {
 	u32 entry_overhead;
 	atomic64_t rejected;
 	struct kslot_slots *slots;
+	struct kslot_seal seal;
 	union {
 		struct kslot_map map;
 		struct kslot_dense dense;

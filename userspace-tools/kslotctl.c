@@ -39,6 +39,8 @@ struct name {
 
 static struct name names[MAX_NAMES];
 static int nnames;
+/* The errno of the last failed device command, for "expect". */
+static int last_errno;
 
 static const char *const usage_text =
 "usage: kslotctl [--json] COMMAND [ARGS]\n"
@@ -61,6 +63,10 @@ static const char *const usage_text =
 "  stats [TABLE]\n"
 "  dump TABLE [HANDLE]              slots, free list, packed array\n"
 "  destroy TABLE\n"
+"  export TABLE FILE                write the table out as an image\n"
+"  import NAME FILE                 a new table NAME from an image: every\n"
+"                                   handle of the exported table works in\n"
+"                                   it, stale ones stay stale\n"
 "  expect ERRNO COMMAND ...         succeed only if COMMAND fails so\n"
 "  echo TEXT\n"
 "HANDLE is a NAME given with 'as' or a number (0x... for hex), optionally\n"
@@ -117,7 +123,10 @@ static const char *errno_name(int err)
 		{ EFAULT, "EFAULT" }, { E2BIG, "E2BIG" },
 		{ EMFILE, "EMFILE" }, { EDQUOT, "EDQUOT" },
 		{ ENOTTY, "ENOTTY" }, { EACCES, "EACCES" },
-		{ EPERM, "EPERM" },
+		{ EPERM, "EPERM" }, { EBADMSG, "EBADMSG" },
+		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ERANGE, "ERANGE" },
+		{ EIO, "EIO" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(tab); i++)
@@ -277,6 +286,7 @@ static int cmd_info(int fd)
 		jnum("max_entries", in.max_entries);
 		jnum("max_batch", in.max_batch);
 		jnum("max_bytes", in.max_bytes);
+		jnum("dense_max_bytes", in.dense_max_bytes);
 		jclose();
 		return 0;
 	}
@@ -289,6 +299,8 @@ static int cmd_info(int fd)
 	printf("max record size:  %u\n", in.max_record_size);
 	printf("max entries:      %u\n", in.max_entries);
 	printf("max batch:        %u\n", in.max_batch);
+	printf("dense table records: at most %llu bytes\n",
+	       (unsigned long long)in.dense_max_bytes);
 	return 0;
 }
 
@@ -574,6 +586,106 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 	return 0;
 }
 
+static int cmd_export(int fd, struct name *t, const char *path)
+{
+	const struct kslot_image *img;
+	void *image;
+	size_t size;
+	FILE *out;
+	int ret;
+
+	ret = kslot_export(fd, t->value, &image, &size);
+	if (ret)
+		return last_errno = -ret, fail("export", ret);
+	img = image;
+	out = fopen(path, "w");
+	if (!out || fwrite(image, 1, size, out) != size) {
+		ret = -errno;
+		if (out)
+			fclose(out);
+		free(image);
+		return fail("export: write", ret ? ret : -EIO);
+	}
+	if (fclose(out)) {
+		free(image);
+		return fail("export: write", -errno);
+	}
+	if (json) {
+		jopen("export");
+		jstr("table", t->name);
+		jstr("file", path);
+		jnum("bytes", size);
+		jnum("slots", img->nr_slots);
+		jnum("live", img->live);
+		jclose();
+	} else {
+		printf("export %s: %zu bytes to %s, %u slots, %u live\n",
+		       t->name, size, path, img->nr_slots, img->live);
+	}
+	free(image);
+	return 0;
+}
+
+static int cmd_import(int fd, const char *name, const char *path)
+{
+	const struct kslot_image *img;
+	uint8_t *image = NULL;
+	size_t size = 0, cap = 0, got;
+	struct name *n;
+	uint32_t id;
+	FILE *in;
+	int ret;
+
+	in = fopen(path, "r");
+	if (!in)
+		return fail("import: read", -errno);
+	do {
+		if (size == cap) {
+			uint8_t *p = realloc(image, cap = cap ? cap * 2 : 4096);
+
+			if (!p) {
+				free(image);
+				fclose(in);
+				return fail("import", -ENOMEM);
+			}
+			image = p;
+		}
+		got = fread(image + size, 1, cap - size, in);
+		size += got;
+	} while (got);
+	fclose(in);
+	ret = kslot_import(fd, image, size, &id);
+	if (ret) {
+		free(image);
+		return last_errno = -ret, fail("import", ret);
+	}
+	img = (const struct kslot_image *)image;
+	n = set_name(name);
+	if (!n) {
+		free(image);
+		return usage("too many names");
+	}
+	n->is_table = 1;
+	n->value = id;
+	n->kind = img->kind;
+	n->record_size = img->record_size;
+	if (json) {
+		jopen("import");
+		jstr("table", n->name);
+		jnum("id", id);
+		jstr("kind", kslot_kind_name(img->kind));
+		jnum("record_size", img->record_size);
+		jnum("live", img->live);
+		jclose();
+	} else {
+		printf("import %s: %s table id %u from %s, %u-byte records, %u live\n",
+		       n->name, kslot_kind_name(img->kind), id, path,
+		       img->record_size, img->live);
+	}
+	free(image);
+	return 0;
+}
+
 static int split(char *line, char **argv, int max)
 {
 	int argc = 0;
@@ -600,7 +712,6 @@ static int split(char *line, char **argv, int max)
 }
 
 static uint8_t recbuf[MAX_RECORD];
-static int last_errno;
 
 static int run_cmd(int fd, int argc, char **argv)
 {
@@ -657,6 +768,11 @@ static int run_cmd(int fd, int argc, char **argv)
 			       n->record_size, argv[4]);
 		}
 		return 0;
+	}
+	if (!strcmp(c, "import")) {
+		if (argc != 3)
+			return usage("import NAME FILE");
+		return cmd_import(fd, argv[1], argv[2]);
 	}
 	if (!t)
 		return usage("%s: unknown command or table", c);
@@ -728,6 +844,11 @@ static int run_cmd(int fd, int argc, char **argv)
 		else
 			printf("destroy %s\n", argv[1]);
 		return 0;
+	}
+	if (!strcmp(c, "export")) {
+		if (argc != 3)
+			return usage("export TABLE FILE");
+		return cmd_export(fd, t, argv[2]);
 	}
 	if (!strcmp(c, "dump") && argc == 2)
 		return cmd_dump(fd, t, 0, 0);

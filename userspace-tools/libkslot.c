@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -181,6 +182,68 @@ int kslot_dump(int fd, struct kslot_dump *dump)
 	if (!dump->size)
 		dump->size = sizeof(*dump);
 	return kslot_ioctl(fd, KSLOT_IOC_DUMP, dump);
+}
+
+int kslot_export_buf(int fd, uint32_t table_id, void *buf, uint64_t buf_size,
+		     uint64_t *size)
+{
+	struct kslot_export x = {
+		.size = sizeof(x),
+		.table_id = table_id,
+		.image_ptr = U64_PTR(buf),
+		.buf_size = buf_size,
+	};
+	int ret = kslot_ioctl(fd, KSLOT_IOC_EXPORT, &x);
+
+	if (!ret || ret == -ERANGE)
+		*size = x.image_size;
+	return ret;
+}
+
+int kslot_export(int fd, uint32_t table_id, void **image, size_t *size)
+{
+	uint64_t need = 0;
+	void *buf = NULL;
+	int ret;
+
+	/* Ask for the size, then export; again if the table grew between. */
+	ret = kslot_export_buf(fd, table_id, NULL, 0, &need);
+	while (!ret) {
+		void *p = realloc(buf, need ? need : 1);
+		uint64_t got = 0;
+
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		buf = p;
+		ret = kslot_export_buf(fd, table_id, buf, need, &got);
+		if (!ret) {
+			*image = buf;
+			*size = got;
+			return 0;
+		}
+		if (ret == -ERANGE) {
+			need = got;
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+int kslot_import(int fd, const void *image, size_t size, uint32_t *table_id)
+{
+	struct kslot_import im = {
+		.size = sizeof(im),
+		.image_ptr = U64_PTR(image),
+		.image_size = size,
+	};
+	int ret = kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im);
+
+	if (!ret && table_id)
+		*table_id = im.table_id;
+	return ret;
 }
 
 const char *kslot_kind_name(uint32_t kind)

@@ -63,6 +63,17 @@ int kslot_iterate(int fd, uint32_t table_id, uint64_t *cursor,
 int kslot_stats(int fd, uint32_t table_id, struct kslot_stats *st);
 int kslot_dump(int fd, struct kslot_dump *dump);
 
+/*
+ * Checkpoint and restore.  kslot_export() allocates the image (free() it)
+ * and sets *image and *size; kslot_import() makes a new table from one.
+ * kslot_export_buf() is the raw command: *size receives the image's size
+ * (buf_size 0 only asks for it).
+ */
+int kslot_export_buf(int fd, uint32_t table_id, void *buf, uint64_t buf_size,
+		     uint64_t *size);
+int kslot_export(int fd, uint32_t table_id, void **image, size_t *size);
+int kslot_import(int fd, const void *image, size_t size, uint32_t *table_id);
+
 const char *kslot_kind_name(uint32_t kind);
 
 #ifdef __cplusplus

@@ -3,8 +3,8 @@
  * Fault injection on every allocation and user copy of /dev/kslot.
  *
  * For each command, and each step of a representative sequence (create,
- * insert, batch insert, iterate, update, erase, destroy) on both table
- * kinds, the step runs with /proc/self/task/<tid>/fail-nth set to n, for
+ * insert, batch insert, iterate, update, erase, destroy, export, import)
+ * on both table kinds, the step runs with /proc/self/task/<tid>/fail-nth set to n, for
  * n = 1, 2, ... until it succeeds with no fault injected.  fail-nth
  * counts every fault point the system call passes: kslot's own
  * (kslot_should_fail_alloc()), the slab and page allocators (failslab and
@@ -204,7 +204,7 @@ enum step {
 	S_CREATE, S_DESTROY, S_INSERT_FIRST, S_INSERT, S_INSERT_GROW,
 	S_INSERT_BATCH, S_GET, S_GET_BATCH, S_UPDATE, S_ERASE,
 	S_ERASE_BATCH, S_ITERATE, S_ITERATE_HANDLES, S_STATS, S_STATS_FILE,
-	S_DUMP, S_OPEN, S_INFO,
+	S_DUMP, S_OPEN, S_INFO, S_EXPORT, S_IMPORT,
 };
 
 static const char *const step_names[] = {
@@ -217,6 +217,7 @@ static const char *const step_names[] = {
 	[S_ITERATE] = "iterate", [S_ITERATE_HANDLES] = "iterate handles",
 	[S_STATS] = "table stats", [S_STATS_FILE] = "file stats",
 	[S_DUMP] = "dump", [S_OPEN] = "open", [S_INFO] = "info",
+	[S_EXPORT] = "export", [S_IMPORT] = "import",
 };
 
 struct ctx {
@@ -237,12 +238,18 @@ struct ctx {
 		struct kslot_iterate iterate;
 		struct kslot_stats stats;
 		struct kslot_dump dump;
+		struct kslot_export export;
+		struct kslot_import import;
 	} arg;
 	struct rec in[BATCH], out[MAXSNAP];
 	uint64_t hin[BATCH], hout[MAXSNAP];
 	struct kslot_dump_slot slots[16];
 	uint32_t rev[16];
 	int newfd;
+	/* S_IMPORT: the image of the setup's table, and its stale handles. */
+	uint8_t image[4096];
+	uint64_t image_size;
+	uint64_t stale[2];
 };
 
 static long devstat(const char *key)
@@ -403,6 +410,17 @@ static void setup(struct __test_metadata *_metadata, struct ctx *c,
 						       &done));
 		}
 		break;
+	case S_IMPORT:
+		/* Live entries and two stale handles, exported. */
+		fill(_metadata, c, SMALL);
+		c->n -= 2;
+		c->stale[0] = c->h[c->n];
+		c->stale[1] = c->h[c->n + 1];
+		ASSERT_EQ(0, kslot_erase_batch(c->fd, c->t, c->stale, 2, &done));
+		ASSERT_EQ(0, kslot_export_buf(c->fd, c->t, c->image,
+					      sizeof(c->image),
+					      &c->image_size));
+		break;
 	default:
 		fill(_metadata, c, SMALL);
 		break;
@@ -497,6 +515,20 @@ static void prepare(struct ctx *c, enum step step)
 		c->cmd = KSLOT_IOC_STATS;
 		c->arg.stats.size = sizeof(c->arg.stats);
 		c->arg.stats.table_id = step == S_STATS ? c->t : 0;
+		break;
+	case S_EXPORT:
+		c->cmd = KSLOT_IOC_EXPORT;
+		c->arg.export = (struct kslot_export){
+			.size = sizeof(struct kslot_export), .table_id = c->t,
+			.image_ptr = (uintptr_t)c->image,
+			.buf_size = sizeof(c->image) };
+		break;
+	case S_IMPORT:
+		c->cmd = KSLOT_IOC_IMPORT;
+		c->arg.import = (struct kslot_import){
+			.size = sizeof(struct kslot_import),
+			.image_ptr = (uintptr_t)c->image,
+			.image_size = c->image_size };
 		break;
 	case S_DUMP:
 		c->cmd = KSLOT_IOC_DUMP;
@@ -615,6 +647,31 @@ static void check_success(struct __test_metadata *_metadata, struct ctx *c,
 	case S_STATS_FILE:
 		EXPECT_EQ(c->n, c->arg.stats.entries);
 		expect_unchanged(_metadata, pre, post);
+		break;
+	case S_EXPORT:
+		EXPECT_EQ(sizeof(struct kslot_image) +
+			  c->n * (sizeof(struct kslot_image_slot) + RS),
+			  c->arg.export.image_size);
+		EXPECT_EQ(KSLOT_IMAGE_MAGIC,
+			  ((struct kslot_image *)c->image)->magic);
+		EXPECT_EQ(c->n, ((struct kslot_image *)c->image)->live);
+		expect_unchanged(_metadata, pre, post);
+		break;
+	case S_IMPORT:
+		EXPECT_NE(0, c->arg.import.table_id);
+		EXPECT_NE(c->t, c->arg.import.table_id);
+		EXPECT_EQ(pre->file.tables + 1, post->file.tables);
+		EXPECT_EQ(pre->file.entries + c->n, post->file.entries);
+		for (i = 0; i < c->n; i++) {
+			EXPECT_EQ(0, kslot_get(c->fd, c->arg.import.table_id,
+					       c->h[i], &out, RS));
+			EXPECT_TRUE(rec_eq(&c->r[i], &out));
+		}
+		for (i = 0; i < 2; i++)
+			EXPECT_EQ(-ENOENT, kslot_get(c->fd,
+						     c->arg.import.table_id,
+						     c->stale[i], &out, RS));
+		EXPECT_TRUE(stats_equal(&pre->table, &post->table));
 		break;
 	case S_DUMP:
 		EXPECT_EQ(c->n, c->arg.dump.live);
@@ -858,6 +915,24 @@ TEST_F_TIMEOUT(nth, erase_batch, 300)
 TEST_F_TIMEOUT(nth, destroy, 300)
 {
 	sweep(_metadata, variant->kind, S_DESTROY);
+}
+
+TEST_F_TIMEOUT(nth, export, 300)
+{
+	sweep(_metadata, variant->kind, S_EXPORT);
+}
+
+TEST_F_TIMEOUT(nth, import, 300)
+{
+	struct kslot_info info;
+	int fd = kslot_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_info(fd, &info));
+	close(fd);
+	if (!(info.import_kinds & (1U << variant->kind)))
+		SKIP(return, "IMPORT does not take this kind");
+	sweep(_metadata, variant->kind, S_IMPORT);
 }
 
 /* Steps that do not depend on a table kind. */

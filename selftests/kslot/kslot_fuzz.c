@@ -1187,7 +1187,9 @@ static void adv_command(struct mfile *f)
 
 	switch (rnd(3)) {
 	case 0:
-		cmd = _IO(KSLOT_IOCTL_TYPE, 0x0d + rnd(0xf3));
+		/* Past the last command, KSLOT_IOC_IMPORT. */
+		cmd = _IO(KSLOT_IOCTL_TYPE, _IOC_NR(KSLOT_IOC_IMPORT) + 1 +
+			  rnd(0xff - _IOC_NR(KSLOT_IOC_IMPORT)));
 		break;
 	case 1:
 		/* Not the VFS's own commands (types 0 and 'T'). */
@@ -1198,7 +1200,9 @@ static void adv_command(struct mfile *f)
 		break;
 	default:
 		/* Right number, wrong direction or size bits. */
-		cmd = _IOWR(KSLOT_IOCTL_TYPE, rnd(13), struct kslot_info);
+		cmd = _IOWR(KSLOT_IOCTL_TYPE,
+			    rnd(_IOC_NR(KSLOT_IOC_IMPORT) + 1),
+			    struct kslot_info);
 		break;
 	}
 	EXPECT_RET(xioctl(f->fd, cmd, &info), -ENOTTY, "unknown command");
@@ -1278,8 +1282,11 @@ static void op_close_race(struct mfile *f, struct mtable *t)
 	r = (struct racer){ .fd = f->fd, .table = t->id, .rs = t->rs };
 	if (pthread_create(&th, NULL, racer_fn, &r))
 		abort();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* Output fields must be zero on input. */
+		info = (struct kslot_info){ .size = sizeof(info) };
 		xioctl(f->fd, KSLOT_IOC_INFO, &info);
+	}
 	close(f->fd);
 	pthread_join(th, NULL);
 	calls += r.calls;

@@ -151,7 +151,7 @@ TEST_F(limits, entries)
 	expect_intact(_metadata, self->fd, t, h, 16, 0);
 }
 
-/* A file with max_tables tables: -EMFILE, the tables keep their entries. */
+/* A file with max_tables tables: -ENOSPC, the tables keep their entries. */
 TEST_F(limits, tables)
 {
 	uint32_t max = self->info.max_tables, i, t;
@@ -168,8 +168,8 @@ TEST_F(limits, tables)
 					  &ids[i]));
 		ASSERT_EQ(0, kslot_insert(self->fd, ids[i], &r, RS, &hs[i]));
 	}
-	EXPECT_EQ(-EMFILE, kslot_create(self->fd, variant->kind, RS, 4, &t));
-	EXPECT_EQ(-EMFILE, kslot_create(self->fd, KSLOT_KIND_MAP, 1, 1, &t));
+	EXPECT_EQ(-ENOSPC, kslot_create(self->fd, variant->kind, RS, 4, &t));
+	EXPECT_EQ(-ENOSPC, kslot_create(self->fd, KSLOT_KIND_MAP, 1, 1, &t));
 	for (i = 0; i < max; i++)
 		expect_intact(_metadata, self->fd, ids[i], &hs[i], 1, i);
 	ASSERT_EQ(0, kslot_stats(self->fd, 0, &st));
@@ -178,7 +178,7 @@ TEST_F(limits, tables)
 	/* One destroyed: one create fits, the next does not. */
 	ASSERT_EQ(0, kslot_destroy(self->fd, ids[0]));
 	ASSERT_EQ(0, kslot_create(self->fd, variant->kind, RS, 4, &ids[0]));
-	EXPECT_EQ(-EMFILE, kslot_create(self->fd, variant->kind, RS, 4, &t));
+	EXPECT_EQ(-ENOSPC, kslot_create(self->fd, variant->kind, RS, 4, &t));
 	for (i = 1; i < max; i++)
 		expect_intact(_metadata, self->fd, ids[i], &hs[i], 1, i);
 	free(ids);

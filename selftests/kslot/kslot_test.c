@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ TEST_F(kdev, info)
 	EXPECT_LT(0, info.max_entries);
 	EXPECT_LT(0, info.max_batch);
 	EXPECT_LT(0, info.max_bytes);
+	EXPECT_LT(0, info.dense_max_bytes);
 }
 
 TEST_F(kdev, create_destroy)
@@ -428,7 +430,15 @@ TEST_F(kdev, struct_sizes)
 
 	memset(&s, 0, sizeof(s));
 	size_cases(_metadata, self->fd, KSLOT_IOC_INFO, &s,
-		   sizeof(struct kslot_info), sizeof(struct kslot_info), 0);
+		   sizeof(struct kslot_info), KSLOT_INFO_SIZE_VER0, 0);
+	/* A first-version INFO gets its own fields and nothing beyond. */
+	memset(&s, 0xa5, sizeof(s));
+	memset(&s, 0, KSLOT_INFO_SIZE_VER0);
+	s.info.size = KSLOT_INFO_SIZE_VER0;
+	EXPECT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_INFO, &s));
+	EXPECT_EQ(KSLOT_ABI_VERSION, s.info.abi_version);
+	EXPECT_LT(0, s.info.max_bytes);
+	EXPECT_EQ(0xa5, s.raw[KSLOT_INFO_SIZE_VER0]);
 
 	memset(&s, 0, sizeof(s));
 	s.stats.table_id = self->t;
@@ -499,21 +509,60 @@ TEST_F(kdev, struct_beyond_page)
 	free(big);
 }
 
-/* STATS of the file ignores whatever the output fields held. */
-TEST_F(kdev, stats_output_fields)
+/*
+ * Output-only fields must be zero on input: each u32 of [from, to) of
+ * struct @s set on its own is -EINVAL; all zero succeeds.
+ */
+static void out_fields_cases(struct __test_metadata *_metadata, int fd,
+			     unsigned long cmd, void *s, size_t len,
+			     size_t from, size_t to)
 {
-	struct kslot_stats st;
+	uint8_t saved[512];
+	size_t off;
 
-	memset(&st, 0xff, sizeof(st));
-	st.size = sizeof(st);
-	st.flags = 0;
-	st.table_id = 0;
-	ASSERT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_STATS, &st));
-	EXPECT_EQ(0, st.kind);
-	EXPECT_EQ(0, st.record_size);
-	EXPECT_EQ(1, st.tables);
-	EXPECT_EQ(0, st.entries);
-	EXPECT_EQ(0, st.rejected);
+	memcpy(saved, s, len);
+	for (off = from; off < to; off += 4) {
+		memcpy(s, saved, len);
+		*(uint32_t *)((uint8_t *)s + off) = 0x80000001;
+		EXPECT_EQ(-EINVAL, kslot_ioctl(fd, cmd, s)) {
+			TH_LOG("cmd %#lx, output field at offset %zu", cmd, off);
+		}
+	}
+	memcpy(s, saved, len);
+	EXPECT_EQ(0, kslot_ioctl(fd, cmd, s));
+}
+
+TEST_F(kdev, output_fields_must_be_zero)
+{
+	struct kslot_dump_slot slots[4];
+	struct kslot_info info = { .size = sizeof(info) };
+	struct kslot_stats st = { .size = sizeof(st) };
+	struct kslot_dump d = { .size = sizeof(d), .table_id = self->t,
+				.max = 4, .slots_ptr = (uintptr_t)slots };
+	struct rec r = { 1, 2 };
+	uint64_t h;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_INFO, &info,
+			 sizeof(info), offsetof(struct kslot_info, abi_version),
+			 sizeof(info));
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_STATS, &st, sizeof(st),
+			 offsetof(struct kslot_stats, kind), sizeof(st));
+	st = (struct kslot_stats){ .size = sizeof(st), .table_id = self->t };
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_STATS, &st, sizeof(st),
+			 offsetof(struct kslot_stats, kind), sizeof(st));
+	d.user_handle = h;
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
+			 offsetof(struct kslot_dump, count),
+			 offsetof(struct kslot_dump, slots_ptr));
+	/* The last case succeeded: its outputs are set again. */
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = self->t,
+				 .max = 4, .slots_ptr = (uintptr_t)slots,
+				 .user_handle = h };
+	out_fields_cases(_metadata, self->fd, KSLOT_IOC_DUMP, &d, sizeof(d),
+			 offsetof(struct kslot_dump, decoded_index), sizeof(d));
+	/* Nothing was changed by the refused commands. */
+	EXPECT_EQ(1, entries_of(self->fd, self->t));
 }
 
 /* ITERATE validates its arguments even for a finished cursor. */
@@ -596,6 +645,28 @@ TEST_F(kdev, bad_create)
 					info.max_entries + 1, &id));
 	EXPECT_EQ(0, kslot_create(self->fd, KSLOT_KIND_MAP,
 				  info.max_record_size, 8, &id));
+}
+
+/* INFO reports the bound CREATE puts on a dense table's records. */
+TEST(dense_max_bytes)
+{
+	struct kslot_info info;
+	uint32_t me, rs, id;
+	int fd = kslot_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_info(fd, &info));
+	me = info.max_entries;
+	rs = info.dense_max_bytes / me + 1;
+	if (rs > info.max_record_size)
+		SKIP(goto out, "max_record_size too small to reach the bound");
+	EXPECT_EQ(-EINVAL, kslot_create(fd, KSLOT_KIND_DENSE, rs, me, &id));
+	EXPECT_EQ(0, entries_of(fd, 0));
+	/* The same sizes for a map table, and one byte less, are valid. */
+	EXPECT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, rs, me, &id));
+	EXPECT_EQ(0, kslot_create(fd, KSLOT_KIND_DENSE, rs - 1, me, &id));
+out:
+	close(fd);
 }
 
 TEST_F(kdev, bad_table_id)
@@ -723,7 +794,7 @@ TEST_F(kdev, limit_tables)
 	ASSERT_EQ(0, kslot_info(self->fd, &info));
 	while (!(ret = kslot_create(self->fd, KSLOT_KIND_MAP, 8, 8, &id)))
 		n++;
-	EXPECT_EQ(-EMFILE, ret);
+	EXPECT_EQ(-ENOSPC, ret);
 	EXPECT_EQ(info.max_tables, n + 1);
 	/* The fixture's table still works. */
 	EXPECT_EQ(0, entries_of(self->fd, self->t));
@@ -917,6 +988,407 @@ TEST_F_TIMEOUT(kdev, threads, 180)
 		}
 	}
 	EXPECT_EQ(total, entries_of(self->fd, t));
+}
+
+/* ---- checkpoint and restore (EXPORT, IMPORT) ---- */
+
+/* Offset of slot @k of an image (records of live slots in between). */
+static size_t image_slot_off(const uint8_t *img, uint32_t k)
+{
+	const struct kslot_image *h = (const void *)img;
+	size_t off = sizeof(*h);
+	struct kslot_image_slot is;
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		memcpy(&is, img + off, sizeof(is));
+		off += sizeof(is);
+		if (is.state == KSLOT_SLOT_LIVE)
+			off += h->record_size;
+	}
+	return off;
+}
+
+static struct kslot_image_slot image_slot(const uint8_t *img, uint32_t k)
+{
+	struct kslot_image_slot is;
+
+	memcpy(&is, img + image_slot_off(img, k), sizeof(is));
+	return is;
+}
+
+static void set_image_slot(uint8_t *img, uint32_t k,
+			   const struct kslot_image_slot *is)
+{
+	memcpy(img + image_slot_off(img, k), is, sizeof(*is));
+}
+
+/* Round trip through a file: the image as read back. */
+static void *through_file(struct __test_metadata *_metadata, const void *img,
+			  size_t size)
+{
+	FILE *f = tmpfile();
+	void *back = malloc(size + 1);
+
+	ASSERT_TRUE(f && back);
+	ASSERT_EQ(size, fwrite(img, 1, size, f));
+	rewind(f);
+	ASSERT_EQ(size, fread(back, 1, size + 1, f));
+	fclose(f);
+	return back;
+}
+
+TEST_F(kdev, export_import_round_trip)
+{
+	uint64_t h[40], other, cursor = 0, ha[64], hb[64];
+	struct kslot_stats st, st2;
+	struct rec r, out;
+	void *img, *img2, *back;
+	size_t size, size2;
+	uint32_t t2, t3, i, na, nb;
+	int fd2;
+
+	for (i = 0; i < 40; i++) {
+		r = (struct rec){ i, ~(uint64_t)i };
+		ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h[i]));
+	}
+	/* Every third entry erased (stale), and one slot reused. */
+	for (i = 0; i < 40; i += 3)
+		ASSERT_EQ(0, kslot_erase(self->fd, self->t, h[i]));
+	r = (struct rec){ 100, 100 };
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h[0]));
+	ASSERT_EQ(0, kslot_export(self->fd, self->t, &img, &size));
+	back = through_file(_metadata, img, size);
+
+	fd2 = kslot_open();
+	ASSERT_LE(0, fd2);
+	/* A table first, so the imported one gets another id. */
+	ASSERT_EQ(0, kslot_create(fd2, KSLOT_KIND_MAP, RS, 8, &t3));
+	ASSERT_EQ(0, kslot_insert(fd2, t3, &r, RS, &other));
+	if (variant->kind == KSLOT_KIND_DENSE) {
+		EXPECT_EQ(-EOPNOTSUPP, kslot_import(fd2, back, size, &t2));
+		EXPECT_EQ(1, entries_of(fd2, 0));
+		goto out;
+	}
+	ASSERT_EQ(0, kslot_import(fd2, back, size, &t2));
+	EXPECT_NE(t3, t2);
+	for (i = 0; i < 40; i++) {
+		int ret = kslot_get(fd2, t2, h[i], &out, RS);
+
+		if (i % 3 && i) {
+			EXPECT_EQ(0, ret);
+			EXPECT_EQ(i, out.a);
+			EXPECT_EQ(~(uint64_t)i, out.b);
+		} else if (i) {
+			EXPECT_EQ(-ENOENT, ret);	/* stale stays stale */
+		} else {
+			EXPECT_EQ(0, ret);
+			EXPECT_EQ(100, out.a);
+		}
+	}
+	/* The other table's handle is refused, and the imported ones there. */
+	EXPECT_EQ(-ENOENT, kslot_get(fd2, t2, other, &out, RS));
+	EXPECT_EQ(-ENOENT, kslot_get(fd2, t3, h[1], &out, RS));
+	/* The same counters, the same slot order. */
+	ASSERT_EQ(0, kslot_stats(self->fd, self->t, &st));
+	ASSERT_EQ(0, kslot_stats(fd2, t2, &st2));
+	EXPECT_EQ(st.entries, st2.entries);
+	EXPECT_EQ(st.capacity, st2.capacity);
+	EXPECT_EQ(st.bytes, st2.bytes);
+	EXPECT_EQ(st.retired, st2.retired);
+	ASSERT_EQ(0, kslot_iterate(self->fd, self->t, &cursor, ha, NULL, 0,
+				   64, &na));
+	cursor = 0;
+	ASSERT_EQ(0, kslot_iterate(fd2, t2, &cursor, hb, NULL, 0, 64, &nb));
+	ASSERT_EQ(na, nb);
+	EXPECT_EQ(0, memcmp(ha, hb, na * sizeof(ha[0])));
+	/* Exported again, the image is the same, byte for byte. */
+	ASSERT_EQ(0, kslot_export(fd2, t2, &img2, &size2));
+	ASSERT_EQ(size, size2);
+	EXPECT_EQ(0, memcmp(img, img2, size));
+	free(img2);
+	/* The free list was rebuilt: new entries go into the free slots. */
+	for (i = 0; i < 20; i++) {
+		uint64_t nh;
+
+		ASSERT_EQ(0, kslot_insert(fd2, t2, &r, RS, &nh));
+		EXPECT_EQ(0, kslot_get(fd2, t2, nh, &out, RS));
+	}
+	EXPECT_EQ(st.entries + 20, entries_of(fd2, t2));
+	for (i = 1; i < 40; i++)
+		if (i % 3)
+			EXPECT_EQ(0, kslot_get(fd2, t2, h[i], &out, RS));
+out:
+	close(fd2);
+	free(back);
+	free(img);
+}
+
+TEST_F(kdev, export_errors)
+{
+	struct kslot_export x = { .size = sizeof(x), .table_id = self->t };
+	uint8_t small[64];
+	struct rec r = { 1, 2 };
+	uint64_t h, need = 0;
+
+	ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h));
+	/* A size query succeeds, a short buffer is -ERANGE with the size. */
+	ASSERT_EQ(0, kslot_export_buf(self->fd, self->t, NULL, 0, &need));
+	EXPECT_EQ(sizeof(struct kslot_image) +
+		  sizeof(struct kslot_image_slot) + RS, need);
+	memset(small, 0x5a, sizeof(small));
+	EXPECT_EQ(-ERANGE, kslot_export_buf(self->fd, self->t, small,
+					    need - 1, &h));
+	EXPECT_EQ(need, h);
+	EXPECT_EQ(0x5a, small[0]);
+	EXPECT_EQ(-ENOENT, kslot_export_buf(self->fd, 999, NULL, 0, &h));
+	x.flags = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	x.flags = 0;
+	x.__reserved = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	x.__reserved = 0;
+	x.image_size = 1;	/* output only */
+	EXPECT_EQ(-EINVAL, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	x.image_size = 0;
+	x.image_ptr = 8;
+	x.buf_size = need;
+	EXPECT_EQ(-EFAULT, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	/* The size was written back even so; it is output only. */
+	EXPECT_EQ(need, x.image_size);
+	x.image_size = 0;
+	x.image_ptr = 0;
+	x.buf_size = 0;
+	EXPECT_EQ(0, kslot_ioctl(self->fd, KSLOT_IOC_EXPORT, &x));
+	EXPECT_EQ(need, x.image_size);
+}
+
+/*
+ * A map table with live, free (at a nonzero generation) and never-used
+ * slots, exported: slot 0 live, 1 free, 2 live.
+ */
+static void *sample_image(struct __test_metadata *_metadata, int fd,
+			  size_t *size)
+{
+	struct rec r = { 7, 8 };
+	uint64_t h[3];
+	uint32_t t, i;
+	void *img;
+
+	ASSERT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, RS, 64, &t));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, kslot_insert(fd, t, &r, RS, &h[i]));
+	ASSERT_EQ(0, kslot_erase(fd, t, h[1]));
+	ASSERT_EQ(0, kslot_export(fd, t, &img, size));
+	ASSERT_EQ(0, kslot_destroy(fd, t));
+	return img;
+}
+
+/* IMPORT of @img (size @size) fails with @err and creates nothing. */
+static void import_fails(struct __test_metadata *_metadata, int fd,
+			 const void *img, size_t size, int err,
+			 const char *what)
+{
+	struct kslot_stats before, after;
+	uint32_t t = 0;
+
+	ASSERT_EQ(0, kslot_stats(fd, 0, &before));
+	EXPECT_EQ(err, kslot_import(fd, img, size, &t)) {
+		TH_LOG("%s", what);
+	}
+	ASSERT_EQ(0, kslot_stats(fd, 0, &after));
+	EXPECT_EQ(before.tables, after.tables);
+	EXPECT_EQ(before.entries, after.entries);
+	EXPECT_EQ(before.bytes, after.bytes);
+}
+
+TEST(import_rejects_bad_images)
+{
+	struct kslot_import im = { .size = sizeof(im) };
+	struct kslot_image_slot is;
+	struct kslot_image *h;
+	struct kslot_info info;
+	uint8_t *img, *bad;
+	size_t size;
+	uint32_t t;
+	int fd;
+
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_info(fd, &info));
+	img = sample_image(_metadata, fd, &size);
+	ASSERT_EQ(3, ((struct kslot_image *)img)->nr_slots);
+	ASSERT_EQ(2, ((struct kslot_image *)img)->live);
+	bad = malloc(size + 16);
+	ASSERT_TRUE(bad != 0);
+	h = (struct kslot_image *)bad;
+#define RESET()	memcpy(bad, img, size)
+
+	RESET();
+	import_fails(_metadata, fd, bad, size - 1, -EBADMSG, "truncated");
+	import_fails(_metadata, fd, bad, sizeof(*h) - 1, -EBADMSG,
+		     "shorter than the header");
+	import_fails(_metadata, fd, bad, 0, -EBADMSG, "empty");
+	bad[size] = 0;
+	import_fails(_metadata, fd, bad, size + 1, -EBADMSG, "trailing byte");
+	h->magic ^= 1;
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "bad magic");
+	RESET();
+	h->version = KSLOT_IMAGE_VERSION + 1;
+	import_fails(_metadata, fd, bad, size, -EPROTONOSUPPORT, "version");
+	RESET();
+	h->kind = 99;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "unknown kind");
+	h->kind = 0;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "kind 0");
+	if ((info.kinds & (1U << KSLOT_KIND_DENSE)) &&
+	    !(info.import_kinds & (1U << KSLOT_KIND_DENSE))) {
+		h->kind = KSLOT_KIND_DENSE;
+		import_fails(_metadata, fd, bad, size, -EOPNOTSUPP,
+			     "a kind IMPORT cannot restore");
+	}
+	RESET();
+	h->record_size = RS + 1;
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "record size not the records'");
+	h->record_size = 0;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "record size 0");
+	h->record_size = info.max_record_size + 1;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "record size too big");
+	RESET();
+	h->max_entries = 0;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "max_entries 0");
+	h->max_entries = info.max_entries + 1;
+	import_fails(_metadata, fd, bad, size, -EINVAL, "max_entries too big");
+	h->max_entries = 2;
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "more slots than max_entries");
+	RESET();
+	h->max_entries = 3;
+	h->live = 4;
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "live count over max_entries");
+	RESET();
+	h->live = 1;
+	import_fails(_metadata, fd, bad, size - RS, -EBADMSG,
+		     "more live slots than the header says");
+	RESET();
+	h->tag = 256;
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "tag above 255");
+	RESET();
+	h->seal[1] &= ~1ULL;
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "even seal key");
+	RESET();
+	h->__reserved = 1;
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "header reserved");
+
+	/* Slots. */
+	RESET();
+	is = image_slot(bad, 1);
+	is.index = image_slot(bad, 0).index;
+	set_image_slot(bad, 1, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "duplicate index");
+	RESET();
+	is = image_slot(bad, 2);
+	is.index = 1;
+	set_image_slot(bad, 2, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "index below the previous one");
+	RESET();
+	h->max_entries = 3;
+	is = image_slot(bad, 2);
+	is.index = 3;
+	set_image_slot(bad, 2, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "index at max_entries");
+	RESET();
+	is = image_slot(bad, 0);
+	is.gen++;
+	set_image_slot(bad, 0, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "live slot at an even generation");
+	RESET();
+	is = image_slot(bad, 1);
+	ASSERT_EQ(KSLOT_SLOT_FREE, is.state);
+	is.gen++;
+	set_image_slot(bad, 1, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "free slot at an odd generation");
+	RESET();
+	is = image_slot(bad, 1);
+	is.state = KSLOT_SLOT_RETIRED;
+	set_image_slot(bad, 1, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "retired slot with a generation");
+	RESET();
+	is = image_slot(bad, 1);
+	is.state = 7;
+	set_image_slot(bad, 1, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "unknown state");
+	RESET();
+	is = image_slot(bad, 1);
+	is.__reserved = 1;
+	set_image_slot(bad, 1, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG, "slot reserved");
+
+	/* The command's own fields. */
+	RESET();
+	im.image_ptr = (uintptr_t)bad;
+	im.image_size = size;
+	im.flags = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im));
+	im.flags = 0;
+	im.__reserved = 1;
+	EXPECT_EQ(-EINVAL, kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im));
+	im.__reserved = 0;
+	im.table_id = 1;	/* output only */
+	EXPECT_EQ(-EINVAL, kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im));
+	im.table_id = 0;
+	im.image_ptr = 8;
+	EXPECT_EQ(-EFAULT, kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im));
+	EXPECT_EQ(0, entries_of(fd, 0));
+	/* The valid image, for contrast; then the file's table limit. */
+	im.image_ptr = (uintptr_t)bad;
+	EXPECT_EQ(0, kslot_ioctl(fd, KSLOT_IOC_IMPORT, &im));
+	EXPECT_EQ(2, entries_of(fd, im.table_id));
+	while (!kslot_create(fd, KSLOT_KIND_MAP, 8, 8, &t))
+		;
+	import_fails(_metadata, fd, bad, size, -ENOSPC, "max_tables");
+#undef RESET
+	free(bad);
+	free(img);
+	close(fd);
+}
+
+/* A retired slot comes back retired: never reissued, counted. */
+TEST(import_retired_slot)
+{
+	struct kslot_image_slot is;
+	struct kslot_stats st;
+	struct rec r = { 1, 1 };
+	uint8_t *img;
+	size_t size;
+	uint64_t h;
+	uint32_t t, i;
+	int fd;
+
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	img = sample_image(_metadata, fd, &size);
+	is = image_slot(img, 1);
+	is.state = KSLOT_SLOT_RETIRED;
+	is.gen = 0;
+	set_image_slot(img, 1, &is);
+	ASSERT_EQ(0, kslot_import(fd, img, size, &t));
+	ASSERT_EQ(0, kslot_stats(fd, t, &st));
+	EXPECT_EQ(1, st.retired);
+	EXPECT_EQ(2, st.entries);
+	/* Fill the table: slot 1 is never handed out. */
+	for (i = 2; i < st.max_entries - 1; i++)
+		ASSERT_EQ(0, kslot_insert(fd, t, &r, RS, &h));
+	EXPECT_EQ(-ENOSPC, kslot_insert(fd, t, &r, RS, &h));
+	free(img);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -19,7 +19,7 @@ if [ ! -e /dev/kslot ]; then
 	exit 4
 fi
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 
 kslotctl --help > /dev/null
 ok $? "--help exits 0"
@@ -52,6 +52,20 @@ ok $? "dump explains a stale handle"
 printf 'create t map 8 4\nbatch-insert t 5 x\n' | kslotctl - > /tmp/out 2>&1
 [ $? = 1 ] && grep -q "inserted 4 of 5" /tmp/out && grep -q ENOSPC /tmp/out
 ok $? "a batch beyond max_entries reports partial progress and ENOSPC"
+
+# Checkpoint and restore through a file, across two processes: the live
+# handle works in the imported table, the stale one stays stale.
+out=$(printf 'create t map 16 100\ninsert t live as a\ninsert t gone as b\nerase t b\nexport t /tmp/kslot.img\n' |
+	kslotctl - 2>&1)
+a=$(echo "$out" | sed -n 's/^insert t handle \(0x[0-9a-f]*\) value "live"$/\1/p')
+b=$(echo "$out" | sed -n 's/^insert t handle \(0x[0-9a-f]*\) value "gone"$/\1/p')
+echo "$out" | grep -q "^export t: .* 1 live$" && [ -n "$a" ] && [ -n "$b" ]
+ok $? "export writes a table to a file"
+out=$(printf 'import u /tmp/kslot.img\nget u %s\nexpect ENOENT get u %s\ninsert u new\n' "$a" "$b" |
+	kslotctl - 2>&1)
+[ $? = 0 ] && echo "$out" | grep -q "^get    u handle $a value \"live\"$"
+ok $? "import in another process: old handles work, stale ones stay stale"
+rm -f /tmp/kslot.img
 
 # A session open in the background shows up in the global listing.  The
 # session stays open until the listing has been read (no timing: on a

@@ -15,8 +15,10 @@
  *   size > the kernel's, zero extra bytes    accepted
  *   size < the kernel's (a newer field)      missing fields read as zero
  *
- * Every flags field, and every field named __reserved, must be zero
- * (-EINVAL otherwise).  User pointers are __u64.  The structs have no
+ * Every flags field, every field named __reserved, and every field
+ * marked "out" (output only) must be zero on input (-EINVAL otherwise),
+ * so that a later version can give any of them a meaning as an input.
+ * Fields marked "in/out" are inputs.  User pointers are __u64.  The structs have no
  * implicit padding and the same layout on 32-bit and 64-bit userspace.
  *
  * Errors common to every command:
@@ -31,11 +33,31 @@
  *
  * Limits (module parameters, reported by KSLOT_IOC_INFO):
  *
- *   -EMFILE  the file already has max_tables tables
+ *   -ENOSPC  CREATE: the file holds max_tables tables; commands that
+ *            add entries: the table holds max_entries entries (a
+ *            namespace is full either way; never -EMFILE, which would
+ *            read as "too many open files")
  *   -EDQUOT  the file's records and table overhead would exceed max_bytes
- *   -ENOSPC  the table holds max_entries entries
  *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
  *            the OOM killer is not invoked for a table's memory)
+ *
+ * Handles.  A handle is a kernel handle (slot index, table tag, slot
+ * generation) run through the table's seal: a bijection of the 64-bit
+ * space keyed per open file and per table, which maps 0 to 0.
+ *
+ *   It guarantees: every handle the table issued works until its entry
+ *   is erased and never again after; 0 is never issued; a handle that is
+ *   off by one or has a flipped bit, or comes from another table or
+ *   another file, decodes to an unrelated kernel handle and is refused
+ *   with -ENOENT unless it matches a live slot's tag (8 bits), index
+ *   and exact generation (32 bits) by chance.  The KUnit suite kslot_dev
+ *   checks this for such handles; the seal is not cryptographic, so no
+ *   bound is promised against handles chosen to collide.
+ *
+ *   It does not guarantee: secrecy or unforgeability.  It is not a MAC;
+ *   whoever holds the file can list every handle (ITERATE, DUMP) and can
+ *   read the table's key from an EXPORT image.  A handle is a capability
+ *   only in the sense that the file is.
  *
  * A failed command changes nothing, except where a batch says otherwise.
  * Commands that change state write their outputs (table_id, handle,
@@ -48,6 +70,27 @@
 #include <linux/types.h>
 
 #define KSLOT_ABI_VERSION	1
+
+/*
+ * The ioctl type.  0xBC has no entry in the 6.12 kernel's
+ * Documentation/userspace-api/ioctl/ioctl-number.rst (0xB9 .. 0xBF are
+ * unlisted) and no uapi header uses it as an ioctl type (DRM's
+ * DRM_IOWR(0xBC, ...) is command 0xBC of type 'd').  A mainline
+ * submission adds the line "0xBC  00-1F  uapi/linux/kslot.h" there.
+ *
+ * Command numbers: _IO(KSLOT_IOCTL_TYPE, nr), with the argument's size in
+ * its first field, as iommufd (include/uapi/linux/iommufd.h) does, rather
+ * than _IOR/_IOW/_IOWR with the v1 struct:
+ *   - the size field lets a struct grow without a new command number;
+ *     _IOWR would bake the v1 size into the number, so a v2 struct would
+ *     need a second number per command (or a kernel that accepts several),
+ *     and the size encoded in the number would duplicate the size field;
+ *   - every command both reads its struct and writes outputs back, so
+ *     the direction bits would be _IOWR everywhere and carry nothing;
+ *   - copy_struct_from_user() then gives the size rules above, the same
+ *     as openat2(), clone3() and iommufd.
+ * A command number with direction or size bits set is -ENOTTY.
+ */
 #define KSLOT_IOCTL_TYPE	0xBC
 
 /* Table kinds (struct kslot_create.kind, bit n of kslot_info.kinds). */
@@ -69,9 +112,26 @@ struct kslot_info {
 	__u32 max_batch;	/* out: entries per batch command */
 	__u32 __reserved;
 	__u64 max_bytes;	/* out: bytes per open file */
+	/* Beyond KSLOT_INFO_SIZE_VER0: */
+	/* out: record_size * max_entries of a dense table is at most this */
+	__u64 dense_max_bytes;
+	/* out: bit (1 << kind) per kind IMPORT takes (EXPORT takes all) */
+	__u32 import_kinds;
+	__u32 image_version;	/* out: KSLOT_IMAGE_VERSION */
 };
 
-/* KSLOT_IOC_CREATE: make a table of fixed-size records. */
+/* INFO's first size; a smaller struct reads the fields it has. */
+#define KSLOT_INFO_SIZE_VER0	48
+
+/*
+ * KSLOT_IOC_CREATE: make a table of fixed-size records.  CREATE fails
+ * with -EINVAL unless kind is in info.kinds, flags within
+ * info.create_flags, record_size in 1 .. info.max_record_size,
+ * max_entries in 1 .. info.max_entries and, for a dense table,
+ * record_size * max_entries <= info.dense_max_bytes; with -ENOSPC at
+ * info.max_tables tables; with -EDQUOT if the table's overhead would take
+ * the file past info.max_bytes.
+ */
 struct kslot_create {
 	__u32 size;
 	__u32 flags;
@@ -115,6 +175,19 @@ struct kslot_entry {
  * set to i, and the command fails with entry i's errno; nothing of entry
  * i or later is changed.  A count of 0 does nothing and succeeds (the
  * pointers are not read).  count > max_batch is -EINVAL.
+ *
+ * done is written back on failure as on success, whatever the entry's
+ * errno (-EFAULT on an entry's handle or record included).  The kernel
+ * writes 0 to done before it processes any entry, so a struct that cannot
+ * be written fails with -EFAULT and nothing done.  Only if the struct
+ * itself stops being writable during the command (another thread unmaps
+ * or write-protects it) is done lost (-EFAULT); the entries done can
+ * still be told from the arrays: INSERT_BATCH writes 0 to handles_ptr[i]
+ * before entry i and its handle after it (an entry whose handle cannot
+ * be written is taken back), so with the array zeroed beforehand the
+ * entries done are its leading nonzero handles; ERASE_BATCH's done
+ * entries are those whose handle now gets -ENOENT; GET_BATCH changes
+ * nothing.
  */
 struct kslot_batch {
 	__u32 size;
@@ -210,6 +283,103 @@ struct kslot_dump {
 	__u32 decoded_gen;	/* out: its generation */
 };
 
+/*
+ * Checkpoint and restore: KSLOT_IOC_EXPORT writes a table out as an
+ * image; KSLOT_IOC_IMPORT recreates it as a new table of the calling file
+ * (any open file of /dev/kslot, in any process).  In the new table every
+ * handle the image's table had issued names the same record, and every
+ * handle that was stale stays stale: the slots come back at their
+ * generations (retired slots retired), and the table's tag and seal key
+ * travel in the image, so the handles need no translation.
+ *
+ * The seal key in the image is in the clear: the seal is no secret (see
+ * Handles above), and an image gives whoever holds it exactly what
+ * ITERATE gives the holder of the file.  Two tables imported from one
+ * image accept each other's handles; a table imported from an image
+ * accepts no handle of the file's other tables.
+ *
+ * The image, in host byte order, without padding:
+ *
+ *   struct kslot_image                  the header
+ *   nr_slots times, by increasing index:
+ *     struct kslot_image_slot           a slot
+ *     record_size bytes                 its record, if the slot is live
+ *
+ * Slots not listed are free at generation 0 (never used); EXPORT lists
+ * every other slot.  A live slot
+ * has an odd gen, a free one an even gen, a retired one gen 0.
+ */
+#define KSLOT_IMAGE_MAGIC	0x544c534bU	/* "KSLT" read as a __u32 LE */
+#define KSLOT_IMAGE_VERSION	1
+
+struct kslot_image {
+	__u32 magic;		/* KSLOT_IMAGE_MAGIC */
+	__u32 version;		/* KSLOT_IMAGE_VERSION */
+	__u32 kind;		/* enum kslot_table_kind */
+	__u32 record_size;
+	__u32 max_entries;
+	__u32 tag;		/* the tag of the table's handles */
+	__u32 nr_slots;		/* entries of the slot array */
+	__u32 live;		/* live slots, and records */
+	__u64 seal[3];		/* the handle seal's key (odd multipliers) */
+	__u64 __reserved;
+};
+
+struct kslot_image_slot {
+	__u32 index;
+	__u32 gen;
+	__u32 state;		/* enum kslot_slot_state */
+	__u32 __reserved;
+};
+
+/*
+ * KSLOT_IOC_EXPORT: write table table_id as an image into image_ptr, a
+ * buffer of buf_size bytes.  image_size (out) receives the image's size.
+ * With buf_size 0 the command only does that (and succeeds); with a
+ * buf_size below the image's size it fails with -ERANGE and writes only
+ * image_size.  The size holds until the table changes.  The image is one
+ * instant of the table: the command excludes the file's other commands.
+ */
+struct kslot_export {
+	__u32 size;
+	__u32 flags;
+	__u32 table_id;
+	__u32 __reserved;
+	__u64 image_ptr;
+	__u64 buf_size;
+	__u64 image_size;	/* out */
+};
+
+/*
+ * KSLOT_IOC_IMPORT: make a new table from the image at image_ptr, of
+ * exactly image_size bytes; table_id (out) is its id.  Besides CREATE's
+ * errors for the image's kind, record_size and max_entries (-EINVAL,
+ * -ENOSPC at max_tables, -EDQUOT if the table and its live entries would
+ * take the file past max_bytes):
+ *
+ *   -EBADMSG     a malformed image: bad magic, image_size not the size
+ *                the header implies (truncated, trailing bytes), nr_slots
+ *                or live above max_entries, a slot index not above the
+ *                previous one (duplicate) or at/above max_entries, an
+ *                unknown state, a generation the state cannot have (live
+ *                even, free odd, retired nonzero), a live count not the
+ *                header's, a tag above 255, an even seal multiplier, or a
+ *                nonzero __reserved
+ *   -EPROTONOSUPPORT  an image version this kernel does not read
+ *   -EOPNOTSUPP  a known kind this kernel cannot import (see info.kinds
+ *                and info.import_kinds)
+ *
+ * On failure nothing is created.
+ */
+struct kslot_import {
+	__u32 size;
+	__u32 flags;
+	__u64 image_ptr;
+	__u64 image_size;
+	__u32 table_id;		/* out */
+	__u32 __reserved;
+};
+
 #define KSLOT_IOC_INFO		_IO(KSLOT_IOCTL_TYPE, 0x00)
 #define KSLOT_IOC_CREATE	_IO(KSLOT_IOCTL_TYPE, 0x01)
 #define KSLOT_IOC_DESTROY	_IO(KSLOT_IOCTL_TYPE, 0x02)
@@ -223,5 +393,7 @@ struct kslot_dump {
 #define KSLOT_IOC_ITERATE	_IO(KSLOT_IOCTL_TYPE, 0x0a)
 #define KSLOT_IOC_STATS		_IO(KSLOT_IOCTL_TYPE, 0x0b)
 #define KSLOT_IOC_DUMP		_IO(KSLOT_IOCTL_TYPE, 0x0c)
+#define KSLOT_IOC_EXPORT	_IO(KSLOT_IOCTL_TYPE, 0x0d)
+#define KSLOT_IOC_IMPORT	_IO(KSLOT_IOCTL_TYPE, 0x0e)
 
 #endif /* _UAPI_LINUX_KSLOT_H */
