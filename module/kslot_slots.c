@@ -35,27 +35,68 @@ static struct kslot_slots_table *kslot_slots_hdr(struct kslot_slot *slots)
 	return container_of(slots, struct kslot_slots_table, slots[0]);
 }
 
-static unsigned long kslot_slots_lock(struct kslot_slots *s)
-	__acquires(&s->lock)
-{
-	return __kslot_lock(&s->lock, s->flags);
-}
-
-static void kslot_slots_unlock(struct kslot_slots *s, unsigned long irqflags)
-	__releases(&s->lock)
-{
-	__kslot_unlock(&s->lock, s->flags, irqflags);
-}
-
 static struct kslot_slot *kslot_slots_locked(struct kslot_slots *s)
 {
 	return rcu_dereference_protected(s->slots, lockdep_is_held(&s->lock));
 }
 
-/* The word of free (or, with @gen 0, retired) slot @index: see the top. */
-static u64 kslot_slots_free_word(u32 index, u32 gen)
+/*
+ * The handle formats (the top of kslot_slots.h): a table's index mask, the
+ * bit its generation starts at and its tag say everything.
+ */
+
+/* Index bits of a 32-bit table of @max_entries slots (at least 2 slots). */
+static u32 kslot_slots_index_bits32(u32 max_entries)
 {
-	return (u64)gen << KSLOT_GEN_SHIFT | (index ^ 1);
+	return max(fls64(max_entries - 1), 1);
+}
+
+static void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
+{
+	if (s->flags & KSLOT_SLOTS_HANDLE32) {
+		u32 bits = kslot_slots_index_bits32(max_entries);
+
+		s->index_mask = BIT(bits) - 1;
+		s->gen_shift = bits;
+		s->tag = 0;
+	} else {
+		s->index_mask = KSLOT_INDEX_MAX;
+		s->gen_shift = KSLOT_GEN_SHIFT;
+		s->tag = kslot_random_tag();
+	}
+}
+
+/* The generation of a word or handle (32-bit: 31 - gen_shift bits). */
+static u32 kslot_slots_word_gen(const struct kslot_slots *s, u64 word)
+{
+	return word >> s->gen_shift;
+}
+
+/* The largest generation of the table's format (odd: the last live one). */
+static u32 kslot_slots_gen_max(const struct kslot_slots *s)
+{
+	if (s->flags & KSLOT_SLOTS_HANDLE32)
+		return BIT(31 - s->gen_shift) - 1;
+	return U32_MAX;
+}
+
+/* The generation after @gen; 0 when @gen was the slot's last. */
+static u32 kslot_slots_gen_next(const struct kslot_slots *s, u32 gen)
+{
+	return (gen + 1) & kslot_slots_gen_max(s);
+}
+
+static u64 kslot_slots_make(const struct kslot_slots *s, u32 index, u32 gen)
+{
+	return (u64)gen << s->gen_shift |
+	       (u64)s->tag << KSLOT_INDEX_BITS | index;
+}
+
+/* The word of free (or, with @gen 0, retired) slot @index: see the top. */
+static u64 kslot_slots_free_word(const struct kslot_slots *s, u32 index,
+				 u32 gen)
+{
+	return (u64)gen << s->gen_shift | (index ^ 1);
 }
 
 static void *kslot_slots_link(u32 next)
@@ -66,11 +107,6 @@ static void *kslot_slots_link(u32 next)
 static u32 kslot_slots_next(const struct kslot_slot *slot)
 {
 	return (unsigned long)slot->obj;
-}
-
-static u32 kslot_slots_word_gen(u64 word)
-{
-	return word >> KSLOT_GEN_SHIFT;
 }
 
 static int kslot_slots_stats_show(struct seq_file *m, void *unused)
@@ -93,8 +129,9 @@ DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
  * @name: If not NULL, expose the counters in debugfs as kslot/@kind-@name.
  *	Names should be unique; a duplicate is not exposed.
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
- * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both), and
- *	%KSLOT_SLOTS_ACCOUNT.
+ * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both),
+ *	%KSLOT_SLOTS_ACCOUNT, and %KSLOT_SLOTS_HANDLE32 for 32-bit handles
+ *	(their bit split follows from @max_entries: see kslot_slots.h).
  *
  * No memory is allocated for slots until the first kslot_slots_alloc().
  *
@@ -113,8 +150,8 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 	memset(s, 0, sizeof(*s));
 	spin_lock_init(&s->lock);
 	RCU_INIT_POINTER(s->slots, kslot_slots_empty_table());
-	s->tag = kslot_random_tag();
 	s->flags = flags;
+	kslot_slots_init_format(s, max_entries);
 	s->free_head = KSLOT_SLOTS_NONE;
 	s->max_entries = max_entries;
 	atomic_long_set(&s->rejected, 0);
@@ -152,7 +189,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	for (i = 0; fn && i < s->capacity; i++) {
 		u64 word = slots[i].word;
 
-		if (kslot_gen_is_live(kslot_slots_word_gen(word)))
+		if (kslot_gen_is_live(kslot_slots_word_gen(s, word)))
 			fn(slots[i].obj, word, data);
 	}
 	/* New lookups find no slot; running ones keep the old table. */
@@ -213,7 +250,7 @@ kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
 		return NULL;
 	t->nr = nr;
 	for (i = from; i < nr; i++) {
-		t->slots[i].word = kslot_slots_free_word(i, 0);
+		t->slots[i].word = kslot_slots_free_word(s, i, 0);
 		t->slots[i].obj = kslot_slots_link(i + 1 < end ? i + 1 :
 						   KSLOT_SLOTS_NONE);
 	}
@@ -283,6 +320,17 @@ static int kslot_slots_grow_step(struct kslot_slots *s,
 	return 0;
 }
 
+/* Between copy batches: let other writers in. */
+static void kslot_slots_grow_pause(struct kslot_slots *s,
+				   unsigned long *irqflags, gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	kslot_slots_unlock(s, *irqflags);
+	if (gfpflags_allow_blocking(gfp))
+		cond_resched();
+	*irqflags = kslot_slots_lock(s);
+}
+
 /*
  * Make sure the free list is not empty.  Called and returns with the lock
  * held; drops it to allocate a table and between copy batches.
@@ -298,11 +346,7 @@ static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 			return ret;
 		if (!s->next || s->free_head != KSLOT_SLOTS_NONE)
 			continue;
-		/* Between batches: let other writers in. */
-		kslot_slots_unlock(s, *irqflags);
-		if (gfpflags_allow_blocking(gfp))
-			cond_resched();
-		*irqflags = kslot_slots_lock(s);
+		kslot_slots_grow_pause(s, irqflags, gfp);
 	}
 	return 0;
 }
@@ -346,27 +390,11 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	struct kslot_slot *slot;
-	u32 index, gen;
-	u64 h;
 	int ret;
 
 	ret = kslot_slots_grow(s, &irqflags, gfp);
-	if (ret)
-		goto out;
-	index = s->free_head;
-	slot = kslot_slots_at(s, index);
-	s->free_head = kslot_slots_next(slot);
-	gen = kslot_slots_word_gen(slot->word) + 1;
-	h = kslot_handle_make(index, s->tag, gen);
-	WRITE_ONCE(slot->obj, obj);
-	/* Object before word; see __kslot_slots_lookup(). */
-	smp_store_release(&slot->word, h);
-	kslot_slots_mirror(s, slot, index);
-	/* kslot_slots_count() reads it without the lock. */
-	WRITE_ONCE(s->count, s->count + 1);
-	*handle = h;
-out:
+	if (!ret)
+		ret = __kslot_slots_alloc(s, obj, handle);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
@@ -375,10 +403,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 /* The live slot @handle names, or NULL.  Called with the lock held. */
 static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
 {
-	u32 index = kslot_handle_index(handle);
+	u32 index = kslot_slots_handle_index(s, handle);
 	struct kslot_slot *slot;
 
-	if (!kslot_gen_is_live(kslot_handle_gen(handle)) ||
+	if (!kslot_gen_is_live(kslot_slots_word_gen(s, handle)) ||
 	    index >= s->capacity)
 		return NULL;
 	slot = kslot_slots_at(s, array_index_nospec(index, s->capacity));
@@ -403,15 +431,8 @@ static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
 void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	struct kslot_slot *slot = kslot_slots_live(s, handle);
-	void *old = ERR_PTR(-ENOENT);
+	void *old = __kslot_slots_replace(s, handle, obj);
 
-	if (slot) {
-		old = slot->obj;
-		/* Object contents before the pointer, as rcu_assign_pointer(). */
-		smp_store_release(&slot->obj, obj);
-		kslot_slots_mirror(s, slot, kslot_handle_index(handle));
-	}
 	kslot_slots_unlock(s, irqflags);
 	return old;
 }
@@ -434,29 +455,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	struct kslot_slot *slot = kslot_slots_live(s, handle);
-	u32 index = kslot_handle_index(handle), gen;
-	void *obj = NULL, *link;
+	void *obj = __kslot_slots_remove(s, handle);
 
-	if (!slot)
-		goto out;
-	obj = slot->obj;
-	/* Generation U32_MAX was the last: 0 retires the slot. */
-	gen = kslot_handle_gen(handle) + 1;
-	if (!gen) {
-		link = kslot_slots_link(KSLOT_SLOTS_RETIRED);
-		s->retired++;
-	} else {
-		link = kslot_slots_link(s->free_head);
-		s->free_head = index;
-	}
-	WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen));
-	/* Word before object; see __kslot_slots_lookup(). */
-	smp_wmb();
-	WRITE_ONCE(slot->obj, link);
-	kslot_slots_mirror(s, slot, index);
-	WRITE_ONCE(s->count, s->count - 1);
-out:
 	kslot_slots_unlock(s, irqflags);
 	return obj;
 }
@@ -547,7 +547,7 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 	 */
 	smp_acquire__after_ctrl_dep();
 	slot = __kslot_slots_slot(rcu_dereference(s->slots),
-				  kslot_handle_index(handle));
+				  kslot_slots_handle_index(s, handle));
 	if (READ_ONCE(slot->word) != handle || READ_ONCE(slot->obj) != obj) {
 		kref_put(ref, release);
 		obj = NULL;
@@ -585,7 +585,7 @@ void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;
 
-		if (!kslot_gen_is_live(kslot_slots_word_gen(word)))
+		if (!kslot_gen_is_live(kslot_slots_word_gen(s, word)))
 			continue;
 		obj = READ_ONCE(slot->obj);
 		smp_rmb(); /* Object before the word re-check. */
@@ -647,7 +647,7 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
 	     i++) {
 		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
-		u32 gen = kslot_slots_word_gen(slot->word);
+		u32 gen = kslot_slots_word_gen(s, slot->word);
 
 		bool live = kslot_gen_is_live(gen);
 
@@ -661,6 +661,316 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 }
 EXPORT_SYMBOL_GPL(kslot_slots_dump);
 
+/*
+ * Writers with the lock held, conditional writers and preload: what a
+ * driver needs to use the table as it would use an XArray under xa_lock()
+ * (xa_cmpxchg(), xa_reserve() / idr_preload()).
+ */
+
+/* Issue free slot @s->free_head for @obj.  Called with the lock held. */
+static u64 kslot_slots_take(struct kslot_slots *s, void *obj)
+{
+	u32 index = s->free_head;
+	struct kslot_slot *slot = kslot_slots_at(s, index);
+	u64 h;
+
+	s->free_head = kslot_slots_next(slot);
+	h = kslot_slots_make(s, index, kslot_slots_word_gen(s, slot->word) + 1);
+	WRITE_ONCE(slot->obj, obj);
+	/* Object before word; see __kslot_slots_lookup(). */
+	smp_store_release(&slot->word, h);
+	kslot_slots_mirror(s, slot, index);
+	/* kslot_slots_count() reads it without the lock. */
+	WRITE_ONCE(s->count, s->count + 1);
+	return h;
+}
+
+/* Point live @slot (of @handle) at @obj.  Called with the lock held. */
+static void kslot_slots_set(struct kslot_slots *s, struct kslot_slot *slot,
+			    u64 handle, void *obj)
+{
+	/* Object contents before the pointer, as rcu_assign_pointer(). */
+	smp_store_release(&slot->obj, obj);
+	kslot_slots_mirror(s, slot, kslot_slots_handle_index(s, handle));
+}
+
+/* Free (or retire) live @slot of @handle.  Called with the lock held. */
+static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
+				u64 handle)
+{
+	u32 index = kslot_slots_handle_index(s, handle);
+	/* The format's last generation was used: 0 retires the slot. */
+	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	void *link;
+
+	if (!gen) {
+		link = kslot_slots_link(KSLOT_SLOTS_RETIRED);
+		s->retired++;
+	} else {
+		link = kslot_slots_link(s->free_head);
+		s->free_head = index;
+	}
+	WRITE_ONCE(slot->word, kslot_slots_free_word(s, index, gen));
+	/* Word before object; see __kslot_slots_lookup(). */
+	smp_wmb();
+	WRITE_ONCE(slot->obj, link);
+	kslot_slots_mirror(s, slot, index);
+	WRITE_ONCE(s->count, s->count - 1);
+}
+
+/**
+ * __kslot_slots_alloc() - Issue a handle with the table lock held.
+ * @s: The table.
+ * @obj: The pointer, or NULL to reserve a handle (lookups return NULL
+ *	until a replace publishes an object).
+ * @handle: Set to the new handle on success; untouched on failure.
+ *
+ * Never allocates memory and never drops the lock: it takes a free slot
+ * of the current table, which kslot_slots_reserve() can provide
+ * beforehand.  As with kslot_slots_alloc(), the object's contents must be
+ * initialised before the call.
+ *
+ * Context: Caller holds the table lock (kslot_slots_lock()).
+ * Return: 0, -ENOMEM if the table has no free slot but could grow (call
+ * kslot_slots_reserve() first), or -ENOSPC if it holds max_entries slots
+ * (live or retired) and none is free.
+ */
+int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
+	__must_hold(&s->lock)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->free_head == KSLOT_SLOTS_NONE)
+		return s->capacity < s->max_entries ? -ENOMEM : -ENOSPC;
+	*handle = kslot_slots_take(s, obj);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
+
+/**
+ * __kslot_slots_replace() - Replace a handle's pointer with the lock held.
+ * @s: The table.
+ * @handle: A live handle, reserved or not.
+ * @obj: The new pointer; NULL turns the entry back into a reservation.
+ *
+ * kslot_slots_replace() for a caller that holds the table lock.
+ *
+ * Context: Caller holds the table lock (kslot_slots_lock()).
+ * Return: The previous pointer (NULL for a reservation), or
+ * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ */
+void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+	__must_hold(&s->lock)
+{
+	struct kslot_slot *slot;
+	void *old;
+
+	lockdep_assert_held(&s->lock);
+	slot = kslot_slots_live(s, handle);
+	if (!slot)
+		return ERR_PTR(-ENOENT);
+	old = slot->obj;
+	kslot_slots_set(s, slot, handle, obj);
+	return old;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_replace);
+
+/**
+ * __kslot_slots_remove() - Remove an entry with the lock held.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ *
+ * kslot_slots_remove() for a caller that holds the table lock.
+ *
+ * Context: Caller holds the table lock (kslot_slots_lock()).
+ * Return: The removed pointer, or NULL if @handle was not live (or was a
+ * reservation, which is released all the same).
+ */
+void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
+	__must_hold(&s->lock)
+{
+	struct kslot_slot *slot;
+	void *obj;
+
+	lockdep_assert_held(&s->lock);
+	slot = kslot_slots_live(s, handle);
+	if (!slot)
+		return NULL;
+	obj = slot->obj;
+	kslot_slots_release(s, slot, handle);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_remove);
+
+/**
+ * __kslot_slots_replace_if() - Replace a pointer if it is still @old.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ * @old: The pointer the slot must hold; NULL for a reserved entry (to
+ *	publish a reservation exactly once).
+ * @obj: The new pointer; NULL turns the entry back into a reservation.
+ *
+ * The xa_cmpxchg() pattern with the table lock held.  The handle keeps
+ * its generation; the caller owns @old afterwards and must let RCU
+ * readers finish with it before freeing it.
+ *
+ * Context: Caller holds the table lock (kslot_slots_lock()).
+ * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
+ * is not live in @s, or -EBUSY if the slot holds another pointer than
+ * @old (nothing is changed on error).
+ */
+int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
+			     void *obj)
+	__must_hold(&s->lock)
+{
+	struct kslot_slot *slot;
+
+	lockdep_assert_held(&s->lock);
+	slot = kslot_slots_live(s, handle);
+	if (!slot)
+		return -ENOENT;
+	if (slot->obj != old)
+		return -EBUSY;
+	kslot_slots_set(s, slot, handle, obj);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
+
+/**
+ * kslot_slots_replace_if() - Replace a pointer if it is still @old.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ * @old: The pointer the slot must hold; NULL for a reserved entry.
+ * @obj: The new pointer; NULL turns the entry back into a reservation.
+ *
+ * __kslot_slots_replace_if() with the table lock taken and released.
+ *
+ * Context: Any context the table's lock flags allow; not with the table
+ * lock held.  Takes and releases the table lock.
+ * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
+ * is not live in @s, or -EBUSY if the slot holds another pointer than
+ * @old (nothing is changed on error).
+ */
+int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
+			   void *obj)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = __kslot_slots_replace_if(s, handle, old, obj);
+
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_replace_if);
+
+/**
+ * __kslot_slots_remove_if() - Remove an entry if it still holds @old.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ * @old: The pointer the slot must hold; NULL for a reserved entry.
+ *
+ * The xa_cmpxchg(xa, id, old, NULL) pattern with the table lock held: on
+ * success the generation moves on, as with __kslot_slots_remove().
+ *
+ * Context: Caller holds the table lock (kslot_slots_lock()).
+ * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
+ * not live in @s, or -EBUSY if the slot holds another pointer than @old
+ * (nothing is changed on error).
+ */
+int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
+	__must_hold(&s->lock)
+{
+	struct kslot_slot *slot;
+
+	lockdep_assert_held(&s->lock);
+	slot = kslot_slots_live(s, handle);
+	if (!slot)
+		return -ENOENT;
+	if (slot->obj != old)
+		return -EBUSY;
+	kslot_slots_release(s, slot, handle);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
+
+/**
+ * kslot_slots_remove_if() - Remove an entry if it still holds @old.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ * @old: The pointer the slot must hold; NULL for a reserved entry.
+ *
+ * __kslot_slots_remove_if() with the table lock taken and released.
+ *
+ * Context: Any context the table's lock flags allow; not with the table
+ * lock held.  Takes and releases the table lock.
+ * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
+ * not live in @s, or -EBUSY if the slot holds another pointer than @old
+ * (nothing is changed on error).
+ */
+int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = __kslot_slots_remove_if(s, handle, old);
+
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
+
+/* Free slots of the current table (neither live nor retired). */
+static u32 kslot_slots_free_slots(const struct kslot_slots *s)
+{
+	return s->capacity - s->count - s->retired;
+}
+
+/**
+ * kslot_slots_reserve() - Make room for allocations that must not fail.
+ * @s: The table.
+ * @nr: Allocations to make room for.
+ * @gfp: Allocation flags for growing the table.
+ *
+ * Grows the table, as kslot_slots_alloc() does (the new table allocated
+ * with the lock dropped, copied in batches), until its current table has
+ * at least @nr free slots.  Until they are used, kslot_slots_alloc() with
+ * any gfp (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock
+ * take them and cannot fail for lack of memory.
+ *
+ * The room is the table's, not the caller's: a concurrent allocator may
+ * take the free slots too.  A caller that counts on @nr allocations
+ * succeeding must keep other allocators out between the reservation and
+ * its allocations (its own lock, or by reserving for all of them), as
+ * with idr_preload() followed by allocations under the caller's lock.
+ * Free slots stay free (a later remove may add more); there is nothing to
+ * release.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow; not with the table lock held.  Takes and
+ * releases the table lock, and drops it to allocate.
+ * Return: 0 (also for @nr 0), -ENOMEM if growing the table failed (it
+ * may have grown part of the way), or -ENOSPC if @nr slots do not fit
+ * under max_entries beside the live and retired ones (the table is not
+ * grown), or no longer fit once concurrent allocators took some.
+ */
+int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = 0;
+
+	if (nr > s->max_entries - s->count - s->retired) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	while (kslot_slots_free_slots(s) < nr) {
+		ret = kslot_slots_grow_step(s, &irqflags, gfp, false);
+		if (ret)
+			break;
+		if (s->next)
+			kslot_slots_grow_pause(s, &irqflags, gfp);
+	}
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_reserve);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
@@ -670,7 +980,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_dump);
  *
  * Context: Any context the table's lock flags allow.
  * Return: 0, or -EINVAL if the slot is not free (live or retired), is
- * beyond the capacity, or @gen is odd.
+ * beyond the capacity, or @gen is odd or does not fit the table's
+ * generation bits.
  */
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 {
@@ -678,11 +989,13 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 	struct kslot_slot *slot;
 	int ret = -EINVAL;
 
-	if (index < s->capacity && !kslot_gen_is_live(gen)) {
+	if (index < s->capacity && !kslot_gen_is_live(gen) &&
+	    gen <= kslot_slots_gen_max(s)) {
 		slot = kslot_slots_at(s, index);
-		if (!kslot_gen_is_live(kslot_slots_word_gen(slot->word)) &&
+		if (!kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
 		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
-			WRITE_ONCE(slot->word, kslot_slots_free_word(index, gen));
+			WRITE_ONCE(slot->word,
+				   kslot_slots_free_word(s, index, gen));
 			kslot_slots_mirror(s, slot, index);
 			ret = 0;
 		}

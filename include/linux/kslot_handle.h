@@ -133,4 +133,60 @@ static inline u32 kslot_random_tag(void)
 	return get_random_u32() & KSLOT_TAG_MASK;
 }
 
+/* The body of KSLOT_DEFINE_HANDLE() and KSLOT_DEFINE_HANDLE32(). */
+#define __KSLOT_DEFINE_HANDLE(name, type)				\
+struct name {								\
+	type raw;							\
+};									\
+static inline u64 name##_raw(struct name h)				\
+{									\
+	return h.raw;							\
+}									\
+static inline struct name name##_from_raw(type raw)			\
+{									\
+	return (struct name){ .raw = raw };				\
+}									\
+static inline bool name##_is_null(struct name h)			\
+{									\
+	return !h.raw;							\
+}
+
+/**
+ * KSLOT_DEFINE_HANDLE() - Define a handle type of its own for one table.
+ * @name: Name of the struct and prefix of its helpers.
+ *
+ * Defines ``struct name { u64 raw; }`` and three inline helpers:
+ * ``u64 name_raw(struct name h)`` (the handle to pass to the table's
+ * functions), ``struct name name_from_raw(u64 raw)`` (wrap a handle the
+ * table issued) and ``bool name_is_null(struct name h)``.  A driver
+ * defines one handle type per table type and takes it in its own
+ * wrappers, so a handle of one table passed where another's is expected
+ * does not compile (what Rust slotmap's new_key_type! gives).  The struct
+ * is as big as the handle and is passed in a register.
+ *
+ * Example, with the error the compiler gives::
+ *
+ *	KSLOT_DEFINE_HANDLE(ctx_handle);
+ *	KSLOT_DEFINE_HANDLE(buf_handle);
+ *
+ *	struct buf *buf_get(struct kslot_map *bufs, struct buf_handle h);
+ *
+ *	struct ctx_handle c = ctx_handle_from_raw(h);
+ *	buf_get(&bufs, c);
+ *	// error: incompatible type for argument 2 of 'buf_get'
+ */
+#define KSLOT_DEFINE_HANDLE(name)	__KSLOT_DEFINE_HANDLE(name, u64)
+
+/**
+ * KSLOT_DEFINE_HANDLE32() - Define a 32-bit handle type for one table.
+ * @name: Name of the struct and prefix of its helpers.
+ *
+ * As KSLOT_DEFINE_HANDLE(), for a table of 32-bit handles
+ * (%KSLOT_SLOTS_HANDLE32): ``struct name { u32 raw; }``, with
+ * ``name_from_raw(u32 raw)`` and ``name_raw()`` still returning the u64
+ * the table's functions take.  Only a table of 32-bit handles issues
+ * handles that fit (they are below 2^31).
+ */
+#define KSLOT_DEFINE_HANDLE32(name)	__KSLOT_DEFINE_HANDLE(name, u32)
+
 #endif /* _LINUX_KSLOT_HANDLE_H */

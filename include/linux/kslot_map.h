@@ -19,8 +19,17 @@
  * | kslot_map_alloc()       | map lock, dropped to | only if gfp allows |
  * |                         | allocate and between |                    |
  * |                         | growth copy batches  |                    |
+ * | kslot_map_reserve()     | as kslot_map_alloc() | only if gfp allows |
  * | kslot_map_replace(),    | map lock             | no                 |
- * | kslot_map_remove()      |                      |                    |
+ * | kslot_map_remove(),     |                      |                    |
+ * | kslot_map_replace_if(), |                      |                    |
+ * | kslot_map_remove_if()   |                      |                    |
+ * | kslot_map_lock()        | takes the map lock   | no                 |
+ * | __kslot_map_alloc(),    | caller: map lock     | no (never          |
+ * | __kslot_map_replace(),  | (kslot_map_lock())   | allocates)         |
+ * | __kslot_map_remove(),   |                      |                    |
+ * | __kslot_map_replace_if()|                      |                    |
+ * | __kslot_map_remove_if() |                      |                    |
  * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
  * +-------------------------+----------------------+--------------------+
  *
@@ -40,6 +49,41 @@
  * - A slot is live from kslot_map_alloc() until kslot_map_remove().  A
  *   slot allocated with a NULL object is reserved: lookups return NULL
  *   until kslot_map_replace() publishes an object.
+ * - %KSLOT_MAP_HANDLE32 at init makes the map issue 32-bit handles
+ *   (nonzero, below 2^31, still u64 in the API) for a u32 id of an
+ *   existing uAPI; kslot_slots.h gives the bit split and the reuses per
+ *   slot.  Handles of the two formats never match each other's maps.
+ *
+ * The XArray patterns, for a driver converted from one:
+ *
+ * +----------------------------------+------------------------------------+
+ * | XArray                           | kslot_map                          |
+ * +----------------------------------+------------------------------------+
+ * | xa_lock() / xa_unlock()          | kslot_map_lock() / _unlock()       |
+ * | xa_load() under xa_lock()        | __kslot_map_lookup() under the lock|
+ * | __xa_alloc(), __xa_store(),      | __kslot_map_alloc(),               |
+ * | __xa_erase()                     | __kslot_map_replace(),             |
+ * |                                  | __kslot_map_remove()               |
+ * | xa_cmpxchg(), __xa_cmpxchg()     | kslot_map_replace_if(),            |
+ * |                                  | kslot_map_remove_if() and __ forms |
+ * | xa_alloc(XA_ZERO_ENTRY), then    | kslot_map_alloc(NULL), then        |
+ * | xa_cmpxchg(XA_ZERO_ENTRY, obj)   | kslot_map_replace_if(NULL, obj)    |
+ * | xa_reserve(), idr_preload()      | kslot_map_reserve()                |
+ * +----------------------------------+------------------------------------+
+ *
+ * For example, a get that must not race a remove, and a remove only if
+ * the map holds the last reference:
+ *
+ *	flags = kslot_map_lock(&map);
+ *	obj = __kslot_map_lookup(&map, h);
+ *	if (obj && !refcount_inc_not_zero(&obj->users))
+ *		obj = NULL;
+ *	kslot_map_unlock(&map, flags);
+ *
+ *	flags = kslot_map_lock(&map);
+ *	if (refcount_dec_if_one(&obj->users))
+ *		ret = __kslot_map_remove_if(&map, h, obj);
+ *	kslot_map_unlock(&map, flags);
  */
 #ifndef _LINUX_KSLOT_MAP_H
 #define _LINUX_KSLOT_MAP_H
@@ -55,6 +99,8 @@
 #define KSLOT_MAP_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
 /* Charge the map's own memory (its slot table) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
+/* Issue 32-bit handles (nonzero, below 2^31): see kslot_slots.h. */
+#define KSLOT_MAP_HANDLE32	KSLOT_SLOTS_HANDLE32
 #define KSLOT_MAP_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
 
 /**
@@ -76,8 +122,9 @@ struct kslot_map {
  * @name: If not NULL, expose the map's counters in debugfs as
  *	kslot/map-@name.  Names should be unique; a duplicate is not exposed.
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
- * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both), and
- *	%KSLOT_MAP_ACCOUNT.
+ * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both),
+ *	%KSLOT_MAP_ACCOUNT, and %KSLOT_MAP_HANDLE32 for 32-bit handles
+ *	(bit split from @max_entries, see kslot_slots.h).
  *
  * No memory is allocated for slots until the first kslot_map_alloc().
  *
@@ -177,6 +224,205 @@ static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
 static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 {
 	return kslot_slots_remove(&map->slots, handle);
+}
+
+/**
+ * kslot_map_lock() - Take the map's writer lock.
+ * @map: The map.
+ *
+ * The xa_lock() of a map: takes its lock as the map's lock flags say
+ * (spin_lock(), spin_lock_bh() or spin_lock_irqsave()).  While it is
+ * held, __kslot_map_lookup() and the __kslot_map_*() writers may be
+ * called, no other writer changes the map, and lockdep knows the lock is
+ * held (the __ writers assert it).
+ *
+ * Context: Any context the map's lock flags allow; not with the map lock
+ * held.
+ * Return: Saved interrupt flags to pass to kslot_map_unlock().
+ */
+static inline unsigned long kslot_map_lock(struct kslot_map *map)
+	__acquires(&map->slots.lock)
+{
+	return kslot_slots_lock(&map->slots);
+}
+
+/**
+ * kslot_map_unlock() - Release the map's writer lock.
+ * @map: The map.
+ * @flags: The value kslot_map_lock() returned.
+ *
+ * Context: Caller holds the map lock.
+ */
+static inline void kslot_map_unlock(struct kslot_map *map,
+				    unsigned long flags)
+	__releases(&map->slots.lock)
+{
+	kslot_slots_unlock(&map->slots, flags);
+}
+
+/**
+ * kslot_map_reserve() - Make room so that allocations cannot fail for memory.
+ * @map: The map.
+ * @nr: Allocations to make room for.
+ * @gfp: Allocation flags for growing the map.
+ *
+ * The idr_preload() / xa_reserve() of a map: grows it, with the lock
+ * dropped to allocate, until it has @nr free slots.  Until they are used,
+ * kslot_map_alloc() with any gfp (GFP_ATOMIC included) and
+ * __kslot_map_alloc() under the lock can fail only with -ENOSPC.  The
+ * room is the map's, not the caller's: concurrent allocators may take it
+ * too, so a caller that counts on it keeps them out (its own lock, or by
+ * reserving for all of them).  Nothing needs releasing.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the map's lock flags allow; not with the map lock held.
+ * Return: 0 (also for @nr 0), -ENOMEM if growing the map failed, or
+ * -ENOSPC if @nr entries do not fit under max_entries beside the live and
+ * retired ones (the map is not grown), or no longer fit once concurrent
+ * allocators took some.
+ */
+static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
+{
+	return kslot_slots_reserve(&map->slots, nr, gfp);
+}
+
+/**
+ * __kslot_map_alloc() - Store an object with the map lock held.
+ * @map: The map.
+ * @obj: The object, or NULL to reserve a handle.
+ * @handle: Set to the new handle on success; untouched on failure.
+ *
+ * Never allocates memory: takes a free slot, which kslot_map_reserve()
+ * provides beforehand.  The object's contents must be initialised before
+ * the call.
+ *
+ * Context: Caller holds the map lock (kslot_map_lock()).
+ * Return: 0, -ENOMEM if the map has no free slot left but could grow
+ * (reserve first), or -ENOSPC if it holds max_entries slots (live or
+ * retired) and none is free.
+ */
+static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
+				    u64 *handle)
+	__must_hold(&map->slots.lock)
+{
+	return __kslot_slots_alloc(&map->slots, obj, handle);
+}
+
+/**
+ * __kslot_map_replace() - Replace an object with the map lock held.
+ * @map: The map.
+ * @handle: A live handle, reserved or not.
+ * @obj: The new object; NULL turns the entry back into a reservation.
+ *
+ * kslot_map_replace() for a caller that holds the map lock.
+ *
+ * Context: Caller holds the map lock (kslot_map_lock()).
+ * Return: The previous object (NULL for a reservation), or
+ * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ */
+static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
+					void *obj)
+	__must_hold(&map->slots.lock)
+{
+	return __kslot_slots_replace(&map->slots, handle, obj);
+}
+
+/**
+ * __kslot_map_remove() - Remove an entry with the map lock held.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ *
+ * kslot_map_remove() for a caller that holds the map lock.
+ *
+ * Context: Caller holds the map lock (kslot_map_lock()).
+ * Return: The removed object, or NULL if @handle was not live (or was a
+ * reservation, which is released all the same).
+ */
+static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
+	__must_hold(&map->slots.lock)
+{
+	return __kslot_slots_remove(&map->slots, handle);
+}
+
+/**
+ * kslot_map_replace_if() - Replace an object if the entry still holds @old.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ * @old: The object the entry must hold; NULL for a reserved entry, to
+ *	publish a reservation (reserve-then-publish).
+ * @obj: The new object; NULL turns the entry back into a reservation.
+ *
+ * The xa_cmpxchg() of a map.  The handle keeps its generation; the caller
+ * owns @old afterwards (RCU rule before freeing it).
+ *
+ * Context: Any context the map's lock flags allow; not with the map lock
+ * held.  Takes and releases the map lock.
+ * Return: 0 if the entry held @old and now holds @obj, -ENOENT if @handle
+ * is not live in @map, or -EBUSY if the entry holds another object than
+ * @old (nothing is changed on error).
+ */
+static inline int kslot_map_replace_if(struct kslot_map *map, u64 handle,
+				       void *old, void *obj)
+{
+	return kslot_slots_replace_if(&map->slots, handle, old, obj);
+}
+
+/**
+ * __kslot_map_replace_if() - kslot_map_replace_if() with the lock held.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ * @old: The object the entry must hold; NULL for a reserved entry.
+ * @obj: The new object; NULL turns the entry back into a reservation.
+ *
+ * Context: Caller holds the map lock (kslot_map_lock()).
+ * Return: 0 if the entry held @old and now holds @obj, -ENOENT if @handle
+ * is not live in @map, or -EBUSY if the entry holds another object than
+ * @old (nothing is changed on error).
+ */
+static inline int __kslot_map_replace_if(struct kslot_map *map, u64 handle,
+					 void *old, void *obj)
+	__must_hold(&map->slots.lock)
+{
+	return __kslot_slots_replace_if(&map->slots, handle, old, obj);
+}
+
+/**
+ * kslot_map_remove_if() - Remove an entry if it still holds @old.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ * @old: The object the entry must hold; NULL for a reserved entry.
+ *
+ * The xa_cmpxchg(xa, id, old, NULL) of a map: on success the handle is
+ * invalidated, as with kslot_map_remove().
+ *
+ * Context: Any context the map's lock flags allow; not with the map lock
+ * held.  Takes and releases the map lock.
+ * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
+ * not live in @map, or -EBUSY if the entry holds another object than @old
+ * (nothing is changed on error).
+ */
+static inline int kslot_map_remove_if(struct kslot_map *map, u64 handle,
+				      void *old)
+{
+	return kslot_slots_remove_if(&map->slots, handle, old);
+}
+
+/**
+ * __kslot_map_remove_if() - kslot_map_remove_if() with the lock held.
+ * @map: The map.
+ * @handle: A handle, valid or not.
+ * @old: The object the entry must hold; NULL for a reserved entry.
+ *
+ * Context: Caller holds the map lock (kslot_map_lock()).
+ * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
+ * not live in @map, or -EBUSY if the entry holds another object than @old
+ * (nothing is changed on error).
+ */
+static inline int __kslot_map_remove_if(struct kslot_map *map, u64 handle,
+					void *old)
+	__must_hold(&map->slots.lock)
+{
+	return __kslot_slots_remove_if(&map->slots, handle, old);
 }
 
 /**
@@ -292,7 +538,7 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
  * @map: The map.
  *
  * Context: Any context.
- * Return: The tag, 0 .. %KSLOT_TAG_MASK.
+ * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a map of 32-bit handles.
  */
 static inline u32 kslot_map_tag(const struct kslot_map *map)
 {

@@ -8,36 +8,91 @@
  * slot stores a pointer; the tables built on it (kslot_map, ...) give the
  * pointer its meaning.
  *
- * One slot, 16 bytes:
+ * Handle formats, chosen per table at init (both are u64 in the API):
+ *
+ *  64-bit (default), kslot_handle.h:
+ *   63                 32 31      24 23              0
+ *  +---------------------+----------+-----------------+
+ *  |   generation (32)   | tag (8)  |   index (24)    |
+ *  +---------------------+----------+-----------------+
+ *
+ *  32-bit (%KSLOT_SLOTS_HANDLE32), for u32 ids of an existing uAPI:
+ *   63         31 30              b b-1           0
+ *  +-------------+-----------------+---------------+
+ *  |   0 (33)    | generation      |   index (b)   |
+ *  |             | (31 - b)        |               |
+ *  +-------------+-----------------+---------------+
+ *
+ * A 32-bit table takes b = max(1, order_base_2(max_entries)) index bits,
+ * just enough for max_entries, and gives the other 31 - b bits to the
+ * generation; it has no tag (its tag is 0).  Its handles are nonzero (a
+ * live generation is odd, so bit b is set) and below 2^31, so they fit an
+ * xa_limit_31b id and a driver may keep them in a u32.  A slot serves
+ * 2^(g - 1) allocations, g being the generation bits:
+ *
+ * +--------------------+------------+-----------------+-------------------+
+ * | format, max_entries| index bits | generation bits | reuses per slot   |
+ * +--------------------+------------+-----------------+-------------------+
+ * | 64-bit, any        | 24         | 32              | 2^31              |
+ * | 32-bit, 1 or 2     | 1          | 30              | 2^29              |
+ * | 32-bit, 256        | 8          | 23              | 2^22 (4194304)    |
+ * | 32-bit, 65536      | 16         | 15              | 2^14 (16384)      |
+ * | 32-bit, 2^20       | 20         | 11              | 2^10 (1024)       |
+ * | 32-bit, 2^24 (max) | 24         | 7               | 2^6 (64)          |
+ * +--------------------+------------+-----------------+-------------------+
+ *
+ * (a max_entries that is not a power of two takes the bits of the next
+ * one).  The remove that would wrap a slot's generation to 0 retires the
+ * slot for good; once every slot up to max_entries is retired, every
+ * allocation (and kslot_slots_reserve()) returns -ENOSPC for the life of
+ * the table.  Re-initialising a table starts its generations over: a
+ * 32-bit table carries no tag to tell its old handles from new ones, so
+ * no handle of its previous life may be presented to it.
+ *
+ * One slot, 16 bytes (g_shift: 32 for 64-bit, b for 32-bit):
  *
  *            word (u64)                          obj (void *)
  *  live:     the whole handle:                   the object (NULL while
  *            generation (odd) | tag | index      reserved)
- *  free:     generation (even) << 32 | index^1   next free index
- *  retired:  0 << 32 | index^1                   KSLOT_SLOTS_RETIRED
+ *  free:     generation (even) << g_shift |      next free index
+ *            index^1
+ *  retired:  0 << g_shift | index^1              KSLOT_SLOTS_RETIRED
  *
- * - A live slot's word is its handle (kslot_handle.h), so tag, generation
- *   and index are checked by one 64-bit compare: a lookup is "clamp the
- *   index, load the word, compare it with the handle, load the object,
- *   compare the word again".
+ * - A live slot's word is its handle, so tag, generation and index are
+ *   checked by one 64-bit compare: a lookup is "mask the index (with the
+ *   table's own mask, read from the cache line of the table pointer, so
+ *   both formats take the same instructions), clamp it, load the word,
+ *   compare it with the handle, load the object, compare the word again".
  * - Bounds: the index is clamped with array_index_nospec(), which sends an
  *   index past the table to slot 0.  Slot 0's word carries index 0 (live)
  *   or 1 (free), and a table has at least two slots, so it cannot equal a
  *   handle whose index is past the table: no separate bounds branch,
  *   architecturally or speculatively.
- * - No handle, valid or forged, can match a free or retired word: such a
- *   word's index bits name the neighbour slot (index ^ 1), so a handle
- *   equal to it is compared with the neighbour's word, which is live (odd
- *   generation) or names index ^ 1 ^ 1.  So the object field of a free
- *   slot can hold the free-list link, only live slots ever match, and
- *   every failed compare of a nonzero handle counts as rejected.
+ * - No value, valid handle or forged, can match a free or retired word,
+ *   in either format.  Say a value h equals the free word of slot i.  Its
+ *   index bits are i ^ 1 (a table has at most 2^b slots, so i ^ 1 fits
+ *   the mask; the free word's tag bits are 0), so the lookup compares h
+ *   with slot i ^ 1, or with slot 0 if i ^ 1 is past the table.  Slot
+ *   i ^ 1 is live: its generation, at the same bit g_shift, is odd where
+ *   h's is even; or free or retired: its index bits are i, not i ^ 1.
+ *   Slot 0's index bits are 0 or 1, and i ^ 1 past a table of at least
+ *   two slots is neither.  So the object field of a free slot can hold
+ *   the free-list link, only live slots ever match, and every failed
+ *   compare of a nonzero handle counts as rejected.
+ * - The formats never mix.  Every word of a 32-bit table, live, free or
+ *   retired, is below 2^31; every 64-bit handle has an odd generation in
+ *   bits 32-63, so it is at least 2^32 and matches no slot of a 32-bit
+ *   table.  The other way round, only live words can match (above), and a
+ *   live word of a 64-bit table is at least 2^32, above any 32-bit
+ *   handle.  Neither depends on the tag.
  * - The null handle 0 never matches a real slot (word 0 would be free slot
  *   1 at generation 0, and index 0 routes to slot 0); before the first
  *   allocation the table is a shared one-slot table whose word is 0 and
  *   whose object is NULL.
  * - Reuse count: the generation counts allocations and frees of the slot,
- *   odd while live, so a slot serves %KSLOT_GEN_REUSES (2^31) allocations;
- *   the remove that would wrap its generation to 0 retires it for good.
+ *   odd while live, so a slot serves half as many allocations as its
+ *   generation has values (the table above); the remove that would wrap
+ *   its generation to 0 retires it for good.
  *
  * Rules:
  *
@@ -51,12 +106,28 @@
  * | kslot_slots_alloc()      | table lock, dropped   | only if gfp allows |
  * |                          | to allocate and       |                    |
  * |                          | between copy batches  |                    |
+ * | kslot_slots_reserve()    | as kslot_slots_alloc()| only if gfp allows |
  * | kslot_slots_replace(),   | table lock            | no                 |
  * | kslot_slots_remove(),    |                       |                    |
+ * | kslot_slots_replace_if(),|                       |                    |
+ * | kslot_slots_remove_if(), |                       |                    |
  * | kslot_slots_get_stats(), |                       |                    |
  * | kslot_slots_dump()       |                       |                    |
+ * | __kslot_slots_alloc(),   | caller: table lock    | no (never          |
+ * | __kslot_slots_replace(), | (kslot_slots_lock())  | allocates)         |
+ * | __kslot_slots_remove(),  |                       |                    |
+ * | __kslot_slots_replace_if |                       |                    |
+ * | (), __kslot_slots_remove_|                       |                    |
+ * | if()                     |                       |                    |
  * | kslot_slots_destroy()    | caller: no writers    | if named (debugfs) |
  * +--------------------------+-----------------------+--------------------+
+ *
+ * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
+ * takes the table lock as the table's lock flags say; while it is held,
+ * __kslot_slots_lookup() and the __ writers may be called, and no other
+ * writer changes the table.  The __ writers never allocate memory:
+ * __kslot_slots_alloc() uses free slots only, which kslot_slots_reserve()
+ * provides beforehand (the idr_preload() / xa_reserve() pattern).
  *
  * Storage, and why (measured on bench/native, see the README):
  *
@@ -122,8 +193,10 @@ struct dentry;
 #define KSLOT_SLOTS_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the slot tables to the current memcg. */
 #define KSLOT_SLOTS_ACCOUNT	BIT(2)
+/* Issue 32-bit handles (nonzero, below 2^31): see the top of this file. */
+#define KSLOT_SLOTS_HANDLE32	BIT(3)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
-				 KSLOT_SLOTS_ACCOUNT)
+				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32)
 
 /* Slots of the first table; each growth doubles, up to max_entries. */
 #define KSLOT_SLOTS_MIN		256U
@@ -168,12 +241,16 @@ struct kslot_slots {
 	/*
 	 * Read by every lookup: slot 0 of the current table (RCU); the
 	 * shared empty table's before the first allocation, so lookups
-	 * never test for NULL.  The random tag of this table's handles, and
-	 * the KSLOT_SLOTS_* flags given at init.
+	 * never test for NULL.  The random tag of this table's handles (0
+	 * for 32-bit handles), and the KSLOT_SLOTS_* flags given at init.
+	 * The handle format: the mask of the index bits, and the bit the
+	 * generation starts at (see the top of this file).
 	 */
 	struct kslot_slot __rcu *slots;
 	u32 tag;
 	unsigned int flags;
+	u32 index_mask;
+	u32 gen_shift;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	/* The table a growth in progress fills, and how much it copied. */
@@ -258,6 +335,64 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d);
 void __kslot_slots_reject(struct kslot_slots *s, u64 handle);
+int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
+int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
+void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+void *__kslot_slots_remove(struct kslot_slots *s, u64 handle);
+int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
+			   void *obj);
+int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
+			     void *obj);
+int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
+int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
+
+/**
+ * kslot_slots_lock() - Take a table's writer lock.
+ * @s: The table.
+ *
+ * Takes the lock the way the table's lock flags say (spin_lock(),
+ * spin_lock_bh() or spin_lock_irqsave(); see kslot_lock.h).  While it is
+ * held, lookups with __kslot_slots_lookup() and the __ writers may be
+ * called, and lockdep knows the lock is held.
+ *
+ * Context: Any context the table's lock flags allow; not with the lock
+ * already held.
+ * Return: Saved interrupt flags for kslot_slots_unlock().
+ */
+static inline unsigned long kslot_slots_lock(struct kslot_slots *s)
+	__acquires(&s->lock)
+{
+	return __kslot_lock(&s->lock, s->flags);
+}
+
+/**
+ * kslot_slots_unlock() - Release a table's writer lock.
+ * @s: The table.
+ * @irqflags: The value kslot_slots_lock() returned.
+ *
+ * Context: Caller holds the table lock.
+ */
+static inline void kslot_slots_unlock(struct kslot_slots *s,
+				      unsigned long irqflags)
+	__releases(&s->lock)
+{
+	__kslot_unlock(&s->lock, s->flags, irqflags);
+}
+
+/**
+ * kslot_slots_handle_index() - The slot index bits of a handle.
+ * @s: The table whose format applies.
+ * @handle: A handle, valid or not.
+ *
+ * Context: Any context.
+ * Return: The index bits of @handle in @s's format (not bounded by the
+ * table's size).
+ */
+static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
+						    u64 handle)
+{
+	return (u32)handle & s->index_mask;
+}
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
@@ -300,7 +435,7 @@ static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 	const struct kslot_slot *slot =
 		__kslot_slots_slot(rcu_dereference_check(s->slots,
 							 lockdep_is_held(&s->lock)),
-				   kslot_handle_index(handle));
+				   kslot_slots_handle_index(s, handle));
 	void *obj;
 
 	/* Word, object, word: pairs with the release in the writers. */
@@ -334,7 +469,8 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
  * @s: The table.
  *
  * Context: Any context.
- * Return: The tag, 0 .. %KSLOT_TAG_MASK.
+ * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
+ * which carry none.
  */
 static inline u32 kslot_slots_tag(const struct kslot_slots *s)
 {
