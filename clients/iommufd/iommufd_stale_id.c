@@ -25,7 +25,7 @@
 
 static int tests, failed;
 
-static void __attribute__((format(printf, 3, 4)))
+static void
 report(int ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;

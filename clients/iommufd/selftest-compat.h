@@ -28,9 +28,9 @@
 #include <linux/iommufd.h>
 
 #define IOMMU_HW_INFO_TYPE_DEFAULT	IOMMU_HW_INFO_TYPE_NONE
-#define IOMMU_HW_INFO_FLAG_INPUT_TYPE	(1 << 0)
+#define IOMMU_HW_INFO_FLAG_INPUT_TYPE	0x1	/* 1 << 0 */
 #define in_data_type			__reserved[0]
-#define MOCK_FLAGS_DEVICE_PASID		(1 << 2)
+#define MOCK_FLAGS_DEVICE_PASID		0x4	/* 1 << 2 */
 #define MOCK_PASID_WIDTH		20
 
 #endif
