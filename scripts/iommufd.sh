@@ -15,8 +15,8 @@
 #    iommufd_kslot.ko out of tree with W=1 against kslot's Module.symvers
 #    (any warning fails);
 # 2. builds tools/testing/selftests/iommu (iommufd, iommufd_fail_nth) with
-#    the kernel's own lib.mk, statically, against the test kernel's
-#    exported headers, with clients/iommufd/selftest-compat.h;
+#    the kernel's own lib.mk, statically, against the kernel source's
+#    exported uAPI headers, with clients/iommufd/selftest-compat.h;
 # 3. builds the stale-id test and the benchmark;
 # 4. stages them with the kernel's own iommufd.ko (the baseline) and
 #    clients/iommufd/run.sh in OUT/vm.
@@ -57,14 +57,14 @@ if echo "$log" | grep -q 'warning:'; then
 fi
 
 # 2. iommufd's selftests, from the kernel's source with its lib.mk.  The
-# uAPI headers come from the test kernel's tree ("make headers"), once.
-hdr=$kdir/usr/include
-if [ ! -f "$kdir/.kslot-headers" ]; then
-	(
-		flock 9
-		[ -f "$kdir/.kslot-headers" ] ||
-			{ make -s -C "$kdir" headers >&2 && touch "$kdir/.kslot-headers"; }
-	) 9>"$kdir.lock"
+# uAPI headers are "make headers" of that source (they do not depend on
+# the configuration), exported once into OUT/headers so the cached kernel
+# tree is not written to.
+hdr=$out/headers/usr/include
+if [ ! -f "$out/headers/.kslot-headers" ]; then
+	rm -rf "$out/headers"
+	make -s -C "$ksrc" O="$out/headers" ARCH=x86_64 headers >&2
+	touch "$out/headers/.kslot-headers"
 fi
 mkdir -p "$out/selftests"
 CFLAGS="-include $client/selftest-compat.h" LDFLAGS=-static \
