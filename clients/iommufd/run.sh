@@ -6,7 +6,9 @@
 # iommufd_fail_nth) and our stale-id test.  Each run is a section
 # "@@iommufd MODULE PROGRAM" .. "@@end" of TAP that scripts/verdict.py
 # compares; "@@iommufd-time MODULE SECONDS" is how long a module took.
-iommufd_dir=/lib/kslot/iommufd
+# IOMMUFD_DIR (default /lib/kslot/iommufd) is where the files are; for
+# make vm-run, clients/iommufd/vm-run.sh sources this from /files.
+iommufd_dir=${IOMMUFD_DIR:-/lib/kslot/iommufd}
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 # The hugepage variants map up to 128 MiB of 2 MiB pages (dirty128M_huge).
 [ -e $hp ] && echo 80 > $hp
