@@ -8,6 +8,7 @@
 #include <linux/kslot_map.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -711,6 +712,334 @@ static void kslot_map_test_fault(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
+/* The xa_lock() pattern: lookups and writers under the map's own lock. */
+static void kslot_map_test_lock(struct kunit *test)
+{
+	static const unsigned int modes[] = {
+		0, KSLOT_MAP_LOCK_BH, KSLOT_MAP_LOCK_IRQ,
+	};
+	struct kslot_map map;
+	unsigned long flags;
+	u32 i;
+	u64 h;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, 16, modes[i]),
+				0);
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h,
+						      GFP_KERNEL), 0);
+		flags = kslot_map_lock(&map);
+		KUNIT_EXPECT_TRUE(test, lockdep_is_held(&map.slots.lock));
+		KUNIT_EXPECT_TRUE(test, spin_is_locked(&map.slots.lock));
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			KUNIT_EXPECT_EQ(test, irqs_disabled(),
+					modes[i] == KSLOT_MAP_LOCK_IRQ);
+			KUNIT_EXPECT_EQ(test, !!softirq_count(),
+					modes[i] == KSLOT_MAP_LOCK_BH);
+		}
+		KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h),
+				    COOKIE(i));
+		kslot_map_unlock(&map, flags);
+		KUNIT_EXPECT_FALSE(test, spin_is_locked(&map.slots.lock));
+		KUNIT_EXPECT_FALSE(test, irqs_disabled());
+		kslot_map_destroy(&map, NULL, NULL);
+	}
+}
+
+/* The idr_preload() pattern: reserve, then allocate under a spinlock. */
+static void kslot_map_test_reserve_preload(struct kunit *test)
+{
+	static DEFINE_SPINLOCK(drv_lock);
+	struct kslot_map map;
+	bool injected;
+	u64 h = 0;
+	int ret;
+
+	map_init(test, &map, 64);
+	KUNIT_EXPECT_EQ(test, kslot_map_reserve(&map, 65, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_reserve(&map, 1, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, map.slots.capacity, 64);
+	spin_lock(&drv_lock);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_map_alloc(&map, COOKIE(1), &h,
+						       GFP_ATOMIC));
+	spin_unlock(&drv_lock);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, map.slots.tag, 1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_locked_alloc(struct kunit *test)
+{
+	struct kslot_map map;
+	unsigned long flags;
+	u64 h0 = 0, h1 = 0;
+
+	map_init(test, &map, 1);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(0), &h0),
+			-ENOMEM);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_EQ(test, h0, 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_reserve(&map, 1, GFP_KERNEL), 0);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(0), &h0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h0), COOKIE(0));
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(1), &h1),
+			-ENOSPC);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_EQ(test, h0, kslot_handle_make(0, map.slots.tag, 1));
+	KUNIT_EXPECT_EQ(test, h1, 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_locked_replace(struct kunit *test)
+{
+	struct kslot_map map;
+	unsigned long flags;
+	u64 h = 0;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_NULL(test, __kslot_map_replace(&map, h, COOKIE(1)));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h ^ 1, COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_locked_remove(struct kunit *test)
+{
+	struct kslot_map map;
+	unsigned long flags;
+	u64 h = 0, h2 = 0;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+			0);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_remove(&map, h), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, __kslot_map_remove(&map, h));
+	/* The freed slot is taken again under the same lock hold. */
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(2), &h2), 0);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(0, map.slots.tag, 3));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h2), COOKIE(2));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* iommufd's reserve-then-publish: alloc NULL, publish with replace_if. */
+static void kslot_map_test_replace_if(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h, COOKIE(5),
+						   COOKIE(1)), -EBUSY);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h, NULL, COOKIE(1)),
+			0);
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h, NULL, COOKIE(2)),
+			-EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h ^ 1, COOKIE(1),
+						   COOKIE(2)), -ENOENT);
+	kslot_map_remove(&map, h);
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h, COOKIE(1),
+						   COOKIE(2)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_locked_replace_if(struct kunit *test)
+{
+	struct kslot_map map;
+	unsigned long flags;
+	u64 h = 0;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h,
+					      GFP_KERNEL), 0);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h, NULL, COOKIE(2)),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h, COOKIE(1),
+						     COOKIE(2)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h + (2ULL << 32),
+						     COOKIE(2), NULL),
+			-ENOENT);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+static void kslot_map_test_remove_if(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h,
+					      GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, COOKIE(2)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h ^ 1, COOKIE(1)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, COOKIE(1)), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, COOKIE(1)), -ENOENT);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+struct users_obj {
+	refcount_t users;
+};
+
+/*
+ * iommufd's get and remove-if-last-user under the lock: a get takes a
+ * user reference under the lock; the remove happens only when the map
+ * holds the last one.
+ */
+static void kslot_map_test_locked_remove_if(struct kunit *test)
+{
+	struct users_obj obj = { .users = REFCOUNT_INIT(1) };
+	struct kslot_map map;
+	unsigned long flags;
+	struct users_obj *p;
+	u64 h = 0;
+	int ret = -EINVAL;
+
+	map_init(test, &map, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &obj, &h, GFP_KERNEL), 0);
+	flags = kslot_map_lock(&map);
+	p = __kslot_map_lookup(&map, h);
+	if (p && !refcount_inc_not_zero(&p->users))
+		p = NULL;
+	kslot_map_unlock(&map, flags);
+	KUNIT_ASSERT_PTR_EQ(test, p, &obj);
+	/* A user is out: not the last reference, nothing removed. */
+	flags = kslot_map_lock(&map);
+	if (refcount_dec_if_one(&obj.users))
+		ret = __kslot_map_remove_if(&map, h, &obj);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), &obj);
+	refcount_dec(&obj.users);
+	flags = kslot_map_lock(&map);
+	KUNIT_EXPECT_EQ(test, __kslot_map_remove_if(&map, h, NULL), -EBUSY);
+	if (refcount_dec_if_one(&obj.users))
+		ret = __kslot_map_remove_if(&map, h, &obj);
+	KUNIT_EXPECT_EQ(test, __kslot_map_remove_if(&map, h, &obj), -ENOENT);
+	kslot_map_unlock(&map, flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, refcount_read(&obj.users), 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* 32-bit ids: nonzero, below 2^31, and a stale id is refused. */
+static void kslot_map_test_handle32(struct kunit *test)
+{
+	struct kslot_map map;
+	u64 h = 0, h2 = 0;
+	u32 id;
+
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, BIT(20),
+					     KSLOT_MAP_HANDLE32 |
+					     KSLOT_MAP_LOCK_IRQ), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_tag(&map), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	/* 20 index bits: generation 1 at bit 20. */
+	KUNIT_EXPECT_EQ(test, h, BIT(20));
+	id = h;
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, id, NULL, COOKIE(1)),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, id), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, id, COOKIE(1)), 0);
+	/* The slot is reused at once; the old id does not reach it. */
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2,
+					      GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, h2, 3 * BIT(20));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, id));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, id, COOKIE(2), NULL),
+			-ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h2), COOKIE(2));
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+KSLOT_DEFINE_HANDLE(test_ctx_handle);
+KSLOT_DEFINE_HANDLE32(test_buf_id);
+
+/*
+ * A driver's typed wrappers: only a struct test_ctx_handle reaches the
+ * context map, only a struct test_buf_id the buffer map.  Passing one
+ * for the other does not compile:
+ *
+ *	test_buf_get(&bufs, ctx);
+ *	error: incompatible type for argument 2 of 'test_buf_get'
+ */
+static void *test_ctx_get(struct kslot_map *ctxs, struct test_ctx_handle h)
+{
+	return kslot_map_lookup(ctxs, test_ctx_handle_raw(h));
+}
+
+static void *test_buf_get(struct kslot_map *bufs, struct test_buf_id id)
+{
+	return kslot_map_lookup(bufs, test_buf_id_raw(id));
+}
+
+static void kslot_map_test_typed_handles(struct kunit *test)
+{
+	struct kslot_map ctxs, bufs;
+	struct test_ctx_handle ctx, none = {};
+	struct test_buf_id buf;
+	u64 h = 0;
+
+	map_init(test, &ctxs, 16);
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&bufs, NULL, 16,
+					     KSLOT_MAP_HANDLE32), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&ctxs, COOKIE(1), &h,
+					      GFP_KERNEL), 0);
+	ctx = test_ctx_handle_from_raw(h);
+	KUNIT_EXPECT_EQ(test, test_ctx_handle_raw(ctx), h);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&bufs, COOKIE(2), &h,
+					      GFP_KERNEL), 0);
+	buf = test_buf_id_from_raw(h);
+	/* 16 entries: 4 index bits, generation 1 at bit 4. */
+	KUNIT_EXPECT_EQ(test, buf.raw, 0x10);
+	KUNIT_EXPECT_EQ(test, sizeof(ctx), sizeof(u64));
+	KUNIT_EXPECT_EQ(test, sizeof(buf), sizeof(u32));
+	KUNIT_EXPECT_FALSE(test, __same_type(ctx, buf));
+	KUNIT_EXPECT_PTR_EQ(test, test_ctx_get(&ctxs, ctx), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, test_buf_get(&bufs, buf), COOKIE(2));
+	KUNIT_EXPECT_TRUE(test, test_ctx_handle_is_null(none));
+	KUNIT_EXPECT_FALSE(test, test_ctx_handle_is_null(ctx));
+	KUNIT_EXPECT_FALSE(test, test_buf_id_is_null(buf));
+	KUNIT_EXPECT_NULL(test, test_ctx_get(&ctxs, none));
+	/* Forced through raw values, the two formats still never match. */
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&bufs,
+						 test_ctx_handle_raw(ctx)));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&ctxs, test_buf_id_raw(buf)));
+	kslot_map_destroy(&ctxs, NULL, NULL);
+	kslot_map_destroy(&bufs, NULL, NULL);
+}
+
 static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_init),
 	KUNIT_CASE(kslot_map_test_alloc),
@@ -733,6 +1062,17 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_random),
 	KUNIT_CASE_SLOW(kslot_map_test_concurrency),
 	KUNIT_CASE(kslot_map_test_fault),
+	KUNIT_CASE(kslot_map_test_lock),
+	KUNIT_CASE(kslot_map_test_reserve_preload),
+	KUNIT_CASE(kslot_map_test_locked_alloc),
+	KUNIT_CASE(kslot_map_test_locked_replace),
+	KUNIT_CASE(kslot_map_test_locked_remove),
+	KUNIT_CASE(kslot_map_test_replace_if),
+	KUNIT_CASE(kslot_map_test_locked_replace_if),
+	KUNIT_CASE(kslot_map_test_remove_if),
+	KUNIT_CASE(kslot_map_test_locked_remove_if),
+	KUNIT_CASE(kslot_map_test_handle32),
+	KUNIT_CASE(kslot_map_test_typed_handles),
 	{}
 };
 

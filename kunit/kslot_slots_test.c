@@ -873,6 +873,445 @@ static void kslot_slots_test_grow_concurrent(struct kunit *test)
 	rcu_barrier();
 }
 
+static void slots_init32(struct kunit *test, struct kslot_slots *s, u32 max)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(s, "test", NULL, max,
+					       KSLOT_SLOTS_HANDLE32), 0);
+}
+
+/* The 32-bit format: index bits from max_entries, the rest generation. */
+static void kslot_slots_test_handle32(struct kunit *test)
+{
+	static const struct {
+		u32 max, bits;
+	} fmt[] = {
+		{ 1, 1 }, { 2, 1 }, { 3, 2 }, { 256, 8 }, { 257, 9 },
+		{ 65536, 16 }, { BIT(20), 20 }, { KSLOT_MAX_ENTRIES, 24 },
+	};
+	struct kslot_slots_dump_slot ds[2];
+	struct kslot_slots_dump d = { .slots = ds };
+	struct kslot_slots s;
+	u64 h0, h1, h2, it = 0;
+	u32 i, index = 0;
+
+	for (i = 0; i < ARRAY_SIZE(fmt); i++) {
+		slots_init32(test, &s, fmt[i].max);
+		KUNIT_EXPECT_EQ(test, s.index_mask, BIT(fmt[i].bits) - 1);
+		KUNIT_EXPECT_EQ(test, s.gen_shift, fmt[i].bits);
+		KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 0);
+		kslot_slots_destroy(&s, NULL, NULL);
+	}
+	slots_init32(test, &s, 65536);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	/* Generation 1 at bit 16, then the index; no tag. */
+	KUNIT_EXPECT_EQ(test, h0, 0x10000);
+	KUNIT_EXPECT_EQ(test, h1, 0x10001);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 1).word, h1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h1), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h0), COOKIE(0));
+	/* The free word: generation 2 at bit 16, the neighbour's index. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, 0x20001);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 0).word));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0));
+	h2 = slots_alloc(test, &s, COOKIE(2));
+	KUNIT_EXPECT_EQ(test, h2, 0x30000);
+	/* Index 300 is past the 256-slot table: clamped to slot 0. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, 0x10000 | 300));
+	/* Bits above the format are part of the one compare. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h1 | BIT_ULL(31)));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 4);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, it, h2);
+	kslot_slots_dump(&s, 0, ARRAY_SIZE(ds), &d);
+	KUNIT_EXPECT_EQ(test, ds[0].gen, 3);
+	KUNIT_EXPECT_EQ(test, ds[1].gen, 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* 24 index bits leave 7 generation bits: 64 uses, then retirement. */
+static void kslot_slots_test_handle32_retire(struct kunit *test)
+{
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h, last;
+
+	slots_init32(test, &s, KSLOT_MAX_ENTRIES);
+	h = slots_alloc(test, &s, COOKIE(0));
+	kslot_slots_remove(&s, h);
+	/* Generation 128 does not fit 7 bits. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 128), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 0, 126), 0);
+	last = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, last, 0x7f000000);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	/* Retired: generation 0, naming slot 1. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, 1);
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x1000001);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, last));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Every slot retired: -ENOSPC from every allocator, for good. */
+static void kslot_slots_test_handle32_exhausted(struct kunit *test)
+{
+	/* max_entries 2: 1 index bit, 30 generation bits. */
+	const u32 last_free = BIT(30) - 2;
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	unsigned long flags;
+	u64 h[2], x = 0;
+	u32 i;
+
+	slots_init32(test, &s, 2);
+	for (i = 0; i < 2; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	for (i = 0; i < 2; i++)
+		kslot_slots_remove(&s, h[i]);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test,
+				kslot_slots_test_set_gen(&s, i, last_free), 0);
+	/* LIFO: slot 1 first.  The largest handles of the format. */
+	for (i = 0; i < 2; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_EXPECT_EQ(test, h[0], 0x7fffffff);
+	KUNIT_EXPECT_EQ(test, h[1], 0x7ffffffe);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &x, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &x), -ENOSPC);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, x, 0);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 2);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_EQ(test, st.capacity, 2);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[1]));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* No handle of one format matches a slot of a table of the other. */
+static void kslot_slots_test_formats_never_mix(struct kunit *test)
+{
+	const u32 n64 = KSLOT_SLOTS_MIN, n32 = 64;
+	struct kslot_slots s64, s32;
+	u64 *h64, *h32;
+	u32 i;
+
+	h64 = kunit_kcalloc(test, n64, sizeof(*h64), GFP_KERNEL);
+	h32 = kunit_kcalloc(test, n32, sizeof(*h32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h64);
+	KUNIT_ASSERT_NOT_NULL(test, h32);
+	slots_init(test, &s64, n64);
+	slots_init32(test, &s32, n32);
+	for (i = 0; i < n64; i++)
+		h64[i] = slots_alloc(test, &s64, COOKIE(i));
+	for (i = 0; i < n32; i++)
+		h32[i] = slots_alloc(test, &s32, COOKIE(i));
+	/* 64 entries: 6 index bits, generation 1 at bit 6. */
+	KUNIT_EXPECT_EQ(test, h32[0], 0x40);
+	KUNIT_EXPECT_EQ(test, h32[n32 - 1], 0x7f);
+	KUNIT_EXPECT_GE(test, h64[0], BIT_ULL(32));
+	/* Every live handle of each, presented to the other. */
+	for (i = 0; i < n64; i++)
+		KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h64[i]));
+	for (i = 0; i < n32; i++)
+		KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s64, h32[i]));
+	KUNIT_EXPECT_EQ(test, rejected(&s32), n64);
+	KUNIT_EXPECT_EQ(test, rejected(&s64), n32);
+	/* Halves: a 32-bit handle with high bits, a 64-bit one without. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h32[0] | BIT_ULL(32)));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s64, lower_32_bits(h64[0])));
+	/* Writers refuse them too, and change nothing. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s32, h64[0], NULL),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s64, h32[0]));
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s32, h64[0], COOKIE(0)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s64), n64);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s32), n32);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s64, h64[0]), COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s32, h32[0]), COOKIE(0));
+	kslot_slots_destroy(&s64, NULL, NULL);
+	kslot_slots_destroy(&s32, NULL, NULL);
+}
+
+/* Under the lock: free slots only, -ENOMEM / -ENOSPC, never a growth. */
+static void kslot_slots_test_locked_alloc(struct kunit *test)
+{
+	const u32 max = KSLOT_SLOTS_MIN + 2;
+	struct kslot_slots s;
+	unsigned long flags;
+	int ret = 0;
+	u64 h = 0;
+	u32 i;
+
+	slots_init(test, &s, max);
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(0), &h), -ENOMEM);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, h, 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
+	flags = kslot_slots_lock(&s);
+	for (i = 0; i < KSLOT_SLOTS_MIN && !ret; i++)
+		ret = __kslot_slots_alloc(&s, COOKIE(i), &h);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(KSLOT_SLOTS_MIN - 1, s.tag,
+						   1));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h),
+			    COOKIE(KSLOT_SLOTS_MIN - 1));
+	/* Full, but it could grow: -ENOMEM, h untouched. */
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOMEM);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(KSLOT_SLOTS_MIN - 1, s.tag,
+						   1));
+	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 2, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, max);
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(1), &h), 0);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(max - 1, s.tag, 1));
+	/* At max_entries: -ENOSPC. */
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOSPC);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(max - 1, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_locked_replace(struct kunit *test)
+{
+	struct kslot_slots s;
+	unsigned long flags;
+	u64 h;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, COOKIE(1));
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h + (2ULL << 32),
+							COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, NULL),
+			    COOKIE(2));
+	kslot_slots_unlock(&s, flags);
+	/* Back to a reservation: live, looks up NULL, not rejected. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_locked_remove(struct kunit *test)
+{
+	struct kslot_slots s;
+	unsigned long flags;
+	u64 h0, h1;
+
+	slots_init(test, &s, 64);
+	h0 = slots_alloc(test, &s, COOKIE(0));
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_remove(&s, h0), COOKIE(0));
+	KUNIT_EXPECT_NULL(test, __kslot_slots_remove(&s, h0));
+	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h0));
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	KUNIT_EXPECT_EQ(test, s.free_head, 0);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h1), COOKIE(1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Reserve then publish exactly once, then compare-and-replace. */
+static void kslot_slots_test_replace_if(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, NULL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, COOKIE(9),
+						     COOKIE(1)), -EBUSY);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, NULL, COOKIE(1)),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	/* A second publish finds the slot taken. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, NULL, COOKIE(2)),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h + (2ULL << 32),
+						     COOKIE(1), COOKIE(2)),
+			-ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, COOKIE(1),
+						     COOKIE(2)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+	/* The handle keeps its generation. */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, COOKIE(2),
+						     COOKIE(3)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_locked_replace_if(struct kunit *test)
+{
+	struct kslot_slots s;
+	unsigned long flags;
+	u64 h;
+
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "t", NULL, 64,
+					       KSLOT_SLOTS_LOCK_BH), 0);
+	h = slots_alloc(test, &s, NULL);
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace_if(&s, h, COOKIE(9),
+						       COOKIE(1)), -EBUSY);
+	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace_if(&s, h, NULL,
+						       COOKIE(1)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace_if(&s, h ^ 1, COOKIE(1),
+						       NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace_if(&s, h, COOKIE(1),
+						       NULL), 0);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_remove_if(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h, r;
+
+	slots_init(test, &s, 64);
+	h = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(2)), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h + (2ULL << 32),
+						    COOKIE(1)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(1)), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_EQ(test, s.free_head, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(1)), -ENOENT);
+	/* A reservation is removed with old NULL only. */
+	r = slots_alloc(test, &s, NULL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, r, COOKIE(1)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, r, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_locked_remove_if(struct kunit *test)
+{
+	struct kslot_slots s;
+	unsigned long flags;
+	u64 h;
+
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "t", NULL, 64,
+					       KSLOT_SLOTS_LOCK_IRQ), 0);
+	h = slots_alloc(test, &s, COOKIE(1));
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, h, NULL), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, h ^ 1, COOKIE(1)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, h, COOKIE(1)), 0);
+	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, h, COOKIE(1)),
+			-ENOENT);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* @n GFP_ATOMIC allocations with interrupts off: 0 or the first error. */
+static int atomic_allocs(struct kslot_slots *s, u64 *h, u32 n)
+{
+	unsigned long flags = kslot_test_irq_enter();
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = kslot_slots_alloc(s, COOKIE(i), &h[i], GFP_ATOMIC);
+	kslot_test_irq_exit(flags);
+	return ret;
+}
+
+/* Reserved room: later allocations, even atomic ones, never allocate. */
+static void kslot_slots_test_reserve_capacity(struct kunit *test)
+{
+	const u32 max = 1000, n = 2 * KSLOT_SLOTS_MIN;
+	struct kslot_slots s;
+	bool injected;
+	u64 *h;
+	int ret;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, max);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 0, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, max + 1, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 300, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, n, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	/* Atomic allocations of the reserved room reach no allocation. */
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       atomic_allocs(&s, h, n));
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	/* A failed growth: -ENOMEM, nothing changed. */
+	if (kslot_test_fail_nth_usable()) {
+		ret = kslot_test_with_fail_nth(1, &injected,
+					       kslot_slots_reserve(&s, 1,
+								   GFP_KERNEL));
+		KUNIT_EXPECT_TRUE(test, injected);
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, s.capacity, n);
+		KUNIT_EXPECT_NULL(test, s.next);
+	}
+	/* 488 slots left under max_entries. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, max - n + 1, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, max - n, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, max);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[n - 1]),
+			    COOKIE(n - 1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -894,6 +1333,18 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_fault),
 	KUNIT_CASE(kslot_slots_test_stale_table),
 	KUNIT_CASE(kslot_slots_test_mirror),
+	KUNIT_CASE(kslot_slots_test_handle32),
+	KUNIT_CASE(kslot_slots_test_handle32_retire),
+	KUNIT_CASE(kslot_slots_test_handle32_exhausted),
+	KUNIT_CASE(kslot_slots_test_formats_never_mix),
+	KUNIT_CASE(kslot_slots_test_locked_alloc),
+	KUNIT_CASE(kslot_slots_test_locked_replace),
+	KUNIT_CASE(kslot_slots_test_locked_remove),
+	KUNIT_CASE(kslot_slots_test_replace_if),
+	KUNIT_CASE(kslot_slots_test_locked_replace_if),
+	KUNIT_CASE(kslot_slots_test_remove_if),
+	KUNIT_CASE(kslot_slots_test_locked_remove_if),
+	KUNIT_CASE(kslot_slots_test_reserve_capacity),
 	KUNIT_CASE_SLOW(kslot_slots_test_grow_concurrent),
 	{}
 };
