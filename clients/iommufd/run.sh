@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 #
 # iommufd in the check VM, sourced by scripts/init.sh (its res() and $R):
 # the kernel's own iommufd.ko (the baseline), then iommufd_kslot.ko (the
