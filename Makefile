@@ -9,6 +9,8 @@
 #                        run your own script in the VM with kslot and
 #                        kslot_dev loaded
 #   make kernel          build (or reuse) the cached test kernel
+#   make iommufd         iommufd converted to kslot (clients/iommufd/), its
+#                        selftests and ours, for the check VM
 #   make lint            checkpatch, kernel-doc and sparse
 #   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
 #   make check-quick     the debug VM alone: a developer's loop
@@ -34,7 +36,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: all modules deps kernel rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: all modules deps kernel iommufd rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -66,10 +68,10 @@ check-rt: rt-vm
 # The fast subset of make check: every KUnit suite and selftest on the
 # preemptible debug kernel, without the RT and stock kernels and the host
 # checks.  make check (CI) runs all of it.
-check-quick: test-modules bench-module selftests tools
+check-quick: test-modules bench-module selftests tools iommufd
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
-	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source
 
 # Build the modules against the test kernel and stage the KUnit modules.
@@ -80,6 +82,12 @@ test-modules: kernel
 	@mkdir -p $(BUILD)/tests
 	@rm -f $(BUILD)/tests/*.ko
 	@cp $(TOP)/*_test.ko $(BUILD)/tests/
+
+# iommufd on kslot (clients/iommufd/): the converted module, iommufd's own
+# selftests and ours, staged with the stock iommufd.ko for the check VM.
+IOMMUFD_VM := $(BUILD)/iommufd/vm
+iommufd: test-modules
+	@kdir=$(TEST_KDIR); $(TOP)/scripts/iommufd.sh $$kdir $(BUILD)/iommufd
 
 # The kselftest client, against the test kernel's tree (lib.mk, harness).
 selftests: kernel
@@ -104,13 +112,13 @@ host-checks: kernel selftests tools
 
 # The host checks run beside the stock-kernel VMs; the debug VMs (the
 # preemptible test kernel, then the PREEMPT_RT one) each run alone.
-check: test-modules rt-modules selftests tools
+check: test-modules rt-modules selftests tools iommufd
 	@mkdir -p $(VM_OUT)
 	@$(MAKE) -s host-checks eco-checks > $(VM_OUT)/host-checks.log 2>&1 & \
 	pid=$$!; $(MAKE) -s stock-vms; rc=$$?; wait $$pid; \
 	cat $(VM_OUT)/host-checks.log; exit $$rc
 	@kdir=$(TEST_KDIR); \
-	$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT)
+	KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT)
 	@$(MAKE) -s rt-vm
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source \
@@ -271,7 +279,7 @@ BENCH_OUT := $(BUILD)/bench
 bench-deps:
 	@$(TOP)/scripts/deps.sh bench
 
-bench: bench-deps kernel bench-tools
+bench: bench-deps kernel bench-tools iommufd
 	@$(TOP)/scripts/bench.sh $(BENCH_OUT)
 
 bench-native: bench-deps kernel

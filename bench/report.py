@@ -53,7 +53,8 @@ def rows_of(path):
             rows.append(row)
         elif line.startswith('not ok'):
             notes.append('FAILED: ' + line)
-        elif line.startswith(('# kernel', '# ioctl', '# native')):
+        elif line.startswith(('# kernel', '# ioctl', '# native',
+                              '# iommufd')):
             notes.append(line[2:])
     return rows, notes
 
@@ -479,6 +480,10 @@ def main():
     native_only = args[:1] == ['--native']
     outdir = args[-1]
     krows, knotes = rows_of(os.path.join(outdir, 'kernel.tap'))
+    # iommufd, stock module against the kslot conversion (scripts/bench.sh).
+    irows, inotes = rows_of(os.path.join(outdir, 'iommufd.tap'))
+    krows += irows
+    knotes += inotes
     if native_only:
         krows, knotes = [], []
     nrows, nnotes = rows_of(os.path.join(outdir, 'native.tap'))

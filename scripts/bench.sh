@@ -15,7 +15,11 @@
 #     from Debian's librust-slotmap-dev) against the kernel tree of
 #     scripts/kernel.sh, runs it, and counts lookup instructions with
 #     valgrind --tool=callgrind;
-#  3. bench/report.py prints the table and the goals, and writes
+#  3. boots the test kernel with the iommufd client (make iommufd,
+#     clients/iommufd/) and times IOMMU_IOAS_IOVA_RANGES, an ioctl that
+#     resolves an object id, on the stock iommufd.ko and on the kslot
+#     conversion in turn, in one boot (skipped with --native);
+#  4. bench/report.py prints the table and the goals, and writes
 #     OUTDIR/results.json, OUTDIR/results.png and OUTDIR/summary.png.
 #
 # Environment: KSLOT_BENCH_SIZES (in-kernel sizes, default
@@ -40,7 +44,7 @@ nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
 only=${KSLOT_BENCH_ONLY:-}
-rm -f "$out"/kernel.tap "$out"/native.tap "$out"/callgrind.*
+rm -f "$out"/kernel.tap "$out"/native.tap "$out"/iommufd.tap "$out"/callgrind.*
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
 # The in-kernel half, in the VM.
@@ -73,7 +77,53 @@ kernel_half() {
 	fi
 }
 
+# iommufd, stock against converted, on the test kernel (the only one with
+# CONFIG_IOMMUFD_TEST and the modules built for it): a debug kernel, so
+# both sides pay for KASAN and lockdep alike; the ratio is what counts.
+# Three alternations of the two modules, the best run of each.
+iommufd_half() {
+	local kdir=$1 d=$top/build/iommufd/vm
+	[ -x "$d/iommufd_bench" ] || {
+		echo "bench.sh: $d not built (make iommufd)" >&2
+		return 1
+	}
+	cat > "$out/iommufd-guest.sh" <<-'GUEST'
+	for rep in 1 2 3; do
+		for m in stock kslot; do
+			name=iommufd
+			[ $m = kslot ] && name=iommufd_kslot
+			insmod /files/$name.ko || exit 1
+			echo "$m $(/files/iommufd_bench 3)"
+			rmmod $name
+		done
+	done
+	GUEST
+	echo "bench.sh: booting the test kernel for the iommufd rows" >&2
+	KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-900} \
+		"$top/scripts/vm.sh" script "$kdir" "$out/vm-iommufd" \
+		"$out/iommufd-guest.sh" "$d"
+	if grep -qE 'BUG:|WARNING:|Oops|Call Trace:' "$out/vm-iommufd/console.log"; then
+		echo "bench.sh: kernel splat during the iommufd benchmark, see $out/vm-iommufd/console.log" >&2
+		exit 1
+	fi
+	tr -d '\r' < "$out/vm-iommufd/results.log" | awk '
+		$1 ~ /^(stock|kslot)$/ && $2 ~ /^ops=/ {
+			split($3, a, "="); ns = a[2] + 0
+			if (!($1 in best) || ns < best[$1]) best[$1] = ns
+		}
+		END {
+			if (!("stock" in best) || !("kslot" in best)) {
+				print "not ok 1 iommufd_ioas_iova_ranges"; exit
+			}
+			printf "# iommufd: IOMMU_IOAS_IOVA_RANGES on the debug test kernel, best of 3: stock %.0f ops/s, kslot %.0f ops/s\n",
+				1e9 / best["stock"], 1e9 / best["kslot"]
+			printf "ok 1 iommufd_ioas_iova_ranges size=1 kslot_ns=%.1f anchor=iommufd_stock_xarray anchor_ns=%.1f kslot_ops_s=%.0f stock_ops_s=%.0f\n",
+				best["kslot"], best["stock"], 1e9 / best["kslot"], 1e9 / best["stock"]
+		}' > "$out/iommufd.tap"
+}
+
 [ -n "$native_only" ] || kernel_half
+[ -n "$native_only" ] || iommufd_half "$("$top/scripts/kernel.sh")"
 
 echo "bench.sh: native build against $ksrc" >&2
 make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2

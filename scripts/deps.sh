@@ -19,6 +19,7 @@ pkgs=(
 	dwarves gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base
+	patch
 )
 bench_pkgs=(
 	cargo rustc librust-slotmap-dev

@@ -89,6 +89,9 @@ check | stock)
 		(cd /selftests && "$t") > $R 2>&1
 		res "@@exit $(basename $t) $?"
 	done
+	# iommufd, stock then converted (clients/iommufd/run.sh), while
+	# lock debugging is still on.
+	[ -e /lib/kslot/iommufd/run.sh ] && . /lib/kslot/iommufd/run.sh
 	if [ -e "$last" ]; then
 		insmod "$last" || res "@@fatal insmod $last failed"
 		d=/sys/kernel/debug/kunit/kslot_pool

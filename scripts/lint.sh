@@ -23,7 +23,8 @@ checkpatch_one() {
 	local ignore=
 	# Userspace code (selftests, tools) rightly uses <stdint.h> types.
 	case "$1" in
-	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c)
+	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c | \
+	clients/iommufd/iommufd_*.c)
 		ignore="--ignore PREFER_KERNEL_TYPES" ;;
 	esac
 	# The native shim defines the kernel's own macros for userspace.

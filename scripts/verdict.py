@@ -56,7 +56,7 @@ def sections(text):
                 yield header, body
                 header, body = None, []
             if line.startswith(('@@kunit', '@@tap', '@@kmemleak',
-                                '@@demo', '@@script')):
+                                '@@demo', '@@script', '@@iommufd ')):
                 header, body = line[2:], []
             else:
                 yield line[2:], []
@@ -107,6 +107,53 @@ def parse_tap(body):
             status = 'SKIP'
         results.append((m.group(2).strip(), status))
     return results
+
+
+# iommufd's own selftests (clients/iommufd/run.sh): every test that passes
+# on the stock module must pass on the kslot conversion.
+IOMMUFD_SUITES = ('iommufd', 'iommufd_fail_nth')
+IOMMUFD_MODULES = ('stock', 'kslot')
+
+
+def judge_iommufd(runs, times, tally, label):
+    """Compare the stock and the kslot iommufd runs; return problems."""
+    problems = []
+    for m in IOMMUFD_MODULES:
+        for prog in IOMMUFD_SUITES + ('iommufd_stale_id',):
+            if (m, prog) not in runs:
+                problems.append('iommufd: no %s run of %s' % (m, prog))
+    summary = {}
+    for m in IOMMUFD_MODULES:
+        cases = [(prog, c, st) for prog in IOMMUFD_SUITES
+                 for c, st in runs.get((m, prog), [])]
+        summary[m] = (sum(1 for _, _, st in cases if st == 'PASS'),
+                      len(cases))
+    kslot = {(prog, c): st for prog in IOMMUFD_SUITES
+             for c, st in runs.get(('kslot', prog), [])}
+    for prog in IOMMUFD_SUITES:
+        cases = runs.get(('stock', prog), [])
+        if ('stock', prog) in runs and not cases:
+            problems.append('iommufd: stock %s gave no TAP results' % prog)
+        for c, st in cases:
+            if st == 'PASS':
+                tally.count('%siommufd:%s:%s' % (label, prog, c),
+                            'PASS' if kslot.get((prog, c)) == 'PASS'
+                            else 'FAIL')
+    base_fail = ['%s:%s' % (prog, c) for prog in IOMMUFD_SUITES
+                 for c, st in runs.get(('stock', prog), []) if st != 'PASS']
+    if base_fail:
+        print('note: iommufd: %d tests do not pass on the stock module '
+              '(not counted): %s' % (len(base_fail), ' '.join(base_fail)))
+    for m in IOMMUFD_MODULES:
+        for c, st in runs.get((m, 'iommufd_stale_id'), []):
+            tally.count('%siommufd:%s:stale_id:%s' % (label, m, c), st)
+    print('iommufd selftests: stock %d/%d passed, kslot %d/%d passed' % (
+        summary['stock'] + summary['kslot']))
+    if times:
+        print('iommufd: %s' % ', '.join('%s module %s s' % (m, times[m])
+                                        for m in IOMMUFD_MODULES
+                                        if m in times))
+    return problems
 
 
 class Tally:
@@ -217,6 +264,7 @@ def judge(mode, outdir, ksrc, tally, label=''):
     done = False
     exits = {}
     suites = 0
+    iommufd_runs, iommufd_times = {}, {}
     for header, body in sections(results):
         kind, _, rest = header.partition(' ')
         if kind == 'kunit':
@@ -256,6 +304,12 @@ def judge(mode, outdir, ksrc, tally, label=''):
             if leaks:
                 problems.append('kmemleak reported %d leaks' % len(leaks))
                 print('\n'.join(body[:60]))
+        elif kind == 'iommufd':
+            module, _, prog = rest.partition(' ')
+            iommufd_runs[(module, prog)] = parse_tap(body)
+        elif kind == 'iommufd-time':
+            module, _, secs = rest.partition(' ')
+            iommufd_times[module] = secs
         elif kind in ('demo', 'script'):
             print('\n'.join(body))
         elif kind == 'done':
@@ -283,6 +337,9 @@ def judge(mode, outdir, ksrc, tally, label=''):
                 tally.count('host:%s:%s' % (name[5:-4], case), status)
             if any(s == 'FAIL' for _, s in cases):
                 print('\n'.join(l for l in body if l.startswith('#'))[:4000])
+
+    if iommufd_runs or mode == 'check':
+        problems += judge_iommufd(iommufd_runs, iommufd_times, tally, label)
 
     if not done:
         problems.append('the guest did not finish (crash, hang or timeout)')

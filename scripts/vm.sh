@@ -13,8 +13,9 @@
 # The initramfs holds busybox, kslot.ko and kslot_dev.ko (from
 # $KSLOT_KO_DIR, default the source tree), the KUnit modules (check mode:
 # the *_test.ko of $KSLOT_TESTS_DIR, default build/tests), the
-# selftests (build/selftests/*), the tools (build/bin/*) and the demo
-# (scripts/demo.sh).
+# selftests (build/selftests/*), the tools (build/bin/*), the demo
+# (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
+# iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,10 @@ cp "$kodir/kslot.ko" "$kodir/kslot_dev.ko" "$root/lib/kslot/"
 testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 [ "$mode" = check ] &&
 	{ cp "$testsdir"/*_test.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
+# iommufd, stock and converted (check mode; scripts/iommufd.sh builds it
+# for the test kernel only).
+[ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ] &&
+	cp -r "$KSLOT_IOMMUFD_DIR" "$root/lib/kslot/iommufd"
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
 fi
