@@ -79,6 +79,8 @@ int kslot_dense_init(struct kslot_dense *dense, const char *name,
 {
 	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
 		return -EINVAL;
+	if (flags & ~KSLOT_DENSE_FLAGS_ALL)
+		return -EINVAL;
 	memset(dense, 0, sizeof(*dense));
 	spin_lock_init(&dense->lock);
 	seqcount_spinlock_init(&dense->seq, &dense->lock);

@@ -568,7 +568,8 @@ static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	kslot_table_stats(t, &st);
 	entries = st.entries;
 	kslot_table_destroy(t);
-	kslot_dev_uncharge(f, entries * kslot_dev_entry_cost(t) + sizeof(*t));
+	kslot_dev_uncharge(f, entries * kslot_dev_entry_cost(t) + sizeof(*t) +
+			   t->restored_bytes);
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	kfree(t);
@@ -1250,7 +1251,7 @@ static int kslot_import_slots(struct kslot_table *t,
 			      const struct kslot_image *img,
 			      const u8 __user *src)
 {
-	u64 off = sizeof(*img), cost = kslot_dev_entry_cost(t);
+	u64 off = sizeof(*img), cost = kslot_dev_entry_cost(t), need;
 	struct kslot_image_slot is;
 	u32 i, live = 0;
 	s64 prev = -1;
@@ -1266,6 +1267,18 @@ static int kslot_import_slots(struct kslot_table *t,
 		prev = is.index;
 		if (is.state == KSLOT_SLOT_FREE && !is.gen)
 			continue;
+		/*
+		 * Restoring slot is.index grows the table to it, whatever the
+		 * slots below hold: charge that capacity first, so a small
+		 * image cannot pin a large uncharged slot array.
+		 */
+		need = (u64)(is.index + 1) * sizeof(struct kslot_slot);
+		if (need > t->restored_bytes) {
+			ret = kslot_dev_charge(t->file, need - t->restored_bytes);
+			if (ret)
+				return ret;
+			t->restored_bytes = need;
+		}
 		if (is.state == KSLOT_SLOT_LIVE) {
 			/* More live slots than the header says. */
 			if (live == img->live)

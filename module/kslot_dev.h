@@ -138,6 +138,8 @@ struct kslot_file {
  * @max_entries: Capacity limit.
  * @entry_overhead: Bytes charged per entry beyond the record.
  * @rejected: Handles rejected with -ENOENT.
+ * @restored_bytes: Slot capacity an IMPORT charged up to its highest
+ *	restored slot (uncharged with the table).
  * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
@@ -151,6 +153,7 @@ struct kslot_table {
 	u32 max_entries;
 	u32 entry_overhead;
 	atomic64_t rejected;
+	u64 restored_bytes;
 	struct kslot_slots *slots;
 	struct kslot_seal seal;
 	union {

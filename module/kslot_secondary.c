@@ -229,8 +229,8 @@ u32 kslot_secondary_retain(struct kslot_secondary *sec,
 	     index++) {
 		if (keep(handle, val, arg))
 			continue;
-		val = kslot_slots_remove(&sec->slots, handle);
-		if (val) {
+		/* Only the value keep() saw: a store since then stays. */
+		if (!kslot_slots_remove_if(&sec->slots, handle, val)) {
 			kslot_secondary_value_free(val);
 			removed++;
 		}

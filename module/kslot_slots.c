@@ -747,13 +747,19 @@ static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0, -ENOMEM if the table has no free slot but could grow (call
- * kslot_slots_reserve() first), or -ENOSPC if it holds max_entries slots
- * (live or retired) and none is free.
+ * kslot_slots_reserve() first), -ENOSPC if it holds max_entries slots
+ * (live or retired) and none is free, or -EINVAL if the table is keyed or
+ * being restored (it has no free list).
  */
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	__must_hold(&s->lock)
 {
+	int ret;
+
 	lockdep_assert_held(&s->lock);
+	ret = kslot_slots_no_alloc(s);
+	if (ret)
+		return ret;
 	if (s->free_head == KSLOT_SLOTS_NONE)
 		return s->capacity < s->max_entries ? -ENOMEM : -ENOSPC;
 	*handle = kslot_slots_take(s, obj);
@@ -971,13 +977,17 @@ static u32 kslot_slots_free_slots(const struct kslot_slots *s)
  * Return: 0 (also for @nr 0), -ENOMEM if growing the table failed (it
  * may have grown part of the way), or -ENOSPC if @nr slots do not fit
  * under max_entries beside the live and retired ones (the table is not
- * grown), or no longer fit once concurrent allocators took some.
+ * grown), or no longer fit once concurrent allocators took some; -EINVAL
+ * if the table is keyed or being restored (it has no free list).
  */
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	int ret = 0;
+	int ret;
 
+	ret = kslot_slots_no_alloc(s);
+	if (ret)
+		goto out;
 	if (nr > s->max_entries - s->count - s->retired) {
 		ret = -ENOSPC;
 		goto out;
@@ -1251,7 +1261,7 @@ static void kslot_slots_relink(struct kslot_slots *s)
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock, for a walk of every slot.
  * Return: 0, -EBUSY if the table holds live entries, or -EINVAL if @tag is
- * out of range.
+ * out of range (any tag but 0 for a table of 32-bit handles).
  */
 int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 {
@@ -1261,6 +1271,9 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 
 	if (tag > KSLOT_TAG_MASK &&
 	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(s->flags & KSLOT_SLOTS_KEYED)))
+		return -EINVAL;
+	/* A 32-bit table's handles carry no tag. */
+	if ((s->flags & KSLOT_SLOTS_HANDLE32) && tag)
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	if (s->count) {
@@ -1277,6 +1290,7 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 	}
 	kslot_slots_relink(s);
 	s->retired = 0;
+	s->restoring = false;
 	WRITE_ONCE(s->tag, tag);
 out:
 	kslot_slots_unlock(s, irqflags);
@@ -1295,7 +1309,8 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 	const struct kslot_slot *slot;
 	int ret;
 
-	if (index >= s->max_entries)
+	/* Restore speaks the 64-bit format only. */
+	if (index >= s->max_entries || (s->flags & KSLOT_SLOTS_HANDLE32))
 		return -EINVAL;
 	if (!s->restoring && s->count)
 		return -EBUSY;
@@ -1331,8 +1346,9 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is even
- * and @obj is not NULL; -EBUSY if the table holds entries and is not being
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
+ * and @obj is not NULL, or if the table issues 32-bit handles (restore
+ * speaks the 64-bit format only); -EBUSY if the table holds entries and is not being
  * restored; -EEXIST if the slot was restored already; -ENOMEM if growing
  * the table failed.  The table is unchanged on error (but for growth and
  * restore mode).

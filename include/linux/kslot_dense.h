@@ -111,7 +111,8 @@
 #define KSLOT_DENSE_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
 /* Charge the table's arrays to the current memcg. */
 #define KSLOT_DENSE_ACCOUNT	KSLOT_SLOTS_ACCOUNT
-#define KSLOT_DENSE_FLAGS_ALL	KSLOT_SLOTS_FLAGS_ALL
+#define KSLOT_DENSE_FLAGS_ALL	(KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ | \
+				 KSLOT_DENSE_ACCOUNT)
 
 /* Smallest number of values the packed array grows to. */
 #define KSLOT_DENSE_MIN_ROOM	16
