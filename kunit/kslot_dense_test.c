@@ -475,6 +475,86 @@ static void kslot_dense_test_walk_locked(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/* Bytes of the packed array for @room tvals (see kslot_dense.c). */
+static size_t tval_vals_bytes(u32 room)
+{
+	size_t data = ALIGN(sizeof(struct rcu_head) + sizeof(u32),
+			    __alignof__(u64));
+
+	return kslot_kvmalloc_bytes(NULL, ALIGN(data + room *
+						sizeof(struct tval), 8) +
+				    room * sizeof(u64));
+}
+
+/* Bytes: the core's slot table plus the packed array, as allocated. */
+static void kslot_dense_test_bytes(struct kunit *test)
+{
+	struct kslot_slots_stats ss;
+	struct kslot_dense_stats st;
+	struct kslot_dense d;
+	u32 i;
+
+	dense_init(test, &d, 20);
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+	KUNIT_EXPECT_EQ(test, st.room, 0);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes,
+			ss.grow_bytes + tval_vals_bytes(KSLOT_DENSE_MIN_ROOM));
+	ins(test, &d, 0);
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.room, KSLOT_DENSE_MIN_ROOM);
+	KUNIT_EXPECT_NE(test, ss.bytes, 0);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			ss.bytes + tval_vals_bytes(KSLOT_DENSE_MIN_ROOM));
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, ss.grow_bytes + tval_vals_bytes(20));
+	for (i = 1; i < 17; i++)
+		ins(test, &d, i);
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.capacity, 20);
+	KUNIT_EXPECT_EQ(test, st.room, 20);
+	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_vals_bytes(20));
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
+	kslot_dense_destroy(&d, NULL, NULL);
+	kslot_dense_get_stats(&d, &st);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+}
+
+static void kslot_dense_test_find_range(struct kunit *test)
+{
+	struct kslot_dense d;
+	struct tval buf[2];
+	u32 cursor = 1;
+	u64 h[3], hb[2];
+
+	dense_init(test, &d, 100);
+	h[0] = ins(test, &d, 0);
+	h[1] = ins(test, &d, 1);
+	h[2] = ins(test, &d, 2);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
+	/* Slot 1 is free; the range ends before slot 2. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 2, hb, buf,
+						     2), 0);
+	KUNIT_EXPECT_EQ(test, cursor, 2);
+	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 100, hb, buf,
+						     2), 1);
+	KUNIT_EXPECT_EQ(test, hb[0], h[2]);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&buf[0], 2));
+	/* The table ends at its capacity (16), before 100. */
+	KUNIT_EXPECT_EQ(test, cursor, 16);
+	cursor = 0;
+	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 3, hb, buf,
+						     1), 1);
+	KUNIT_EXPECT_EQ(test, hb[0], h[0]);
+	KUNIT_EXPECT_EQ(test, cursor, 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 3, hb, buf,
+						     0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cursor, 1);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
 /*
  * Resumable walk by slot cursor, in small batches, erasing and inserting
  * between batches: values live throughout are seen exactly once.
@@ -1240,6 +1320,8 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_clear),
 	KUNIT_CASE(kslot_dense_test_walk_locked),
 	KUNIT_CASE(kslot_dense_test_find),
+	KUNIT_CASE(kslot_dense_test_find_range),
+	KUNIT_CASE(kslot_dense_test_bytes),
 	KUNIT_CASE(kslot_dense_test_growth),
 	KUNIT_CASE(kslot_dense_test_reserve),
 	KUNIT_CASE(kslot_dense_test_enospc),

@@ -212,6 +212,65 @@ static void kslot_slots_test_find(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+static void kslot_slots_test_find_range(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h[3], it = 0;
+	u32 index = 0, i;
+
+	slots_init(test, &s, 1000);
+	for (i = 0; i < 3; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i + 1));
+	kslot_slots_remove(&s, h[1]);
+	/* Slot 0 is outside 1 .. 1, slot 1 is free: stops at the end. */
+	index = 1;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(&s, &index, 2, &it));
+	KUNIT_EXPECT_EQ(test, index, 2);
+	KUNIT_EXPECT_EQ(test, it, 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find_range(&s, &index, 3, &it),
+			    COOKIE(3));
+	KUNIT_EXPECT_EQ(test, index, 2);
+	KUNIT_EXPECT_EQ(test, it, h[2]);
+	/* Past the table's 256 slots: the index stops at its size. */
+	index = 3;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(&s, &index, 900, &it));
+	KUNIT_EXPECT_EQ(test, index, KSLOT_SLOTS_MIN);
+	index = 0;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(&s, &index, 0, &it));
+	KUNIT_EXPECT_EQ(test, index, 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Memory reported: none before the first table, then each table's size. */
+static void kslot_slots_test_bytes(struct kunit *test)
+{
+	size_t t256 = kslot_kvmalloc_bytes(NULL,
+			struct_size_t(struct kslot_slots_table, slots, 256));
+	size_t t300 = kslot_kvmalloc_bytes(NULL,
+			struct_size_t(struct kslot_slots_table, slots, 300));
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u32 i;
+
+	slots_init(test, &s, 300);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, t256);
+	slots_alloc(test, &s, COOKIE(1));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.bytes, t256);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, t300);
+	for (i = 1; i < 257; i++)
+		slots_alloc(test, &s, COOKIE(1));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, 300);
+	KUNIT_EXPECT_EQ(test, st.bytes, t300);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+}
+
 static void sum_destroyed(void *obj, u64 handle, void *data)
 {
 	unsigned long *sum = data;
@@ -1647,6 +1706,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_remove),
 	KUNIT_CASE(kslot_slots_test_reserve),
 	KUNIT_CASE(kslot_slots_test_find),
+	KUNIT_CASE(kslot_slots_test_find_range),
+	KUNIT_CASE(kslot_slots_test_bytes),
 	KUNIT_CASE(kslot_slots_test_destroy),
 	KUNIT_CASE(kslot_slots_test_stats),
 	KUNIT_CASE(kslot_slots_test_dump),

@@ -179,6 +179,13 @@ static void kslot_dense_install(struct kslot_dense *dense,
 		kvfree_rcu(old, rcu);
 }
 
+/* Room of the packed array's next growth, for @n more values. */
+static u32 kslot_dense_grown_room(const struct kslot_dense *dense, u32 n)
+{
+	return min(max3(2 * dense->room, dense->count + n,
+			(u32)KSLOT_DENSE_MIN_ROOM), dense->slots.max_entries);
+}
+
 /*
  * Make room for @n more values in the packed array (the slots come from
  * the core).  Called and returns with the lock held; drops it to
@@ -198,8 +205,7 @@ static int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 
 		if (n > max - dense->count)
 			return -ENOSPC;
-		want = min(max3(2 * room, dense->count + n,
-				(u32)KSLOT_DENSE_MIN_ROOM), max);
+		want = kslot_dense_grown_room(dense, n);
 		kslot_dense_unlock(dense, *irqflags);
 		kslot_dense_vals_free(*stale, gfp);
 		*stale = NULL;
@@ -614,28 +620,27 @@ void kslot_dense_clear(struct kslot_dense *dense)
 EXPORT_SYMBOL_GPL(kslot_dense_clear);
 
 /**
- * kslot_dense_find() - Copy out live values from a resumable cursor.
+ * kslot_dense_find_range() - Copy out live values of a slot range.
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
- *	value copied.
+ *	value copied, or to the first slot not scanned.
+ * @end: Slot index to stop before.  The lock is held for at most @end -
+ *	*@cursor slots, not for the table's capacity, so a caller bounds the
+ *	work of one call.
  * @handles: If not NULL, array of @max receiving the handles found.
  * @buf: If not NULL, @max * elem_size bytes receiving the values found.
  * @max: Most values to copy.
  *
- * Walks the slots in index order (kslot_slots_find()), not the packed
- * array, because slot indices do not move: across any number of calls,
- * with inserts and erases in between, every value that stays live for the
- * whole walk is returned exactly once (values inserted or erased during
- * the walk may or may not be).  Each call holds the lock only for its own
- * batch.
+ * As kslot_dense_find(), over the slots *@cursor .. @end - 1 only.  If
+ * fewer than @max values are returned, *@cursor is @end, or the capacity
+ * if the table ends before @end.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
- * Return: The number of values copied (0 once the walk is over), or
- * -EINVAL if @max is 0.
+ * Return: The number of values copied, or -EINVAL if @max is 0.
  */
-int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
-		     void *buf, u32 max)
+int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
+			   u64 *handles, void *buf, u32 max)
 {
 	unsigned long irqflags;
 	u32 i = *cursor;
@@ -647,7 +652,7 @@ int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
 		return -EINVAL;
 	irqflags = kslot_dense_lock(dense);
 	while (found < max &&
-	       (obj = kslot_slots_find(&dense->slots, &i, &h))) {
+	       (obj = kslot_slots_find_range(&dense->slots, &i, end, &h))) {
 		if (handles)
 			handles[found] = h;
 		if (buf)
@@ -657,8 +662,38 @@ int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
 		found++;
 		*cursor = ++i;
 	}
+	*cursor = i;
 	kslot_dense_unlock(dense, irqflags);
 	return found;
+}
+EXPORT_SYMBOL_GPL(kslot_dense_find_range);
+
+/**
+ * kslot_dense_find() - Copy out live values from a resumable cursor.
+ * @dense: The table.
+ * @cursor: Slot index to resume from (0 to start); advanced past the last
+ *	value copied.
+ * @handles: If not NULL, array of @max receiving the handles found.
+ * @buf: If not NULL, @max * elem_size bytes receiving the values found.
+ * @max: Most values to copy.
+ *
+ * Walks the slot array, not the packed array, because slot indices do not
+ * move: across any number of calls, with inserts and erases in between,
+ * every value that stays live for the whole walk is returned exactly once
+ * (values inserted or erased during the walk may or may not be).  Each
+ * call holds the lock only for its own batch, which may scan the whole
+ * slot array to find @max values: bound it with kslot_dense_find_range().
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ * Return: The number of values copied (0 once the walk is over), or
+ * -EINVAL if @max is 0.
+ */
+int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
+		     void *buf, u32 max)
+{
+	return kslot_dense_find_range(dense, cursor, U32_MAX, handles, buf,
+				      max);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_find);
 
@@ -682,9 +717,22 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->max_entries = ss.max_entries;
 	st->retired = ss.retired;
 	st->elem_size = dense->elem_size;
-	st->bytes = (dense->room ? kslot_dense_bytes(dense->elem_size,
-						     dense->room) : 0) +
-		    (size_t)ss.capacity * sizeof(struct kslot_slot);
+	st->room = dense->room;
+	st->bytes = ss.bytes;
+	if (dense->room) {
+		const void *vals = rcu_dereference_protected(dense->vals,
+					lockdep_is_held(&dense->lock));
+		size_t size = kslot_dense_bytes(dense->elem_size, dense->room);
+
+		st->bytes += kslot_kvmalloc_bytes(vals, size);
+	}
+	st->grow_bytes = ss.grow_bytes;
+	if (dense->room < ss.max_entries) {
+		u32 room = kslot_dense_grown_room(dense, 1);
+		size_t size = kslot_dense_bytes(dense->elem_size, room);
+
+		st->grow_bytes += kslot_kvmalloc_bytes(NULL, size);
+	}
 	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);
 }

@@ -7,6 +7,8 @@
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 
 struct dentry;
 struct shrinker;
@@ -25,6 +27,18 @@ struct shrink_control;
 static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
 {
 	return gfp | __GFP_NOWARN | (account ? __GFP_ACCOUNT : 0);
+}
+
+/*
+ * Memory a kvmalloc() of @size takes: a kmalloc() is rounded up to its
+ * slab (or page order), a vmalloc() to pages.  With @p NULL (a growth not
+ * yet made) the larger of the two, so a prediction is never short.
+ */
+static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
+{
+	if (p ? is_vmalloc_addr(p) : size > KMALLOC_MAX_SIZE)
+		return PAGE_ALIGN(size);
+	return kmalloc_size_roundup(size);
 }
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,

@@ -117,8 +117,8 @@ static int kslot_slots_stats_show(struct seq_file *m, void *unused)
 	kslot_slots_get_stats(m->private, &st);
 	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
 		   st.count, st.capacity, st.max_entries);
-	seq_printf(m, "retired: %u\nrejected: %llu\n", st.retired,
-		   st.rejected);
+	seq_printf(m, "retired: %u\nrejected: %llu\nbytes: %llu\n",
+		   st.retired, st.rejected, st.bytes);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
@@ -212,6 +212,17 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	s->free_head = KSLOT_SLOTS_NONE;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_destroy);
+
+/* Memory a table takes (0 for the shared empty one). */
+static size_t kslot_slots_table_bytes(struct kslot_slot *slots)
+{
+	struct kslot_slots_table *t;
+
+	if (slots == kslot_slots_empty_table())
+		return 0;
+	t = kslot_slots_hdr(slots);
+	return kslot_kvmalloc_bytes(t, struct_size(t, slots, t->nr));
+}
 
 static u32 kslot_slots_grown(const struct kslot_slots *s, u32 capacity)
 {
@@ -574,19 +585,24 @@ out:
 EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
 
 /**
- * kslot_slots_find() - Find the next published entry at or after an index.
+ * kslot_slots_find_range() - Find the next published entry in a slot range.
  * @s: The table.
- * @index: Slot to start from; set to the slot found.
+ * @index: Slot to start from; set to the slot found, or to the first slot
+ *	not scanned.
+ * @end: Slot to stop before; the scan is bounded by @end - *@index, not by
+ *	the table's size, so a caller can bound the work of one call.
  * @handle: Set to the handle of the entry found.
  *
  * Reserved entries are skipped.  Each entry returned was live at some
  * point during the call.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The pointer, or NULL when no published entry remains at or
- * after *@index (then *@index and *@handle are unchanged).
+ * Return: The pointer, or NULL when no published entry is in *@index ..
+ * @end - 1; then *@index is @end, or the table's size if the table ends
+ * before @end (*@handle is unchanged).
  */
-void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
+void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
+			     u64 *handle)
 {
 	const struct kslot_slots_table *t;
 	void *found = NULL;
@@ -594,7 +610,8 @@ void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
 
 	rcu_read_lock();
 	t = kslot_slots_hdr(rcu_dereference(s->slots));
-	for (i = *index; i < t->nr; i++) {
+	end = min_t(unsigned long, end, t->nr);
+	for (i = *index; i < end; i++) {
 		const struct kslot_slot *slot = &t->slots[i];
 		/* Word, object, word, as __kslot_slots_lookup(). */
 		u64 word = smp_load_acquire(&slot->word);
@@ -606,12 +623,37 @@ void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
 		smp_rmb(); /* Object before the word re-check. */
 		if (!obj || READ_ONCE(slot->word) != word)
 			continue;
-		*index = i;
 		*handle = word;
 		found = obj;
 		break;
 	}
 	rcu_read_unlock();
+	*index = max(i, *index);
+	return found;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_find_range);
+
+/**
+ * kslot_slots_find() - Find the next published entry at or after an index.
+ * @s: The table.
+ * @index: Slot to start from; set to the slot found.
+ * @handle: Set to the handle of the entry found.
+ *
+ * Reserved entries are skipped.  Each entry returned was live at some
+ * point during the call.  The scan runs to the end of the table if need
+ * be: bound it with kslot_slots_find_range().
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.
+ * Return: The pointer, or NULL when no published entry remains at or
+ * after *@index (then *@index and *@handle are unchanged).
+ */
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
+{
+	u32 i = *index;
+	void *found = kslot_slots_find_range(s, &i, U32_MAX, handle);
+
+	if (found)
+		*index = i;
 	return found;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_find);
@@ -633,6 +675,15 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
 	st->retired = s->retired;
+	st->bytes = kslot_slots_table_bytes(kslot_slots_locked(s)) +
+		    (s->next ? kslot_slots_table_bytes(s->next->slots) : 0);
+	st->grow_bytes = 0;
+	if (!s->next && s->capacity < s->max_entries) {
+		u32 nr = max(kslot_slots_grown(s, s->capacity), 2U);
+		size_t size = struct_size_t(struct kslot_slots_table, slots, nr);
+
+		st->grow_bytes = kslot_kvmalloc_bytes(NULL, size);
+	}
 	kslot_slots_unlock(s, irqflags);
 	st->rejected = atomic_long_read(&s->rejected);
 }

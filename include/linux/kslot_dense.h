@@ -37,6 +37,7 @@
  * | kslot_dense_retain(),        |                        |               |
  * | kslot_dense_clear(),         |                        |               |
  * | kslot_dense_find(),          |                        |               |
+ * | kslot_dense_find_range(),    |                        |               |
  * | kslot_dense_get_stats()      |                        |               |
  * | __kslot_dense_lookup(),      | caller holds the lock  | no            |
  * | kslot_dense_at(),            | (kslot_dense_lock())   |               |
@@ -150,8 +151,14 @@ struct kslot_dense {
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
  * @elem_size: Size of one value.
- * @bytes: Size of the table's packed array and slots.
+ * @room: Values the packed array holds before it must grow.
+ * @bytes: Memory the table's slots and packed array take, at the
+ *	allocator's size (a growth's new slot table too, while it fills).
  * @rejected: Lookups that rejected a nonzero handle.
+ * @grow_bytes: Memory the next growth of the slots and of the packed array
+ *	would allocate together (an upper bound, for one more value); 0 if
+ *	neither can grow.  The current allocation stays until the new one is
+ *	filled.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -159,8 +166,10 @@ struct kslot_dense_stats {
 	u32 max_entries;
 	u32 retired;
 	u32 elem_size;
+	u32 room;
 	size_t bytes;
 	u64 rejected;
+	size_t grow_bytes;
 };
 
 int kslot_dense_init(struct kslot_dense *dense, const char *name,
@@ -186,6 +195,8 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 void kslot_dense_clear(struct kslot_dense *dense);
 int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
 		     void *buf, u32 max);
+int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
+			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
 

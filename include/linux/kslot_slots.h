@@ -102,7 +102,8 @@
  * | __kslot_slots_lookup()     | caller: RCU or lock  | no                 |
  * | kslot_slots_lookup(),      | none (takes RCU)     | no                 |
  * | kslot_slots_lookup_get(),  |                      |                    |
- * | kslot_slots_find()         |                      |                    |
+ * | kslot_slots_find(),        |                      |                    |
+ * | kslot_slots_find_range()   |                      |                    |
  * | kslot_slots_alloc(),       | table lock, dropped  | only if gfp allows |
  * | kslot_slots_reserve()      | to allocate and      |                    |
  * |                            | between copy batches |                    |
@@ -311,6 +312,11 @@ struct kslot_slots {
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
  * @rejected: Lookups that rejected a nonzero handle.
+ * @bytes: Memory the slot storage takes, at the allocator's size: the
+ *	current table, and the next one while a growth fills it.  A
+ *	replaced table is not counted (it is freed after a grace period).
+ * @grow_bytes: Memory the next growth would allocate (an upper bound); 0
+ *	if the table cannot grow or a growth has allocated its table.
  */
 struct kslot_slots_stats {
 	u32 count;
@@ -318,6 +324,8 @@ struct kslot_slots_stats {
 	u32 max_entries;
 	u32 retired;
 	u64 rejected;
+	u64 bytes;
+	u64 grow_bytes;
 };
 
 /**
@@ -363,6 +371,8 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     size_t ref_offset,
 			     void (*release)(struct kref *ref));
 void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle);
+void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
+			     u64 *handle);
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st);
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
