@@ -16,18 +16,25 @@
  * kslot_dense do their own locking; GET copies the record out without a
  * table lock (RCU; for a dense table, RCU and its sequence count).
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
-#include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
 
@@ -42,6 +49,8 @@
  */
 #define KSLOT_DENSE_MAX_BYTES	BIT_ULL(30)
 #define KSLOT_RECORD_SIZE_CAP	65536U
+/* Slots one ITERATE call scans at most, live or not. */
+#define KSLOT_SCAN_BUDGET	16384U
 
 /*
  * Memory a file's tables keep: charged to the opener's memory cgroup, and
@@ -63,7 +72,13 @@ MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
 static unsigned long max_bytes = 64UL << 20;
 module_param(max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes,
-		 "Bytes of records and table overhead per open file (default 64 MiB)");
+		 "Bytes of memory the tables of one open file take (default 64 MiB)");
+
+/* 0 at load: 1/32 of RAM, at least 16 MiB (set in kslot_dev_init()). */
+static unsigned long max_user_bytes;
+module_param(max_user_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_user_bytes,
+		 "Bytes of memory the tables of one user take across its open files; CAP_SYS_RESOURCE openers are exempt (default 1/32 of RAM, at least 16 MiB)");
 
 static unsigned int max_record_size = 4096;
 module_param(max_record_size, uint, 0644);
@@ -86,6 +101,54 @@ static LIST_HEAD(kslot_dev_file_list);
 static DEFINE_MUTEX(kslot_dev_file_lock);
 static u32 kslot_dev_file_seq;
 
+/*
+ * Users, keyed by the user namespace and uid of the opener's credentials
+ * (a module cannot add a ucounts type); each open file holds a reference.
+ */
+static DEFINE_HASHTABLE(kslot_dev_users, 6);
+static DEFINE_MUTEX(kslot_dev_users_lock);
+
+static unsigned long kslot_user_key(const struct cred *cred)
+{
+	return (unsigned long)cred->user_ns ^ __kuid_val(cred->uid);
+}
+
+static struct kslot_user *kslot_user_get(const struct cred *cred)
+{
+	unsigned long key = kslot_user_key(cred);
+	struct kslot_user *u;
+
+	mutex_lock(&kslot_dev_users_lock);
+	hash_for_each_possible(kslot_dev_users, u, node, key) {
+		if (u->ns == cred->user_ns && uid_eq(u->uid, cred->uid)) {
+			refcount_inc(&u->ref);
+			goto out;
+		}
+	}
+	u = kslot_should_fail_alloc() ? NULL : kzalloc(sizeof(*u), KSLOT_DEV_GFP);
+	if (!u)
+		goto out;
+	refcount_set(&u->ref, 1);
+	u->ns = get_user_ns(cred->user_ns);
+	u->uid = cred->uid;
+	atomic64_set(&u->bytes, 0);
+	hash_add(kslot_dev_users, &u->node, key);
+out:
+	mutex_unlock(&kslot_dev_users_lock);
+	return u;
+}
+
+static void kslot_user_put(struct kslot_user *u)
+{
+	if (!refcount_dec_and_mutex_lock(&u->ref, &kslot_dev_users_lock))
+		return;
+	hash_del(&u->node);
+	mutex_unlock(&kslot_dev_users_lock);
+	WARN_ON_ONCE(atomic64_read(&u->bytes));
+	put_user_ns(u->ns);
+	kfree(u);
+}
+
 /* Current limits, clamped to what the implementation can do. */
 static u32 kslot_dev_max_record_size(void)
 {
@@ -103,30 +166,75 @@ struct kslot_rec {
 	u8 data[];
 };
 
-/* Per-entry bytes charged against max_bytes. */
-static u64 kslot_dev_entry_cost(const struct kslot_table *t)
-{
-	return t->record_size + t->entry_overhead;
-}
+/*
+ * Charging.  A table is charged what it really takes: the struct
+ * kslot_table, its structure's memory as the structure reports it (slot
+ * storage and dense arrays at their capacity, not their live entries, and
+ * a growth's new table while it fills), and each separately allocated
+ * record at its slab size.  The charge goes to the file (max_bytes) and
+ * to the opener's user across all its files (max_user_bytes).
+ *
+ * - Before an insert, the memory it may allocate is charged up front (the
+ *   precharge): the record, and the structure's next growth when the
+ *   inserts in flight on the table outnumber its free room.  If that
+ *   exceeds a limit the insert fails with -EDQUOT before allocating.
+ * - After a write command, kslot_dev_settle() measures the table again and
+ *   charges or uncharges the difference; then the precharge is dropped.
+ * - Tables never shrink: an emptied table keeps its capacity charged until
+ *   DESTROY (or close), which uncharges everything.
+ */
 
-/* Charge @bytes to the file, or fail with -EDQUOT. */
-static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+/* Add @bytes to counter @c unless that takes it past @limit: -EDQUOT. */
+static int kslot_dev_counter_add(atomic64_t *c, u64 bytes, u64 limit)
 {
-	u64 limit = READ_ONCE(max_bytes);
-	s64 old = atomic64_read(&f->bytes);
+	s64 old = atomic64_read(c);
 
 	do {
-		if (old + bytes > limit)
+		if ((u64)old + bytes > limit)
 			return -EDQUOT;
-	} while (!atomic64_try_cmpxchg(&f->bytes, &old, old + bytes));
+	} while (!atomic64_try_cmpxchg(c, &old, old + bytes));
+	return 0;
+}
+
+static u64 kslot_dev_user_limit(const struct kslot_file *f)
+{
+	return f->user_unlimited ? U64_MAX : READ_ONCE(max_user_bytes);
+}
+
+/* Charge @bytes to the file and its user, or fail with -EDQUOT. */
+static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+{
+	int ret = kslot_dev_counter_add(&f->bytes, bytes, READ_ONCE(max_bytes));
+
+	if (ret)
+		return ret;
+	ret = kslot_dev_counter_add(&f->user->bytes, bytes,
+				    kslot_dev_user_limit(f));
+	if (ret) {
+		atomic64_sub(bytes, &f->bytes);
+		return ret;
+	}
 	atomic64_add(bytes, &kslot_dev_bytes);
 	return 0;
 }
 
+/* Charge (or, negative, uncharge) what is allocated already: no limit. */
+static void kslot_dev_adjust(struct kslot_file *f, s64 delta)
+{
+	atomic64_add(delta, &f->bytes);
+	atomic64_add(delta, &f->user->bytes);
+	atomic64_add(delta, &kslot_dev_bytes);
+}
+
 static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
 {
-	atomic64_sub(bytes, &f->bytes);
-	atomic64_sub(bytes, &kslot_dev_bytes);
+	kslot_dev_adjust(f, -(s64)bytes);
+}
+
+/* Memory of the struct kslot_table itself. */
+static u64 kslot_dev_table_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_table));
 }
 
 /* A bounce buffer for one record. */
@@ -153,23 +261,32 @@ static bool kslot_table_is_dense(const struct kslot_table *t)
 	return t->kind == KSLOT_KIND_DENSE;
 }
 
+/* Memory of one record of a map table: its own slab object. */
+static u32 kslot_map_rec_bytes(const struct kslot_table *t)
+{
+	return kmalloc_size_roundup(struct_size_t(struct kslot_rec, data,
+						  t->record_size));
+}
+
 static int kslot_table_init(struct kslot_table *t)
 {
 	if (kslot_table_is_dense(t)) {
-		t->entry_overhead = sizeof(struct kslot_slot) + sizeof(u64);
+		/* Records live in the packed array. */
+		t->rec_bytes = 0;
 		t->slots = &t->dense.slots;
 		return kslot_dense_init(&t->dense, NULL, t->record_size,
 					t->max_entries, KSLOT_DENSE_ACCOUNT);
 	}
-	t->entry_overhead = sizeof(struct kslot_rec) +
-			    sizeof(struct kslot_slot);
+	t->rec_bytes = kslot_map_rec_bytes(t);
 	t->slots = &t->map.slots;
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
 }
 
+/* Destroy runs in process context: one record at a time, preemptibly. */
 static void kslot_rec_free(void *obj, u64 handle, void *data)
 {
 	kfree(obj);
+	cond_resched();
 }
 
 /* Commands hold the file's rwsem, so no reader is left. */
@@ -285,27 +402,114 @@ static u32 kslot_table_tag(struct kslot_table *t)
 	return kslot_slots_tag(t->slots);
 }
 
-static void kslot_table_stats(struct kslot_table *t, struct kslot_stats *st)
+/*
+ * The counters of @t, and the memory its structure takes: the core's
+ * slots, and a dense table's packed array, which is the one payload
+ * memory the core does not know of.
+ */
+static void kslot_table_stats(struct kslot_table *t,
+			      struct kslot_table_stats *st)
 {
 	struct kslot_slots_stats ss;
+	struct kslot_dense_stats ds;
+	u32 used;
 
+	if (kslot_table_is_dense(t)) {
+		kslot_dense_get_stats(&t->dense, &ds);
+		used = ds.count + ds.retired;
+		*st = (struct kslot_table_stats){
+			.entries = ds.count, .capacity = ds.capacity,
+			.max_entries = ds.max_entries, .retired = ds.retired,
+			.bytes = ds.bytes, .grow_bytes = ds.grow_bytes,
+			.room = min(ds.room - ds.count,
+				    used < ds.capacity ? ds.capacity - used : 0),
+		};
+		return;
+	}
 	kslot_slots_get_stats(t->slots, &ss);
-	st->entries = ss.count;
-	st->capacity = ss.capacity;
-	st->max_entries = ss.max_entries;
-	st->retired = ss.retired;
+	used = ss.count + ss.retired;
+	*st = (struct kslot_table_stats){
+		.entries = ss.count, .capacity = ss.capacity,
+		.max_entries = ss.max_entries, .retired = ss.retired,
+		.bytes = ss.bytes, .grow_bytes = ss.grow_bytes,
+		.room = used < ss.capacity ? ss.capacity - used : 0,
+	};
+}
+
+/* What @t takes: itself, its structure, its separately allocated records. */
+static u64 kslot_dev_table_bytes(const struct kslot_table *t,
+				 const struct kslot_table_stats *ts)
+{
+	return kslot_dev_table_size() + ts->bytes + ts->entries * t->rec_bytes;
+}
+
+/* Charge the difference between what @t takes now and what it was charged. */
+static void kslot_dev_settle(struct kslot_table *t)
+{
+	struct kslot_table_stats ts;
+	u64 now;
+
+	spin_lock(&t->charge_lock);
+	kslot_table_stats(t, &ts);
+	now = kslot_dev_table_bytes(t, &ts);
+	kslot_dev_adjust(t->file, (s64)(now - t->charged));
+	t->charged = now;
+	spin_unlock(&t->charge_lock);
+}
+
+/* What @t is charged, as last settled. */
+static u64 kslot_dev_charged(struct kslot_table *t)
+{
+	u64 bytes;
+
+	spin_lock(&t->charge_lock);
+	bytes = t->charged;
+	spin_unlock(&t->charge_lock);
+	return bytes;
 }
 
 /*
- * The first published entry at or after slot *@pos, in slot order: set
- * *@pos and its kernel handle, and copy its record if @buf is not NULL.
+ * Precharge one insert into @t, counted in t->inserting by the caller:
+ * its record, and the table's next growth if the inserts in flight do not
+ * all fit in its free room.  *@pre accumulates what to uncharge once the
+ * command has settled.  0 or -EDQUOT.
  */
-static int kslot_table_next(struct kslot_table *t, u32 *pos, u64 *h,
+static int kslot_dev_precharge(struct kslot_table *t, u64 *pre)
+{
+	struct kslot_table_stats ts;
+	u64 bytes = t->rec_bytes;
+	int ret;
+
+	kslot_table_stats(t, &ts);
+	if (atomic_read(&t->inserting) > ts.room)
+		bytes += ts.grow_bytes;
+	if (!bytes)
+		return 0;
+	ret = kslot_dev_charge(t->file, bytes);
+	if (!ret)
+		*pre += bytes;
+	return ret;
+}
+
+/* After a command that may have changed @t's memory: charge what it is. */
+static void kslot_dev_write_end(struct kslot_table *t, u64 pre)
+{
+	kslot_dev_settle(t);
+	kslot_dev_uncharge(t->file, pre);
+}
+
+/*
+ * The first published entry in slots *@pos .. @end - 1, in slot order:
+ * set *@pos and its kernel handle, and copy its record if @buf is not
+ * NULL.  Or -ENOENT, with *@pos the first slot not scanned (@end, or the
+ * table's size if it ends before).
+ */
+static int kslot_table_next(struct kslot_table *t, u32 *pos, u32 end, u64 *h,
 			    void *buf)
 {
 	u32 i = *pos;
 
-	while (kslot_slots_find(t->slots, &i, h)) {
+	while (kslot_slots_find_range(t->slots, &i, end, h)) {
 		/* An entry erased since is skipped, as if found after. */
 		if (!buf || !kslot_table_get(t, *h, buf)) {
 			*pos = i;
@@ -313,6 +517,7 @@ static int kslot_table_next(struct kslot_table *t, u32 *pos, u64 *h,
 		}
 		i++;
 	}
+	*pos = i;
 	return -ENOENT;
 }
 
@@ -391,8 +596,7 @@ static int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 {
 	if (kslot_table_is_dense(t))
 		return -EOPNOTSUPP;
-	t->entry_overhead = sizeof(struct kslot_rec) +
-			    sizeof(struct kslot_slot);
+	t->rec_bytes = kslot_map_rec_bytes(t);
 	t->slots = &t->map.slots;
 	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
 				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
@@ -483,6 +687,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	info->max_entries = kslot_dev_max_entries();
 	info->max_batch = KSLOT_MAX_BATCH;
 	info->max_bytes = READ_ONCE(max_bytes);
+	info->max_user_bytes = kslot_dev_user_limit(f);
 	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
 	info->import_kinds = kslot_dev_kinds(true);
 	info->image_version = KSLOT_IMAGE_VERSION;
@@ -519,7 +724,7 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 
 	if (f->nr_tables >= READ_ONCE(max_tables))
 		return ERR_PTR(-ENOSPC);
-	ret = kslot_dev_charge(f, sizeof(*t));
+	ret = kslot_dev_charge(f, kslot_dev_table_size());
 	if (ret)
 		return ERR_PTR(ret);
 	ret = -ENOMEM;
@@ -531,6 +736,9 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	t->kind = kind;
 	t->record_size = record_size;
 	t->max_entries = max;
+	t->charged = kslot_dev_table_size();
+	spin_lock_init(&t->charge_lock);
+	atomic_set(&t->inserting, 0);
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
@@ -555,21 +763,16 @@ erase:
 free:
 	kfree(t);
 uncharge:
-	kslot_dev_uncharge(f, sizeof(*t));
+	kslot_dev_uncharge(f, kslot_dev_table_size());
 	return ERR_PTR(ret);
 }
 
 /* Tear down a table already unlinked from its file. */
 static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
-	u64 entries;
-	struct kslot_stats st = {};
-
-	kslot_table_stats(t, &st);
-	entries = st.entries;
 	kslot_table_destroy(t);
-	kslot_dev_uncharge(f, entries * kslot_dev_entry_cost(t) + sizeof(*t) +
-			   t->restored_bytes);
+	/* No command runs on it: nothing is precharged. */
+	kslot_dev_uncharge(f, t->charged);
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	kfree(t);
@@ -591,7 +794,8 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 	if (put_user(0, &uc->table_id))
 		return -EFAULT;
 
-	down_write(&f->rwsem);
+	if (down_write_killable(&f->rwsem))
+		return -EINTR;
 	t = kslot_dev_table_new(f, c->kind, c->record_size, c->max_entries,
 				NULL);
 	ret = PTR_ERR_OR_ZERO(t);
@@ -613,7 +817,8 @@ static int kslot_ioc_destroy(struct kslot_file *f, void *arg,
 
 	if (d->flags || d->__reserved)
 		return -EINVAL;
-	down_write(&f->rwsem);
+	if (down_write_killable(&f->rwsem))
+		return -EINTR;
 	t = kslot_dev_table(f, d->table_id);
 	if (t) {
 		xa_erase(&f->tables, t->id);
@@ -640,7 +845,9 @@ static struct kslot_table *kslot_dev_begin(struct kslot_file *f, u32 flags,
 		return ERR_PTR(-EINVAL);
 	if (!need_record && (record_size || record_ptr))
 		return ERR_PTR(-EINVAL);
-	down_read(&f->rwsem);
+	/* A command stuck on a user page must not hold up a fatal signal. */
+	if (down_read_killable(&f->rwsem))
+		return ERR_PTR(-EINTR);
 	t = kslot_dev_table(f, table_id);
 	if (!t) {
 		up_read(&f->rwsem);
@@ -658,34 +865,35 @@ static void kslot_dev_end(struct kslot_file *f)
 	up_read(&f->rwsem);
 }
 
-/* Insert one record; the user handle is written to @handle_u and @uh. */
+/*
+ * Insert one record; the user handle is written to @handle_u and @uh.
+ * *@pre accumulates the precharge; the caller settles the table and drops
+ * it (kslot_dev_write_end()).
+ */
 static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
-				u64 __user *handle_u, u64 *uh)
+				u64 __user *handle_u, u64 *uh, u64 *pre)
 {
-	u64 cost = kslot_dev_entry_cost(t);
 	int ret;
 	u64 h;
 
 	/* An unwritable handle fails before anything is stored. */
 	if (put_user(0, handle_u))
 		return -EFAULT;
-	ret = kslot_dev_charge(t->file, cost);
+	atomic_inc(&t->inserting);
+	ret = kslot_dev_precharge(t, pre);
+	if (!ret)
+		ret = kslot_table_insert(t, rec_u, &h);
+	atomic_dec(&t->inserting);
 	if (ret)
 		return ret;
-	ret = kslot_table_insert(t, rec_u, &h);
-	if (ret) {
-		kslot_dev_uncharge(t->file, cost);
-		return ret;
-	}
 	*uh = kslot_seal(&t->seal, h);
 	if (put_user(*uh, handle_u)) {
 		/*
 		 * The page went away meanwhile: take the entry back, unless
 		 * another thread (which found it by ITERATE) already erased
-		 * and uncharged it.
+		 * it.
 		 */
-		if (!kslot_table_erase(t, h))
-			kslot_dev_uncharge(t->file, cost);
+		kslot_table_erase(t, h);
 		return -EFAULT;
 	}
 	return 0;
@@ -709,6 +917,7 @@ static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
 	return 0;
 }
 
+/* Erase one entry; the caller settles the table. */
 static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
 {
 	int ret;
@@ -717,10 +926,7 @@ static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_dev_reject(t, kslot_table_erase(t, h));
-	if (!ret)
-		kslot_dev_uncharge(t->file, kslot_dev_entry_cost(t));
-	return ret;
+	return kslot_dev_reject(t, kslot_table_erase(t, h));
 }
 
 static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
@@ -730,9 +936,9 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	struct kslot_entry __user *ue = uarg;
 	void __user *rec_u = u64_to_user_ptr(e->record_ptr);
 	struct kslot_table *t;
+	u64 h, pre = 0;
 	void *buf;
 	int ret;
-	u64 h;
 
 	t = kslot_dev_begin(f, e->flags, e->table_id, e->record_size,
 			    e->record_ptr, cmd != KSLOT_IOC_ERASE);
@@ -741,7 +947,9 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	switch (cmd) {
 	case KSLOT_IOC_INSERT:
 		ret = e->handle ? -EINVAL :
-		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
+		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle,
+					   &pre);
+		kslot_dev_write_end(t, pre);
 		break;
 	case KSLOT_IOC_GET:
 		buf = kslot_dev_bounce(t);
@@ -756,6 +964,7 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 		break;
 	default:
 		ret = kslot_dev_erase_one(t, e->handle);
+		kslot_dev_write_end(t, 0);
 		break;
 	}
 	kslot_dev_end(f);
@@ -784,12 +993,13 @@ static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
 
 /* Entry @handle_u / @rec_u of an INSERT or ERASE batch. */
 static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
-			       u64 __user *handle_u, void __user *rec_u)
+			       u64 __user *handle_u, void __user *rec_u,
+			       u64 *pre)
 {
 	u64 uh;
 
 	if (cmd == KSLOT_IOC_INSERT_BATCH)
-		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
+		return kslot_dev_insert_one(t, rec_u, handle_u, &uh, pre);
 	if (get_user(uh, handle_u))
 		return -EFAULT;
 	return kslot_dev_erase_one(t, uh);
@@ -864,6 +1074,7 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	struct kslot_table *t;
+	u64 pre = 0;
 	int ret = 0;
 	u32 i;
 
@@ -884,10 +1095,11 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 		for (i = 0; i < b->count; i++) {
 			ret = kslot_dev_batch_one(t, cmd, &handles[i],
 						  recs + (size_t)i *
-						  t->record_size);
+						  t->record_size, &pre);
 			if (ret)
 				break;
 		}
+		kslot_dev_write_end(t, pre);
 	}
 	if (put_user(i, &ub->done))
 		ret = -EFAULT;
@@ -921,8 +1133,9 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 	u8 __user *recs = u64_to_user_ptr(it->records_ptr);
 	bool with_records = it->records_ptr != 0;
 	struct kslot_table *t;
+	u32 pos, end, n = 0;
 	void *buf = NULL;
-	u32 pos, n = 0;
+	bool over = false;
 	int ret = 0;
 	u64 h;
 
@@ -944,8 +1157,18 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 			goto out;
 		}
 	}
+	/*
+	 * Bounded by the slots it scans, not by the table's capacity: a call
+	 * that scanned KSLOT_SCAN_BUDGET slots returns, maybe with fewer than
+	 * max entries, and the next call resumes from the cursor.
+	 */
 	pos = it->cursor;
-	while (n < it->max && !kslot_table_next(t, &pos, &h, buf)) {
+	end = min_t(u64, (u64)pos + KSLOT_SCAN_BUDGET, KSLOT_INDEX_MAX + 1ULL);
+	while (n < it->max) {
+		if (kslot_table_next(t, &pos, end, &h, buf)) {
+			over = pos < end || end == KSLOT_INDEX_MAX + 1ULL;
+			break;
+		}
 		if (put_user(kslot_seal(&t->seal, h), &handles[n]) ||
 		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
 					 buf, t->record_size))) {
@@ -956,7 +1179,7 @@ static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
 		pos++;
 	}
 	it->count = n;
-	it->cursor = n < it->max ? KSLOT_CURSOR_END : pos;
+	it->cursor = over ? KSLOT_CURSOR_END : pos;
 out:
 	kfree(buf);
 	kslot_dev_end(f);
@@ -973,22 +1196,29 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 	    !kslot_dev_out_zero(st, offsetof(struct kslot_stats, kind),
 				sizeof(*st)))
 		return -EINVAL;
-	down_read(&f->rwsem);
+	if (down_read_killable(&f->rwsem))
+		return -EINTR;
 	if (st->table_id) {
+		struct kslot_table_stats ts;
+
 		t = kslot_dev_table(f, st->table_id);
 		if (!t) {
 			up_read(&f->rwsem);
 			return -ENOENT;
 		}
-		kslot_table_stats(t, st);
+		kslot_table_stats(t, &ts);
+		st->entries = ts.entries;
+		st->capacity = ts.capacity;
+		st->max_entries = ts.max_entries;
+		st->retired = ts.retired;
 		st->kind = t->kind;
 		st->record_size = t->record_size;
 		st->tables = 1;
-		st->bytes = st->entries * kslot_dev_entry_cost(t) + sizeof(*t);
+		st->bytes = kslot_dev_charged(t);
 		st->rejected = atomic64_read(&t->rejected);
 	} else {
 		xa_for_each(&f->tables, id, t) {
-			struct kslot_stats ts = {};
+			struct kslot_table_stats ts;
 
 			kslot_table_stats(t, &ts);
 			st->entries += ts.entries;
@@ -1159,7 +1389,8 @@ static int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
 	if (put_user(0, &ux->image_size))
 		return -EFAULT;
 	/* Writers excluded: the image is one instant of the table. */
-	down_write(&f->rwsem);
+	if (down_write_killable(&f->rwsem))
+		return -EINTR;
 	t = kslot_dev_table(f, x->table_id);
 	ret = -ENOENT;
 	if (!t)
@@ -1246,61 +1477,88 @@ static int kslot_import_check_slot(const struct kslot_image *img,
 	}
 }
 
-/* Restore the slots of image @src into the new table @t. */
+/*
+ * Precharge the restore of slot @index into @t: its record, and the slot
+ * capacity it makes the table grow to (restoring a slot grows the table
+ * to it, whatever the slots below hold, so a small image cannot pin a
+ * large uncharged slot array).  The core grows by doubling from
+ * KSLOT_SLOTS_MIN, so the table it grows to has fewer than twice the
+ * slots asked for.  *@pre accumulates what the caller drops once settled.
+ */
+static int kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
+				  u64 *pre)
+{
+	struct kslot_table_stats ts;
+	u64 bytes = live ? t->rec_bytes : 0;
+	u32 nr;
+	int ret;
+
+	kslot_table_stats(t, &ts);
+	if (index >= ts.capacity) {
+		nr = min_t(u64, max(2ULL * index + 2, KSLOT_SLOTS_MIN),
+			   t->max_entries);
+		bytes += kslot_kvmalloc_bytes(NULL,
+				struct_size_t(struct kslot_slots_table, slots,
+					      nr));
+	}
+	if (!bytes)
+		return 0;
+	ret = kslot_dev_charge(t->file, bytes);
+	if (!ret)
+		*pre += bytes;
+	return ret;
+}
+
+/*
+ * Restore the slots of image @src into the new table @t.  Each slot is
+ * precharged, and the table settled every KSLOT_WALK_CHUNK slots (and by
+ * the caller at the end), so the precharge stays small.
+ */
 static int kslot_import_slots(struct kslot_table *t,
 			      const struct kslot_image *img,
 			      const u8 __user *src)
 {
-	u64 off = sizeof(*img), cost = kslot_dev_entry_cost(t), need;
+	u64 off = sizeof(*img), pre = 0;
 	struct kslot_image_slot is;
 	u32 i, live = 0;
 	s64 prev = -1;
-	int ret;
+	int ret = 0;
 
 	for (i = 0; i < img->nr_slots; i++) {
+		ret = -EFAULT;
 		if (copy_from_user(&is, src + off, sizeof(is)))
-			return -EFAULT;
+			break;
 		off += sizeof(is);
 		ret = kslot_import_check_slot(img, &is, prev);
 		if (ret)
-			return ret;
+			break;
 		prev = is.index;
 		if (is.state == KSLOT_SLOT_FREE && !is.gen)
 			continue;
-		/*
-		 * Restoring slot is.index grows the table to it, whatever the
-		 * slots below hold: charge that capacity first, so a small
-		 * image cannot pin a large uncharged slot array.
-		 */
-		need = (u64)(is.index + 1) * sizeof(struct kslot_slot);
-		if (need > t->restored_bytes) {
-			ret = kslot_dev_charge(t->file, need - t->restored_bytes);
-			if (ret)
-				return ret;
-			t->restored_bytes = need;
-		}
+		/* More live slots than the header says. */
+		ret = -EBADMSG;
+		if (is.state == KSLOT_SLOT_LIVE && live == img->live)
+			break;
+		ret = kslot_import_precharge(t, is.index,
+					     is.state == KSLOT_SLOT_LIVE, &pre);
+		if (!ret)
+			ret = kslot_table_restore(t, is.index, is.gen, is.state,
+						  src + off);
+		if (ret)
+			break;
 		if (is.state == KSLOT_SLOT_LIVE) {
-			/* More live slots than the header says. */
-			if (live == img->live)
-				return -EBADMSG;
-			ret = kslot_dev_charge(t->file, cost);
-			if (ret)
-				return ret;
-		}
-		ret = kslot_table_restore(t, is.index, is.gen, is.state, src + off);
-		if (is.state == KSLOT_SLOT_LIVE) {
-			if (ret) {
-				kslot_dev_uncharge(t->file, cost);
-				return ret;
-			}
 			off += t->record_size;
 			live++;
 		}
-		if (ret)
-			return ret;
-		if (!(i % KSLOT_WALK_CHUNK))
+		if (!(i % KSLOT_WALK_CHUNK)) {
+			kslot_dev_write_end(t, pre);
+			pre = 0;
 			cond_resched();
+		}
 	}
+	kslot_dev_write_end(t, pre);
+	if (ret)
+		return ret;
 	return live == img->live ? 0 : -EBADMSG;
 }
 
@@ -1326,7 +1584,8 @@ static int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
 	if (put_user(0, &ui->table_id))
 		return -EFAULT;
 
-	down_write(&f->rwsem);
+	if (down_write_killable(&f->rwsem))
+		return -EINTR;
 	t = kslot_dev_table_new(f, img.kind, img.record_size, img.max_entries,
 				&img);
 	ret = PTR_ERR_OR_ZERO(t);
@@ -1421,9 +1680,13 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	int ret;
 
 	if (cmd != _IO(KSLOT_IOCTL_TYPE, nr) ||
-	    nr >= ARRAY_SIZE(kslot_ioctl_ops) || !kslot_ioctl_ops[nr].fn)
+	    nr >= ARRAY_SIZE(kslot_ioctl_ops))
 		return -ENOTTY;
-	op = &kslot_ioctl_ops[nr];
+	/* A mispredicted bound must not index past the table (Spectre v1). */
+	op = &kslot_ioctl_ops[array_index_nospec(nr,
+						 ARRAY_SIZE(kslot_ioctl_ops))];
+	if (!op->fn)
+		return -ENOTTY;
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (usize < op->min_size)
@@ -1451,6 +1714,13 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), KSLOT_DEV_GFP);
 	if (!f)
 		return -ENOMEM;
+	f->user = kslot_user_get(file->f_cred);
+	if (!f->user) {
+		kfree(f);
+		return -ENOMEM;
+	}
+	/* As pipes: the opener's capability, checked once, at open. */
+	f->user_unlimited = capable(CAP_SYS_RESOURCE);
 	init_rwsem(&f->rwsem);
 	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	get_random_bytes(&f->secret, sizeof(f->secret));
@@ -1477,9 +1747,11 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 	xa_for_each(&f->tables, id, t) {
 		xa_erase(&f->tables, id);
 		kslot_table_free(f, t);
+		cond_resched();
 	}
 	xa_destroy(&f->tables);
 	WARN_ON_ONCE(atomic64_read(&f->bytes));
+	kslot_user_put(f->user);
 	kfree(f);
 	atomic_long_dec(&kslot_dev_files);
 	return 0;
@@ -1519,16 +1791,15 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 			continue;
 		}
 		xa_for_each(&f->tables, id, t) {
-			struct kslot_stats st = {};
+			struct kslot_table_stats st;
 
 			kslot_table_stats(t, &st);
 			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%lld\n",
 				   f->id, f->pid, t->id,
 				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",
 				   t->record_size, st.entries, st.capacity,
-				   st.max_entries,
-				   st.entries * kslot_dev_entry_cost(t) +
-				   sizeof(*t), st.retired,
+				   st.max_entries, kslot_dev_charged(t),
+				   st.retired,
 				   (long long)atomic64_read(&t->rejected));
 		}
 		up_read(&f->rwsem);
@@ -1549,8 +1820,12 @@ static struct miscdevice kslot_miscdev = {
 /* Its files go into kslot.ko's debugfs directory, as kslot/dev-*. */
 static int __init kslot_dev_init(void)
 {
-	int ret = misc_register(&kslot_miscdev);
+	int ret;
 
+	if (!max_user_bytes)
+		max_user_bytes = max((totalram_pages() << PAGE_SHIFT) / 32,
+				     16UL << 20);
+	ret = misc_register(&kslot_miscdev);
 	if (ret)
 		return ret;
 	kslot_dev_debugfs = kslot_debugfs_create("dev", "stats", NULL,

@@ -6,9 +6,12 @@
 #define _KSLOT_DEV_H
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/siphash.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
@@ -104,6 +107,22 @@ static inline u64 kslot_unseal(const struct kslot_seal *s, u64 h)
 }
 
 /**
+ * struct kslot_user - What one user has charged across its open files.
+ * @node: Entry in the module's hash of users.
+ * @ref: Open files of this user.
+ * @ns: The user namespace of the files' credentials (a reference).
+ * @uid: The user.
+ * @bytes: Bytes charged against the max_user_bytes limit.
+ */
+struct kslot_user {
+	struct hlist_node node;
+	refcount_t ref;
+	struct user_namespace *ns;
+	kuid_t uid;
+	atomic64_t bytes;
+};
+
+/**
  * struct kslot_file - One open file of /dev/kslot: a table namespace.
  * @rwsem: Held for reading by table commands, for writing by create and
  *	destroy.
@@ -112,6 +131,9 @@ static inline u64 kslot_unseal(const struct kslot_seal *s, u64 h)
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
  * @bytes: Bytes charged against the max_bytes limit.
+ * @user: The opener's charges across its files.
+ * @user_unlimited: The opener had CAP_SYS_RESOURCE: max_user_bytes does not
+ *	apply to this file (its bytes still count for the user).
  * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
@@ -123,10 +145,33 @@ struct kslot_file {
 	u32 next_id;
 	u32 nr_tables;
 	atomic64_t bytes;
+	struct kslot_user *user;
+	bool user_unlimited;
 	siphash_key_t secret;
 	struct list_head node;
 	u32 id;
 	pid_t pid;
+};
+
+/**
+ * struct kslot_table_stats - A table's counters and memory, as its kind
+ *	reports them.
+ * @entries: Live entries.
+ * @capacity: Slots allocated.
+ * @max_entries: Capacity limit.
+ * @retired: Slots retired for good.
+ * @bytes: Memory of the structure (not of separately allocated records).
+ * @grow_bytes: Memory its next growth would allocate; 0 if it cannot grow.
+ * @room: Inserts that fit before the structure must grow.
+ */
+struct kslot_table_stats {
+	u64 entries;
+	u64 capacity;
+	u64 max_entries;
+	u64 retired;
+	u64 bytes;
+	u64 grow_bytes;
+	u64 room;
 };
 
 /**
@@ -136,10 +181,13 @@ struct kslot_file {
  * @kind: enum kslot_table_kind.
  * @record_size: Bytes per record.
  * @max_entries: Capacity limit.
- * @entry_overhead: Bytes charged per entry beyond the record.
+ * @rec_bytes: Memory of one separately allocated record (0 if records
+ *	live in the structure).
+ * @inserting: Inserts in progress, to tell whether one may grow the table.
+ * @charge_lock: Serialises updates of @charged.
+ * @charged: Bytes charged for the table: itself, its structure and its
+ *	records, as last measured.
  * @rejected: Handles rejected with -ENOENT.
- * @restored_bytes: Slot capacity an IMPORT charged up to its highest
- *	restored slot (uncharged with the table).
  * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
@@ -151,9 +199,11 @@ struct kslot_table {
 	u32 kind;
 	u32 record_size;
 	u32 max_entries;
-	u32 entry_overhead;
+	u32 rec_bytes;
+	atomic_t inserting;
+	spinlock_t charge_lock;
+	u64 charged;
 	atomic64_t rejected;
-	u64 restored_bytes;
 	struct kslot_slots *slots;
 	struct kslot_seal seal;
 	union {

@@ -30,6 +30,8 @@
  *            live entry of this table (stale, forged, off by one, from
  *            another table or another file: they are not told apart)
  *   -ENOTTY  unknown command
+ *   -EINTR   a fatal signal came while waiting for another command of
+ *            the file (one that may be waiting on a user page)
  *
  * Limits (module parameters, reported by KSLOT_IOC_INFO):
  *
@@ -37,7 +39,15 @@
  *            add entries: the table holds max_entries entries (a
  *            namespace is full either way; never -EMFILE, which would
  *            read as "too many open files")
- *   -EDQUOT  the file's records and table overhead would exceed max_bytes
+ *   -EDQUOT  the memory the file's tables take (each table, its slots or
+ *            arrays at their allocated capacity, each record at its slab
+ *            size) would exceed max_bytes, or the memory of all the files
+ *            of the opener's user (uid in the opener's user namespace)
+ *            would exceed max_user_bytes (not applied to files opened
+ *            with CAP_SYS_RESOURCE).  An insert that would grow a table
+ *            counts the growth.  Tables do not shrink: erasing gives back
+ *            a map table's records, and only DESTROY or close gives back
+ *            a table's capacity.
  *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
  *            the OOM killer is not invoked for a table's memory)
  *
@@ -118,6 +128,8 @@ struct kslot_info {
 	/* out: bit (1 << kind) per kind IMPORT takes (EXPORT takes all) */
 	__u32 import_kinds;
 	__u32 image_version;	/* out: KSLOT_IMAGE_VERSION */
+	/* out: bytes per user across its files; ~0 if this file is exempt */
+	__u64 max_user_bytes;
 };
 
 /* INFO's first size; a smaller struct reads the fields it has. */
@@ -129,8 +141,8 @@ struct kslot_info {
  * info.create_flags, record_size in 1 .. info.max_record_size,
  * max_entries in 1 .. info.max_entries and, for a dense table,
  * record_size * max_entries <= info.dense_max_bytes; with -ENOSPC at
- * info.max_tables tables; with -EDQUOT if the table's overhead would take
- * the file past info.max_bytes.
+ * info.max_tables tables; with -EDQUOT if the table would take the file
+ * past info.max_bytes or its user past info.max_user_bytes.
  */
 struct kslot_create {
 	__u32 size;
@@ -207,6 +219,8 @@ struct kslot_batch {
  *
  * Start with cursor = 0; each call returns up to max entries (count, out)
  * and advances cursor, which is KSLOT_CURSOR_END once the table is done.
+ * A call scans a bounded number of slots, so it may return fewer than max
+ * entries, or none, before the end: only KSLOT_CURSOR_END ends the walk.
  * The cursor is a position in the table's slot order, which entries never
  * change, so entries erased or inserted between calls do not disturb the
  * walk: no entry is returned twice, and no entry that survives the whole
@@ -354,8 +368,8 @@ struct kslot_export {
  * KSLOT_IOC_IMPORT: make a new table from the image at image_ptr, of
  * exactly image_size bytes; table_id (out) is its id.  Besides CREATE's
  * errors for the image's kind, record_size and max_entries (-EINVAL,
- * -ENOSPC at max_tables, -EDQUOT if the table and its live entries would
- * take the file past max_bytes):
+ * -ENOSPC at max_tables, -EDQUOT if the table, its slots and its records
+ * would take the file past max_bytes or its user past max_user_bytes):
  *
  *   -EBADMSG     a malformed image: bad magic, image_size not the size
  *                the header implies (truncated, trailing bytes), nr_slots
