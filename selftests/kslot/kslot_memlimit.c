@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an unprivileged user can pin through /dev/kslot.  The patterns that
+ * used to pin ten times the limits (fill a table until -EDQUOT, erase it,
+ * go on to the next table; many files) run as uid 65534 in a memory cgroup
+ * of their own.  The memory really pinned (the fall of MemAvailable, the
+ * rise of the cgroup's memory.current) must stay within 1.25x
+ * max_user_bytes plus a fixed slack, and come back once the files are
+ * closed.  Then the limits' bypass attempts with their exact errnos, and a
+ * command stuck on a user page (userfaultfd, where the kernel has it) that
+ * must not leave the file's other users in an unkillable sleep.
+ *
+ * On a debug kernel (KASAN, kmemleak) every slab object carries metadata
+ * that no allocator user can see or charge: it is read from
+ * /sys/kernel/slab and allowed for per record, with the KASAN shadow of
+ * vmalloc memory.  The ratios are printed raw and without it.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libkslot.h"
+
+#define PARAM(name)	"/sys/module/kslot_dev/parameters/" name
+#define CG		"/sys/fs/cgroup"
+#define CGDIR		CG "/kslot_memlimit"
+#define NOBODY		65534
+#define MEMINFO		"/proc/meminfo"
+
+#define MiB		(1024ULL * 1024)
+#define FILE_LIMIT	(8 * MiB)
+#define USER_LIMIT	(16 * MiB)
+/* Page tables, the test's own pages, per-CPU caches, measuring noise. */
+#define SLACK		(4 * MiB)
+#define BATCH		256U
+#define MAX_HANDLES	262144U
+
+/* The whole program skips (KSFT_SKIP) when kslot_dev is not loaded. */
+static void __attribute__((constructor)) kslot_require_device(void)
+{
+	if (access(KSLOT_DEVICE, F_OK)) {
+		ksft_print_header();
+		ksft_exit_skip("%s is absent\n", KSLOT_DEVICE);
+	}
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static long long read_num(const char *path)
+{
+	char buf[64];
+
+	return read_file(path, buf, sizeof(buf)) ? -1 : atoll(buf);
+}
+
+static int write_num(const char *path, unsigned long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", v);
+	return write_file(path, buf);
+}
+
+/* A /proc/meminfo field, in bytes. */
+static long long meminfo(const char *field)
+{
+	char line[256];
+	long long kb = -1;
+	size_t len = strlen(field);
+	FILE *f = fopen(MEMINFO, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':')
+			kb = atoll(line + len + 1);
+	fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * Let freed memory really go: RCU callbacks (kfree_rcu() of records and
+ * replaced slot tables) run, then every slab cache is shrunk, which also
+ * empties the KASAN quarantine.
+ */
+static void quiesce(void)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		usleep(300 * 1000);
+		d = opendir("/sys/kernel/slab");
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+				 de->d_name);
+			write_file(path, "1");
+		}
+		closedir(d);
+	}
+}
+
+static long long slab_attr(const char *cache, const char *attr)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s", cache, attr);
+	return read_num(path);
+}
+
+/* The kmalloc cache (memcg-accounted) of an object of @size bytes. */
+static void kmalloc_cache(size_t size, char *name, size_t len)
+{
+	static const unsigned int sizes[] = { 8, 16, 32, 64, 96, 128, 192, 256,
+					      512, 1024, 2048, 4096, 8192 };
+	unsigned int i, s = 8192;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (size <= sizes[i]) {
+			s = sizes[i];
+			break;
+		}
+	}
+	if (s >= 1024)
+		snprintf(name, len, "kmalloc-cg-%uk", s / 1024);
+	else
+		snprintf(name, len, "kmalloc-cg-%u", s);
+}
+
+/*
+ * Debug metadata per record, which the kernel allocates beside the object
+ * and no caller can charge: the slab's per-object overhead (KASAN
+ * redzones and tracks) and a kmemleak object.  @memcg: only what the
+ * memory cgroup sees (kmemleak's own objects are not accounted).
+ */
+static long long debug_per_record(size_t rec_alloc, int memcg)
+{
+	char cache[64];
+	long long slab, obj, leak;
+
+	kmalloc_cache(rec_alloc, cache, sizeof(cache));
+	slab = slab_attr(cache, "slab_size");
+	obj = slab_attr(cache, "object_size");
+	if (slab < 0 || obj < 0)
+		return 0;
+	leak = memcg ? 0 : slab_attr("kmemleak_object", "slab_size");
+	return slab - obj + (leak > 0 ? leak : 0);
+}
+
+/* A debug kernel: kmalloc objects carry metadata (KASAN). */
+static int debug_kernel(void)
+{
+	return slab_attr("kmalloc-cg-64", "slab_size") >
+	       slab_attr("kmalloc-cg-64", "object_size");
+}
+
+/* ---- the unprivileged worker ---- */
+
+struct pattern {
+	const char *name;
+	uint32_t kind;
+	uint32_t record_size;
+	uint32_t files;
+	uint32_t tables;	/* per file */
+	int many;		/* many files, each many small tables */
+};
+
+struct result {
+	int err;		/* an unexpected errno, or 0 */
+	int line;
+	uint64_t charged;	/* sum of the files' STATS bytes */
+	uint64_t max_file;	/* the largest file's */
+	uint64_t map_records;	/* live records of map tables */
+	uint32_t edquot;	/* commands that failed with -EDQUOT */
+	uint32_t tables;
+	uint32_t files;
+	uint64_t inserted;
+};
+
+static uint64_t handles[MAX_HANDLES];
+static uint8_t *recbuf;
+static int fds[512];
+
+static void wfail(struct result *r, int err, int line)
+{
+	r->err = err;
+	r->line = line;
+}
+
+#define WFAIL(r, e)	wfail(r, e, __LINE__)
+
+/* Insert into @t until the first error; returns it, *n the entries. */
+static int fill(int fd, uint32_t t, uint32_t rs, uint32_t *n)
+{
+	uint32_t done;
+	int ret;
+
+	*n = 0;
+	do {
+		done = 0;
+		ret = kslot_insert_batch(fd, t, recbuf, rs, BATCH,
+					 &handles[*n], &done);
+		*n += done;
+	} while (!ret && *n + BATCH <= MAX_HANDLES);
+	return ret;
+}
+
+static int erase_all(int fd, uint32_t t, uint32_t n)
+{
+	uint32_t i, done, now;
+	int ret;
+
+	for (i = 0; i < n; i += now) {
+		now = n - i > 1024 ? 1024 : n - i;
+		ret = kslot_erase_batch(fd, t, &handles[i], now, &done);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void run_pattern(const struct pattern *p, struct result *r)
+{
+	struct kslot_stats st;
+	uint32_t f, i, t, n;
+	int ret;
+
+	for (f = 0; f < p->files; f++) {
+		fds[f] = kslot_open();
+		if (fds[f] < 0) {
+			WFAIL(r, fds[f]);
+			return;
+		}
+		r->files++;
+		for (i = 0; i < p->tables; i++) {
+			ret = kslot_create(fds[f], p->kind, p->record_size,
+					   p->many ? 16 :
+					   p->kind == KSLOT_KIND_MAP ? 1U << 20 :
+					   1U << 16, &t);
+			if (ret == -EDQUOT) {
+				r->edquot++;
+				break;
+			}
+			if (ret) {
+				WFAIL(r, ret);
+				return;
+			}
+			r->tables++;
+			if (p->many) {
+				/* One record: the table's first growth. */
+				ret = kslot_insert(fds[f], t, recbuf,
+						   p->record_size, &handles[0]);
+				n = !ret;
+			} else {
+				ret = fill(fds[f], t, p->record_size, &n);
+			}
+			r->inserted += n;
+			if (ret == -EDQUOT)
+				r->edquot++;
+			else if (ret && !p->many)
+				WFAIL(r, ret);
+			if (ret && ret != -EDQUOT)
+				return;
+			/* Erase it all and go on, but for the last table. */
+			if (!p->many && i + 1 < p->tables) {
+				ret = erase_all(fds[f], t, n);
+				if (ret) {
+					WFAIL(r, ret);
+					return;
+				}
+			}
+		}
+		ret = kslot_stats(fds[f], 0, &st);
+		if (ret) {
+			WFAIL(r, ret);
+			return;
+		}
+		r->charged += st.bytes;
+		if (st.bytes > r->max_file)
+			r->max_file = st.bytes;
+		if (p->kind == KSLOT_KIND_MAP)
+			r->map_records += st.entries;
+	}
+}
+
+struct worker {
+	pid_t pid;
+	int to_child, from_child;
+};
+
+static void wsend(int fd, char c)
+{
+	if (write(fd, &c, 1) != 1)
+		_exit(3);
+}
+
+static void wrecv(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(3);
+}
+
+/*
+ * Fork the worker: it joins @cgroup (if set) as root, becomes uid and gid
+ * 65534, says it is ready and waits; "go" runs @p and sends the result;
+ * then "close" closes its files, and "exit" ends it.
+ */
+static int start_worker(struct worker *w, const struct pattern *p,
+			const char *cgroup)
+{
+	int down[2], up[2];
+
+	if (pipe(down) || pipe(up))
+		return -errno;
+	w->pid = fork();
+	if (w->pid < 0)
+		return -errno;
+	if (!w->pid) {
+		struct result r = { 0 };
+		uint32_t f;
+
+		close(down[1]);
+		close(up[0]);
+		if (cgroup) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", getpid());
+			if (write_file(cgroup, pid))
+				_exit(2);
+		}
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		/* Its own memory, touched before the baseline. */
+		recbuf = malloc((size_t)BATCH * 4096);
+		if (!recbuf)
+			_exit(2);
+		memset(recbuf, 0x5a, (size_t)BATCH * 4096);
+		memset(handles, 0, sizeof(handles));
+		wsend(up[1], 'r');
+		wrecv(down[0]);
+		run_pattern(p, &r);
+		if (write(up[1], &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		wrecv(down[0]);
+		for (f = 0; f < r.files; f++)
+			close(fds[f]);
+		wsend(up[1], 'c');
+		wrecv(down[0]);
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	w->to_child = down[1];
+	w->from_child = up[0];
+	return 0;
+}
+
+static int stop_worker(struct worker *w)
+{
+	int status;
+
+	close(w->to_child);
+	close(w->from_child);
+	if (waitpid(w->pid, &status, 0) != w->pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Limits for the test, saved and restored; a cgroup for the worker. */
+struct setup {
+	long long max_bytes, max_user_bytes;
+	int cgroup;
+};
+
+static void limits_set(struct __test_metadata *_metadata, struct setup *s)
+{
+	char buf[256];
+
+	if (getuid())
+		SKIP(return, "needs root (to set the limits and become 65534)");
+	s->max_bytes = read_num(PARAM("max_bytes"));
+	s->max_user_bytes = read_num(PARAM("max_user_bytes"));
+	ASSERT_LT(0, s->max_bytes);
+	ASSERT_LT(0, s->max_user_bytes);
+	ASSERT_EQ(0, write_num(PARAM("max_bytes"), FILE_LIMIT));
+	ASSERT_EQ(0, write_num(PARAM("max_user_bytes"), USER_LIMIT));
+	/* A memory cgroup for the worker, where the kernel has one. */
+	s->cgroup = 0;
+	if (!read_file(CG "/cgroup.controllers", buf, sizeof(buf)) &&
+	    strstr(buf, "memory") &&
+	    !write_file(CG "/cgroup.subtree_control", "+memory") &&
+	    (!mkdir(CGDIR, 0755) || errno == EEXIST))
+		s->cgroup = 1;
+}
+
+static void limits_restore(struct setup *s)
+{
+	if (s->max_bytes > 0)
+		write_num(PARAM("max_bytes"), s->max_bytes);
+	if (s->max_user_bytes > 0)
+		write_num(PARAM("max_user_bytes"), s->max_user_bytes);
+	if (s->cgroup)
+		rmdir(CGDIR);
+}
+
+FIXTURE(mem) {
+	struct setup s;
+};
+
+FIXTURE_SETUP(mem)
+{
+	limits_set(_metadata, &self->s);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	limits_restore(&self->s);
+}
+
+FIXTURE(nobody) {
+	struct setup s;
+};
+
+FIXTURE_SETUP(nobody)
+{
+	limits_set(_metadata, &self->s);
+}
+
+FIXTURE_TEARDOWN(nobody)
+{
+	limits_restore(&self->s);
+}
+
+FIXTURE_VARIANT(mem) {
+	struct pattern p;
+};
+
+/* The patterns, at an 8 MiB file and a 16 MiB user limit. */
+FIXTURE_VARIANT_ADD(mem, dense_4083) {
+	.p = { "dense 4083 B, fill/erase/next", KSLOT_KIND_DENSE, 4083, 3, 3 },
+};
+
+FIXTURE_VARIANT_ADD(mem, map_64) {
+	.p = { "map 64 B, fill/erase/next", KSLOT_KIND_MAP, 64, 3, 3 },
+};
+
+FIXTURE_VARIANT_ADD(mem, map_4096) {
+	.p = { "map 4096 B, fill/erase/next", KSLOT_KIND_MAP, 4096, 3, 3 },
+};
+
+FIXTURE_VARIANT_ADD(mem, many_files) {
+	.p = { "many files x 64 tables", KSLOT_KIND_MAP, 64, 200, 64, 1 },
+};
+
+/* Minutes under TCG and KASAN: the patterns insert about a million records. */
+TEST_F_TIMEOUT(mem, pinned, 1200)
+{
+	const struct pattern *p = &variant->p;
+	long long avail0, avail1, avail2, cur0 = 0, cur1 = 0, cur2 = 0;
+	long long vm0, vm1, pinned, pinned_cg, allow = 0, allow_cg = 0;
+	struct rlimit nofile = { 1024, 1024 };
+	struct result r;
+	struct worker w = { 0 };
+	int debug = debug_kernel();
+
+	/* The many-files pattern needs its 200 descriptors. */
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	quiesce();
+	ASSERT_EQ(0, start_worker(&w, p,
+				  self->s.cgroup ? CGDIR "/cgroup.procs" : NULL));
+	wrecv(w.from_child);
+	quiesce();
+	avail0 = meminfo("MemAvailable");
+	vm0 = meminfo("VmallocUsed");
+	if (self->s.cgroup)
+		cur0 = read_num(CGDIR "/memory.current");
+
+	wsend(w.to_child, 'g');
+	ASSERT_EQ(sizeof(r), read(w.from_child, &r, sizeof(r)));
+	quiesce();
+	avail1 = meminfo("MemAvailable");
+	vm1 = meminfo("VmallocUsed");
+	if (self->s.cgroup)
+		cur1 = read_num(CGDIR "/memory.current");
+
+	wsend(w.to_child, 'c');
+	wrecv(w.from_child);
+	quiesce();
+	avail2 = meminfo("MemAvailable");
+	if (self->s.cgroup)
+		cur2 = read_num(CGDIR "/memory.current");
+	wsend(w.to_child, 'x');
+	ASSERT_EQ(0, stop_worker(&w));
+
+	EXPECT_EQ(0, r.err) {
+		TH_LOG("worker: errno %d at line %d", r.err, r.line);
+	}
+	/* The limits hold by the kernel's own count, and were reached. */
+	EXPECT_GE(USER_LIMIT, r.charged);
+	EXPECT_GE(FILE_LIMIT, r.max_file);
+	EXPECT_LT(USER_LIMIT / 2, r.charged);
+	EXPECT_LT(0, r.edquot);
+
+	if (debug) {
+		size_t rec = 16 + p->record_size;
+
+		allow = r.map_records * debug_per_record(rec, 0);
+		allow_cg = r.map_records * debug_per_record(rec, 1);
+		/* KASAN's shadow of vmalloc memory: an eighth. */
+		if (vm1 > vm0)
+			allow += (vm1 - vm0) / 8;
+	}
+	pinned = avail0 - avail1;
+	pinned_cg = cur1 - cur0;
+	ksft_print_msg("%s: %u files, %u tables, %llu inserted, %u -EDQUOT\n",
+		       p->name, r.files, r.tables,
+		       (unsigned long long)r.inserted, r.edquot);
+	ksft_print_msg("%s: charged %llu of %llu\n", p->name,
+		       (unsigned long long)r.charged, USER_LIMIT);
+	/* Ratios to the user limit, raw and without the debug metadata. */
+	ksft_print_msg("%s: MemAvailable -%lld: %.2fx, %.2fx without %lld\n",
+		       p->name, pinned, (double)pinned / USER_LIMIT,
+		       (double)(pinned - allow) / USER_LIMIT, allow);
+	ksft_print_msg("%s: MemAvailable %+lld after close\n", p->name,
+		       avail2 - avail0);
+	if (self->s.cgroup)
+		ksft_print_msg("%s: memory.current +%lld: %.2fx, %.2fx without %lld; %+lld closed\n",
+			       p->name, pinned_cg,
+			       (double)pinned_cg / USER_LIMIT,
+			       (double)(pinned_cg - allow_cg) / USER_LIMIT,
+			       allow_cg, cur2 - cur0);
+	EXPECT_GE(USER_LIMIT * 5 / 4 + SLACK, pinned - allow);
+	/* Everything comes back (the vmalloc shadow lazily: allowed). */
+	EXPECT_GE(SLACK + (vm1 > vm0 && debug ? (vm1 - vm0) / 8 : 0),
+		  avail0 - avail2);
+	if (self->s.cgroup) {
+		EXPECT_GE(USER_LIMIT * 5 / 4 + SLACK, pinned_cg - allow_cg);
+		EXPECT_GE(SLACK, cur2 - cur0);
+	}
+}
+
+/* ---- the limits' bypass attempts, as uid 65534 ---- */
+
+static void become_nobody(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, setgroups(0, NULL));
+	ASSERT_EQ(0, setgid(NOBODY));
+	ASSERT_EQ(0, setuid(NOBODY));
+}
+
+static uint64_t file_bytes(struct __test_metadata *_metadata, int fd)
+{
+	struct kslot_stats st;
+
+	EXPECT_EQ(0, kslot_stats(fd, 0, &st));
+	return st.bytes;
+}
+
+static uint64_t table_stat(struct __test_metadata *_metadata, int fd,
+			   uint32_t t, uint64_t *entries)
+{
+	struct kslot_stats st;
+
+	EXPECT_EQ(0, kslot_stats(fd, t, &st));
+	if (entries)
+		*entries = st.entries;
+	return st.bytes;
+}
+
+/*
+ * INFO reports both limits; the exemption is the opener's, at open: a
+ * file opened by root stays exempt in the hands of 65534, and one opened
+ * by 65534 is limited.
+ */
+TEST_F_TIMEOUT(nobody, info, 600)
+{
+	struct kslot_info info;
+	int root_fd = kslot_open(), fd;
+
+	ASSERT_LE(0, root_fd);
+	ASSERT_EQ(0, kslot_info(root_fd, &info));
+	EXPECT_EQ(FILE_LIMIT, info.max_bytes);
+	EXPECT_EQ(~0ULL, info.max_user_bytes);
+	become_nobody(_metadata);
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_info(fd, &info));
+	EXPECT_EQ(FILE_LIMIT, info.max_bytes);
+	EXPECT_EQ(USER_LIMIT, info.max_user_bytes);
+	ASSERT_EQ(0, kslot_info(root_fd, &info));
+	EXPECT_EQ(~0ULL, info.max_user_bytes);
+	close(fd);
+	close(root_fd);
+}
+
+/* A 4096-byte record is charged its kmalloc-8k object, exactly. */
+TEST_F_TIMEOUT(nobody, huge_records, 600)
+{
+	uint64_t before, after, entries;
+	uint32_t t, n;
+	uint64_t h;
+	int fd, ret;
+
+	recbuf = calloc(BATCH, 4096);
+	ASSERT_NE(NULL, recbuf);
+	become_nobody(_metadata);
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, 4096, 1U << 20, &t));
+	ASSERT_EQ(0, kslot_insert(fd, t, recbuf, 4096, &h));
+	before = table_stat(_metadata, fd, t, NULL);
+	ASSERT_EQ(0, kslot_insert(fd, t, recbuf, 4096, &h));
+	after = table_stat(_metadata, fd, t, NULL);
+	EXPECT_EQ(8192, after - before);
+	ASSERT_EQ(0, kslot_erase(fd, t, h));
+	EXPECT_EQ(before, table_stat(_metadata, fd, t, NULL));
+	/* At the file limit: -EDQUOT, and the failed insert changed nothing. */
+	ret = fill(fd, t, 4096, &n);
+	EXPECT_EQ(-EDQUOT, ret);
+	before = table_stat(_metadata, fd, t, &entries);
+	EXPECT_GE(FILE_LIMIT, file_bytes(_metadata, fd));
+	EXPECT_LT(FILE_LIMIT - 8192 - 16384, file_bytes(_metadata, fd));
+	EXPECT_EQ(-EDQUOT, kslot_insert(fd, t, recbuf, 4096, &h));
+	EXPECT_EQ(before, table_stat(_metadata, fd, t, &after));
+	EXPECT_EQ(entries, after);
+	close(fd);
+}
+
+/*
+ * Fill a table to the file limit, erase it all, fill another table of the
+ * same file: the capacity the first keeps stays charged, so the second
+ * gets only the rest.  Other files get the rest of the user's limit, not
+ * a limit of their own.  DESTROY gives it all back.
+ */
+TEST_F_TIMEOUT(nobody, refill_elsewhere, 600)
+{
+	uint64_t a_bytes, b_bytes, c_bytes, kept, t2_bytes;
+	uint32_t t1, t2, t3, t4, t5, n1, n2, n;
+	int a, b, c, d;
+
+	recbuf = calloc(BATCH, 4096);
+	ASSERT_NE(NULL, recbuf);
+	become_nobody(_metadata);
+	a = kslot_open();
+	b = kslot_open();
+	c = kslot_open();
+	d = kslot_open();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, c);
+	ASSERT_LE(0, d);
+	ASSERT_EQ(0, kslot_create(a, KSLOT_KIND_DENSE, 4083, 1U << 16, &t1));
+	EXPECT_EQ(-EDQUOT, fill(a, t1, 4083, &n1));
+	ASSERT_EQ(0, erase_all(a, t1, n1));
+	kept = table_stat(_metadata, a, t1, NULL);
+	/* The emptied table keeps its arrays charged: at least n1 records. */
+	EXPECT_LT((uint64_t)n1 * 4083, kept);
+	ASSERT_EQ(0, kslot_create(a, KSLOT_KIND_DENSE, 4083, 1U << 16, &t2));
+	EXPECT_EQ(-EDQUOT, fill(a, t2, 4083, &n2));
+	EXPECT_GT(n1, n2);
+	a_bytes = file_bytes(_metadata, a);
+	EXPECT_GE(FILE_LIMIT, a_bytes);
+	/* File b to its own limit, file c to the user's. */
+	ASSERT_EQ(0, kslot_create(b, KSLOT_KIND_MAP, 4096, 1U << 20, &t3));
+	EXPECT_EQ(-EDQUOT, fill(b, t3, 4096, &n));
+	b_bytes = file_bytes(_metadata, b);
+	EXPECT_GE(FILE_LIMIT, b_bytes);
+	ASSERT_EQ(0, kslot_create(c, KSLOT_KIND_MAP, 4096, 1U << 20, &t4));
+	EXPECT_EQ(-EDQUOT, fill(c, t4, 4096, &n));
+	c_bytes = file_bytes(_metadata, c);
+	EXPECT_GE(USER_LIMIT, a_bytes + b_bytes + c_bytes);
+	/* c stopped short of its own limit: the user's stopped it. */
+	EXPECT_GT(FILE_LIMIT / 2, c_bytes);
+	EXPECT_LT(USER_LIMIT - 128 * 1024, a_bytes + b_bytes + c_bytes);
+	/* A fourth file cannot even store one small record. */
+	EXPECT_EQ(-EDQUOT, kslot_create(d, KSLOT_KIND_MAP, 8, 8, &t5) ? :
+		  kslot_insert(d, t5, recbuf, 8, handles));
+	/* DESTROY gives a table's charge back, to the file and the user. */
+	t2_bytes = table_stat(_metadata, a, t2, NULL);
+	ASSERT_EQ(0, kslot_destroy(a, t2));
+	EXPECT_EQ(a_bytes - t2_bytes, file_bytes(_metadata, a));
+	ASSERT_EQ(0, kslot_destroy(a, t1));
+	EXPECT_EQ(0, file_bytes(_metadata, a));
+	EXPECT_EQ(0, kslot_insert(c, t4, recbuf, 4096, handles));
+	close(a);
+	close(b);
+	close(c);
+	close(d);
+}
+
+/* ---- a command stuck on a user page ---- */
+
+struct stuck {
+	int fd;
+	uint32_t t;
+	void *page;
+	int ret;
+};
+
+static void *stuck_insert(void *arg)
+{
+	struct stuck *s = arg;
+	uint64_t h;
+
+	s->ret = kslot_insert(s->fd, s->t, s->page, 64, &h);
+	return NULL;
+}
+
+/* The state letter of a task in /proc/PID/stat. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return '?';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+/*
+ * A thread's INSERT waits on a userfaultfd page, holding the file for
+ * reading; another process of the file waits to CREATE (for writing).  A
+ * fatal signal must end that wait at once.
+ */
+TEST(killable_wait)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_zeropage zp = { 0 };
+	struct stuck s = { 0 };
+	pthread_t thread;
+	int uffd, status, i;
+	pid_t pid;
+	long page = sysconf(_SC_PAGESIZE);
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (%s)", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	s.page = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s.page);
+	reg.range.start = (unsigned long)s.page;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	s.fd = kslot_open();
+	ASSERT_LE(0, s.fd);
+	ASSERT_EQ(0, kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &s.t));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, stuck_insert, &s));
+	usleep(200 * 1000);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t t;
+
+		_exit(kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &t) ? 1 : 0);
+	}
+	usleep(200 * 1000);
+	/* Waiting for the file: not done, and not finished by itself. */
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	ksft_print_msg("creator waits in state %c\n", task_state(pid));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	for (i = 0; i < 50 && !waitpid(pid, &status, WNOHANG); i++)
+		usleep(100 * 1000);
+	EXPECT_GT(50, i);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	/* Let the stuck insert go: it completes. */
+	zp.range.start = (unsigned long)s.page;
+	zp.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, s.ret);
+	close(s.fd);
+	close(uffd);
+}
+
+TEST_HARNESS_MAIN
