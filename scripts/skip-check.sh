@@ -5,10 +5,10 @@
 # where /dev/kslot is absent, as on this host.  Prints TAP.
 top=$(cd "$(dirname "$0")/.." && pwd)
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 n=0
 for t in kslot_test kslotctl_test.sh kslot_fail_nth kslot_fuzz kslot_stress \
-	 kslot_limits kslot_lifecycle.sh; do
+	 kslot_limits kslot_memlimit kslot_lifecycle.sh; do
 	n=$((n + 1))
 	if [ -e /dev/kslot ]; then
 		echo "ok $n $t skips without /dev/kslot # SKIP /dev/kslot exists here"
