@@ -49,7 +49,7 @@
 #define FILE_LIMIT	(8 * MiB)
 #define USER_LIMIT	(16 * MiB)
 /* Page tables, the test's own pages, per-CPU caches, measuring noise. */
-#define SLACK		(4 * MiB)
+#define SLACK		(2 * MiB)
 #define BATCH		256U
 #define MAX_HANDLES	262144U
 
@@ -212,6 +212,8 @@ struct pattern {
 	uint32_t files;
 	uint32_t tables;	/* per file */
 	int many;		/* many files, each many small tables */
+	uint64_t file_limit;	/* max_bytes and max_user_bytes, if not */
+	uint64_t user_limit;	/* FILE_LIMIT and USER_LIMIT */
 };
 
 struct result {
@@ -491,8 +493,10 @@ FIXTURE_VARIANT_ADD(mem, dense_4083) {
 	.p = { "dense 4083 B, fill/erase/next", KSLOT_KIND_DENSE, 4083, 3, 3 },
 };
 
+/* Small limits: a 64-byte record costs a kmalloc under TCG and KASAN. */
 FIXTURE_VARIANT_ADD(mem, map_64) {
-	.p = { "map 64 B, fill/erase/next", KSLOT_KIND_MAP, 64, 3, 3 },
+	.p = { "map 64 B, fill/erase/next", KSLOT_KIND_MAP, 64, 3, 3, 0,
+	       1 * MiB, 2 * MiB },
 };
 
 FIXTURE_VARIANT_ADD(mem, map_4096) {
@@ -507,12 +511,17 @@ FIXTURE_VARIANT_ADD(mem, many_files) {
 TEST_F_TIMEOUT(mem, pinned, 1200)
 {
 	const struct pattern *p = &variant->p;
+	uint64_t user_limit = p->user_limit ? p->user_limit : USER_LIMIT;
+	uint64_t file_limit = p->file_limit ? p->file_limit : FILE_LIMIT;
 	long long avail0, avail1, avail2, cur0 = 0, cur1 = 0, cur2 = 0;
 	long long vm0, vm1, pinned, pinned_cg, allow = 0, allow_cg = 0;
 	struct rlimit nofile = { 1024, 1024 };
 	struct result r;
 	struct worker w = { 0 };
 	int debug = debug_kernel();
+
+	ASSERT_EQ(0, write_num(PARAM("max_bytes"), file_limit));
+	ASSERT_EQ(0, write_num(PARAM("max_user_bytes"), user_limit));
 
 	/* The many-files pattern needs its 200 descriptors. */
 	setrlimit(RLIMIT_NOFILE, &nofile);
@@ -547,9 +556,9 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 		TH_LOG("worker: errno %d at line %d", r.err, r.line);
 	}
 	/* The limits hold by the kernel's own count, and were reached. */
-	EXPECT_GE(USER_LIMIT, r.charged);
-	EXPECT_GE(FILE_LIMIT, r.max_file);
-	EXPECT_LT(USER_LIMIT / 2, r.charged);
+	EXPECT_GE(user_limit, r.charged);
+	EXPECT_GE(file_limit, r.max_file);
+	EXPECT_LT(user_limit / 2, r.charged);
 	EXPECT_LT(0, r.edquot);
 
 	if (debug) {
@@ -567,25 +576,26 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 		       p->name, r.files, r.tables,
 		       (unsigned long long)r.inserted, r.edquot);
 	ksft_print_msg("%s: charged %llu of %llu\n", p->name,
-		       (unsigned long long)r.charged, USER_LIMIT);
+		       (unsigned long long)r.charged,
+		       (unsigned long long)user_limit);
 	/* Ratios to the user limit, raw and without the debug metadata. */
 	ksft_print_msg("%s: MemAvailable -%lld: %.2fx, %.2fx without %lld\n",
-		       p->name, pinned, (double)pinned / USER_LIMIT,
-		       (double)(pinned - allow) / USER_LIMIT, allow);
+		       p->name, pinned, (double)pinned / user_limit,
+		       (double)(pinned - allow) / user_limit, allow);
 	ksft_print_msg("%s: MemAvailable %+lld after close\n", p->name,
 		       avail2 - avail0);
 	if (self->s.cgroup)
 		ksft_print_msg("%s: memory.current +%lld: %.2fx, %.2fx without %lld; %+lld closed\n",
 			       p->name, pinned_cg,
-			       (double)pinned_cg / USER_LIMIT,
-			       (double)(pinned_cg - allow_cg) / USER_LIMIT,
+			       (double)pinned_cg / user_limit,
+			       (double)(pinned_cg - allow_cg) / user_limit,
 			       allow_cg, cur2 - cur0);
-	EXPECT_GE(USER_LIMIT * 5 / 4 + SLACK, pinned - allow);
+	EXPECT_GE(user_limit * 5 / 4 + SLACK, pinned - allow);
 	/* Everything comes back (the vmalloc shadow lazily: allowed). */
 	EXPECT_GE(SLACK + (vm1 > vm0 && debug ? (vm1 - vm0) / 8 : 0),
 		  avail0 - avail2);
 	if (self->s.cgroup) {
-		EXPECT_GE(USER_LIMIT * 5 / 4 + SLACK, pinned_cg - allow_cg);
+		EXPECT_GE(user_limit * 5 / 4 + SLACK, pinned_cg - allow_cg);
 		EXPECT_GE(SLACK, cur2 - cur0);
 	}
 }
