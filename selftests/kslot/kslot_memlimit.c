@@ -13,7 +13,9 @@
  * On a debug kernel (KASAN, kmemleak) every slab object carries metadata
  * that no allocator user can see or charge: it is read from
  * /sys/kernel/slab and allowed for per record, with the KASAN shadow of
- * vmalloc memory.  The ratios are printed raw and without it.
+ * vmalloc memory.  The ratios are printed raw and without it.  There the
+ * bounds are asserted on memory.current; MemAvailable also counts the
+ * debug kernel's own bookkeeping, and is only reported.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -592,10 +594,18 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 			       allow_cg, cur2 - cur0);
 	/* Signed: memory may come back beyond the baseline. */
 	limit = (long long)user_limit * 5 / 4 + SLACK;
-	EXPECT_GE(limit, pinned - allow);
-	/* Everything comes back (the vmalloc shadow lazily: allowed). */
-	EXPECT_GE(SLACK + (vm1 > vm0 && debug ? (vm1 - vm0) / 8 : 0LL),
-		  avail0 - avail2);
+	/*
+	 * A debug kernel's own bookkeeping outside any memory cgroup (KASAN's
+	 * stack depot, debug objects, kmemleak) grows with every allocation
+	 * and partly stays: there MemAvailable is reported, and the memory
+	 * cgroup's count, which holds what the kernel charges for the
+	 * device's objects, is asserted.
+	 */
+	if (!debug || !self->s.cgroup) {
+		EXPECT_GE(limit, pinned - allow);
+		/* Everything comes back. */
+		EXPECT_GE(SLACK, avail0 - avail2);
+	}
 	if (self->s.cgroup) {
 		EXPECT_GE(limit, pinned_cg - allow_cg);
 		EXPECT_GE(SLACK, cur2 - cur0);
