@@ -745,9 +745,9 @@ TEST_F_TIMEOUT(nobody, refill_elsewhere, 600)
 	/* c stopped short of its own limit: the user's stopped it. */
 	EXPECT_GT(FILE_LIMIT / 2, c_bytes);
 	EXPECT_LT(USER_LIMIT - 128 * 1024, a_bytes + b_bytes + c_bytes);
-	/* A fourth file cannot even store one small record. */
-	EXPECT_EQ(-EDQUOT, kslot_create(d, KSLOT_KIND_MAP, 8, 8, &t5) ? :
-		  kslot_insert(d, t5, recbuf, 8, handles));
+	/* A fourth file cannot store the record c could not. */
+	EXPECT_EQ(-EDQUOT, kslot_create(d, KSLOT_KIND_MAP, 4096, 8, &t5) ? :
+		  kslot_insert(d, t5, recbuf, 4096, handles));
 	/* DESTROY gives a table's charge back, to the file and the user. */
 	t2_bytes = table_stat(_metadata, a, t2, NULL);
 	ASSERT_EQ(0, kslot_destroy(a, t2));
