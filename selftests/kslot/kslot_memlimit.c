@@ -483,6 +483,8 @@ FIXTURE_SETUP(nobody)
 
 FIXTURE_TEARDOWN(nobody)
 {
+	if (setresuid(0, 0, 0) || setresgid(0, 0, 0))
+		return;
 	limits_restore(&self->s);
 }
 
@@ -614,11 +616,15 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 
 /* ---- the limits' bypass attempts, as uid 65534 ---- */
 
+/*
+ * Real and effective ids 65534 (no capability in effect), saved id 0, so
+ * that the teardown can become root again and restore the limits.
+ */
 static void become_nobody(struct __test_metadata *_metadata)
 {
 	ASSERT_EQ(0, setgroups(0, NULL));
-	ASSERT_EQ(0, setgid(NOBODY));
-	ASSERT_EQ(0, setuid(NOBODY));
+	ASSERT_EQ(0, setresgid(NOBODY, NOBODY, 0));
+	ASSERT_EQ(0, setresuid(NOBODY, NOBODY, 0));
 }
 
 static uint64_t file_bytes(struct __test_metadata *_metadata, int fd)
