@@ -589,7 +589,7 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 	ksft_print_msg("%s: MemAvailable %+lld after close\n", p->name,
 		       avail2 - avail0);
 	if (self->s.cgroup)
-		ksft_print_msg("%s: memory.current +%lld: %.2fx, %.2fx without %lld; %+lld closed\n",
+		ksft_print_msg("%s: memory.current +%lld: %.2fx, %.2fx w/o %lld; %+lld closed\n",
 			       p->name, pinned_cg,
 			       (double)pinned_cg / user_limit,
 			       (double)(pinned_cg - allow_cg) / user_limit,
