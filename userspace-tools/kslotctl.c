@@ -287,6 +287,7 @@ static int cmd_info(int fd)
 		jnum("max_batch", in.max_batch);
 		jnum("max_bytes", in.max_bytes);
 		jnum("dense_max_bytes", in.dense_max_bytes);
+		jnum("max_user_bytes", in.max_user_bytes);
 		jclose();
 		return 0;
 	}
@@ -296,6 +297,11 @@ static int cmd_info(int fd)
 	       in.kinds & (1 << KSLOT_KIND_DENSE) ? "dense" : "");
 	printf("max tables/file:  %u\n", in.max_tables);
 	printf("max bytes/file:   %llu\n", (unsigned long long)in.max_bytes);
+	if (in.max_user_bytes == ~0ULL)
+		printf("max bytes/user:   unlimited (CAP_SYS_RESOURCE)\n");
+	else
+		printf("max bytes/user:   %llu\n",
+		       (unsigned long long)in.max_user_bytes);
 	printf("max record size:  %u\n", in.max_record_size);
 	printf("max entries:      %u\n", in.max_entries);
 	printf("max batch:        %u\n", in.max_batch);
