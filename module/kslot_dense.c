@@ -726,8 +726,10 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 
 		st->bytes += kslot_kvmalloc_bytes(vals, size);
 	}
-	st->grow_bytes = ss.grow_bytes;
-	if (dense->room < ss.max_entries) {
+	/* What one more insert may allocate: the growth of a full array. */
+	st->grow_bytes = ss.count + ss.retired >= ss.capacity ?
+			 ss.grow_bytes : 0;
+	if (dense->count >= dense->room && dense->room < ss.max_entries) {
 		u32 room = kslot_dense_grown_room(dense, 1);
 		size_t size = kslot_dense_bytes(dense->elem_size, room);
 

@@ -471,24 +471,23 @@ static u64 kslot_dev_charged(struct kslot_table *t)
 /*
  * Precharge one insert into @t, counted in t->inserting by the caller:
  * its record, and the table's next growth if the inserts in flight do not
- * all fit in its free room.  *@pre accumulates what to uncharge once the
- * command has settled.  0 or -EDQUOT.
+ * all fit in its free room.  *@grow is set if the growth is precharged.
+ * Returns the bytes charged, or -EDQUOT.
  */
-static int kslot_dev_precharge(struct kslot_table *t, u64 *pre)
+static s64 kslot_dev_precharge(struct kslot_table *t, bool *grow)
 {
 	struct kslot_table_stats ts;
 	u64 bytes = t->rec_bytes;
 	int ret;
 
 	kslot_table_stats(t, &ts);
-	if (atomic_read(&t->inserting) > ts.room)
+	*grow = atomic_read(&t->inserting) > ts.room && ts.grow_bytes;
+	if (*grow)
 		bytes += ts.grow_bytes;
 	if (!bytes)
 		return 0;
 	ret = kslot_dev_charge(t->file, bytes);
-	if (!ret)
-		*pre += bytes;
-	return ret;
+	return ret ? ret : bytes;
 }
 
 /* After a command that may have changed @t's memory: charge what it is. */
@@ -867,12 +866,16 @@ static void kslot_dev_end(struct kslot_file *f)
 
 /*
  * Insert one record; the user handle is written to @handle_u and @uh.
- * *@pre accumulates the precharge; the caller settles the table and drops
- * it (kslot_dev_write_end()).
+ * *@pre accumulates the precharge of its record; the caller settles the
+ * table and drops it (kslot_dev_write_end()).  An insert that precharged
+ * a growth settles at once, so that a batch does not hold the precharge
+ * of a growth already made (and charged) while it precharges the next.
  */
 static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 				u64 __user *handle_u, u64 *uh, u64 *pre)
 {
+	bool grow;
+	s64 bytes;
 	int ret;
 	u64 h;
 
@@ -880,10 +883,13 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	if (put_user(0, handle_u))
 		return -EFAULT;
 	atomic_inc(&t->inserting);
-	ret = kslot_dev_precharge(t, pre);
-	if (!ret)
-		ret = kslot_table_insert(t, rec_u, &h);
+	bytes = kslot_dev_precharge(t, &grow);
+	ret = bytes < 0 ? bytes : kslot_table_insert(t, rec_u, &h);
 	atomic_dec(&t->inserting);
+	if (bytes > 0 && grow)
+		kslot_dev_write_end(t, bytes);
+	else if (bytes > 0)
+		*pre += bytes;
 	if (ret)
 		return ret;
 	*uh = kslot_seal(&t->seal, h);
@@ -1483,10 +1489,11 @@ static int kslot_import_check_slot(const struct kslot_image *img,
  * to it, whatever the slots below hold, so a small image cannot pin a
  * large uncharged slot array).  The core grows by doubling from
  * KSLOT_SLOTS_MIN, so the table it grows to has fewer than twice the
- * slots asked for.  *@pre accumulates what the caller drops once settled.
+ * slots asked for.  *@grow is set if a growth is precharged.  Returns the
+ * bytes charged, or -EDQUOT.
  */
-static int kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
-				  u64 *pre)
+static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
+				  bool *grow)
 {
 	struct kslot_table_stats ts;
 	u64 bytes = live ? t->rec_bytes : 0;
@@ -1494,7 +1501,8 @@ static int kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 	int ret;
 
 	kslot_table_stats(t, &ts);
-	if (index >= ts.capacity) {
+	*grow = index >= ts.capacity;
+	if (*grow) {
 		nr = min_t(u64, max(2ULL * index + 2, KSLOT_SLOTS_MIN),
 			   t->max_entries);
 		bytes += kslot_kvmalloc_bytes(NULL,
@@ -1504,15 +1512,13 @@ static int kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 	if (!bytes)
 		return 0;
 	ret = kslot_dev_charge(t->file, bytes);
-	if (!ret)
-		*pre += bytes;
-	return ret;
+	return ret ? ret : bytes;
 }
 
 /*
  * Restore the slots of image @src into the new table @t.  Each slot is
- * precharged, and the table settled every KSLOT_WALK_CHUNK slots (and by
- * the caller at the end), so the precharge stays small.
+ * precharged; the table is settled after each growth and every
+ * KSLOT_WALK_CHUNK slots, so the precharge stays small, as for inserts.
  */
 static int kslot_import_slots(struct kslot_table *t,
 			      const struct kslot_image *img,
@@ -1521,8 +1527,9 @@ static int kslot_import_slots(struct kslot_table *t,
 	u64 off = sizeof(*img), pre = 0;
 	struct kslot_image_slot is;
 	u32 i, live = 0;
-	s64 prev = -1;
+	s64 prev = -1, bytes;
 	int ret = 0;
+	bool grow;
 
 	for (i = 0; i < img->nr_slots; i++) {
 		ret = -EFAULT;
@@ -1539,11 +1546,15 @@ static int kslot_import_slots(struct kslot_table *t,
 		ret = -EBADMSG;
 		if (is.state == KSLOT_SLOT_LIVE && live == img->live)
 			break;
-		ret = kslot_import_precharge(t, is.index,
-					     is.state == KSLOT_SLOT_LIVE, &pre);
-		if (!ret)
-			ret = kslot_table_restore(t, is.index, is.gen, is.state,
-						  src + off);
+		bytes = kslot_import_precharge(t, is.index,
+					       is.state == KSLOT_SLOT_LIVE, &grow);
+		ret = bytes < 0 ? bytes :
+		      kslot_table_restore(t, is.index, is.gen, is.state,
+					  src + off);
+		if (bytes > 0 && grow)
+			kslot_dev_write_end(t, bytes);
+		else if (bytes > 0)
+			pre += bytes;
 		if (ret)
 			break;
 		if (is.state == KSLOT_SLOT_LIVE) {

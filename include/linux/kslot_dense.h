@@ -155,10 +155,10 @@ struct kslot_dense {
  * @bytes: Memory the table's slots and packed array take, at the
  *	allocator's size (a growth's new slot table too, while it fills).
  * @rejected: Lookups that rejected a nonzero handle.
- * @grow_bytes: Memory the next growth of the slots and of the packed array
- *	would allocate together (an upper bound, for one more value); 0 if
- *	neither can grow.  The current allocation stays until the new one is
- *	filled.
+ * @grow_bytes: Memory one more insert may allocate: the next growth of
+ *	the slots if none is free, plus that of the packed array if it is
+ *	full (an upper bound); 0 if neither must (or can) grow.  The current
+ *	allocation stays until the new one is filled.
  */
 struct kslot_dense_stats {
 	u32 count;

@@ -178,6 +178,15 @@ static void kmalloc_cache(size_t size, char *name, size_t len)
 		snprintf(name, len, "kmalloc-cg-%u", s);
 }
 
+/* What a map record of @rs bytes takes: its slab object. */
+static size_t rec_alloc(size_t rs)
+{
+	char cache[64];
+
+	kmalloc_cache(16 + rs, cache, sizeof(cache));
+	return slab_attr(cache, "object_size");
+}
+
 /*
  * Debug metadata per record, which the kernel allocates beside the object
  * and no caller can charge: the slab's per-object overhead (KASAN
@@ -224,6 +233,8 @@ struct result {
 	uint64_t charged;	/* sum of the files' STATS bytes */
 	uint64_t max_file;	/* the largest file's */
 	uint64_t map_records;	/* live records of map tables */
+	uint64_t table_alloc;	/* an empty table's charge: its struct */
+	uint64_t first_bytes;	/* a many-pattern table's with one record */
 	uint32_t edquot;	/* commands that failed with -EDQUOT */
 	uint32_t tables;
 	uint32_t files;
@@ -299,11 +310,17 @@ static void run_pattern(const struct pattern *p, struct result *r)
 				return;
 			}
 			r->tables++;
+			if (!r->table_alloc &&
+			    !kslot_stats(fds[f], t, &st))
+				r->table_alloc = st.bytes;
 			if (p->many) {
 				/* One record: the table's first growth. */
 				ret = kslot_insert(fds[f], t, recbuf,
 						   p->record_size, &handles[0]);
 				n = !ret;
+				if (n && !r->first_bytes &&
+				    !kslot_stats(fds[f], t, &st))
+					r->first_bytes = st.bytes;
 			} else {
 				ret = fill(fds[f], t, p->record_size, &n);
 			}
@@ -570,6 +587,16 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 
 		allow = r.map_records * debug_per_record(rec, 0);
 		allow_cg = r.map_records * debug_per_record(rec, 1);
+		/* The same for each table's struct and, many, its slots. */
+		allow += r.tables * debug_per_record(r.table_alloc, 0);
+		allow_cg += r.tables * debug_per_record(r.table_alloc, 1);
+		if (p->many) {
+			size_t slots = r.first_bytes - r.table_alloc -
+				       rec_alloc(p->record_size);
+
+			allow += r.tables * debug_per_record(slots, 0);
+			allow_cg += r.tables * debug_per_record(slots, 1);
+		}
 		/* KASAN's shadow of vmalloc memory: an eighth. */
 		if (vm1 > vm0)
 			allow += (vm1 - vm0) / 8;
