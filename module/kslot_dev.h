@@ -201,7 +201,7 @@ struct kslot_table {
 	u32 max_entries;
 	u32 rec_bytes;
 	atomic_t inserting;
-	spinlock_t charge_lock;
+	spinlock_t charge_lock;	/* protects @charged */
 	u64 charged;
 	atomic64_t rejected;
 	struct kslot_slots *slots;

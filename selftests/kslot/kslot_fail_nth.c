@@ -368,11 +368,11 @@ static void expect_unchanged(struct __test_metadata *_metadata,
 }
 
 /* Capacity a failed command of @step may keep: a dense insert's growth. */
-static uint64_t kept_growth(const struct ctx *c, enum step step,
+static uint64_t kept_growth(const struct ctx *c, enum step st,
 			    const struct snap *pre, const struct snap *post)
 {
-	bool insert = step == S_INSERT_FIRST || step == S_INSERT ||
-		      step == S_INSERT_GROW || step == S_INSERT_BATCH;
+	bool insert = st == S_INSERT_FIRST || st == S_INSERT ||
+		      st == S_INSERT_GROW || st == S_INSERT_BATCH;
 	uint64_t grown;
 
 	if (c->kind != KSLOT_KIND_DENSE || !insert || pre->table_ret ||
