@@ -225,19 +225,40 @@ static int kslot_table_insert(struct kslot_table *t,
 	return ret;
 }
 
+/*
+ * Copy the records of the @n kernel handles @h into @buf, one after the
+ * other, taking no lock; stop at the first handle that is not live.  A
+ * map table looks them all up in one RCU read-side section, so the
+ * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
+ */
+static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
+				u8 *buf)
+{
+	size_t rs = t->record_size;
+	struct kslot_rec *rec;
+	u32 i;
+
+	if (kslot_table_is_dense(t)) {
+		for (i = 0; i < n; i++)
+			if (kslot_dense_get(&t->dense, h[i], buf + i * rs))
+				break;
+		return i;
+	}
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		rec = __kslot_map_lookup(&t->map, h[i]);
+		if (!rec)
+			break;
+		memcpy(buf + i * rs, rec->data, rs);
+	}
+	rcu_read_unlock();
+	return i;
+}
+
 /* Copy the record of kernel handle @h into @buf, taking no lock. */
 static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 {
-	struct kslot_rec *rec;
-
-	if (kslot_table_is_dense(t))
-		return kslot_dense_get(&t->dense, h, buf);
-	rcu_read_lock();
-	rec = __kslot_map_lookup(&t->map, h);
-	if (rec)
-		memcpy(buf, rec->data, t->record_size);
-	rcu_read_unlock();
-	return rec ? 0 : -ENOENT;
+	return kslot_table_get_many(t, &h, 1, buf) ? 0 : -ENOENT;
 }
 
 /* Replace the record of kernel handle @h from userspace. */
@@ -832,17 +853,18 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			n -= DIV_ROUND_UP(left, sizeof(*uh));
 			ret = -EFAULT;
 		}
+		/* Decode in place; the null handle ends the run (-EINVAL). */
 		for (j = 0; j < n; j++) {
-			int err = uh[j] ?
-				  kslot_table_get(t, kslot_unseal(&t->seal,
-								  uh[j]),
-						  buf + j * rs) : -EINVAL;
-
-			if (err) {
-				ret = kslot_dev_reject(t, err);
+			if (!uh[j])
 				break;
-			}
+			uh[j] = kslot_unseal(&t->seal, uh[j]);
 		}
+		if (j < n)
+			ret = -EINVAL;
+		n = j;
+		j = kslot_table_get_many(t, uh, n, buf);
+		if (j < n)
+			ret = kslot_dev_reject(t, -ENOENT);
 		left = copy_to_user(recs + i * rs, buf, j * rs);
 		if (left) {
 			j -= DIV_ROUND_UP(left, rs);
