@@ -231,11 +231,26 @@ static int kslot_table_insert(struct kslot_table *t,
  * map table looks them all up in one RCU read-side section, so the
  * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
  */
+static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
+					      const u64 *h, u32 n, u8 *buf,
+					      size_t rs)
+{
+	struct kslot_rec *rec;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		rec = __kslot_map_lookup(&t->map, h[i]);
+		if (!rec)
+			break;
+		memcpy(buf + i * rs, rec->data, rs);
+	}
+	return i;
+}
+
 static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
 				u8 *buf)
 {
 	size_t rs = t->record_size;
-	struct kslot_rec *rec;
 	u32 i;
 
 	if (kslot_table_is_dense(t)) {
@@ -245,11 +260,17 @@ static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
 		return i;
 	}
 	rcu_read_lock();
-	for (i = 0; i < n; i++) {
-		rec = __kslot_map_lookup(&t->map, h[i]);
-		if (!rec)
-			break;
-		memcpy(buf + i * rs, rec->data, rs);
+	/* Small records of a constant size are copied inline. */
+	switch (rs) {
+	case 8:
+		i = kslot_map_get_many(t, h, n, buf, 8);
+		break;
+	case 16:
+		i = kslot_map_get_many(t, h, n, buf, 16);
+		break;
+	default:
+		i = kslot_map_get_many(t, h, n, buf, rs);
+		break;
 	}
 	rcu_read_unlock();
 	return i;
