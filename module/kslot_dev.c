@@ -837,9 +837,11 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
 	return kslot_dev_erase_one(t, uh);
 }
 
-/* Handles GET_BATCH reads per copy_from_user() (on the stack). */
-#define KSLOT_GET_CHUNK		64U
-/* Bytes of records it writes per copy_to_user(), unless one is larger. */
+/*
+ * Entries GET_BATCH takes per chunk: their handles and records share one
+ * buffer of at most KSLOT_GET_CHUNK_BYTES, unless one record is larger.
+ */
+#define KSLOT_GET_CHUNK		256U
 #define KSLOT_GET_CHUNK_BYTES	4096U
 
 /*
@@ -855,18 +857,20 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	const u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	size_t rs = t->record_size;
-	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / rs, 1,
+	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / (sizeof(u64) + rs), 1,
 			    KSLOT_GET_CHUNK);
-	u64 uh[KSLOT_GET_CHUNK];
 	u32 i = 0, n, j;
 	int ret = 0;
 	size_t left;
+	u64 *uh;
 	u8 *buf;
 
-	buf = kslot_should_fail_alloc() ? NULL :
-	      kvmalloc(chunk * rs, KSLOT_DEV_GFP_TMP);
-	if (!buf)
+	chunk = min(chunk, b->count);
+	uh = kslot_should_fail_alloc() ? NULL :
+	     kvmalloc(chunk * (sizeof(*uh) + rs), KSLOT_DEV_GFP_TMP);
+	if (!uh)
 		return -ENOMEM;
+	buf = (u8 *)(uh + chunk);
 	while (i < b->count && !ret) {
 		n = min(chunk, b->count - i);
 		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
@@ -874,18 +878,16 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			n -= DIV_ROUND_UP(left, sizeof(*uh));
 			ret = -EFAULT;
 		}
-		/* Decode in place; the null handle ends the run (-EINVAL). */
-		for (j = 0; j < n; j++) {
-			if (!uh[j])
-				break;
+		/*
+		 * Decode in place.  The seal keeps 0 at 0, which no table
+		 * finds nor counts as rejected (kslot_slots.h): the run
+		 * stops there, and the null handle is -EINVAL.
+		 */
+		for (j = 0; j < n; j++)
 			uh[j] = kslot_unseal(&t->seal, uh[j]);
-		}
-		if (j < n)
-			ret = -EINVAL;
-		n = j;
 		j = kslot_table_get_many(t, uh, n, buf);
 		if (j < n)
-			ret = kslot_dev_reject(t, -ENOENT);
+			ret = uh[j] ? kslot_dev_reject(t, -ENOENT) : -EINVAL;
 		left = copy_to_user(recs + i * rs, buf, j * rs);
 		if (left) {
 			j -= DIV_ROUND_UP(left, rs);
@@ -894,7 +896,7 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 		i += j;
 		cond_resched();
 	}
-	kvfree(buf);
+	kvfree(uh);
 	*done = i;
 	return ret;
 }
