@@ -225,12 +225,7 @@ static int kslot_table_insert(struct kslot_table *t,
 	return ret;
 }
 
-/*
- * Copy the records of the @n kernel handles @h into @buf, one after the
- * other, taking no lock; stop at the first handle that is not live.  A
- * map table looks them all up in one RCU read-side section, so the
- * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
- */
+/* A map table's run, under the caller's RCU; @rs is its record size. */
 static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 					      const u64 *h, u32 n, u8 *buf,
 					      size_t rs)
@@ -247,6 +242,12 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 	return i;
 }
 
+/*
+ * Copy the records of the @n kernel handles @h into @buf, one after the
+ * other, taking no lock; stop at the first handle that is not live.  A
+ * map table looks them all up in one RCU read-side section, so the
+ * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
+ */
 static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
 				u8 *buf)
 {
