@@ -342,19 +342,62 @@ static int kslot_table_insert(struct kslot_table *t,
 	return ret;
 }
 
+/* A map table's run, under the caller's RCU; @rs is its record size. */
+static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
+					      const u64 *h, u32 n, u8 *buf,
+					      size_t rs)
+{
+	struct kslot_rec *rec;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		rec = __kslot_map_lookup(&t->map, h[i]);
+		if (!rec)
+			break;
+		memcpy(buf + i * rs, rec->data, rs);
+	}
+	return i;
+}
+
+/*
+ * Copy the records of the @n kernel handles @h into @buf, one after the
+ * other, taking no lock; stop at the first handle that is not live.  A
+ * map table looks them all up in one RCU read-side section, so the
+ * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
+ */
+static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
+				u8 *buf)
+{
+	size_t rs = t->record_size;
+	u32 i;
+
+	if (kslot_table_is_dense(t)) {
+		for (i = 0; i < n; i++)
+			if (kslot_dense_get(&t->dense, h[i], buf + i * rs))
+				break;
+		return i;
+	}
+	rcu_read_lock();
+	/* Small records of a constant size are copied inline. */
+	switch (rs) {
+	case 8:
+		i = kslot_map_get_many(t, h, n, buf, 8);
+		break;
+	case 16:
+		i = kslot_map_get_many(t, h, n, buf, 16);
+		break;
+	default:
+		i = kslot_map_get_many(t, h, n, buf, rs);
+		break;
+	}
+	rcu_read_unlock();
+	return i;
+}
+
 /* Copy the record of kernel handle @h into @buf, taking no lock. */
 static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 {
-	struct kslot_rec *rec;
-
-	if (kslot_table_is_dense(t))
-		return kslot_dense_get(&t->dense, h, buf);
-	rcu_read_lock();
-	rec = __kslot_map_lookup(&t->map, h);
-	if (rec)
-		memcpy(buf, rec->data, t->record_size);
-	rcu_read_unlock();
-	return rec ? 0 : -ENOENT;
+	return kslot_table_get_many(t, &h, 1, buf) ? 0 : -ENOENT;
 }
 
 /* Replace the record of kernel handle @h from userspace. */
@@ -1011,9 +1054,11 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
 	return kslot_dev_erase_one(t, uh);
 }
 
-/* Handles GET_BATCH reads per copy_from_user() (on the stack). */
-#define KSLOT_GET_CHUNK		64U
-/* Bytes of records it writes per copy_to_user(), unless one is larger. */
+/*
+ * Entries GET_BATCH takes per chunk: their handles and records share one
+ * buffer of at most KSLOT_GET_CHUNK_BYTES, unless one record is larger.
+ */
+#define KSLOT_GET_CHUNK		256U
 #define KSLOT_GET_CHUNK_BYTES	4096U
 
 /*
@@ -1029,18 +1074,20 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	const u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	size_t rs = t->record_size;
-	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / rs, 1,
+	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / (sizeof(u64) + rs), 1,
 			    KSLOT_GET_CHUNK);
-	u64 uh[KSLOT_GET_CHUNK];
 	u32 i = 0, n, j;
 	int ret = 0;
 	size_t left;
+	u64 *uh;
 	u8 *buf;
 
-	buf = kslot_should_fail_alloc() ? NULL :
-	      kvmalloc(chunk * rs, KSLOT_DEV_GFP_TMP);
-	if (!buf)
+	chunk = min(chunk, b->count);
+	uh = kslot_should_fail_alloc() ? NULL :
+	     kvmalloc(chunk * (sizeof(*uh) + rs), KSLOT_DEV_GFP_TMP);
+	if (!uh)
 		return -ENOMEM;
+	buf = (u8 *)(uh + chunk);
 	while (i < b->count && !ret) {
 		n = min(chunk, b->count - i);
 		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
@@ -1048,17 +1095,16 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			n -= DIV_ROUND_UP(left, sizeof(*uh));
 			ret = -EFAULT;
 		}
-		for (j = 0; j < n; j++) {
-			int err = uh[j] ?
-				  kslot_table_get(t, kslot_unseal(&t->seal,
-								  uh[j]),
-						  buf + j * rs) : -EINVAL;
-
-			if (err) {
-				ret = kslot_dev_reject(t, err);
-				break;
-			}
-		}
+		/*
+		 * Decode in place.  The seal keeps 0 at 0, which no table
+		 * finds nor counts as rejected (kslot_slots.h): the run
+		 * stops there, and the null handle is -EINVAL.
+		 */
+		for (j = 0; j < n; j++)
+			uh[j] = kslot_unseal(&t->seal, uh[j]);
+		j = kslot_table_get_many(t, uh, n, buf);
+		if (j < n)
+			ret = uh[j] ? kslot_dev_reject(t, -ENOENT) : -EINVAL;
 		left = copy_to_user(recs + i * rs, buf, j * rs);
 		if (left) {
 			j -= DIV_ROUND_UP(left, rs);
@@ -1067,7 +1113,7 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 		i += j;
 		cond_resched();
 	}
-	kvfree(buf);
+	kvfree(uh);
 	*done = i;
 	return ret;
 }

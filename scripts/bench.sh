@@ -10,7 +10,9 @@
 #     headers (from a copy of the sources), boots that kernel's image in
 #     the QEMU VM, loads kslot_bench.ko at every size and runs
 #     kslot_ioctl_bench in the guest (skipped with --native, which is
-#     "make bench-native");
+#     "make bench-native"), then boots it again with QEMU -icount for
+#     kslot_ioctl_bench alone (rows ioctl_icount_*: guest time counts
+#     instructions);
 #  2. builds the native benchmark (bench/native, with the slotmap crate
 #     from Debian's librust-slotmap-dev) against the kernel tree of
 #     scripts/kernel.sh, runs it, and counts lookup instructions with
@@ -73,6 +75,24 @@ kernel_half() {
 		grep -v '^@@' > "$out/kernel.tap" || true
 	if grep -qE 'BUG:|WARNING:|Oops|Call Trace:' "$out/vm/console.log"; then
 		echo "bench.sh: kernel splat during the benchmark, see $out/vm/console.log" >&2
+		exit 1
+	fi
+	[ -n "$only" ] && return
+	# The ioctl rows again with guest time counting instructions
+	# (QEMU -icount), as rows ioctl_icount_*.
+	echo "kslot_ioctl_bench -n 65536 -r 1" > "$out/guest-icount.sh"
+	echo "bench.sh: booting $ver again with -icount for the ioctl rows" >&2
+	KSLOT_KO_DIR=$src KSLOT_VM_ICOUNT=1 \
+		KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-3000} \
+		"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" \
+		"$out/vm-icount" "$out/guest-icount.sh" "$out/files"
+	sed -n '/^@@script/,/^@@exit/p' "$out/vm-icount/results.log" |
+		tr -d '\r' | grep -v '^@@' |
+		sed -n -e '/^ok /{s/ ioctl_/ ioctl_icount_/;s/=ioctl_/=ioctl_icount_/;p}' \
+			-e '/^not ok /p' -e 's/^# ioctl /# ioctl icount /p' \
+		>> "$out/kernel.tap" || true
+	if grep -qE 'BUG:|WARNING:|Oops|Call Trace:' "$out/vm-icount/console.log"; then
+		echo "bench.sh: kernel splat during the benchmark, see $out/vm-icount/console.log" >&2
 		exit 1
 	fi
 }

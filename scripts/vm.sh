@@ -66,8 +66,14 @@ extra=" kasan_multi_shot"
 rm -f "$out/console.log" "$out/results.log"
 echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
+# KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
+# benchmark's figures are instruction counts, free of the host's load and
+# of the soft-MMU's refills.
+icount=
+[ "${KSLOT_VM_ICOUNT:-}" = 1 ] && icount="-icount shift=0,sleep=off"
+# shellcheck disable=SC2086 # $icount is two words or none
 timeout --foreground -k 10 "$timeout" \
-	qemu-system-x86_64 -accel tcg -smp 2 -m 2G -no-reboot \
+	qemu-system-x86_64 -accel tcg $icount -smp 2 -m 2G -no-reboot \
 	-kernel "$image" \
 	-initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode$extra" \

@@ -216,6 +216,98 @@ TEST_F(kdev, batch)
 	EXPECT_EQ(0, done);
 }
 
+/*
+ * A GET_BATCH of max_batch entries spans several of the kernel's chunks:
+ * every record comes back, and a stale, null, unreadable or unwritable
+ * entry deep in the batch stops it right there, with the exact done and
+ * errno, nothing written for it or later, and only a stale handle counted
+ * as rejected.
+ */
+TEST_F(kdev, batch_chunks)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t *h, *edge, saved, stale;
+	struct kslot_info info;
+	struct kslot_stats st;
+	struct rec *in, *out;
+	uint32_t t, done, n, i;
+	char *map;
+
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	n = info.max_batch;
+	ASSERT_LE(600, n);
+	in = calloc(n, sizeof(*in));
+	out = calloc(n, sizeof(*out));
+	h = calloc(n, sizeof(*h));
+	ASSERT_TRUE(in && out && h);
+	for (i = 0; i < n; i++)
+		in[i] = (struct rec){ i + 1, ~(uint64_t)i };
+	ASSERT_EQ(0, kslot_create(self->fd, variant->kind, RS, n + 1, &t));
+	ASSERT_EQ(0, kslot_insert_batch(self->fd, t, in, RS, n, h, &done));
+	ASSERT_EQ(n, done);
+	ASSERT_EQ(0, kslot_get_batch(self->fd, t, h, n, out, RS, &done));
+	EXPECT_EQ(n, done);
+	EXPECT_EQ(0, memcmp(in, out, n * sizeof(*in)));
+
+	/* A stale handle at entry 500. */
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &in[0], RS, &stale));
+	ASSERT_EQ(0, kslot_erase(self->fd, t, stale));
+	saved = h[500];
+	h[500] = stale;
+	memset(out, 0, n * sizeof(*out));
+	EXPECT_EQ(-ENOENT, kslot_get_batch(self->fd, t, h, n, out, RS,
+					   &done));
+	EXPECT_EQ(500, done);
+	EXPECT_EQ(0, memcmp(in, out, 500 * sizeof(*in)));
+	EXPECT_EQ(0, out[500].a);
+	EXPECT_EQ(0, out[n - 1].a);
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(1, st.rejected);
+	h[500] = saved;
+
+	/* The null handle at entry 400: -EINVAL, not counted. */
+	saved = h[400];
+	h[400] = 0;
+	memset(out, 0, n * sizeof(*out));
+	EXPECT_EQ(-EINVAL, kslot_get_batch(self->fd, t, h, n, out, RS,
+					   &done));
+	EXPECT_EQ(400, done);
+	EXPECT_EQ(0, memcmp(in, out, 400 * sizeof(*in)));
+	EXPECT_EQ(0, out[400].a);
+	h[400] = saved;
+
+	/* Handles running into an unmapped page at entry 300. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	edge = (uint64_t *)(map + page) - 300;
+	memcpy(edge, h, 300 * sizeof(*h));
+	EXPECT_EQ(-EFAULT, kslot_get_batch(self->fd, t, edge, n, out, RS,
+					   &done));
+	EXPECT_EQ(300, done);
+	ASSERT_EQ(0, munmap(map, page));
+
+	/* Records running into a read-only page halfway through entry 200. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+	EXPECT_EQ(-EFAULT, kslot_get_batch(self->fd, t, h, n,
+					   map + page - 200 * RS - RS / 2, RS,
+					   &done));
+	EXPECT_EQ(200, done);
+	EXPECT_EQ(0, memcmp(in, map + page - 200 * RS - RS / 2,
+			    200 * sizeof(*in)));
+	ASSERT_EQ(0, munmap(map, 2 * page));
+
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(1, st.rejected);
+	free(in);
+	free(out);
+	free(h);
+}
+
 /* Walk a table a page at a time; return entries seen, fail on a repeat. */
 static int walk(int fd, uint32_t t, uint32_t page, uint64_t *seen, int cap,
 		void (*between)(int fd, uint32_t t, void *ctx), void *ctx)
