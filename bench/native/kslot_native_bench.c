@@ -722,6 +722,25 @@ static int count_mode(uint32_t n)
 	return 0;
 }
 
+/*
+ * Instruction counts of alloc+remove (callgrind --toggle-collect=
+ * kn_count_churn): a map of n entries, each removed and allocated again
+ * in random order; --percpu before it for the per-CPU map.
+ */
+static int count_churn(uint32_t n)
+{
+	struct keys k;
+
+	keys_init(&k, n, 1, 0);
+	if (kn_map_fill(n, k.h))
+		return 1;
+	keys_shuffle(&k);
+	if (!kn_count_churn(k.rh, n))
+		return 1;
+	keys_free(&k);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int seed = 20240607;
@@ -731,8 +750,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "setup failed\n");
 		return 1;
 	}
+	if (argc == 4 && !strcmp(argv[1], "--percpu")) {
+		if (kn_map_percpu())
+			return 1;
+		argc--;
+		argv++;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
+		return count_churn(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
 		run_stall(strtoul(argv[2], NULL, 0));
 		return 0;
@@ -744,7 +771,10 @@ int main(int argc, char **argv)
 			reps = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--hive"))
+		else if (!strcmp(argv[i], "--percpu")) {
+			if (kn_map_percpu())
+				return 1;
+		} else if (!strcmp(argv[i], "--hive"))
 			hive_only = 1;
 		else if (!strcmp(argv[i], "--sets"))
 			sets_only = 1;
