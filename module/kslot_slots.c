@@ -567,17 +567,19 @@ static int kslot_slots_no_alloc(const struct kslot_slots *s)
 }
 
 /* The writers' helpers, further down. */
-static u64 kslot_slots_take(struct kslot_slots *s, void *obj);
-static void *kslot_slots_replace_locked(struct kslot_slots *s, u64 handle,
-					void *obj);
-static void *kslot_slots_remove_locked(struct kslot_slots *s, u64 handle);
+static __always_inline u64 kslot_slots_take(struct kslot_slots *s,
+					    void *obj);
+static __always_inline void *
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj);
+static __always_inline void *
+kslot_slots_remove_locked(struct kslot_slots *s, u64 handle);
 static int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj,
 				    u64 *handle, gfp_t gfp);
 static void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle);
 static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
 					void *obj);
-static int kslot_slots_free_percpu(struct kslot_slots *s, u64 handle,
-				   void **old, bool any);
+static int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
+				       void *old);
 static int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle,
 				  void **old, bool any, void *obj);
 static u32 kslot_slots_drain(struct kslot_slots *s);
@@ -919,7 +921,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_dump);
  */
 
 /* Issue free slot @s->free_head for @obj.  Called with the lock held. */
-static u64 kslot_slots_take(struct kslot_slots *s, void *obj)
+static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 {
 	u32 index = s->free_head;
 	struct kslot_slot *slot = kslot_slots_at(s, index);
@@ -946,8 +948,9 @@ static void kslot_slots_set(struct kslot_slots *s, struct kslot_slot *slot,
 }
 
 /* Free (or retire) live @slot of @handle.  Called with the lock held. */
-static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
-				u64 handle)
+static __always_inline void kslot_slots_release(struct kslot_slots *s,
+						struct kslot_slot *slot,
+						u64 handle)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
 	/* The format's last generation was used: 0 retires the slot. */
@@ -970,8 +973,8 @@ static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
 }
 
 /* kslot_slots_replace() of a table without magazines; lock held. */
-static void *kslot_slots_replace_locked(struct kslot_slots *s, u64 handle,
-					void *obj)
+static __always_inline void *
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
 {
 	struct kslot_slot *slot = kslot_slots_live(s, handle);
 	void *old;
@@ -984,7 +987,8 @@ static void *kslot_slots_replace_locked(struct kslot_slots *s, u64 handle,
 }
 
 /* kslot_slots_remove() of a table without magazines; lock held. */
-static void *kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
+static __always_inline void *
+kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
 {
 	struct kslot_slot *slot = kslot_slots_live(s, handle);
 	void *obj;
@@ -1231,7 +1235,7 @@ int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	int ret;
 
 	if (s->mags)
-		return kslot_slots_free_percpu(s, handle, &old, false);
+		return kslot_slots_remove_if_percpu(s, handle, old);
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_remove_if_locked(s, handle, old);
 	kslot_slots_unlock(s, irqflags);
@@ -1251,9 +1255,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * still holds @handle (and *@old, unless @any).  Returns 0 with the
  * removed object in *@old, -ENOENT or -EBUSY.
  */
-static int kslot_slots_cas_free(const struct kslot_slots *s,
-				struct kslot_slot *slot, u64 handle,
-				void **old, bool any, void *link)
+static __always_inline int
+kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
+		     u64 handle, void **old, bool any, void *link)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
 	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
@@ -1469,27 +1473,17 @@ static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
 	return h;
 }
 
-/* kslot_slots_alloc() of a table with magazines. */
-static noinline int kslot_slots_alloc_percpu(struct kslot_slots *s,
-					     void *obj, u64 *handle,
-					     gfp_t gfp)
+/*
+ * kslot_slots_alloc() of a table with magazines, when this CPU's had no
+ * free slot (or a growth runs): under the table lock.
+ */
+static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
+						    void *obj, u64 *handle,
+						    gfp_t gfp)
 {
-	struct kslot_slots_mag *m;
-	unsigned long irqflags;
+	unsigned long irqflags = kslot_slots_lock(s);
 	int ret;
 
-	m = kslot_slots_mag_get(s, &irqflags);
-	if (m) {
-		if (unlikely(!m->nr))
-			kslot_slots_refill(s, m);
-		if (likely(m->nr)) {
-			*handle = kslot_slots_mag_pop(s, m, obj);
-			kslot_slots_mag_unlock(s, m, irqflags);
-			return 0;
-		}
-		kslot_slots_mag_unlock(s, m, irqflags);
-	}
-	irqflags = kslot_slots_lock(s);
 	/*
 	 * No free slot and no room to grow (or no memory): free slots may
 	 * sit in other CPUs' magazines.
@@ -1509,25 +1503,66 @@ static noinline int kslot_slots_alloc_percpu(struct kslot_slots *s,
 	return ret;
 }
 
+/* kslot_slots_alloc() of a table with magazines. */
+static noinline int kslot_slots_alloc_percpu(struct kslot_slots *s,
+					     void *obj, u64 *handle,
+					     gfp_t gfp)
+{
+	struct kslot_slots_mag *m;
+	unsigned long irqflags;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (likely(m)) {
+		if (unlikely(!m->nr))
+			kslot_slots_refill(s, m);
+		if (likely(m->nr)) {
+			*handle = kslot_slots_mag_pop(s, m, obj);
+			kslot_slots_mag_unlock(s, m, irqflags);
+			return 0;
+		}
+		kslot_slots_mag_unlock(s, m, irqflags);
+	}
+	return kslot_slots_alloc_percpu_locked(s, obj, handle, gfp);
+}
+
+/*
+ * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
+ * entry holds *@old) of a table with magazines, under the table lock:
+ * while a growth runs, or to retire the slot.
+ */
+static noinline int kslot_slots_free_percpu_locked(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	int ret = -ENOENT;
+
+	if (slot)
+		ret = kslot_slots_release_cas(s, slot, handle, old, any);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
 /*
  * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
  * entry holds *@old) of a table with magazines.  Returns 0 with the
  * removed object in *@old, -ENOENT or -EBUSY.
  */
-static int kslot_slots_free_percpu(struct kslot_slots *s, u64 handle,
-				   void **old, bool any)
+static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
 {
-	u32 gen = kslot_slots_word_gen(s, handle);
 	struct kslot_slots_mag *m;
 	struct kslot_slot *slot;
 	unsigned long irqflags;
 	int ret = -ENOENT;
 
 	m = kslot_slots_mag_get(s, &irqflags);
-	if (!m)
+	if (unlikely(!m))
 		goto locked;
 	/* Retiring a slot (at its last generation) takes the table lock. */
-	if (unlikely(!kslot_slots_gen_next(s, gen))) {
+	if (unlikely(!kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle)))) {
 		kslot_slots_mag_unlock(s, m, irqflags);
 		goto locked;
 	}
@@ -1535,7 +1570,7 @@ static int kslot_slots_free_percpu(struct kslot_slots *s, u64 handle,
 	if (slot)
 		ret = kslot_slots_cas_free(s, slot, handle, old, any,
 					   kslot_slots_link(KSLOT_SLOTS_CACHED));
-	if (!ret) {
+	if (likely(!ret)) {
 		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))
 			kslot_slots_flush_batch(s, m);
 		m->idx[m->nr++] = kslot_slots_handle_index(s, handle);
@@ -1544,12 +1579,7 @@ static int kslot_slots_free_percpu(struct kslot_slots *s, u64 handle,
 	kslot_slots_mag_unlock(s, m, irqflags);
 	return ret;
 locked:
-	irqflags = kslot_slots_lock(s);
-	slot = kslot_slots_live(s, handle);
-	if (slot)
-		ret = kslot_slots_release_cas(s, slot, handle, old, any);
-	kslot_slots_unlock(s, irqflags);
-	return ret;
+	return kslot_slots_free_percpu_locked(s, handle, old, any);
 }
 
 static noinline void *kslot_slots_remove_percpu(struct kslot_slots *s,
@@ -1559,6 +1589,12 @@ static noinline void *kslot_slots_remove_percpu(struct kslot_slots *s,
 
 	kslot_slots_free_percpu(s, handle, &obj, true);
 	return obj;
+}
+
+static int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
+					void *old)
+{
+	return kslot_slots_free_percpu(s, handle, &old, false);
 }
 
 /*
@@ -2044,9 +2080,9 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
  * and @obj is not NULL, if the table issues 32-bit handles (restore
- * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table holds entries and is not being
- * restored; -EEXIST if the slot was restored already; -ENOMEM if growing
- * the table failed.  The table is unchanged on error (but for growth and
+ * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table
+ * holds entries and is not being restored; -EEXIST if the slot was
+ * restored already; -ENOMEM if growing the table failed.  The table is unchanged on error (but for growth and
  * restore mode).
  */
 int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
