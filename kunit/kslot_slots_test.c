@@ -1682,8 +1682,8 @@ static void kslot_slots_test_percpu_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&s, 1, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_EXPECT_FALSE(test, s.restoring);
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, kslot_handle_make(2,
-							s.tag, 1), COOKIE(1),
+	h = kslot_handle_make(2, s.tag, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
 						    GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	h = slots_alloc(test, &s, COOKIE(2));

@@ -427,7 +427,10 @@ static void kslot_slots_publish(struct kslot_slots *s)
 	s->next = NULL;
 	/* The copy and the new free slots before the pointer. */
 	rcu_assign_pointer(s->slots, t->slots);
-	/* Then no growth: a magazine writer that sees it sees the new table. */
+	/*
+	 * Then no growth, with release: a magazine writer that sees it
+	 * (acquire, kslot_slots_mag_get()) sees the new table.
+	 */
 	if (s->mags)
 		smp_store_release(&s->growing, false);
 	if (old != kslot_slots_empty_table()) {
@@ -579,7 +582,7 @@ static void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle);
 static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
 					void *obj);
 static int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
-				       void *old);
+					void *old);
 static int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle,
 				  void **old, bool any, void *obj);
 static u32 kslot_slots_drain(struct kslot_slots *s);
@@ -2082,8 +2085,8 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * and @obj is not NULL, if the table issues 32-bit handles (restore
  * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table
  * holds entries and is not being restored; -EEXIST if the slot was
- * restored already; -ENOMEM if growing the table failed.  The table is unchanged on error (but for growth and
- * restore mode).
+ * restored already; -ENOMEM if growing the table failed.  The table is
+ * unchanged on error (but for growth and restore mode).
  */
 int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 			     void *obj, gfp_t gfp)

@@ -75,6 +75,7 @@ static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
 		*o = (u128)hi << 64 | lo;
 	return ok;
 }
+
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif

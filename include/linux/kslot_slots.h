@@ -134,8 +134,8 @@
  * | kslot_slots_replace_if(),  | and while a growth   |                    |
  * | kslot_slots_remove_if()    | runs                 |                    |
  * | kslot_slots_count()        | none (sums magazines)| no                 |
- * | kslot_slots_reserve(),     | every magazine, then | only if gfp allows |
- * | kslot_slots_dump()         | the table lock       |                    |
+ * | kslot_slots_dump()         | every magazine, then | no                 |
+ * |                            | the table lock       |                    |
  * | kslot_slots_lock(), the __ | not offered: they    |                    |
  * | writers, keyed tables,     | WARN and fail        |                    |
  * | kslot_slots_init_tag(),    | (-EINVAL), or init   |                    |
@@ -506,7 +506,9 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
  * Takes the lock the way the table's lock flags say (spin_lock(),
  * spin_lock_bh() or spin_lock_irqsave(); see kslot_lock.h).  While it is
  * held, lookups with __kslot_slots_lookup() and the __ writers may be
- * called, and lockdep knows the lock is held.
+ * called, and lockdep knows the lock is held.  A per-CPU table
+ * (%KSLOT_SLOTS_PERCPU) offers no such section: its alloc, remove and
+ * replace do not take this lock, and its __ writers refuse.
  *
  * Context: Any context the table's lock flags allow; not with the lock
  * already held.
