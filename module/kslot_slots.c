@@ -427,12 +427,8 @@ static void kslot_slots_publish(struct kslot_slots *s)
 	s->next = NULL;
 	/* The copy and the new free slots before the pointer. */
 	rcu_assign_pointer(s->slots, t->slots);
-	/*
-	 * Then no growth, with release: a magazine writer that sees it
-	 * (acquire, kslot_slots_mag_get()) sees the new table.
-	 */
-	if (s->mags)
-		smp_store_release(&s->growing, false);
+	/* Then no growth: a magazine writer seeing it sees the new table. */
+	smp_store_release(&s->growing, false);
 	if (old != kslot_slots_empty_table()) {
 		t = kslot_slots_hdr(old);
 		kvfree_rcu(t, rcu);
