@@ -1043,6 +1043,64 @@ static void kslot_map_test_typed_handles(struct kunit *test)
 	kslot_map_destroy(&bufs, NULL, NULL);
 }
 
+/*
+ * A per-CPU map (KSLOT_MAP_PERCPU), in both handle formats: the map API
+ * as on any map, stale handles rejected, the count exact, -ENOSPC at
+ * max_entries, and its reservation room.
+ */
+static void kslot_map_test_percpu(struct kunit *test)
+{
+	static const unsigned int formats[] = { 0, KSLOT_MAP_HANDLE32 };
+	struct kslot_map_stats st;
+	struct kslot_map map;
+	u64 h[8], stale;
+	unsigned int f;
+	u32 i;
+
+	for (f = 0; f < ARRAY_SIZE(formats); f++) {
+		KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, 8,
+						     KSLOT_MAP_PERCPU |
+						     formats[f]), 0);
+		for (i = 0; i < 8; i++)
+			KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i),
+							      &h[i],
+							      GFP_KERNEL), 0);
+		KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(9), &stale,
+						      GFP_KERNEL), -ENOSPC);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 8);
+		KUNIT_EXPECT_EQ(test, kslot_map_reserve(&map, 1, GFP_KERNEL),
+				-ENOSPC);
+		stale = h[3];
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h[3]),
+				    COOKIE(3));
+		KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, stale));
+		KUNIT_EXPECT_EQ(test, kslot_map_reserve(&map, 1, GFP_KERNEL),
+				0);
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(3), &h[3],
+						      GFP_ATOMIC), 0);
+		KUNIT_EXPECT_NE(test, h[3], stale);
+		KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, stale));
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h[3]),
+				    COOKIE(3));
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h[2],
+							    COOKIE(12)),
+				    COOKIE(2));
+		KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, stale,
+							    COOKIE(13)),
+				    ERR_PTR(-ENOENT));
+		for (i = 0; i < 8; i++)
+			KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h[i]),
+					    COOKIE(i == 2 ? 12 : i));
+		kslot_map_get_stats(&map, &st);
+		KUNIT_EXPECT_EQ(test, st.count, 8);
+		KUNIT_EXPECT_EQ(test, st.capacity, 8);
+		for (i = 0; i < 8; i++)
+			kslot_map_remove(&map, h[i]);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+		kslot_map_destroy(&map, NULL, NULL);
+	}
+}
+
 static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_init),
 	KUNIT_CASE(kslot_map_test_alloc),
@@ -1076,6 +1134,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_locked_remove_if),
 	KUNIT_CASE(kslot_map_test_handle32),
 	KUNIT_CASE(kslot_map_test_typed_handles),
+	KUNIT_CASE(kslot_map_test_percpu),
 	{}
 };
 

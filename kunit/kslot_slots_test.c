@@ -5,11 +5,14 @@
  * stale-table readers, and growth under concurrent writers and readers.
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kslot_slots.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
@@ -1698,6 +1701,474 @@ static void kslot_slots_test_restore_free(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* ---- per-CPU tables: magazines ---- */
+
+static void pc_init(struct kunit *test, struct kslot_slots *s, u32 max)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(s, "test", NULL, max,
+					       KSLOT_SLOTS_PERCPU), 0);
+	if (!s->mags) {
+		kslot_slots_destroy(s, NULL, NULL);
+		kunit_skip(test, "no try_cmpxchg128(): no magazines");
+	}
+}
+
+static struct kslot_slots_mag *mag_of(struct kslot_slots *s, int cpu)
+{
+	return per_cpu_ptr(s->mags, cpu);
+}
+
+/* The flag combinations a per-CPU table refuses, and what it refuses. */
+static void kslot_slots_test_percpu_refuses(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "t", NULL, 8,
+					       KSLOT_SLOTS_PERCPU |
+					       KSLOT_SLOTS_KEYED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init_tag(&s, "t", NULL, 8,
+						   KSLOT_SLOTS_PERCPU, 5),
+			-EINVAL);
+	pc_init(test, &s, 8);
+	migrate_disable();
+	h = slots_alloc(test, &s, COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(0));
+	/* Reset and restore: -EINVAL, nothing changed. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&s, 1, 3, NULL,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&s, 1, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, s.restoring);
+	h = kslot_handle_make(2, s.tag, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
+						    GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	h = slots_alloc(test, &s, COOKIE(2));
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, s.tag, 3));
+	migrate_enable();
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Refill and flush batches of one CPU's magazine, and the dump's flush. */
+static void kslot_slots_test_mag_batches(struct kunit *test)
+{
+	struct kslot_slots_dump d = {};
+	struct kslot_slots_mag *m;
+	struct kslot_slots s;
+	u64 h[40], h2;
+	u32 i;
+
+	d.slots = kunit_kcalloc(test, 64, sizeof(*d.slots), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d.slots);
+	pc_init(test, &s, 1024);
+	migrate_disable();
+	m = mag_of(&s, smp_processor_id());
+	/* Slot 0 under the lock (growth), then refills of 16. */
+	for (i = 0; i < 40; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	for (i = 0; i < 40; i++)
+		KUNIT_EXPECT_EQ(test, h[i], kslot_handle_make(i, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, m->nr, 9);
+	KUNIT_EXPECT_EQ(test, m->idx[8], 40);
+	KUNIT_EXPECT_EQ(test, s.free_head, 49);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 40);
+	/* 23 removes fill the magazine; the free list is untouched. */
+	for (i = 0; i < 23; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, m->nr, KSLOT_SLOTS_MAG_SIZE);
+	KUNIT_EXPECT_EQ(test, s.free_head, 49);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 10).obj,
+			    (void *)(unsigned long)KSLOT_SLOTS_CACHED);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 10).word, (2ULL << 32) | 11);
+	/* The 24th flushes the oldest batch (48..40, 0..6) to the free list. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[23]), COOKIE(23));
+	KUNIT_EXPECT_EQ(test, m->nr, KSLOT_SLOTS_MAG_SIZE -
+			KSLOT_SLOTS_MAG_BATCH + 1);
+	KUNIT_EXPECT_EQ(test, s.free_head, 6);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 6).obj, (void *)5UL);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 0).obj, (void *)40UL);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 48).obj, (void *)49UL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 16);
+	/* LIFO from the magazine, at the next generation. */
+	h2 = slots_alloc(test, &s, COOKIE(99));
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(23, s.tag, 3));
+	KUNIT_EXPECT_EQ(test, m->nr, KSLOT_SLOTS_MAG_BATCH);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(99));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[23]));
+	/* Drain the magazine by allocation: the 17th refills a batch. */
+	for (i = 0; i < KSLOT_SLOTS_MAG_BATCH; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[0]), 22);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[15]), 7);
+	KUNIT_EXPECT_EQ(test, m->nr, 0);
+	h[16] = slots_alloc(test, &s, COOKIE(16));
+	KUNIT_EXPECT_EQ(test, h[16], kslot_handle_make(6, s.tag, 3));
+	KUNIT_EXPECT_EQ(test, m->nr, KSLOT_SLOTS_MAG_BATCH - 1);
+	KUNIT_EXPECT_EQ(test, s.free_head, 49);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 16 + 1 + 17);
+	/* The dump flushes the magazine first, in hand-out order. */
+	kslot_slots_dump(&s, 0, 64, &d);
+	KUNIT_EXPECT_EQ(test, m->nr, 0);
+	KUNIT_EXPECT_EQ(test, d.free_head, 5);
+	KUNIT_EXPECT_EQ(test, d.slots[5].next, 4);
+	KUNIT_EXPECT_EQ(test, d.slots[0].next, 40);
+	KUNIT_EXPECT_EQ(test, d.slots[48].next, 49);
+	KUNIT_EXPECT_EQ(test, d.count, 34);
+	migrate_enable();
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* The conditional writers and retire-on-wrap of a per-CPU table. */
+static void kslot_slots_test_mag_writers(struct kunit *test)
+{
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h, h1;
+
+	pc_init(test, &s, 16);
+	h = slots_alloc(test, &s, NULL);
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, COOKIE(9),
+						     COOKIE(0)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h + (2ULL << 32),
+						     NULL, COOKIE(0)), -ENOENT);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, NULL, COOKIE(0)),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
+			    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(0)), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(2)), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(2)), -ENOENT);
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	/* Slot 1 at its last generation: the remove retires it. */
+	migrate_disable();
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h1), COOKIE(1));
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 1, U32_MAX - 1), 0);
+	h1 = slots_alloc(test, &s, COOKIE(1));
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, h1, kslot_handle_make(1, s.tag, U32_MAX));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h1), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h1));
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 1).obj,
+			    (void *)(unsigned long)KSLOT_SLOTS_RETIRED);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+struct on_cpu {
+	struct kslot_slots *s;
+	u64 *h;
+	u32 n;
+	int ret;
+};
+
+static long remove_n(void *arg)
+{
+	struct on_cpu *c = arg;
+	u32 i;
+
+	for (i = 0; i < c->n; i++)
+		if (kslot_slots_remove(c->s, c->h[i]) != COOKIE(i))
+			return -EINVAL;
+	return 0;
+}
+
+static long alloc_until_full(void *arg)
+{
+	struct on_cpu *c = arg;
+	u64 h;
+
+	c->n = 0;
+	while (!(c->ret = kslot_slots_alloc(c->s, COOKIE(c->n), &h,
+					    GFP_KERNEL)))
+		c->n++;
+	return 0;
+}
+
+static int other_cpu(int cpu)
+{
+	int next = cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
+}
+
+/*
+ * count and max_entries stay exact with free slots parked in another
+ * CPU's magazine: -ENOSPC exactly when every slot is live.
+ */
+static void kslot_slots_test_mag_enospc(struct kunit *test)
+{
+	const u32 max = 64, parked = 40;
+	int a = cpumask_first(cpu_online_mask), b = other_cpu(a);
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	struct on_cpu c;
+	u64 h[64];
+	u32 i;
+
+	pc_init(test, &s, max);
+	for (i = 0; i < max; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	c = (struct on_cpu){ .s = &s, .h = h, .n = parked };
+	KUNIT_ASSERT_EQ(test, work_on_cpu(a, remove_n, &c), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max - parked);
+	/* 24 slots sit in CPU a's magazine, 16 were flushed. */
+	KUNIT_EXPECT_EQ(test, mag_of(&s, a)->nr, parked - KSLOT_SLOTS_MAG_BATCH);
+	c = (struct on_cpu){ .s = &s };
+	KUNIT_ASSERT_EQ(test, work_on_cpu(b, alloc_until_full, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, c.n, parked);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.count, max);
+	KUNIT_EXPECT_EQ(test, st.capacity, max);
+	KUNIT_EXPECT_EQ(test, mag_of(&s, a)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
+	/* Full: reserve finds no room, alloc fails again, nothing changed. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h[0],
+						GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Two CPUs racing to remove (or replace) the same handles. */
+#define RACE_ROUNDS	500
+
+struct race {
+	struct kslot_slots s;
+	u64 h;
+	atomic_t round, done, stop;
+	atomic_long_t wins, errors;
+	long replaces;
+};
+
+/* Spin, so that both racers start together when the round opens. */
+static void race_wait(struct race *r, int round)
+{
+	unsigned int spins = 0;
+
+	while (atomic_read_acquire(&r->round) != round &&
+	       !atomic_read(&r->stop)) {
+		cpu_relax();
+		if (!(++spins % 1024))
+			cond_resched();
+	}
+}
+
+static void race_park(void)
+{
+	while (!kthread_should_stop())
+		schedule_timeout_uninterruptible(1);
+}
+
+static int race_remover(void *arg)
+{
+	struct race *r = arg;
+	int round;
+
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		race_wait(r, round);
+		if (atomic_read(&r->stop))
+			break;
+		if (kslot_slots_remove(&r->s, READ_ONCE(r->h)))
+			atomic_long_inc(&r->wins);
+		atomic_inc(&r->done);
+	}
+	race_park();
+	return 0;
+}
+
+static void race_run(struct kunit *test, struct race *r,
+		     int (*fn[2])(void *))
+{
+	int i, round, cpu = cpumask_first(cpu_online_mask);
+	struct task_struct *t[2];
+
+	for (i = 0; i < 2; i++) {
+		t[i] = kthread_create(fn[i], r, "kslot_race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+		kthread_bind(t[i], cpu);
+		cpu = other_cpu(cpu);
+		get_task_struct(t[i]);
+		wake_up_process(t[i]);
+	}
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		u64 h = slots_alloc(test, &r->s, COOKIE(0));
+
+		WRITE_ONCE(r->h, h);
+		atomic_set_release(&r->round, round);
+		/* Sleep: the racers spin on their CPUs meanwhile. */
+		while (atomic_read(&r->done) < 2 * round)
+			usleep_range(10, 20);
+	}
+	atomic_set(&r->stop, 1);
+	for (i = 0; i < 2; i++) {
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+}
+
+/* Of two racing removes of one handle, exactly one succeeds. */
+static void kslot_slots_test_mag_race_remove(struct kunit *test)
+{
+	int (*fn[2])(void *) = { race_remover, race_remover };
+	struct race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	pc_init(test, &r->s, 1024);
+	race_run(test, r, fn);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->wins), RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&r->s), 0);
+	kslot_slots_destroy(&r->s, NULL, NULL);
+}
+
+/*
+ * Replace against remove: the replacer installs COOKIE(1), COOKIE(2), ...
+ * until a replace fails; each replace must return the previous cookie and
+ * the remove the last one installed (no lost update).
+ */
+static int race_replacer(void *arg)
+{
+	struct race *r = arg;
+	int round;
+
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		u64 h;
+		long i;
+
+		race_wait(r, round);
+		if (atomic_read(&r->stop))
+			break;
+		h = READ_ONCE(r->h);
+		for (i = 1; ; i++) {
+			void *old = kslot_slots_replace(&r->s, h, COOKIE(i));
+
+			if (IS_ERR(old))
+				break;
+			if (old != COOKIE(i - 1))
+				atomic_long_inc(&r->errors);
+		}
+		WRITE_ONCE(r->replaces, i - 1);
+		atomic_inc(&r->done);
+	}
+	race_park();
+	return 0;
+}
+
+static int race_remove_once(void *arg)
+{
+	struct race *r = arg;
+	int round;
+
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		void *obj;
+
+		race_wait(r, round);
+		if (atomic_read(&r->stop))
+			break;
+		udelay(round % 8);
+		obj = kslot_slots_remove(&r->s, READ_ONCE(r->h));
+		/* The replacer finishes its round only after this. */
+		while (atomic_read(&r->done) < 2 * round - 1)
+			cond_resched();
+		if (obj != COOKIE(READ_ONCE(r->replaces)))
+			atomic_long_inc(&r->errors);
+		else
+			atomic_long_inc(&r->wins);
+		atomic_inc(&r->done);
+	}
+	race_park();
+	return 0;
+}
+
+static void kslot_slots_test_mag_race_replace(struct kunit *test)
+{
+	int (*fn[2])(void *) = { race_replacer, race_remove_once };
+	struct race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	pc_init(test, &r->s, 1024);
+	race_run(test, r, fn);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->wins), RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&r->s), 0);
+	kslot_slots_destroy(&r->s, NULL, NULL);
+}
+
+/*
+ * A growth while a magazine holds free slots: they stay valid (indices
+ * survive the copy), writers use the lock while the growth runs and are
+ * mirrored, and nothing is lost.
+ */
+static void kslot_slots_test_mag_growth(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_COPY_BATCH;
+	struct kslot_slots_mag *m;
+	struct kslot_slots s;
+	u64 *h, h2;
+	u32 i;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	pc_init(test, &s, 4 * n);
+	migrate_disable();
+	m = mag_of(&s, smp_processor_id());
+	for (i = 0; i < n; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s.capacity, n);
+	KUNIT_EXPECT_EQ(test, m->nr, 0);
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, m->nr, 20);
+	/* Allocate the new table (quiescing the magazines), copy a batch. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s.next);
+	KUNIT_EXPECT_TRUE(test, s.growing);
+	KUNIT_EXPECT_EQ(test, s.copied, KSLOT_SLOTS_COPY_BATCH);
+	/* While it runs, writers take the lock: the magazine is left alone. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[30]), COOKIE(30));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[n - 30]),
+			    COOKIE(n - 30));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h[31], COOKIE(n)),
+			    COOKIE(31));
+	KUNIT_EXPECT_EQ(test, m->nr, 20);
+	KUNIT_EXPECT_EQ(test, s.free_head, n - 30);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_FALSE(test, s.growing);
+	KUNIT_EXPECT_EQ(test, s.capacity, 2 * n);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n - 22);
+	/* The magazine's slots are handed out first, at their generation. */
+	h2 = slots_alloc(test, &s, COOKIE(n + 1));
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(19, s.tag, 3));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(n + 1));
+	KUNIT_EXPECT_EQ(test, m->nr, 19);
+	migrate_enable();
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[30]));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[n - 30]));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[31]), COOKIE(n));
+	for (i = 20; i < n; i++)
+		if (i != 30 && i != 31 && i != n - 30)
+			KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+					    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n - 21);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -1740,6 +2211,13 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_store_at),
 	KUNIT_CASE(kslot_slots_test_restore),
 	KUNIT_CASE(kslot_slots_test_restore_free),
+	KUNIT_CASE(kslot_slots_test_percpu_refuses),
+	KUNIT_CASE(kslot_slots_test_mag_batches),
+	KUNIT_CASE(kslot_slots_test_mag_writers),
+	KUNIT_CASE(kslot_slots_test_mag_enospc),
+	KUNIT_CASE(kslot_slots_test_mag_growth),
+	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_remove),
+	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_replace),
 	{}
 };
 

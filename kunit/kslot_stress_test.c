@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite kslot_stress: kthreads hammering one kslot_map and one
- * kslot_objtable on every CPU for a bounded time.
+ * kslot_objtable on every CPU for a bounded time (the map a second time
+ * per-CPU, with its writers bound to CPUs).
  *
  * Writers own disjoint sets of entries and keep a private copy of their
  * handles, so at any time each writer knows exactly what the table must
@@ -19,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kslot_map.h>
@@ -93,6 +95,8 @@ struct stress {
 	struct kslot_map map;
 	struct kslot_objtable *ot;
 	bool objtable;
+	/* Writers bound to CPUs in turn (two CPUs: two each). */
+	bool pinned;
 	atomic_t stop;
 	u64 ring[RING];
 	struct writer w[NR_WRITERS];
@@ -432,8 +436,12 @@ static void stress_run(struct kunit *test, struct stress *s)
 	for (i = 0; i < NR_WRITERS; i++) {
 		s->w[i].s = s;
 		s->w[i].id = i;
-		t[n++] = kthread_create(stress_writer, &s->w[i], "kslot_sw/%d",
-					i);
+		t[n] = kthread_create(stress_writer, &s->w[i], "kslot_sw/%d",
+				      i);
+		if (s->pinned && !IS_ERR(t[n]))
+			kthread_bind(t[n], cpumask_nth(i % num_online_cpus(),
+						       cpu_online_mask));
+		n++;
 	}
 	for (i = 0; i < NR_READERS; i++)
 		t[n++] = kthread_create(stress_reader, s, "kslot_sr/%d", i);
@@ -484,6 +492,25 @@ static void kslot_stress_test_map(struct kunit *test)
 	kslot_map_destroy(&s->map, stress_map_free, NULL);
 }
 
+/*
+ * The same on a per-CPU map with the writers bound to CPUs: lock-free
+ * alloc and remove on every CPU at once, free slots parked in one CPU's
+ * magazine while another allocates the last ones (the map is sized so
+ * that a lost slot fails an insert with -ENOSPC).
+ */
+static void kslot_stress_test_map_percpu(struct kunit *test)
+{
+	struct stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kslot_map_init(&s->map, NULL,
+					     NR_WRITERS * PER_WRITER,
+					     KSLOT_MAP_PERCPU), 0);
+	s->pinned = true;
+	stress_run(test, s);
+	kslot_map_destroy(&s->map, stress_map_free, NULL);
+}
+
 static void kslot_stress_test_objtable(struct kunit *test)
 {
 	struct kslot_objtable_config cfg = {
@@ -510,6 +537,7 @@ static void kslot_stress_test_objtable(struct kunit *test)
 
 static struct kunit_case kslot_stress_test_cases[] = {
 	KUNIT_CASE_SLOW(kslot_stress_test_map),
+	KUNIT_CASE_SLOW(kslot_stress_test_map_percpu),
 	KUNIT_CASE_SLOW(kslot_stress_test_objtable),
 	{}
 };

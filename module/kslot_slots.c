@@ -9,6 +9,7 @@
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -107,7 +108,132 @@ static void *kslot_slots_link(u32 next)
 
 static u32 kslot_slots_next(const struct kslot_slot *slot)
 {
-	return (unsigned long)slot->obj;
+	/* Per-CPU tables: the dump reads it while magazine writers write. */
+	return (unsigned long)READ_ONCE(slot->obj);
+}
+
+/*
+ * Per-CPU tables (the top of kslot_slots.h).  Their magazines need
+ * try_cmpxchg128() on a slot: without it a per-CPU table has none, and
+ * every writer takes the table lock.
+ */
+#if defined(system_has_cmpxchg128) && defined(CONFIG_ARCH_SUPPORTS_INT128)
+static bool kslot_slots_can_mag(void)
+{
+	return system_has_cmpxchg128();
+}
+
+/* A slot's two fields as one u128, as they lie in memory. */
+static u128 kslot_slots_pack(u64 word, void *obj)
+{
+	u128 o = (unsigned long)obj;
+
+	return IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? (u128)word << 64 | o :
+						   o << 64 | word;
+}
+
+/*
+ * Change @slot from {@cur->word, @cur->obj} to {@word, @obj} in one
+ * try_cmpxchg128().  On failure @cur is set to what the slot holds.
+ */
+static bool kslot_slots_cas2(struct kslot_slot *slot, struct kslot_slot *cur,
+			     u64 word, void *obj)
+{
+	u128 o = kslot_slots_pack(cur->word, cur->obj);
+
+	if (try_cmpxchg128((u128 *)slot, &o, kslot_slots_pack(word, obj)))
+		return true;
+	if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN)) {
+		cur->word = o >> 64;
+		cur->obj = (void *)(unsigned long)(u64)o;
+	} else {
+		cur->word = (u64)o;
+		cur->obj = (void *)(unsigned long)(u64)(o >> 64);
+	}
+	return false;
+}
+#else
+static bool kslot_slots_can_mag(void)
+{
+	return false;
+}
+
+static bool kslot_slots_cas2(struct kslot_slot *slot, struct kslot_slot *cur,
+			     u64 word, void *obj)
+{
+	/* Never called: a table without magazines has no lock-free writer. */
+	return false;
+}
+#endif
+
+/*
+ * A magazine lock is taken in one function and released in another (or
+ * not kept at all, see kslot_slots_mag_get()), which sparse cannot
+ * follow: it is kept out of sparse's lock context.
+ */
+static __always_inline unsigned long
+kslot_slots_mag_lock(struct kslot_slots *s, struct kslot_slots_mag *m)
+{
+	unsigned long irqflags = __kslot_lock(&m->lock, s->flags);
+
+	__release(&m->lock);
+	return irqflags;
+}
+
+static __always_inline void
+kslot_slots_mag_unlock(struct kslot_slots *s, struct kslot_slots_mag *m,
+		       unsigned long irqflags)
+{
+	__acquire(&m->lock);
+	__kslot_unlock(&m->lock, s->flags, irqflags);
+}
+
+/*
+ * spin_lock_init() makes one lockdep class per call site: one site per
+ * lock mode, so that magazines of tables whose writers run in interrupts
+ * and of tables whose writers do not are not taken for one lock used both
+ * ways.
+ */
+static void kslot_slots_mag_lock_init_task(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+static void kslot_slots_mag_lock_init_bh(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+static void kslot_slots_mag_lock_init_irq(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+/* The magazines of a per-CPU table, or NULL.  Process context. */
+static struct kslot_slots_mag __percpu *
+kslot_slots_mags_alloc(const struct kslot_slots *s)
+{
+	struct kslot_slots_mag __percpu *mags;
+	int cpu;
+
+	if (kslot_should_fail_alloc())
+		return NULL;
+	mags = alloc_percpu_gfp(struct kslot_slots_mag,
+				kslot_gfp(GFP_KERNEL,
+					  s->flags & KSLOT_SLOTS_ACCOUNT));
+	if (!mags)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		struct kslot_slots_mag *m = per_cpu_ptr(mags, cpu);
+
+		if (s->flags & KSLOT_SLOTS_LOCK_IRQ)
+			kslot_slots_mag_lock_init_irq(m);
+		else if (s->flags & KSLOT_SLOTS_LOCK_BH)
+			kslot_slots_mag_lock_init_bh(m);
+		else
+			kslot_slots_mag_lock_init_task(m);
+	}
+	return mags;
 }
 
 static int kslot_slots_stats_show(struct seq_file *m, void *unused)
@@ -131,14 +257,20 @@ DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
  *	Names should be unique; a duplicate is not exposed.
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both),
- *	%KSLOT_SLOTS_ACCOUNT, and %KSLOT_SLOTS_HANDLE32 for 32-bit handles
- *	(their bit split follows from @max_entries: see kslot_slots.h).
+ *	%KSLOT_SLOTS_ACCOUNT, %KSLOT_SLOTS_HANDLE32 for 32-bit handles
+ *	(their bit split follows from @max_entries: see kslot_slots.h),
+ *	%KSLOT_SLOTS_KEYED, and %KSLOT_SLOTS_PERCPU for per-CPU magazines
+ *	(not with %KSLOT_SLOTS_KEYED).
  *
- * No memory is allocated for slots until the first kslot_slots_alloc().
+ * No memory is allocated for slots until the first kslot_slots_alloc();
+ * a per-CPU table allocates its magazines here.
  *
- * Context: Process context if @name is given, otherwise any context.
- * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
- * unknown bits or both lock flags.
+ * Context: Process context if @name is given or @flags holds
+ * %KSLOT_SLOTS_PERCPU, otherwise any context.
+ * Return: 0, -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits, both lock flags, %KSLOT_SLOTS_KEYED with
+ * %KSLOT_SLOTS_HANDLE32 or with %KSLOT_SLOTS_PERCPU, or -ENOMEM if the
+ * magazines of a per-CPU table could not be allocated.
  */
 int kslot_slots_init(struct kslot_slots *s, const char *kind,
 		     const char *name, u32 max_entries, unsigned int flags)
@@ -150,6 +282,9 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 	/* Keyed tables and restore speak the 64-bit format only. */
 	if ((flags & KSLOT_SLOTS_KEYED) && (flags & KSLOT_SLOTS_HANDLE32))
 		return -EINVAL;
+	/* Keyed writes assume a table lock no remover bypasses. */
+	if ((flags & KSLOT_SLOTS_KEYED) && (flags & KSLOT_SLOTS_PERCPU))
+		return -EINVAL;
 
 	memset(s, 0, sizeof(*s));
 	spin_lock_init(&s->lock);
@@ -159,6 +294,11 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 	s->free_head = KSLOT_SLOTS_NONE;
 	s->max_entries = max_entries;
 	atomic_long_set(&s->rejected, 0);
+	if ((flags & KSLOT_SLOTS_PERCPU) && kslot_slots_can_mag()) {
+		s->mags = kslot_slots_mags_alloc(s);
+		if (!s->mags)
+			return -ENOMEM;
+	}
 	if (name)
 		s->debugfs = kslot_debugfs_create(kind, name, s,
 						  &kslot_slots_stats_fops);
@@ -175,11 +315,13 @@ EXPORT_SYMBOL_GPL(kslot_slots_init);
  *
  * The caller must ensure no writer runs and no new lookup starts.
  * Lookups already inside an RCU read-side critical section may finish:
- * the table is freed after a grace period.  The table may be initialised
- * again afterwards, and must be before any other use.
+ * the table is freed after a grace period.  The magazines of a per-CPU
+ * table are freed with it (their slots are indices into it).  The table
+ * may be initialised again afterwards, and must be before any other use.
  *
- * Context: Process context for a named table (its debugfs file is
- * removed); otherwise any context that @fn allows.
+ * Context: Process context for a named or per-CPU table (its debugfs
+ * file is removed, its magazines freed); otherwise any context that @fn
+ * allows.
  */
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
@@ -207,6 +349,10 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	if (s->next)
 		kvfree_rcu(s->next, rcu);
 	s->next = NULL;
+	s->growing = false;
+	/* Slots in magazines (of offline CPUs too) go with the table. */
+	free_percpu(s->mags);
+	s->mags = NULL;
 	s->capacity = 0;
 	WRITE_ONCE(s->count, 0);
 	s->free_head = KSLOT_SLOTS_NONE;
@@ -252,6 +398,13 @@ kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
 	nr = max(nr, 2U);
 	end = kslot_slots_usable(s, nr);
 	size = struct_size(t, slots, nr);
+	/*
+	 * try_cmpxchg128() needs 16-byte aligned slots.  kmalloc() aligns
+	 * power-of-two sizes naturally, and rounds any size above 192 up to
+	 * one; vmalloc() memory is page aligned.
+	 */
+	if (s->mags)
+		size = max_t(size_t, size, 256);
 
 	if (kslot_should_fail_alloc())
 		return NULL;
@@ -285,10 +438,31 @@ static void kslot_slots_publish(struct kslot_slots *s)
 	s->next = NULL;
 	/* The copy and the new free slots before the pointer. */
 	rcu_assign_pointer(s->slots, t->slots);
+	/* Then no growth: a magazine writer seeing it sees the new table. */
+	smp_store_release(&s->growing, false);
 	if (old != kslot_slots_empty_table()) {
 		t = kslot_slots_hdr(old);
 		kvfree_rcu(t, rcu);
 	}
+}
+
+/*
+ * Wait for every magazine writer that may not have seen s->growing: take
+ * and release each CPU's magazine lock.  Called and returns with the table
+ * lock held; drops it meanwhile (lock order: magazine, then table).
+ */
+static void kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags)
+	__must_hold(&s->lock)
+{
+	int cpu;
+
+	kslot_slots_unlock(s, *irqflags);
+	for_each_possible_cpu(cpu) {
+		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
+
+		kslot_slots_mag_unlock(s, m, kslot_slots_mag_lock(s, m));
+	}
+	*irqflags = kslot_slots_lock(s);
 }
 
 /*
@@ -325,6 +499,19 @@ static int kslot_slots_grow_step(struct kslot_slots *s,
 		}
 		s->next = t;
 		s->copied = 0;
+		s->quiesced = !s->mags;
+		/* Magazine writers take the table lock from now on. */
+		if (s->mags)
+			WRITE_ONCE(s->growing, true);
+	}
+	if (!s->quiesced) {
+		struct kslot_slots_table *t = s->next;
+
+		kslot_slots_quiesce(s, irqflags);
+		/* Another writer may have finished (and published) it. */
+		if (s->next != t)
+			return 0;
+		s->quiesced = true;
 	}
 	/* One batch under the lock; writers mirror what is copied. */
 	n = min(cap - s->copied, KSLOT_SLOTS_COPY_BATCH);
@@ -389,6 +576,24 @@ static int kslot_slots_no_alloc(const struct kslot_slots *s)
 	return (s->flags & KSLOT_SLOTS_KEYED) || s->restoring ? -EINVAL : 0;
 }
 
+/* The writers' helpers, further down. */
+static __always_inline u64 kslot_slots_take(struct kslot_slots *s,
+					    void *obj);
+static __always_inline void *
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj);
+static __always_inline void *
+kslot_slots_remove_locked(struct kslot_slots *s, u64 handle);
+static int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj,
+				    u64 *handle, gfp_t gfp);
+static void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle);
+static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
+					void *obj);
+static int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
+					void *old);
+static int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle,
+				  void **old, bool any, void *obj);
+static u32 kslot_slots_drain(struct kslot_slots *s);
+
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
@@ -397,29 +602,38 @@ static int kslot_slots_no_alloc(const struct kslot_slots *s)
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
  *
- * Reuses the most recently freed slot if there is one, otherwise grows
- * the table (see the top of kslot_slots.h).  The object's contents must be
- * initialised before the call: lookups may return it as soon as the
- * handle is live, before this function returns.
+ * Reuses the most recently freed slot if there is one (this CPU's, in a
+ * per-CPU table), otherwise grows the table (see the top of
+ * kslot_slots.h).  The object's contents must be initialised before the
+ * call: lookups may return it as soon as the handle is live, before this
+ * function returns.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock.
+ * the table's lock flags allow.  Takes and releases the table lock (in a
+ * per-CPU table: this CPU's magazine lock, the table lock only to refill
+ * the magazine or to grow).
  * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
- * holds max_entries slots (live or retired) and none is free, or -EINVAL
- * if the table is keyed or being restored (it has no free list).
+ * holds max_entries slots (live or retired) and none is free (in a
+ * per-CPU table: in the free list or any CPU's magazine), or -EINVAL if
+ * the table is keyed or being restored (it has no free list).
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
+	unsigned long irqflags;
 	int ret;
 
+	if (unlikely(s->mags))
+		return kslot_slots_alloc_percpu(s, obj, handle, gfp);
+	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		goto out;
 	ret = kslot_slots_grow(s, &irqflags, gfp);
-	if (!ret)
-		ret = __kslot_slots_alloc(s, obj, handle);
+	if (ret)
+		goto out;
+	/* kslot_slots_grow() returns 0 with a free slot. */
+	*handle = kslot_slots_take(s, obj);
 out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;
@@ -436,7 +650,8 @@ static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
 	    index >= s->capacity)
 		return NULL;
 	slot = kslot_slots_at(s, array_index_nospec(index, s->capacity));
-	return slot->word == handle ? slot : NULL;
+	/* Per-CPU tables: magazine writers change words without the lock. */
+	return READ_ONCE(slot->word) == handle ? slot : NULL;
 }
 
 /**
@@ -447,17 +662,26 @@ static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
  *
  * The handle keeps its generation.  Lookups see the old or the new
  * pointer; the caller owns the old one and must let RCU readers finish
- * with it before freeing it.
+ * with it before freeing it.  In a per-CPU table, against a racing
+ * kslot_slots_remove() of the same handle, either the replace comes first
+ * (and the remove returns @obj) or the remove does (and this returns
+ * ERR_PTR(-ENOENT)).
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock (in a per-CPU table: this CPU's magazine lock, the table
+ * lock only while a growth runs).
  * Return: The previous pointer (NULL for a reservation), or
  * ERR_PTR(-ENOENT) if @handle is not live in @s.
  */
 void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
-	void *old = __kslot_slots_replace(s, handle, obj);
+	unsigned long irqflags;
+	void *old;
+
+	if (s->mags)
+		return kslot_slots_replace_percpu(s, handle, obj);
+	irqflags = kslot_slots_lock(s);
+	old = kslot_slots_replace_locked(s, handle, obj);
 
 	kslot_slots_unlock(s, irqflags);
 	return old;
@@ -470,18 +694,27 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace);
  * @handle: A handle, valid or not.
  *
  * Bumps the slot's generation, so @handle and every copy of it are
- * rejected from now on, and puts the slot at the head of the free list,
- * or retires it if its generations are used up.
+ * rejected from now on, and puts the slot at the head of the free list
+ * (in a per-CPU table: onto this CPU's magazine), or retires it if its
+ * generations are used up.  In a per-CPU table the generation moves with
+ * one cmpxchg: of two racing removes of one handle exactly one succeeds.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock (in a per-CPU table: this CPU's magazine lock, the table
+ * lock only to flush the magazine, to retire the slot or while a growth
+ * runs).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
  * reservation, which is released all the same).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
-	void *obj = __kslot_slots_remove(s, handle);
+	unsigned long irqflags;
+	void *obj;
+
+	if (unlikely(s->mags))
+		return kslot_slots_remove_percpu(s, handle);
+	irqflags = kslot_slots_lock(s);
+	obj = kslot_slots_remove_locked(s, handle);
 
 	kslot_slots_unlock(s, irqflags);
 	return obj;
@@ -671,7 +904,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 {
 	unsigned long irqflags = kslot_slots_lock(s);
 
-	st->count = s->count;
+	st->count = kslot_slots_count(s);
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
 	st->retired = s->retired;
@@ -696,28 +929,32 @@ EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
  * @max: Slots @d->slots has room for.
  * @d: Receives the slots, the free-list head and the counts.
  *
- * For debugging tools (the /dev/kslot DUMP command).
+ * For debugging tools (the /dev/kslot DUMP command).  In a per-CPU table
+ * every CPU's magazine is flushed into the free list first, in the order
+ * its slots would be handed out, so the free list shown is complete.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock (in a per-CPU table: every magazine lock first).
  */
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
+	unsigned long irqflags;
 	u32 i;
 
+	kslot_slots_drain(s);
+	irqflags = kslot_slots_lock(s);
 	d->capacity = s->capacity;
 	d->free_head = s->free_head;
-	d->count = s->count;
+	d->count = kslot_slots_count(s);
 	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
 	     i++) {
 		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
-		u32 gen = kslot_slots_word_gen(s, slot->word);
-
+		/* Per-CPU tables: magazine writers do not take the lock. */
+		u32 gen = kslot_slots_word_gen(s, READ_ONCE(slot->word));
 		bool live = kslot_gen_is_live(gen);
 
-		d->slots[i].obj = live ? slot->obj : NULL;
+		d->slots[i].obj = live ? READ_ONCE(slot->obj) : NULL;
 		d->slots[i].gen = gen;
 		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
 					  kslot_slots_next(slot);
@@ -734,7 +971,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_dump);
  */
 
 /* Issue free slot @s->free_head for @obj.  Called with the lock held. */
-static u64 kslot_slots_take(struct kslot_slots *s, void *obj)
+static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 {
 	u32 index = s->free_head;
 	struct kslot_slot *slot = kslot_slots_at(s, index);
@@ -761,8 +998,9 @@ static void kslot_slots_set(struct kslot_slots *s, struct kslot_slot *slot,
 }
 
 /* Free (or retire) live @slot of @handle.  Called with the lock held. */
-static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
-				u64 handle)
+static __always_inline void kslot_slots_release(struct kslot_slots *s,
+						struct kslot_slot *slot,
+						u64 handle)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
 	/* The format's last generation was used: 0 retires the slot. */
@@ -784,6 +1022,76 @@ static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
 	WRITE_ONCE(s->count, s->count - 1);
 }
 
+/* kslot_slots_replace() of a table without magazines; lock held. */
+static __always_inline void *
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
+{
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	void *old;
+
+	if (!slot)
+		return ERR_PTR(-ENOENT);
+	old = slot->obj;
+	kslot_slots_set(s, slot, handle, obj);
+	return old;
+}
+
+/* kslot_slots_remove() of a table without magazines; lock held. */
+static __always_inline void *
+kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
+{
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	void *obj;
+
+	if (!slot)
+		return NULL;
+	obj = slot->obj;
+	kslot_slots_release(s, slot, handle);
+	return obj;
+}
+
+/* The live slot of @handle if it holds @old; else -ENOENT or -EBUSY. */
+static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
+					      u64 handle, void *old)
+{
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+
+	if (!slot)
+		return ERR_PTR(-ENOENT);
+	if (slot->obj != old)
+		return ERR_PTR(-EBUSY);
+	return slot;
+}
+
+/* Conditional writers of a table without magazines; lock held. */
+static int kslot_slots_replace_if_locked(struct kslot_slots *s, u64 handle,
+					 void *old, void *obj)
+{
+	struct kslot_slot *slot = kslot_slots_live_if(s, handle, old);
+
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	kslot_slots_set(s, slot, handle, obj);
+	return 0;
+}
+
+static int kslot_slots_remove_if_locked(struct kslot_slots *s, u64 handle,
+					void *old)
+{
+	struct kslot_slot *slot = kslot_slots_live_if(s, handle, old);
+
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	kslot_slots_release(s, slot, handle);
+	return 0;
+}
+
+/* A per-CPU table offers no __ writer: its removes bypass the lock. */
+static bool kslot_slots_no_locked_writers(const struct kslot_slots *s)
+{
+	return WARN_ON_ONCE(s->flags & KSLOT_SLOTS_PERCPU);
+}
+
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
@@ -799,8 +1107,9 @@ static void kslot_slots_release(struct kslot_slots *s, struct kslot_slot *slot,
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0, -ENOMEM if the table has no free slot but could grow (call
  * kslot_slots_reserve() first), -ENOSPC if it holds max_entries slots
- * (live or retired) and none is free, or -EINVAL if the table is keyed or
- * being restored (it has no free list).
+ * (live or retired) and none is free, or -EINVAL if the table is keyed,
+ * being restored (it has no free list) or per-CPU (it offers no __
+ * writer: this also WARNs).
  */
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	__must_hold(&s->lock)
@@ -808,6 +1117,8 @@ int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	int ret;
 
 	lockdep_assert_held(&s->lock);
+	if (kslot_slots_no_locked_writers(s))
+		return -EINVAL;
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		return ret;
@@ -827,22 +1138,17 @@ EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
  * kslot_slots_replace() for a caller that holds the table lock.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The previous pointer (NULL for a reservation), or
- * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ * Return: The previous pointer (NULL for a reservation), ERR_PTR(-ENOENT)
+ * if @handle is not live in @s, or ERR_PTR(-EINVAL) if the table is
+ * per-CPU (it offers no __ writer: this also WARNs).
  */
 void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 	__must_hold(&s->lock)
 {
-	struct kslot_slot *slot;
-	void *old;
-
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live(s, handle);
-	if (!slot)
-		return ERR_PTR(-ENOENT);
-	old = slot->obj;
-	kslot_slots_set(s, slot, handle, obj);
-	return old;
+	if (kslot_slots_no_locked_writers(s))
+		return ERR_PTR(-EINVAL);
+	return kslot_slots_replace_locked(s, handle, obj);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace);
 
@@ -855,36 +1161,18 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
- * reservation, which is released all the same).
+ * reservation, which is released all the same), or if the table is
+ * per-CPU (it offers no __ writer: this WARNs and changes nothing).
  */
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	__must_hold(&s->lock)
 {
-	struct kslot_slot *slot;
-	void *obj;
-
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live(s, handle);
-	if (!slot)
+	if (kslot_slots_no_locked_writers(s))
 		return NULL;
-	obj = slot->obj;
-	kslot_slots_release(s, slot, handle);
-	return obj;
+	return kslot_slots_remove_locked(s, handle);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_remove);
-
-/* The live slot of @handle if it holds @old; else -ENOENT or -EBUSY. */
-static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
-					      u64 handle, void *old)
-{
-	struct kslot_slot *slot = kslot_slots_live(s, handle);
-
-	if (!slot)
-		return ERR_PTR(-ENOENT);
-	if (slot->obj != old)
-		return ERR_PTR(-EBUSY);
-	return slot;
-}
 
 /**
  * __kslot_slots_replace_if() - Replace a pointer if it is still @old.
@@ -900,21 +1188,18 @@ static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
- * is not live in @s, or -EBUSY if the slot holds another pointer than
- * @old (nothing is changed on error).
+ * is not live in @s, -EBUSY if the slot holds another pointer than @old,
+ * or -EINVAL if the table is per-CPU (it offers no __ writer: this also
+ * WARNs); nothing is changed on error.
  */
 int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			     void *obj)
 	__must_hold(&s->lock)
 {
-	struct kslot_slot *slot;
-
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live_if(s, handle, old);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot);
-	kslot_slots_set(s, slot, handle, obj);
-	return 0;
+	if (kslot_slots_no_locked_writers(s))
+		return -EINVAL;
+	return kslot_slots_replace_if_locked(s, handle, old, obj);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
 
@@ -925,10 +1210,13 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
  * @old: The pointer the slot must hold; NULL for a reserved entry.
  * @obj: The new pointer; NULL turns the entry back into a reservation.
  *
- * __kslot_slots_replace_if() with the table lock taken and released.
+ * __kslot_slots_replace_if() with the table lock taken and released; in
+ * a per-CPU table one try_cmpxchg128() of the slot, under this CPU's
+ * magazine lock.
  *
  * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock.
+ * lock held.  Takes and releases the table lock (in a per-CPU table: this
+ * CPU's magazine lock, the table lock only while a growth runs).
  * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
  * is not live in @s, or -EBUSY if the slot holds another pointer than
  * @old (nothing is changed on error).
@@ -936,9 +1224,13 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
 int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			   void *obj)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
-	int ret = __kslot_slots_replace_if(s, handle, old, obj);
+	unsigned long irqflags;
+	int ret;
 
+	if (s->mags)
+		return kslot_slots_set_percpu(s, handle, &old, false, obj);
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_replace_if_locked(s, handle, old, obj);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
@@ -955,20 +1247,17 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace_if);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @s, or -EBUSY if the slot holds another pointer than @old
- * (nothing is changed on error).
+ * not live in @s, -EBUSY if the slot holds another pointer than @old, or
+ * -EINVAL if the table is per-CPU (it offers no __ writer: this also
+ * WARNs); nothing is changed on error.
  */
 int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	__must_hold(&s->lock)
 {
-	struct kslot_slot *slot;
-
 	lockdep_assert_held(&s->lock);
-	slot = kslot_slots_live_if(s, handle, old);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot);
-	kslot_slots_release(s, slot, handle);
-	return 0;
+	if (kslot_slots_no_locked_writers(s))
+		return -EINVAL;
+	return kslot_slots_remove_if_locked(s, handle, old);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
 
@@ -978,28 +1267,458 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
  * @handle: A handle, valid or not.
  * @old: The pointer the slot must hold; NULL for a reserved entry.
  *
- * __kslot_slots_remove_if() with the table lock taken and released.
+ * __kslot_slots_remove_if() with the table lock taken and released; in a
+ * per-CPU table one try_cmpxchg128() of the slot, onto this CPU's
+ * magazine.
  *
  * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock.
+ * lock held.  Takes and releases the table lock (in a per-CPU table: this
+ * CPU's magazine lock, the table lock only to flush it, to retire the
+ * slot or while a growth runs).
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
  * not live in @s, or -EBUSY if the slot holds another pointer than @old
  * (nothing is changed on error).
  */
 int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
-	int ret = __kslot_slots_remove_if(s, handle, old);
+	unsigned long irqflags;
+	int ret;
 
+	if (s->mags)
+		return kslot_slots_remove_if_percpu(s, handle, old);
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_remove_if_locked(s, handle, old);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
 
-/* Free slots of the current table (neither live nor retired). */
+/*
+ * Per-CPU tables: the magazines (the top of kslot_slots.h).  Their
+ * writers change live slots only atomically (cmpxchg64() of the word, or
+ * try_cmpxchg128() of word and object), under their magazine lock or,
+ * while a growth runs, under the table lock.
+ */
+
+/*
+ * Free live @slot of @handle, with @link, at its next generation, if it
+ * still holds @handle (and *@old, unless @any).  Returns 0 with the
+ * removed object in *@old, -ENOENT or -EBUSY.
+ */
+static __always_inline int
+kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
+		     u64 handle, void **old, bool any, void *link)
+{
+	u32 index = kslot_slots_handle_index(s, handle);
+	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	u64 word = kslot_slots_free_word(s, index, gen);
+	struct kslot_slot cur = { .word = handle, .obj = *old };
+
+	if (any) {
+		/* Of two racing removes, one wins the word. */
+		if (cmpxchg64(&slot->word, handle, word) != handle)
+			return -ENOENT;
+		/* The slot is ours: no replace lands after the cmpxchg. */
+		*old = READ_ONCE(slot->obj);
+		WRITE_ONCE(slot->obj, link);
+		return 0;
+	}
+	if (kslot_slots_cas2(slot, &cur, word, link))
+		return 0;
+	return cur.word == handle ? -EBUSY : -ENOENT;
+}
+
+/*
+ * Point live @slot of @handle at @obj, from any object (@any) or only
+ * from *@old.  Returns 0 with the object replaced in *@old, -ENOENT or
+ * -EBUSY.
+ */
+static int kslot_slots_cas_obj(struct kslot_slot *slot, u64 handle,
+			       void **old, bool any, void *obj)
+{
+	struct kslot_slot cur = {
+		.word = handle,
+		.obj = any ? READ_ONCE(slot->obj) : *old,
+	};
+
+	/* A full barrier: object contents before the pointer. */
+	while (!kslot_slots_cas2(slot, &cur, handle, obj)) {
+		if (cur.word != handle)
+			return -ENOENT;
+		if (!any)
+			return -EBUSY;
+	}
+	*old = cur.obj;
+	return 0;
+}
+
+/* Free or retire live @slot of @handle atomically, table lock held. */
+static int kslot_slots_release_cas(struct kslot_slots *s,
+				   struct kslot_slot *slot, u64 handle,
+				   void **old, bool any)
+{
+	u32 index = kslot_slots_handle_index(s, handle);
+	bool retire = !kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	int ret;
+
+	ret = kslot_slots_cas_free(s, slot, handle, old, any,
+				   kslot_slots_link(retire ? KSLOT_SLOTS_RETIRED :
+						    s->free_head));
+	if (ret)
+		return ret;
+	if (retire)
+		s->retired++;
+	else
+		s->free_head = index;
+	kslot_slots_mirror(s, slot, index);
+	WRITE_ONCE(s->count, s->count - 1);
+	return 0;
+}
+
+/*
+ * This CPU's magazine, locked, if no growth runs; NULL otherwise (then
+ * use the table lock).
+ */
+static __always_inline struct kslot_slots_mag *
+kslot_slots_mag_get(struct kslot_slots *s, unsigned long *irqflags)
+{
+	/* A migration here only makes this CPU use another's magazine. */
+	struct kslot_slots_mag *m = raw_cpu_ptr(s->mags);
+
+	*irqflags = kslot_slots_mag_lock(s, m);
+	/* Pairs with kslot_slots_publish(): no growth, the current table. */
+	if (likely(!smp_load_acquire(&s->growing)))
+		return m;
+	kslot_slots_mag_unlock(s, m, *irqflags);
+	return NULL;
+}
+
+/* The current table, for a writer holding a magazine lock. */
+static __always_inline struct kslot_slot *
+kslot_slots_mag_table(struct kslot_slots *s)
+{
+	/* Growths wait for magazine locks before they copy or publish. */
+	return rcu_dereference_check(s->slots, rcu_read_lock_any_held());
+}
+
+/* The slot @handle names for a magazine writer, or NULL. */
+static __always_inline struct kslot_slot *
+kslot_slots_mag_slot(struct kslot_slots *s, u64 handle)
+{
+	struct kslot_slot *slots = kslot_slots_mag_table(s);
+	unsigned long nr = kslot_slots_hdr(slots)->nr;
+	u32 index = kslot_slots_handle_index(s, handle);
+	struct kslot_slot *slot;
+
+	if (!kslot_gen_is_live(kslot_slots_word_gen(s, handle)) || index >= nr)
+		return NULL;
+	slot = &slots[array_index_nospec((unsigned long)index, nr)];
+	/* A free word never equals a handle; the atomics decide races. */
+	return READ_ONCE(slot->word) == handle ? slot : NULL;
+}
+
+/*
+ * Move @n free slots from the bottom of @m (handed out last) to the head
+ * of the free list, keeping the order in which they would be handed out.
+ * Called with @m's lock and the table lock held.  Returns @n.
+ */
+static u32 kslot_slots_flush(struct kslot_slots *s, struct kslot_slots_mag *m,
+			     u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 index = m->idx[i];
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		WRITE_ONCE(slot->obj, kslot_slots_link(s->free_head));
+		kslot_slots_mirror(s, slot, index);
+		s->free_head = index;
+	}
+	m->nr -= n;
+	memmove(m->idx, m->idx + n, m->nr * sizeof(m->idx[0]));
+	return n;
+}
+
+/* Make room in the full, locked @m: a batch to the free list. */
+static noinline void kslot_slots_flush_batch(struct kslot_slots *s,
+					     struct kslot_slots_mag *m)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	kslot_slots_flush(s, m, KSLOT_SLOTS_MAG_BATCH);
+	kslot_slots_unlock(s, irqflags);
+}
+
+/*
+ * Fill the empty @m with up to a batch of slots from the free list, in
+ * free-list order.  Called with @m's lock held; takes the table lock.
+ */
+static noinline void kslot_slots_refill(struct kslot_slots *s,
+					struct kslot_slots_mag *m)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	u32 i, n = 0;
+
+	while (n < KSLOT_SLOTS_MAG_BATCH && s->free_head != KSLOT_SLOTS_NONE) {
+		u32 index = s->free_head;
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		s->free_head = kslot_slots_next(slot);
+		WRITE_ONCE(slot->obj, kslot_slots_link(KSLOT_SLOTS_CACHED));
+		kslot_slots_mirror(s, slot, index);
+		m->idx[n++] = index;
+	}
+	kslot_slots_unlock(s, irqflags);
+	/* The first taken is handed out first: reverse into stack order. */
+	for (i = 0; i < n / 2; i++)
+		swap(m->idx[i], m->idx[n - 1 - i]);
+	m->nr = n;
+}
+
+/*
+ * Flush every CPU's magazine (offline CPUs' too) into the free list, for
+ * an allocation that found none free, for reserve and for the dump.
+ * Called with no lock held.  Returns the slots moved.
+ */
+static u32 kslot_slots_drain(struct kslot_slots *s)
+{
+	u32 moved = 0;
+	int cpu;
+
+	if (!s->mags)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
+		unsigned long mflags = kslot_slots_mag_lock(s, m);
+
+		if (m->nr) {
+			unsigned long irqflags = kslot_slots_lock(s);
+
+			moved += kslot_slots_flush(s, m, m->nr);
+			kslot_slots_unlock(s, irqflags);
+		}
+		kslot_slots_mag_unlock(s, m, mflags);
+	}
+	return moved;
+}
+
+/*
+ * Hand out the slot on top of @m, locked and not empty: it is this
+ * magazine's alone, so no atomic is needed.  Returns the handle.
+ */
+static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
+					       struct kslot_slots_mag *m,
+					       void *obj)
+{
+	u32 index = m->idx[--m->nr];
+	struct kslot_slot *slot = &kslot_slots_mag_table(s)[index];
+	u64 h = kslot_slots_make(s, index,
+				 kslot_slots_word_gen(s, READ_ONCE(slot->word)) + 1);
+
+	WRITE_ONCE(slot->obj, obj);
+	/* Object before word; see __kslot_slots_lookup(). */
+	smp_store_release(&slot->word, h);
+	WRITE_ONCE(m->count, m->count + 1);
+	return h;
+}
+
+/*
+ * kslot_slots_alloc() of a table with magazines, when this CPU's had no
+ * free slot (or a growth runs): under the table lock.
+ */
+static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
+						    void *obj, u64 *handle,
+						    gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret;
+
+	/*
+	 * No free slot and no room to grow (or no memory): free slots may
+	 * sit in other CPUs' magazines.
+	 */
+	while ((ret = kslot_slots_grow(s, &irqflags, gfp))) {
+		u32 moved;
+
+		kslot_slots_unlock(s, irqflags);
+		moved = kslot_slots_drain(s);
+		irqflags = kslot_slots_lock(s);
+		if (!moved && s->free_head == KSLOT_SLOTS_NONE)
+			break;
+	}
+	if (!ret)
+		*handle = kslot_slots_take(s, obj);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+/* kslot_slots_alloc() of a table with magazines. */
+static noinline int kslot_slots_alloc_percpu(struct kslot_slots *s,
+					     void *obj, u64 *handle,
+					     gfp_t gfp)
+{
+	struct kslot_slots_mag *m;
+	unsigned long irqflags;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (likely(m)) {
+		if (unlikely(!m->nr))
+			kslot_slots_refill(s, m);
+		if (likely(m->nr)) {
+			*handle = kslot_slots_mag_pop(s, m, obj);
+			kslot_slots_mag_unlock(s, m, irqflags);
+			return 0;
+		}
+		kslot_slots_mag_unlock(s, m, irqflags);
+	}
+	return kslot_slots_alloc_percpu_locked(s, obj, handle, gfp);
+}
+
+/*
+ * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
+ * entry holds *@old) of a table with magazines, under the table lock:
+ * while a growth runs, or to retire the slot.
+ */
+static noinline int kslot_slots_free_percpu_locked(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	int ret = -ENOENT;
+
+	if (slot)
+		ret = kslot_slots_release_cas(s, slot, handle, old, any);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+/*
+ * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
+ * entry holds *@old) of a table with magazines.  Returns 0 with the
+ * removed object in *@old, -ENOENT or -EBUSY.
+ */
+static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
+{
+	struct kslot_slots_mag *m;
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	int ret = -ENOENT;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (unlikely(!m))
+		goto locked;
+	/* Retiring a slot (at its last generation) takes the table lock. */
+	if (unlikely(!kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle)))) {
+		kslot_slots_mag_unlock(s, m, irqflags);
+		goto locked;
+	}
+	slot = kslot_slots_mag_slot(s, handle);
+	if (slot)
+		ret = kslot_slots_cas_free(s, slot, handle, old, any,
+					   kslot_slots_link(KSLOT_SLOTS_CACHED));
+	if (likely(!ret)) {
+		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))
+			kslot_slots_flush_batch(s, m);
+		m->idx[m->nr++] = kslot_slots_handle_index(s, handle);
+		WRITE_ONCE(m->count, m->count - 1);
+	}
+	kslot_slots_mag_unlock(s, m, irqflags);
+	return ret;
+locked:
+	return kslot_slots_free_percpu_locked(s, handle, old, any);
+}
+
+static noinline void *kslot_slots_remove_percpu(struct kslot_slots *s,
+						u64 handle)
+{
+	void *obj = NULL;
+
+	kslot_slots_free_percpu(s, handle, &obj, true);
+	return obj;
+}
+
+static int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
+					void *old)
+{
+	return kslot_slots_free_percpu(s, handle, &old, false);
+}
+
+/*
+ * kslot_slots_replace() (@any) or kslot_slots_replace_if() (only if the
+ * entry holds *@old) of a table with magazines.  Returns 0 with the
+ * replaced object in *@old, -ENOENT or -EBUSY.
+ */
+static int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle,
+				  void **old, bool any, void *obj)
+{
+	struct kslot_slots_mag *m;
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	int ret = -ENOENT;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (m) {
+		slot = kslot_slots_mag_slot(s, handle);
+		if (slot)
+			ret = kslot_slots_cas_obj(slot, handle, old, any, obj);
+		kslot_slots_mag_unlock(s, m, irqflags);
+		return ret;
+	}
+	irqflags = kslot_slots_lock(s);
+	slot = kslot_slots_live(s, handle);
+	if (slot)
+		ret = kslot_slots_cas_obj(slot, handle, old, any, obj);
+	if (!ret)
+		kslot_slots_mirror(s, slot, kslot_slots_handle_index(s, handle));
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
+					void *obj)
+{
+	void *old;
+	int ret = kslot_slots_set_percpu(s, handle, &old, true, obj);
+
+	return ret ? ERR_PTR(ret) : old;
+}
+
+/**
+ * __kslot_slots_count_percpu() - kslot_slots_count() of a per-CPU table.
+ * @s: A table created with %KSLOT_SLOTS_PERCPU.
+ *
+ * The sum of the table lock's count and every CPU's magazine count,
+ * modulo 2^32 (each may have wrapped; the sum fits), clamped to
+ * 0 .. max_entries while writers run.
+ *
+ * Context: Any context.  Lockless.
+ * Return: Live entries, reserved ones included.
+ */
+u32 __kslot_slots_count_percpu(const struct kslot_slots *s)
+{
+	u32 n = READ_ONCE(s->count);
+	int cpu;
+
+	if (s->mags)
+		for_each_possible_cpu(cpu)
+			n += READ_ONCE(per_cpu_ptr(s->mags, cpu)->count);
+	if ((s32)n < 0)
+		return 0;
+	return min(n, s->max_entries);
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_count_percpu);
+
+/*
+ * Free slots of the current table (neither live nor retired), those in
+ * magazines included: an allocation that needs them flushes them.
+ */
 static u32 kslot_slots_free_slots(const struct kslot_slots *s)
 {
-	return s->capacity - s->count - s->retired;
+	return s->capacity - kslot_slots_count(s) - s->retired;
 }
 
 /**
@@ -1022,6 +1741,10 @@ static u32 kslot_slots_free_slots(const struct kslot_slots *s)
  * Free slots stay free (a later remove may add more); there is nothing to
  * release.
  *
+ * In a per-CPU table the free slots in every CPU's magazine count: an
+ * allocation that finds no other free slot flushes them (rather than fail
+ * for memory).
+ *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow; not with the table lock held.  Takes and
  * releases the table lock, and drops it to allocate.
@@ -1039,7 +1762,7 @@ int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		goto out;
-	if (nr > s->max_entries - s->count - s->retired) {
+	if (nr > s->max_entries - kslot_slots_count(s) - s->retired) {
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -1085,7 +1808,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_reserve);
  *
  * Context: As kslot_slots_init().
  * Return: 0, or -EINVAL if @tag is out of range (%KSLOT_SLOTS_TAG_UNBOUND
- * without %KSLOT_SLOTS_KEYED included) or for kslot_slots_init()'s reasons.
+ * without %KSLOT_SLOTS_KEYED included), if @flags holds
+ * %KSLOT_SLOTS_HANDLE32 or %KSLOT_SLOTS_PERCPU, or for
+ * kslot_slots_init()'s reasons.
  */
 int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 			 const char *name, u32 max_entries, unsigned int flags,
@@ -1093,7 +1818,8 @@ int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 {
 	int ret;
 
-	if (flags & KSLOT_SLOTS_HANDLE32)
+	/* Keyed and restored tables: 64-bit, and a lock no writer bypasses. */
+	if (flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU))
 		return -EINVAL;
 	if (tag > KSLOT_TAG_MASK &&
 	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(flags & KSLOT_SLOTS_KEYED)))
@@ -1312,7 +2038,8 @@ static void kslot_slots_relink(struct kslot_slots *s)
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock, for a walk of every slot.
  * Return: 0, -EBUSY if the table holds live entries, or -EINVAL if @tag is
- * out of range (any tag but 0 for a table of 32-bit handles).
+ * out of range (any tag but 0 for a table of 32-bit handles) or the table
+ * is per-CPU.
  */
 int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 {
@@ -1325,6 +2052,9 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 		return -EINVAL;
 	/* A 32-bit table's handles carry no tag. */
 	if ((s->flags & KSLOT_SLOTS_HANDLE32) && tag)
+		return -EINVAL;
+	/* Its slots may sit in magazines: a per-CPU table is never reset. */
+	if (s->flags & KSLOT_SLOTS_PERCPU)
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	if (s->count) {
@@ -1360,8 +2090,9 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 	const struct kslot_slot *slot;
 	int ret;
 
-	/* Restore speaks the 64-bit format only. */
-	if (index >= s->max_entries || (s->flags & KSLOT_SLOTS_HANDLE32))
+	/* Restore speaks the 64-bit format only, under the table lock. */
+	if (index >= s->max_entries ||
+	    (s->flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU)))
 		return -EINVAL;
 	if (!s->restoring && s->count)
 		return -EBUSY;
@@ -1398,11 +2129,11 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
- * and @obj is not NULL, or if the table issues 32-bit handles (restore
- * speaks the 64-bit format only); -EBUSY if the table holds entries and is not being
- * restored; -EEXIST if the slot was restored already; -ENOMEM if growing
- * the table failed.  The table is unchanged on error (but for growth and
- * restore mode).
+ * and @obj is not NULL, if the table issues 32-bit handles (restore
+ * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table
+ * holds entries and is not being restored; -EEXIST if the slot was
+ * restored already; -ENOMEM if growing the table failed.  The table is
+ * unchanged on error (but for growth and restore mode).
  */
 int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 			     void *obj, gfp_t gfp)

@@ -14,6 +14,8 @@
 #include "native_bench.h"
 
 static struct kslot_map map;
+/* 0, or KSLOT_MAP_PERCPU for the per-CPU map's rows (--percpu). */
+static unsigned int map_flags;
 static struct kslot_dense dense;
 static struct kslot_hive hive;
 static unsigned long sink;
@@ -25,7 +27,15 @@ unsigned long kn_sink(void)
 
 int kn_setup(void)
 {
-	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
+	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
+}
+
+/* The map rows from now on run on a per-CPU map (KSLOT_MAP_PERCPU). */
+int kn_map_percpu(void)
+{
+	kslot_map_destroy(&map, NULL, NULL);
+	map_flags = KSLOT_MAP_PERCPU;
+	return kn_setup();
 }
 
 /* A CPU of the shim for the calling thread, and liburcu's registration. */
@@ -43,7 +53,7 @@ void kn_thread_stop(void)
 static int kn_map_reset(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
-	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
+	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
 }
 
 static int kn_map_add(uint32_t n, uint64_t *handles)
@@ -589,6 +599,12 @@ void kn_count_lookups(const uint64_t *h, uint32_t n)
 	for (i = 0; i < n; i++)
 		sink += (unsigned long)kn_lookup_one(h[i]);
 	rcu_read_unlock();
+}
+
+/* callgrind: alloc+remove, each kslot_map_remove() then kslot_map_alloc(). */
+noinline uint64_t kn_count_churn(uint64_t *h, uint32_t n)
+{
+	return kn_map_churn_time(h, n);
 }
 
 void kn_count_map_lookups(const uint64_t *h, uint32_t n)

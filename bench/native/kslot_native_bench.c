@@ -36,7 +36,7 @@
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
-static int hive_only, dense_only;
+static int hive_only, dense_only, churn_only;
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -479,6 +479,39 @@ static void run_hive(uint32_t n, const struct keys *k)
 	}
 }
 
+/*
+ * --churn: only the alloc+remove rows, as run_size() and run_slotmap()
+ * measure them (against xa_alloc+xa_erase, the 2-CPU row, against
+ * slotmap::SlotMap), for a quick comparison of map flavours (--percpu).
+ */
+static void run_churn(uint32_t n, unsigned int seed)
+{
+	struct keys k;
+	uint64_t a, b;
+
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
+	keys_init(&k, n, seed, 0);
+	if (kn_map_fill(n, k.h) || xn_fill(n, k.id)) {
+		fail("map_alloc_remove", n);
+		keys_free(&k);
+		return;
+	}
+	keys_shuffle(&k);
+	a = BEST(kn_map_churn_time(k.rh, n));
+	b = BEST(xn_churn_time(k.rid, n));
+	row("map_alloc_remove", n, per(a, n), "xa_alloc+xa_erase", per(b, n));
+	run_smp2(&k);
+	if (sn_alloc_time(0, n)) {
+		sn_shuffle(0, k.perm, n);
+		BEST2(kn_map_churn_time(k.rh, n), sn_churn_time(0), &a, &b);
+		row("map_alloc_remove", n, per(a, n), sn_name(0), per(b, n));
+		sn_free(0);
+	} else {
+		fail("map_alloc_remove", n);
+	}
+	keys_free(&k);
+}
+
 static void run_size(uint32_t n, unsigned int seed)
 {
 	static const char * const order[] = { "seq", "rand" };
@@ -722,6 +755,34 @@ static int count_mode(uint32_t n)
 	return 0;
 }
 
+/*
+ * Instruction counts of alloc+remove (callgrind --toggle-collect=
+ * kn_count_churn): a map of n entries, each removed and allocated again
+ * in random order; --percpu before it for the per-CPU map.
+ */
+static int count_churn(uint32_t n)
+{
+	struct keys k;
+
+	keys_init(&k, n, 1, 0);
+	if (kn_map_fill(n, k.h))
+		return 1;
+	keys_shuffle(&k);
+	if (!kn_count_churn(k.rh, n))
+		return 1;
+	keys_free(&k);
+	return 0;
+}
+
+/* --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map. */
+static void map_percpu(void)
+{
+	if (kn_map_percpu()) {
+		fprintf(stderr, "per-CPU map setup failed\n");
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int seed = 20240607;
@@ -731,8 +792,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "setup failed\n");
 		return 1;
 	}
+	if (argc == 4 && !strcmp(argv[1], "--percpu")) {
+		map_percpu();
+		argc--;
+		argv++;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
+		return count_churn(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
 		run_stall(strtoul(argv[2], NULL, 0));
 		return 0;
@@ -744,6 +812,12 @@ int main(int argc, char **argv)
 			reps = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--percpu"))
+			map_percpu();
+		else if (!strcmp(argv[i], "--churn"))
+			churn_only = 1;
+		else if (churn_only)
+			run_churn(strtoul(argv[i], NULL, 0), seed);
 		else if (!strcmp(argv[i], "--hive"))
 			hive_only = 1;
 		else if (!strcmp(argv[i], "--sets"))

@@ -54,6 +54,28 @@ typedef unsigned int gfp_t;
 #define smp_acquire__after_ctrl_dep()	smp_rmb()
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+#define cmpxchg64(p, o, n) ({						\
+	__typeof__(*(p)) __o = (o);					\
+	__atomic_compare_exchange_n(p, &__o, n, 0, __ATOMIC_SEQ_CST,	\
+				    __ATOMIC_SEQ_CST);			\
+	__o; })
+/* cmpxchg16b: x86-64 has it (every CPU since 2006). */
+typedef unsigned __int128 u128;
+#define CONFIG_ARCH_SUPPORTS_INT128	1
+#define system_has_cmpxchg128()		1
+static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
+{
+	u64 lo = (u64)*o, hi = (u64)(*o >> 64);
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchg16b %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
+			     : "b"((u64)n), "c"((u64)(n >> 64)) : "memory");
+	if (!ok)
+		*o = (u128)hi << 64 | lo;
+	return ok;
+}
+
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif
@@ -62,10 +84,13 @@ typedef unsigned int gfp_t;
 #define __must_hold(x)
 #define __acquires(x)
 #define __releases(x)
+#define __acquire(x)		((void)0)
+#define __release(x)		((void)0)
 #define __rcu
 #define __percpu
 #define __counted_by(m)
 #define ____cacheline_aligned_in_smp	__attribute__((__aligned__(64)))
+#define __aligned(n)		__attribute__((__aligned__(n)))
 #define fallthrough		__attribute__((__fallthrough__))
 #define _RET_IP_		((unsigned long)__builtin_return_address(0))
 #define IS_ENABLED(option)	0
@@ -487,6 +512,7 @@ static inline struct folio *kslot_shim_virt_to_folio(const void *p)
 
 /* ---- RCU: liburcu ---- */
 #define rcu_dereference_check(p, c)	rcu_dereference(p)
+#define rcu_read_lock_any_held()	1
 #define rcu_dereference_protected(p, c)	(p)
 #define RCU_INIT_POINTER(p, v)		((p) = (v))
 

@@ -32,6 +32,8 @@ static inline void *nb_val(uint32_t i)
 }
 
 int kn_setup(void);
+int kn_map_percpu(void);
+uint64_t kn_count_churn(uint64_t *h, uint32_t n);
 void kn_thread_start(int cpu);
 void kn_thread_stop(void);
 int kn_map_fill(uint32_t n, uint64_t *handles);

@@ -33,6 +33,20 @@
  * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
  * +-------------------------+----------------------+--------------------+
  *
+ * A per-CPU map (%KSLOT_MAP_PERCPU) changes these rows:
+ *
+ * +-------------------------+----------------------+--------------------+
+ * | kslot_map_alloc(),      | this CPU's magazine; | only if gfp allows |
+ * | kslot_map_remove(),     | map lock to refill   |                    |
+ * | kslot_map_replace(),    | or flush it, to grow |                    |
+ * | kslot_map_replace_if(), | and while a growth   |                    |
+ * | kslot_map_remove_if()   | runs                 |                    |
+ * | kslot_map_lock(), the   | not offered: removes | -                  |
+ * | __kslot_map_*() writers | bypass the map lock, |                    |
+ * |                         | the __ writers WARN  |                    |
+ * |                         | and fail (-EINVAL)   |                    |
+ * +-------------------------+----------------------+--------------------+
+ *
  * - Writers serialise on an internal spinlock.  By default it is taken
  *   with spin_lock(), so writers must not run in softirq or hardirq
  *   context.  Create the map with %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ
@@ -49,6 +63,15 @@
  * - A slot is live from kslot_map_alloc() until kslot_map_remove().  A
  *   slot allocated with a NULL object is reserved: lookups return NULL
  *   until kslot_map_replace() publishes an object.
+ * - %KSLOT_MAP_PERCPU at init gives the map per-CPU magazines of free
+ *   slots (kslot_slots.h): alloc pops and remove pushes this CPU's
+ *   magazine under its own lock, the free list is touched in batches,
+ *   remove is one cmpxchg of the slot's word (of two racing removes of a
+ *   handle exactly one wins), replace one 128-bit cmpxchg of word and
+ *   object (no lost update against a racing remove).  The count and the
+ *   -ENOSPC at max_entries stay exact.  Since removes do not take the map
+ *   lock, such a map has no kslot_map_lock() section in which no other
+ *   writer changes it: use it where writers need no such section.
  * - %KSLOT_MAP_HANDLE32 at init makes the map issue 32-bit handles
  *   (nonzero, below 2^31, still u64 in the API) for a u32 id of an
  *   existing uAPI; kslot_slots.h gives the bit split and the reuses per
@@ -102,8 +125,14 @@
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
 /* Issue 32-bit handles (nonzero, below 2^31): see kslot_slots.h. */
 #define KSLOT_MAP_HANDLE32	KSLOT_SLOTS_HANDLE32
+/*
+ * Per-CPU magazines: lock-free alloc, remove and replace; no
+ * kslot_map_lock() and no __ writers (see kslot_slots.h).
+ */
+#define KSLOT_MAP_PERCPU	KSLOT_SLOTS_PERCPU
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
-				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32)
+				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32 | \
+				 KSLOT_MAP_PERCPU)
 
 /**
  * struct kslot_map - A generational handle table.
@@ -125,14 +154,18 @@ struct kslot_map {
  *	kslot/map-@name.  Names should be unique; a duplicate is not exposed.
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both),
- *	%KSLOT_MAP_ACCOUNT, and %KSLOT_MAP_HANDLE32 for 32-bit handles
- *	(bit split from @max_entries, see kslot_slots.h).
+ *	%KSLOT_MAP_ACCOUNT, %KSLOT_MAP_HANDLE32 for 32-bit handles (bit
+ *	split from @max_entries, see kslot_slots.h), and %KSLOT_MAP_PERCPU
+ *	for per-CPU magazines.
  *
- * No memory is allocated for slots until the first kslot_map_alloc().
+ * No memory is allocated for slots until the first kslot_map_alloc(); a
+ * per-CPU map allocates its magazines here.
  *
- * Context: Process context if @name is given, otherwise any context.
- * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
- * unknown bits or both lock flags.
+ * Context: Process context if @name is given or @flags holds
+ * %KSLOT_MAP_PERCPU, otherwise any context.
+ * Return: 0, -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits or both lock flags, or -ENOMEM if a per-CPU map's
+ * magazines could not be allocated.
  */
 static inline int kslot_map_init(struct kslot_map *map, const char *name,
 				 u32 max_entries, unsigned int flags)

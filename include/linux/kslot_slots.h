@@ -126,6 +126,23 @@
  * | kslot_slots_restore_done() | every slot)          |                    |
  * +----------------------------+----------------------+--------------------+
  *
+ * A per-CPU table (%KSLOT_SLOTS_PERCPU, below) changes these rows:
+ *
+ * +----------------------------+----------------------+--------------------+
+ * | kslot_slots_alloc(),       | this CPU's magazine; | only if gfp allows |
+ * | kslot_slots_remove(),      | table lock to refill |                    |
+ * | kslot_slots_replace(),     | or flush it, to grow |                    |
+ * | kslot_slots_replace_if(),  | and while a growth   |                    |
+ * | kslot_slots_remove_if()    | runs                 |                    |
+ * | kslot_slots_count()        | none (sums magazines)| no                 |
+ * | kslot_slots_dump()         | every magazine, then | no                 |
+ * |                            | the table lock       |                    |
+ * | kslot_slots_lock(), the __ | not offered: they    |                    |
+ * | writers, keyed tables,     | WARN and fail        |                    |
+ * | kslot_slots_init_tag(),    | (-EINVAL), or init   |                    |
+ * | reset and restore          | refuses the flags    |                    |
+ * +----------------------------+----------------------+--------------------+
+ *
  * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
  * takes the table lock as the table's lock flags say; while it is held,
  * __kslot_slots_lookup() and the __ writers may be called, and no other
@@ -148,6 +165,61 @@
  *   kslot_slots_restore_retired(), then kslot_slots_restore_done(), which
  *   rebuilds the free list lowest slot first.  Until then the table
  *   refuses kslot_slots_alloc(); lookups see what is restored so far.
+ *
+ * Per-CPU tables (%KSLOT_SLOTS_PERCPU at init): lock-free alloc, remove
+ * and replace, on per-CPU magazines of free slots.
+ *
+ * - A magazine holds up to %KSLOT_SLOTS_MAG_SIZE free slot indices.  alloc
+ *   pops this CPU's magazine and remove pushes onto it, under the
+ *   magazine's own lock: no shared lock, no shared cache line.  The free
+ *   list is touched only to refill an empty magazine or flush a full one,
+ *   %KSLOT_SLOTS_MAG_BATCH slots at a time, under the table lock.  Slots
+ *   in a magazine are free: their word is the free word (nothing matches
+ *   it), their link %KSLOT_SLOTS_CACHED.
+ * - The magazine lock is a spinlock_t per CPU, taken with the table's lock
+ *   flags, not a local_lock_t: other CPUs take it too, rarely (to flush
+ *   its slots at max_entries, to quiesce it before a growth copies the
+ *   table, for reserve and the dump).  Its own CPU takes it uncontended on
+ *   a CPU-local cache line.  On PREEMPT_RT it is a sleeping lock, as a
+ *   local_lock_t is, and the rules of kslot_lock.h apply unchanged.  Lock
+ *   order: a magazine lock, then the table lock; never two magazine locks.
+ * - Generation transitions are atomic: remove is cmpxchg64() of the word
+ *   from the handle to the free word, so of two racing removes of one
+ *   handle exactly one succeeds and owns the slot from then on.  replace
+ *   is try_cmpxchg128() of {word, object} from {handle, old} to {handle,
+ *   new} (replace_if and remove_if likewise), so a replace and a racing
+ *   remove cannot lose an update: either the replace lands first and the
+ *   remove returns the new object, or the remove does and the replace
+ *   fails with -ENOENT.  alloc writes a slot it owns and needs no atomic.
+ *   Slots are 16-byte aligned for the 128-bit compare.
+ * - Because removes do not take the table lock, a per-CPU table offers no
+ *   kslot_slots_lock() section in which "no other writer changes the
+ *   table": the __ writers WARN once and fail with -EINVAL (the remove
+ *   returns NULL) on such a table, and init refuses %KSLOT_SLOTS_KEYED
+ *   with it, as kslot_slots_init_tag() (the restore's init) refuses the
+ *   flag; reset and restore refuse a per-CPU table.
+ * - Exact counts: each magazine counts the entries its writers added
+ *   minus those they removed, the table lock's paths count theirs, and
+ *   kslot_slots_count() sums them (exact whenever no writer runs).  The
+ *   capacity limit is exact: when the free list is empty and the table
+ *   cannot grow (or growing fails for memory), an allocation flushes every
+ *   CPU's magazine (possible CPUs, offline ones included) into the free
+ *   list before it returns -ENOSPC (-ENOMEM), so it fails only when no
+ *   slot is free anywhere.  kslot_slots_reserve() counts the magazines'
+ *   free slots as room, since such an allocation finds them.
+ * - Growth: magazines hold indices, which stay valid as the table grows,
+ *   so they are kept across growth.  A growth sets the table's growing
+ *   flag, then takes and releases every CPU's magazine lock (the table
+ *   lock dropped) before it copies anything; a writer checks the flag
+ *   under its magazine lock and, while a growth runs, works under the
+ *   table lock instead (with the same atomic transitions, and the
+ *   mirror).  Publication clears the flag after publishing the new table
+ *   (release; acquire in the writers), so the old table is never written
+ *   after publication.
+ * - Magazines are allocated at init (process context), one per possible
+ *   CPU.  Without try_cmpxchg128() (system_has_cmpxchg128()) a per-CPU
+ *   table has none and every writer takes the table lock, with the same
+ *   rules.
  *
  * Storage, and why (measured on bench/native, see the README):
  *
@@ -220,9 +292,15 @@ struct dentry;
  * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
  */
 #define KSLOT_SLOTS_KEYED	BIT(5)
+/*
+ * Per-CPU table: lock-free alloc, remove and replace on per-CPU magazines
+ * of free slots, without kslot_slots_lock() and the __ writers (see the
+ * top of this file).
+ */
+#define KSLOT_SLOTS_PERCPU	BIT(6)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
 				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
-				 KSLOT_SLOTS_KEYED)
+				 KSLOT_SLOTS_KEYED | KSLOT_SLOTS_PERCPU)
 
 /* Slots of the first table; each growth doubles, up to max_entries. */
 #define KSLOT_SLOTS_MIN		256U
@@ -232,6 +310,13 @@ struct dentry;
 /* Free-list link values, in a free slot's object field. */
 #define KSLOT_SLOTS_NONE	U32_MAX
 #define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
+/* The link of a free slot held by a per-CPU magazine. */
+#define KSLOT_SLOTS_CACHED	(U32_MAX - 2)
+
+/* Free slots one per-CPU magazine holds. */
+#define KSLOT_SLOTS_MAG_SIZE	32U
+/* Slots a refill takes from, or a flush gives back to, the free list. */
+#define KSLOT_SLOTS_MAG_BATCH	16U
 
 /*
  * The tag of a keyed table created by kslot_slots_init_tag() without one:
@@ -244,10 +329,32 @@ struct dentry;
  * @word: The live handle, or the free or retired word (see the top).
  * @obj: The stored pointer of a live slot, the free-list link of a free
  *	one (see the top).
+ *
+ * Aligned to 16 bytes for try_cmpxchg128() on both fields in per-CPU
+ * tables (see kslot_slots_table_alloc() for the table memory).
  */
 struct kslot_slot {
 	u64 word;
 	void *obj;
+} __aligned(16);
+
+/**
+ * struct kslot_slots_mag - One CPU's magazine of free slots.
+ *
+ * Every field is private.
+ */
+struct kslot_slots_mag {
+	/* private: */
+	/* Taken by its CPU's writers, by others rarely (see the top). */
+	spinlock_t lock;
+	/* Slots in @idx; the last one is handed out first. */
+	u32 nr;
+	/*
+	 * Entries this magazine's writers added minus those they removed,
+	 * modulo 2^32 (read locklessly by kslot_slots_count()).
+	 */
+	u32 count;
+	u32 idx[KSLOT_SLOTS_MAG_SIZE];
 };
 
 /**
@@ -283,16 +390,29 @@ struct kslot_slots {
 	unsigned int flags;
 	u32 index_mask;
 	u32 gen_shift;
+	/*
+	 * Per-CPU tables: the magazines (NULL otherwise, or without
+	 * try_cmpxchg128()), and whether a growth runs (magazine writers
+	 * then take @lock).
+	 */
+	struct kslot_slots_mag __percpu *mags;
+	bool growing;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	/* The table a growth in progress fills, and how much it copied. */
 	struct kslot_slots_table *next;
 	u32 copied;
+	/* Per-CPU tables: the magazines were quiesced since @next was set. */
+	bool quiesced;
 	/* Slots of the current table that can hold entries. */
 	u32 capacity;
 	/* First free slot, or KSLOT_SLOTS_NONE. */
 	u32 free_head;
-	/* Live slots, reserved ones included (read locklessly). */
+	/*
+	 * Live slots, reserved ones included (read locklessly); in a
+	 * per-CPU table those @lock's paths added minus removed, modulo
+	 * 2^32, the magazines counting the rest.
+	 */
 	u32 count;
 	u32 max_entries;
 	/* Slots retired because their generations were used up. */
@@ -396,7 +516,9 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
  * Takes the lock the way the table's lock flags say (spin_lock(),
  * spin_lock_bh() or spin_lock_irqsave(); see kslot_lock.h).  While it is
  * held, lookups with __kslot_slots_lookup() and the __ writers may be
- * called, and lockdep knows the lock is held.
+ * called, and lockdep knows the lock is held.  A per-CPU table
+ * (%KSLOT_SLOTS_PERCPU) offers no such section: its alloc, remove and
+ * replace do not take this lock, and its __ writers refuse.
  *
  * Context: Any context the table's lock flags allow; not with the lock
  * already held.
@@ -508,16 +630,26 @@ reject:
 	return NULL;
 }
 
+u32 __kslot_slots_count_percpu(const struct kslot_slots *s);
+
 /**
  * kslot_slots_count() - Number of live entries.
  * @s: The table.
  *
+ * In a per-CPU table, the sum of the table lock's count and every CPU's
+ * magazine count.
+ *
  * Context: Any context.  Lockless; the value may be stale by the time it
- * is used unless the caller excludes writers.
+ * is used unless the caller excludes writers.  In a per-CPU table with
+ * writers running, each one's change is seen or not (a sum caught between
+ * an entry's alloc on one CPU and its remove on another is clamped to
+ * 0 .. max_entries).
  * Return: Live entries, reserved ones included.
  */
 static inline u32 kslot_slots_count(const struct kslot_slots *s)
 {
+	if (s->flags & KSLOT_SLOTS_PERCPU)
+		return __kslot_slots_count_percpu(s);
 	return READ_ONCE(s->count);
 }
 
