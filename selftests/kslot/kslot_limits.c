@@ -19,6 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "libkslot.h"
+#include "kslot_sysfs.h"
 
 #define RS	24
 
@@ -38,33 +39,6 @@ static void __attribute__((constructor)) kslot_require_device(void)
 static struct rec rec_of(uint32_t i)
 {
 	return (struct rec){ i, ~(uint64_t)i, (uint64_t)i * 0x9e3779b97f4a7c15ULL };
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
 }
 
 #define PARAM(name)	"/sys/module/kslot_dev/parameters/" name

@@ -40,6 +40,7 @@
 
 #include "kselftest_harness.h"
 #include "libkslot.h"
+#include "kslot_sysfs.h"
 
 #define PARAM(name)	"/sys/module/kslot_dev/parameters/" name
 #define CG		"/sys/fs/cgroup"
@@ -62,33 +63,6 @@ static void __attribute__((constructor)) kslot_require_device(void)
 		ksft_print_header();
 		ksft_exit_skip("%s is absent\n", KSLOT_DEVICE);
 	}
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
 }
 
 static long long read_num(const char *path)
