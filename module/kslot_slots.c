@@ -174,7 +174,7 @@ static bool kslot_slots_cas2(struct kslot_slot *slot, struct kslot_slot *cur,
 static __always_inline unsigned long
 kslot_slots_mag_lock(struct kslot_slots *s, struct kslot_slots_mag *m)
 {
-	unsigned long irqflags = __kslot_lock(&m->lock, s->flags);
+	unsigned long irqflags = kslot_spin_lock_flags(&m->lock, s->flags);
 
 	__release(&m->lock);
 	return irqflags;
@@ -185,7 +185,7 @@ kslot_slots_mag_unlock(struct kslot_slots *s, struct kslot_slots_mag *m,
 		       unsigned long irqflags)
 {
 	__acquire(&m->lock);
-	__kslot_unlock(&m->lock, s->flags, irqflags);
+	kslot_spin_unlock_flags(&m->lock, s->flags, irqflags);
 }
 
 /*
@@ -722,7 +722,7 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_remove);
 
 /**
- * __kslot_slots_reject() - Count a lookup that found nothing.
+ * kslot_slots_count_reject() - Count a lookup that found nothing.
  * @s: The table.
  * @handle: The handle looked up.
  *
@@ -731,12 +731,12 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  *
  * Context: Any context.
  */
-void __kslot_slots_reject(struct kslot_slots *s, u64 handle)
+void kslot_slots_count_reject(struct kslot_slots *s, u64 handle)
 {
 	if (handle)
 		atomic_long_inc(&s->rejected);
 }
-EXPORT_SYMBOL_GPL(__kslot_slots_reject);
+EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
 
 /**
  * kslot_slots_lookup() - Find the pointer a handle refers to.
@@ -1688,7 +1688,7 @@ static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
 }
 
 /**
- * __kslot_slots_count_percpu() - kslot_slots_count() of a per-CPU table.
+ * kslot_slots_count_percpu() - kslot_slots_count() of a per-CPU table.
  * @s: A table created with %KSLOT_SLOTS_PERCPU.
  *
  * The sum of the table lock's count and every CPU's magazine count,
@@ -1698,7 +1698,7 @@ static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
  * Context: Any context.  Lockless.
  * Return: Live entries, reserved ones included.
  */
-u32 __kslot_slots_count_percpu(const struct kslot_slots *s)
+u32 kslot_slots_count_percpu(const struct kslot_slots *s)
 {
 	u32 n = READ_ONCE(s->count);
 	int cpu;
@@ -1710,7 +1710,7 @@ u32 __kslot_slots_count_percpu(const struct kslot_slots *s)
 		return 0;
 	return min(n, s->max_entries);
 }
-EXPORT_SYMBOL_GPL(__kslot_slots_count_percpu);
+EXPORT_SYMBOL_GPL(kslot_slots_count_percpu);
 
 /*
  * Free slots of the current table (neither live nor retired), those in

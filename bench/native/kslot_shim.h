@@ -170,6 +170,8 @@ static inline size_t size_add(size_t a, size_t b)
 
 #define struct_size(p, member, n) \
 	size_add(sizeof(*(p)), size_mul(sizeof(*(p)->member), n))
+#define struct_size_t(type, member, n) \
+	struct_size((type *)NULL, member, n)
 
 /* ---- errors and reports ---- */
 #define MAX_ERRNO	4095
@@ -441,6 +443,20 @@ static inline void *kmalloc(size_t n, gfp_t gfp)
 #define kvfree(p)			free((void *)(p))
 #define vfree(p)			free((void *)(p))
 #define is_vmalloc_addr(p)		false
+/* The slab size classes, as the kernel's kmalloc_size_roundup() sees them. */
+#define KMALLOC_MAX_SIZE		(1UL << 22)
+#define PAGE_ALIGN(n)			(((n) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+
+static inline size_t kmalloc_size_roundup(size_t n)
+{
+	if (n <= 8)
+		return 8;
+	if (n > 64 && n <= 96)
+		return 96;
+	if (n > 128 && n <= 192)
+		return 192;
+	return roundup_pow_of_two(n);
+}
 
 void kslot_shim_free_rcu(void *p);
 #define kfree_rcu(p, field)		kslot_shim_free_rcu(p)

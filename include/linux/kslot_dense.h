@@ -218,7 +218,7 @@ static inline unsigned long kslot_dense_lock(struct kslot_dense *dense)
 	__acquires(&dense->lock)
 {
 	rcu_read_lock();
-	return __kslot_lock(&dense->lock, dense->slots.flags);
+	return kslot_spin_lock_flags(&dense->lock, dense->slots.flags);
 }
 
 /**
@@ -232,7 +232,7 @@ static inline void kslot_dense_unlock(struct kslot_dense *dense,
 				      unsigned long irqflags)
 	__releases(&dense->lock)
 {
-	__kslot_unlock(&dense->lock, dense->slots.flags, irqflags);
+	kslot_spin_unlock_flags(&dense->lock, dense->slots.flags, irqflags);
 	rcu_read_unlock();
 }
 

@@ -57,14 +57,15 @@ static inline bool kslot_lock_flags_valid(unsigned int flags,
 }
 
 /**
- * __kslot_lock() - Take a table's spinlock the way its flags ask.
+ * kslot_spin_lock_flags() - Take a table's spinlock the way its flags ask.
  * @lock: The lock.
  * @flags: The table's flags.
  *
  * Context: Any context the flags allow.
- * Return: Saved interrupt flags for __kslot_unlock().
+ * Return: Saved interrupt flags for kslot_spin_unlock_flags().
  */
-static inline unsigned long __kslot_lock(spinlock_t *lock, unsigned int flags)
+static inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
+						  unsigned int flags)
 	__acquires(lock)
 {
 	unsigned long irqflags = 0;
@@ -79,15 +80,16 @@ static inline unsigned long __kslot_lock(spinlock_t *lock, unsigned int flags)
 }
 
 /**
- * __kslot_unlock() - Release a lock taken with __kslot_lock().
+ * kslot_spin_unlock_flags() - Release a lock kslot_spin_lock_flags() took.
  * @lock: The lock.
  * @flags: The table's flags.
- * @irqflags: The value __kslot_lock() returned.
+ * @irqflags: The value kslot_spin_lock_flags() returned.
  *
  * Context: Caller holds @lock.
  */
-static inline void __kslot_unlock(spinlock_t *lock, unsigned int flags,
-				  unsigned long irqflags)
+static inline void kslot_spin_unlock_flags(spinlock_t *lock,
+					   unsigned int flags,
+					   unsigned long irqflags)
 	__releases(lock)
 {
 	if (flags & KSLOT_LOCK_IRQ)

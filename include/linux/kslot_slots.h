@@ -497,7 +497,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st);
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d);
-void __kslot_slots_reject(struct kslot_slots *s, u64 handle);
+void kslot_slots_count_reject(struct kslot_slots *s, u64 handle);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
 void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
@@ -527,7 +527,7 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
 static inline unsigned long kslot_slots_lock(struct kslot_slots *s)
 	__acquires(&s->lock)
 {
-	return __kslot_lock(&s->lock, s->flags);
+	return kslot_spin_lock_flags(&s->lock, s->flags);
 }
 
 /**
@@ -541,7 +541,7 @@ static inline void kslot_slots_unlock(struct kslot_slots *s,
 				      unsigned long irqflags)
 	__releases(&s->lock)
 {
-	__kslot_unlock(&s->lock, s->flags, irqflags);
+	kslot_spin_unlock_flags(&s->lock, s->flags, irqflags);
 }
 
 /**
@@ -626,11 +626,11 @@ static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 		goto reject;
 	return obj;
 reject:
-	__kslot_slots_reject(s, handle);
+	kslot_slots_count_reject(s, handle);
 	return NULL;
 }
 
-u32 __kslot_slots_count_percpu(const struct kslot_slots *s);
+u32 kslot_slots_count_percpu(const struct kslot_slots *s);
 
 /**
  * kslot_slots_count() - Number of live entries.
@@ -649,7 +649,7 @@ u32 __kslot_slots_count_percpu(const struct kslot_slots *s);
 static inline u32 kslot_slots_count(const struct kslot_slots *s)
 {
 	if (s->flags & KSLOT_SLOTS_PERCPU)
-		return __kslot_slots_count_percpu(s);
+		return kslot_slots_count_percpu(s);
 	return READ_ONCE(s->count);
 }
 
