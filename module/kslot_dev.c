@@ -102,15 +102,17 @@ static DEFINE_MUTEX(kslot_dev_file_lock);
 static u32 kslot_dev_file_seq;
 
 /*
- * Users, keyed by the user namespace and uid of the opener's credentials
- * (a module cannot add a ucounts type); each open file holds a reference.
+ * Users, keyed by the opener's kuid, which is global: a user namespace
+ * does not give a user a budget of its own (a module cannot add a
+ * ucounts type, which would charge every level).  Each open file holds a
+ * reference.
  */
 static DEFINE_HASHTABLE(kslot_dev_users, 6);
 static DEFINE_MUTEX(kslot_dev_users_lock);
 
 static unsigned long kslot_user_key(const struct cred *cred)
 {
-	return (unsigned long)cred->user_ns ^ __kuid_val(cred->uid);
+	return __kuid_val(cred->uid);
 }
 
 static struct kslot_user *kslot_user_get(const struct cred *cred)
@@ -120,7 +122,7 @@ static struct kslot_user *kslot_user_get(const struct cred *cred)
 
 	mutex_lock(&kslot_dev_users_lock);
 	hash_for_each_possible(kslot_dev_users, u, node, key) {
-		if (u->ns == cred->user_ns && uid_eq(u->uid, cred->uid)) {
+		if (uid_eq(u->uid, cred->uid)) {
 			refcount_inc(&u->ref);
 			goto out;
 		}
@@ -129,7 +131,6 @@ static struct kslot_user *kslot_user_get(const struct cred *cred)
 	if (!u)
 		goto out;
 	refcount_set(&u->ref, 1);
-	u->ns = get_user_ns(cred->user_ns);
 	u->uid = cred->uid;
 	atomic64_set(&u->bytes, 0);
 	hash_add(kslot_dev_users, &u->node, key);
@@ -145,7 +146,6 @@ static void kslot_user_put(struct kslot_user *u)
 	hash_del(&u->node);
 	mutex_unlock(&kslot_dev_users_lock);
 	WARN_ON_ONCE(atomic64_read(&u->bytes));
-	put_user_ns(u->ns);
 	kfree(u);
 }
 
@@ -321,15 +321,15 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 	return rec;
 }
 
-/* Store a record from userspace; set the kernel handle. */
-static int kslot_table_insert(struct kslot_table *t,
-			      const void __user *rec_u, u64 *h)
+/*
+ * Store @rec, a record from kslot_rec_from_user(), and set the kernel
+ * handle.  @rec is the map entry's own, or freed (and always on failure).
+ */
+static int kslot_table_insert(struct kslot_table *t, struct kslot_rec *rec,
+			      u64 *h)
 {
-	struct kslot_rec *rec = kslot_rec_from_user(t, rec_u);
 	int ret;
 
-	if (IS_ERR(rec))
-		return PTR_ERR(rec);
 	if (kslot_table_is_dense(t)) {
 		ret = kslot_dense_insert(&t->dense, rec->data, h,
 					 KSLOT_DEV_GFP);
@@ -512,25 +512,25 @@ static u64 kslot_dev_charged(struct kslot_table *t)
 }
 
 /*
- * Precharge one insert into @t, counted in t->inserting by the caller:
- * its record, and the table's next growth if the inserts in flight do not
- * all fit in its free room.  *@grow is set if the growth is precharged.
- * Returns the bytes charged, or -EDQUOT.
+ * Precharge the growth an insert into @t must make if the table has no
+ * room left; *@bytes is set to what is charged.  The caller holds
+ * t->insert_lock, so no other insert takes the room meanwhile: the insert
+ * that finds none is the one that grows.  0 or -EDQUOT.
  */
-static s64 kslot_dev_precharge(struct kslot_table *t, bool *grow)
+static int kslot_dev_precharge_growth(struct kslot_table *t, u64 *bytes)
 {
 	struct kslot_table_stats ts;
-	u64 bytes = t->rec_bytes;
 	int ret;
 
+	lockdep_assert_held(&t->insert_lock);
+	*bytes = 0;
 	kslot_table_stats(t, &ts);
-	*grow = atomic_read(&t->inserting) > ts.room && ts.grow_bytes;
-	if (*grow)
-		bytes += ts.grow_bytes;
-	if (!bytes)
+	if (ts.room || !ts.grow_bytes)
 		return 0;
-	ret = kslot_dev_charge(t->file, bytes);
-	return ret ? ret : bytes;
+	ret = kslot_dev_charge(t->file, ts.grow_bytes);
+	if (!ret)
+		*bytes = ts.grow_bytes;
+	return ret;
 }
 
 /* After a command that may have changed @t's memory: charge what it is. */
@@ -780,7 +780,7 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	t->max_entries = max;
 	t->charged = kslot_dev_table_size();
 	spin_lock_init(&t->charge_lock);
-	atomic_set(&t->inserting, 0);
+	mutex_init(&t->insert_lock);
 	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
@@ -815,6 +815,7 @@ static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	kslot_table_destroy(t);
 	/* No command runs on it: nothing is precharged. */
 	kslot_dev_uncharge(f, t->charged);
+	mutex_destroy(&t->insert_lock);
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	kfree(t);
@@ -909,30 +910,43 @@ static void kslot_dev_end(struct kslot_file *f)
 
 /*
  * Insert one record; the user handle is written to @handle_u and @uh.
- * *@pre accumulates the precharge of its record; the caller settles the
- * table and drops it (kslot_dev_write_end()).  An insert that precharged
- * a growth settles at once, so that a batch does not hold the precharge
- * of a growth already made (and charged) while it precharges the next.
+ * The record is charged before it is allocated and copied in (outside any
+ * lock: the copy may wait on a user page); then, under t->insert_lock,
+ * the growth the insert must make, if any, is charged, the insert made
+ * and the table settled, so that every byte the insert allocates was
+ * charged first.
  */
 static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
-				u64 __user *handle_u, u64 *uh, u64 *pre)
+				u64 __user *handle_u, u64 *uh)
 {
-	bool grow;
-	s64 bytes;
+	struct kslot_rec *rec;
+	u64 pre = t->rec_bytes, grow = 0;
 	int ret;
 	u64 h;
 
 	/* An unwritable handle fails before anything is stored. */
 	if (put_user(0, handle_u))
 		return -EFAULT;
-	atomic_inc(&t->inserting);
-	bytes = kslot_dev_precharge(t, &grow);
-	ret = bytes < 0 ? bytes : kslot_table_insert(t, rec_u, &h);
-	atomic_dec(&t->inserting);
-	if (bytes > 0 && grow)
-		kslot_dev_write_end(t, bytes);
-	else if (bytes > 0)
-		*pre += bytes;
+	ret = pre ? kslot_dev_charge(t->file, pre) : 0;
+	if (ret)
+		return ret;
+	rec = kslot_rec_from_user(t, rec_u);
+	ret = PTR_ERR_OR_ZERO(rec);
+	if (!ret && mutex_lock_killable(&t->insert_lock)) {
+		kfree(rec);
+		ret = -EINTR;
+	}
+	if (ret)
+		goto uncharge;
+	ret = kslot_dev_precharge_growth(t, &grow);
+	if (ret)
+		kfree(rec);
+	else
+		ret = kslot_table_insert(t, rec, &h);
+	kslot_dev_settle(t);
+	mutex_unlock(&t->insert_lock);
+uncharge:
+	kslot_dev_uncharge(t->file, pre + grow);
 	if (ret)
 		return ret;
 	*uh = kslot_seal(&t->seal, h);
@@ -943,6 +957,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		 * it.
 		 */
 		kslot_table_erase(t, h);
+		kslot_dev_write_end(t, 0);
 		return -EFAULT;
 	}
 	return 0;
@@ -985,9 +1000,9 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	struct kslot_entry __user *ue = uarg;
 	void __user *rec_u = u64_to_user_ptr(e->record_ptr);
 	struct kslot_table *t;
-	u64 h, pre = 0;
 	void *buf;
 	int ret;
+	u64 h;
 
 	t = kslot_dev_begin(f, e->flags, e->table_id, e->record_size,
 			    e->record_ptr, cmd != KSLOT_IOC_ERASE);
@@ -996,9 +1011,7 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	switch (cmd) {
 	case KSLOT_IOC_INSERT:
 		ret = e->handle ? -EINVAL :
-		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle,
-					   &pre);
-		kslot_dev_write_end(t, pre);
+		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
 		break;
 	case KSLOT_IOC_GET:
 		buf = kslot_dev_bounce(t);
@@ -1042,13 +1055,12 @@ static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
 
 /* Entry @handle_u / @rec_u of an INSERT or ERASE batch. */
 static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
-			       u64 __user *handle_u, void __user *rec_u,
-			       u64 *pre)
+			       u64 __user *handle_u, void __user *rec_u)
 {
 	u64 uh;
 
 	if (cmd == KSLOT_IOC_INSERT_BATCH)
-		return kslot_dev_insert_one(t, rec_u, handle_u, &uh, pre);
+		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
 	if (get_user(uh, handle_u))
 		return -EFAULT;
 	return kslot_dev_erase_one(t, uh);
@@ -1126,7 +1138,6 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
 	struct kslot_table *t;
-	u64 pre = 0;
 	int ret = 0;
 	u32 i;
 
@@ -1147,11 +1158,13 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 		for (i = 0; i < b->count; i++) {
 			ret = kslot_dev_batch_one(t, cmd, &handles[i],
 						  recs + (size_t)i *
-						  t->record_size, &pre);
+						  t->record_size);
 			if (ret)
 				break;
 		}
-		kslot_dev_write_end(t, pre);
+		/* Inserts settled themselves; erases are settled here. */
+		if (cmd == KSLOT_IOC_ERASE_BATCH)
+			kslot_dev_write_end(t, 0);
 	}
 	if (put_user(i, &ub->done))
 		ret = -EFAULT;
@@ -1533,10 +1546,10 @@ static int kslot_import_check_slot(const struct kslot_image *img,
  * Precharge the restore of slot @index into @t: its record, and the slot
  * capacity it makes the table grow to (restoring a slot grows the table
  * to it, whatever the slots below hold, so a small image cannot pin a
- * large uncharged slot array).  The core grows by doubling from
- * KSLOT_SLOTS_MIN, so the table it grows to has fewer than twice the
- * slots asked for.  *@grow is set if a growth is precharged.  Returns the
- * bytes charged, or -EDQUOT.
+ * large uncharged slot array): the core doubles its capacity from
+ * KSLOT_SLOTS_MIN until the slot exists, capped at max_entries.  *@grow
+ * is set if a growth is precharged.  Returns the bytes charged, or
+ * -EDQUOT.
  */
 static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
@@ -1549,8 +1562,11 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 	kslot_table_stats(t, &ts);
 	*grow = index >= ts.capacity;
 	if (*grow) {
-		nr = min_t(u64, max(2ULL * index + 2, KSLOT_SLOTS_MIN),
-			   t->max_entries);
+		u64 want = ts.capacity;
+
+		while (want <= index)
+			want = want ? 2 * want : KSLOT_SLOTS_MIN;
+		nr = min_t(u64, want, t->max_entries);
 		bytes += kslot_kvmalloc_bytes(NULL,
 				struct_size_t(struct kslot_slots_table, slots,
 					      nr));
@@ -1558,7 +1574,9 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 	if (!bytes)
 		return 0;
 	ret = kslot_dev_charge(t->file, bytes);
-	return ret ? ret : bytes;
+	if (ret)
+		return ret;
+	return bytes;
 }
 
 /*
@@ -1597,10 +1615,13 @@ static int kslot_import_slots(struct kslot_table *t,
 		ret = bytes < 0 ? bytes :
 		      kslot_table_restore(t, is.index, is.gen, is.state,
 					  src + off);
-		if (bytes > 0 && grow)
-			kslot_dev_write_end(t, bytes);
-		else if (bytes > 0)
+		if (bytes > 0)
 			pre += bytes;
+		/* Settled now, a growth's precharge and the records' go. */
+		if (grow) {
+			kslot_dev_write_end(t, pre);
+			pre = 0;
+		}
 		if (ret)
 			break;
 		if (is.state == KSLOT_SLOT_LIVE) {
@@ -1880,7 +1901,7 @@ static int __init kslot_dev_init(void)
 	int ret;
 
 	if (!max_user_bytes)
-		max_user_bytes = max((totalram_pages() << PAGE_SHIFT) / 32,
+		max_user_bytes = max(totalram_pages() / 32 * PAGE_SIZE,
 				     16UL << 20);
 	ret = misc_register(&kslot_miscdev);
 	if (ret)

@@ -9,6 +9,7 @@
 #include <linux/cred.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -110,14 +111,12 @@ static inline u64 kslot_unseal(const struct kslot_seal *s, u64 h)
  * struct kslot_user - What one user has charged across its open files.
  * @node: Entry in the module's hash of users.
  * @ref: Open files of this user.
- * @ns: The user namespace of the files' credentials (a reference).
  * @uid: The user.
  * @bytes: Bytes charged against the max_user_bytes limit.
  */
 struct kslot_user {
 	struct hlist_node node;
 	refcount_t ref;
-	struct user_namespace *ns;
 	kuid_t uid;
 	atomic64_t bytes;
 };
@@ -183,7 +182,8 @@ struct kslot_table_stats {
  * @max_entries: Capacity limit.
  * @rec_bytes: Memory of one separately allocated record (0 if records
  *	live in the structure).
- * @inserting: Inserts in progress, to tell whether one may grow the table.
+ * @insert_lock: Serialises inserts from their growth check to their
+ *	settle, so that the insert that finds no room is the one that grows.
  * @charge_lock: Serialises updates of @charged.
  * @charged: Bytes charged for the table: itself, its structure and its
  *	records, as last measured.
@@ -200,7 +200,7 @@ struct kslot_table {
 	u32 record_size;
 	u32 max_entries;
 	u32 rec_bytes;
-	atomic_t inserting;
+	struct mutex insert_lock;
 	spinlock_t charge_lock;	/* protects @charged */
 	u64 charged;
 	atomic64_t rejected;

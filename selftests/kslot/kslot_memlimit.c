@@ -25,6 +25,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -766,6 +767,57 @@ TEST_F_TIMEOUT(nobody, refill_elsewhere, 600)
 	close(b);
 	close(c);
 	close(d);
+}
+
+/*
+ * A new user namespace gives no new budget: a child of uid 65534 that
+ * unshares its user namespace (and is root in it) still counts as 65534,
+ * so the file it opens cannot store what the parent's files left no room
+ * for.
+ */
+TEST_F_TIMEOUT(nobody, user_namespace, 600)
+{
+	uint32_t t1, t2, t3, n;
+	int a, b, status;
+	pid_t pid;
+
+	recbuf = calloc(BATCH, 4096);
+	ASSERT_NE(NULL, recbuf);
+	become_nobody(_metadata);
+	a = kslot_open();
+	b = kslot_open();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	/* Two files to their limit: the user's is reached. */
+	ASSERT_EQ(0, kslot_create(a, KSLOT_KIND_MAP, 4096, 1U << 20, &t1));
+	EXPECT_EQ(-EDQUOT, fill(a, t1, 4096, &n));
+	ASSERT_EQ(0, kslot_create(b, KSLOT_KIND_MAP, 4096, 1U << 20, &t2));
+	EXPECT_EQ(-EDQUOT, fill(b, t2, 4096, &n));
+	EXPECT_LT(USER_LIMIT - 128 * 1024,
+		  file_bytes(_metadata, a) + file_bytes(_metadata, b));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd, ret;
+
+		if (unshare(CLONE_NEWUSER))
+			_exit(2);
+		fd = kslot_open();
+		if (fd < 0)
+			_exit(3);
+		ret = kslot_create(fd, KSLOT_KIND_MAP, 4096, 8, &t3);
+		if (!ret)
+			ret = kslot_insert(fd, t3, recbuf, 4096, handles);
+		_exit(ret == -EDQUOT ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		SKIP(return, "no unprivileged user namespaces here");
+	/* 0: -EDQUOT in the new namespace; 1: it got a budget of its own. */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(a);
+	close(b);
 }
 
 /* ---- a command stuck on a user page ---- */

@@ -42,8 +42,8 @@
  *   -EDQUOT  the memory the file's tables take (each table, its slots or
  *            arrays at their allocated capacity, each record at its slab
  *            size) would exceed max_bytes, or the memory of all the files
- *            of the opener's user (uid in the opener's user namespace)
- *            would exceed max_user_bytes (not applied to files opened
+ *            of the opener's user (its kuid: a user namespace does not
+ *            give a new budget) would exceed max_user_bytes (not applied to files opened
  *            with CAP_SYS_RESOURCE).  An insert that would grow a table
  *            counts the growth.  Tables do not shrink: erasing gives back
  *            a map table's records, and only DESTROY or close gives back
