@@ -3,21 +3,26 @@
  * kslot_ioctl_bench: the /dev/kslot ioctl path from userspace, through
  * libkslot, one entry per ioctl against batches of 16 and 256.
  *
- *   kslot_ioctl_bench [-n ENTRIES] [-r REPS]
+ *   kslot_ioctl_bench [-n ENTRIES] [-r REPS] [-s RECORD_SIZES]
  *
  * Fills a map table, then a dense one, with ENTRIES 8-byte records and
  * times lookups (GET) in a fixed random order; then cycles ENTRIES map
- * entries through insert+erase.  Prints lines in the format of
- * kslot_bench.ko:
+ * entries through insert+erase.  Then, for each further record size of
+ * -s (a comma-separated list, default 64,256,1024; 8 is the headline
+ * above and is skipped), the map GET rows again with records of that
+ * size, as op get_rec<SIZE>, with ENTRIES entries up to 64 bytes and
+ * ENTRIES * 64 / SIZE above (the same bytes of records, less time).
+ * Prints lines in the format of kslot_bench.ko:
  *
  *   ok N ioctl_<op>_batch<B> size=.. kslot_ns=.. anchor=ioctl_<op>_single
  *	anchor_ns=..
  *
  * with ns per entry (<op> get for a map table, dense_get for a dense one,
- * insert_erase), and a "# ... entries/s" comment per measurement.  Each
- * repetition times every variant once, one after the other, and each
- * variant keeps its best repetition, so a change of load on the host
- * (the VM is TCG) falls on all of them alike.
+ * get_rec<SIZE> for a map table of SIZE-byte records, insert_erase),
+ * and a "# ... entries/s" comment per measurement.  Each repetition
+ * times every variant once, one after the other, and each variant keeps
+ * its best repetition, so a change of load on the host (the VM is TCG)
+ * falls on all of them alike.
  *
  * The per-entry cost of a batch-256 GET is also set against a copy-only
  * batch (anchor=copy_only_batch256): one pread(2) from a memfd per 256
@@ -42,6 +47,7 @@
 #include "libkslot.h"
 
 #define REC	8
+#define MAX_REC	4096
 
 static unsigned int tests;
 
@@ -58,7 +64,8 @@ static uint64_t now_ns(void)
  * (0 is possible with a coarse clock), UINT64_MAX on error.
  */
 static uint64_t get_pass(int fd, uint32_t table, const uint64_t *handles,
-			 uint32_t n, uint32_t batch, uint64_t *recs)
+			 uint32_t n, uint32_t batch, uint64_t *recs,
+			 uint32_t rec)
 {
 	uint64_t t = now_ns();
 	uint32_t i, done;
@@ -68,10 +75,10 @@ static uint64_t get_pass(int fd, uint32_t table, const uint64_t *handles,
 		int ret;
 
 		if (batch == 1)
-			ret = kslot_get(fd, table, handles[i], recs, REC);
+			ret = kslot_get(fd, table, handles[i], recs, rec);
 		else
 			ret = kslot_get_batch(fd, table, handles + i, c, recs,
-					      REC, &done);
+					      rec, &done);
 		if (ret)
 			return UINT64_MAX;
 	}
@@ -133,16 +140,16 @@ static void report(const char *op, uint32_t batch, uint32_t n, double ns,
 	printf("anchor=ioctl_%s_single anchor_ns=%.2f\n", op, single);
 }
 
-/* Fill table @table with n records; 0 or -1. */
+/* Fill table @table with n records of @rec bytes; 0 or -1. */
 static int fill(int fd, uint32_t table, uint64_t *handles, uint32_t n,
-		const uint64_t *recs)
+		const uint64_t *recs, uint32_t rec)
 {
 	uint32_t i, done;
 
 	for (i = 0; i < n; i += 256) {
 		uint32_t c = n - i < 256 ? n - i : 256;
 
-		if (kslot_insert_batch(fd, table, recs, REC, c, handles + i,
+		if (kslot_insert_batch(fd, table, recs, rec, c, handles + i,
 				       &done))
 			return -1;
 	}
@@ -153,20 +160,27 @@ static const uint32_t batches[] = { 1, 16, 256 };
 #define NB	3
 
 /*
- * GETs of table @table of @kind in the order of @handles, and the
- * copy-only batch, each repetition timing every batch size once.
+ * GETs of a table of @kind with n records of @rec bytes in the order of
+ * @handles, and the copy-only batch, each repetition timing every batch
+ * size once.
  */
-static void get_rows(int fd, int mfd, uint32_t kind, uint32_t n,
-		     uint32_t reps, uint64_t *handles, uint64_t *recs,
-		     void *copybuf)
+static void get_rows(int fd, int mfd, uint32_t kind, uint32_t rec,
+		     uint32_t n, uint32_t reps, uint64_t *handles,
+		     uint64_t *recs, void *copybuf)
 {
-	const char *op = kind == KSLOT_KIND_DENSE ? "dense_get" : "get";
 	uint64_t best[NB], best_copy = UINT64_MAX, seed = 20240607;
 	uint32_t table, i, b, r;
 	double ns[NB], copy;
+	char op[32];
 
-	if (kslot_create(fd, kind, REC, n, &table) ||
-	    fill(fd, table, handles, n, recs)) {
+	if (kind == KSLOT_KIND_DENSE)
+		snprintf(op, sizeof(op), "dense_get");
+	else if (rec == REC)
+		snprintf(op, sizeof(op), "get");
+	else
+		snprintf(op, sizeof(op), "get_rec%u", rec);
+	if (kslot_create(fd, kind, rec, n, &table) ||
+	    fill(fd, table, handles, n, recs, rec)) {
 		printf("not ok %u ioctl %s setup\n", ++tests, op);
 		return;
 	}
@@ -187,12 +201,13 @@ static void get_rows(int fd, int mfd, uint32_t kind, uint32_t n,
 		uint64_t t;
 
 		for (b = 0; b < NB; b++) {
-			t = get_pass(fd, table, handles, n, batches[b], recs);
+			t = get_pass(fd, table, handles, n, batches[b], recs,
+				     rec);
 			if (t < best[b])
 				best[b] = t;
 		}
 		t = mfd < 0 ? UINT64_MAX :
-		    copy_pass(mfd, n, sizeof(uint64_t) + REC, copybuf);
+		    copy_pass(mfd, n, sizeof(uint64_t) + rec, copybuf);
 		if (t < best_copy)
 			best_copy = t;
 	}
@@ -224,14 +239,19 @@ int main(int argc, char **argv)
 {
 	uint32_t n = 65536, reps = 3, b, r;
 	uint64_t best[NB], *handles, *recs;
+	const char *sizes = "64,256,1024";
+	size_t copylen;
 	void *copybuf;
 	int fd, mfd, opt;
+	char *end;
 
-	while ((opt = getopt(argc, argv, "n:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:")) != -1) {
 		if (opt == 'n')
 			n = strtoul(optarg, NULL, 0);
 		else if (opt == 'r')
 			reps = strtoul(optarg, NULL, 0);
+		else if (opt == 's')
+			sizes = optarg;
 		else
 			return 2;
 	}
@@ -246,20 +266,23 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	handles = calloc(n, sizeof(*handles));
-	recs = calloc(256, REC);
-	copybuf = calloc(256, sizeof(uint64_t) + REC);
+	/* Room for the largest record size -s may ask for. */
+	copylen = 256 * (sizeof(uint64_t) + MAX_REC);
+	recs = calloc(256, MAX_REC);
+	copybuf = calloc(1, copylen);
 	if (!handles || !recs || !copybuf) {
 		printf("not ok 1 ioctl setup\n");
 		return 1;
 	}
 	mfd = memfd_create("kslot_ioctl_bench", 0);
-	if (mfd >= 0 && pwrite(mfd, copybuf, 256 * (sizeof(uint64_t) + REC),
-			       0) != 256 * (sizeof(uint64_t) + REC)) {
+	if (mfd >= 0 && pwrite(mfd, copybuf, copylen, 0) != (ssize_t)copylen) {
 		close(mfd);
 		mfd = -1;
 	}
-	get_rows(fd, mfd, KSLOT_KIND_MAP, n, reps, handles, recs, copybuf);
-	get_rows(fd, mfd, KSLOT_KIND_DENSE, n, reps, handles, recs, copybuf);
+	get_rows(fd, mfd, KSLOT_KIND_MAP, REC, n, reps, handles, recs,
+		 copybuf);
+	get_rows(fd, mfd, KSLOT_KIND_DENSE, REC, n, reps, handles, recs,
+		 copybuf);
 
 	/* A table per pass cycles n entries through insert+erase. */
 	for (b = 0; b < NB; b++)
@@ -286,6 +309,27 @@ int main(int argc, char **argv)
 		}
 		report("insert_erase", batches[b], n, (double)best[b] / n,
 		       (double)best[0] / n);
+	}
+
+	/* The map GET rows at the other record sizes. */
+	while (*sizes) {
+		unsigned long rec = strtoul(sizes, &end, 0);
+		uint32_t rn = n;
+
+		if (end == sizes || !rec || rec > MAX_REC) {
+			printf("not ok %u ioctl record size %s\n", ++tests,
+			       sizes);
+			break;
+		}
+		sizes = *end == ',' ? end + 1 : end;
+		if (rec == REC)
+			continue;
+		if (rec > 64)
+			rn = (uint32_t)((uint64_t)n * 64 / rec);
+		if (!rn)
+			rn = 1;
+		get_rows(fd, mfd, KSLOT_KIND_MAP, rec, rn, reps, handles, recs,
+			 copybuf);
 	}
 	printf("1..%u\n", tests);
 	kslot_close(fd);

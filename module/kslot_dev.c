@@ -342,15 +342,22 @@ static int kslot_table_insert(struct kslot_table *t, struct kslot_rec *rec,
 	return ret;
 }
 
-/* A map table's run, under the caller's RCU; @rs is its record size. */
+/*
+ * A map table's run, under the caller's RCU; @rs is its record size.
+ * With @seal, h[] holds user handles, each decoded in place just before
+ * its lookup, so the run is one pass over the handles.
+ */
 static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
-					      const u64 *h, u32 n, u8 *buf,
-					      size_t rs)
+					      u64 *h, u32 n, u8 *buf,
+					      size_t rs,
+					      const struct kslot_seal *seal)
 {
 	struct kslot_rec *rec;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
+		if (seal)
+			h[i] = kslot_unseal(seal, h[i]);
 		rec = __kslot_map_lookup(&t->map, h[i]);
 		if (!rec)
 			break;
@@ -360,34 +367,39 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 }
 
 /*
- * Copy the records of the @n kernel handles @h into @buf, one after the
- * other, taking no lock; stop at the first handle that is not live.  A
- * map table looks them all up in one RCU read-side section, so the
+ * Copy the records of the @n handles @h into @buf, one after the other,
+ * taking no lock; stop at the first handle that is not live.  With
+ * @seal, @h holds user handles, decoded in place up to and including
+ * the one the run stops at; without, kernel handles, left as they are.
+ * A map table looks them all up in one RCU read-side section, so the
  * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
  */
-static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
-				u8 *buf)
+static u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n,
+				u8 *buf, const struct kslot_seal *seal)
 {
 	size_t rs = t->record_size;
 	u32 i;
 
 	if (kslot_table_is_dense(t)) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (seal)
+				h[i] = kslot_unseal(seal, h[i]);
 			if (kslot_dense_get(&t->dense, h[i], buf + i * rs))
 				break;
+		}
 		return i;
 	}
 	rcu_read_lock();
 	/* Small records of a constant size are copied inline. */
 	switch (rs) {
 	case 8:
-		i = kslot_map_get_many(t, h, n, buf, 8);
+		i = kslot_map_get_many(t, h, n, buf, 8, seal);
 		break;
 	case 16:
-		i = kslot_map_get_many(t, h, n, buf, 16);
+		i = kslot_map_get_many(t, h, n, buf, 16, seal);
 		break;
 	default:
-		i = kslot_map_get_many(t, h, n, buf, rs);
+		i = kslot_map_get_many(t, h, n, buf, rs, seal);
 		break;
 	}
 	rcu_read_unlock();
@@ -397,7 +409,7 @@ static u32 kslot_table_get_many(struct kslot_table *t, const u64 *h, u32 n,
 /* Copy the record of kernel handle @h into @buf, taking no lock. */
 static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 {
-	return kslot_table_get_many(t, &h, 1, buf) ? 0 : -ENOENT;
+	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
 }
 
 /* Replace the record of kernel handle @h from userspace. */
@@ -1108,13 +1120,12 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			ret = -EFAULT;
 		}
 		/*
-		 * Decode in place.  The seal keeps 0 at 0, which no table
-		 * finds nor counts as rejected (kslot_slots.h): the run
-		 * stops there, and the null handle is -EINVAL.
+		 * Decoded in place as they are looked up.  The seal keeps 0
+		 * at 0, which no table finds nor counts as rejected
+		 * (kslot_slots.h): the run stops there, and the null handle
+		 * is -EINVAL.
 		 */
-		for (j = 0; j < n; j++)
-			uh[j] = kslot_unseal(&t->seal, uh[j]);
-		j = kslot_table_get_many(t, uh, n, buf);
+		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
 		if (j < n)
 			ret = uh[j] ? kslot_dev_reject(t, -ENOENT) : -EINVAL;
 		left = copy_to_user(recs + i * rs, buf, j * rs);

@@ -9,7 +9,8 @@
 #  1. builds kslot.ko and kslot_bench.ko against Debian's stock 6.12
 #     headers (from a copy of the sources), boots that kernel's image in
 #     the QEMU VM, loads kslot_bench.ko at every size and runs
-#     kslot_ioctl_bench in the guest (skipped with --native, which is
+#     kslot_ioctl_bench (8-byte records, then map GETs at 64, 256 and
+#     1024 bytes) in the guest (skipped with --native, which is
 #     "make bench-native"), then boots it again with QEMU -icount for
 #     kslot_ioctl_bench alone (rows ioctl_icount_*: guest time counts
 #     instructions);
