@@ -116,6 +116,8 @@ bool kslot_test_fail_alloc_disarm(void);
 struct kslot_slots;
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
+struct kslot_dense;
+int kslot_dense_test_grow_step(struct kslot_dense *dense);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
