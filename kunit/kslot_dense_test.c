@@ -1015,6 +1015,124 @@ static void kslot_dense_test_retire(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/*
+ * Restore: a table recreated slot by slot from another's dump (with its
+ * tag) answers every live handle with its value and every stale one with
+ * -ENOENT; bad calls fail with their errno and change nothing.
+ */
+static void kslot_dense_test_restore(struct kunit *test)
+{
+	struct kslot_slots_dump_slot *ds;
+	struct kslot_slots_dump dump = {};
+	struct kslot_dense a, b;
+	u64 h[6], stale, h2;
+	struct tval v;
+	u32 i;
+
+	ds = kunit_kcalloc(test, 16, sizeof(*ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ds);
+	dump.slots = ds;
+	dense_init(test, &a, 16);
+	for (i = 0; i < 6; i++)
+		h[i] = ins(test, &a, i);
+	stale = h[1];
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[1], NULL), 0);
+	h[1] = ins(test, &a, 11);
+	KUNIT_ASSERT_EQ(test, kslot_handle_index(h[1]), 1);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[3], NULL), 0);
+	/* Slot 4 retires. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a.slots, 4,
+						       U32_MAX - 1), 0);
+	h[4] = ins(test, &a, 4);
+	KUNIT_ASSERT_EQ(test, kslot_handle_gen(h[4]), U32_MAX);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
+	KUNIT_ASSERT_EQ(test, a.slots.retired, 1);
+	kslot_slots_dump(&a.slots, 0, 16, &dump);
+	KUNIT_ASSERT_EQ(test, dump.returned, 16);
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_init_tag(&b, NULL, sizeof(v), 16, 0,
+						   KSLOT_TAG_MASK + 1),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_dense_init_tag(&b, NULL, sizeof(v), 16, 0,
+						   kslot_slots_tag(&a.slots)),
+			0);
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 16, 1, &v,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 2, 2, &v,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 16, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 0);
+	for (i = 0; i < dump.returned; i++) {
+		if (ds[i].next == KSLOT_SLOTS_RETIRED) {
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_retired(&b, i,
+								    GFP_KERNEL),
+					0);
+		} else if (kslot_gen_is_live(ds[i].gen)) {
+			KUNIT_ASSERT_EQ(test, kslot_dense_get(&a, h[i], &v), 0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_slot(&b, i,
+								 ds[i].gen, &v,
+								 GFP_KERNEL),
+					0);
+		} else if (ds[i].gen) {
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_slot(&b, i,
+								 ds[i].gen,
+								 NULL,
+								 GFP_KERNEL),
+					0);
+		}
+	}
+	/* Each slot once; no insert until the free list is rebuilt. */
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 0, 3, &v,
+						       GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 3, 4, NULL,
+						       GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 4, GFP_KERNEL),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &v, &h2, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), kslot_dense_count(&a));
+	/* What is restored so far answers lookups already. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[0], &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 0));
+	kslot_dense_restore_done(&b);
+	/* Live handles find their values, stale ones nothing. */
+	for (i = 0; i < 6; i++) {
+		if (i == 3 || i == 4) {
+			KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[i], &v),
+					-ENOENT);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&b, h[i], &v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, i == 1 ? 11 : i));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, stale, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 4);
+	KUNIT_EXPECT_EQ(test, b.slots.retired, 1);
+	check_invariants(test, &b);
+	/* The free list, lowest first: slot 3 at its next generation, then 6. */
+	h2 = ins(test, &b, 20);
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(3, b.slots.tag, 3));
+	h2 = ins(test, &b, 21);
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(6, b.slots.tag, 1));
+	/* Not restoring any more, and holding values. */
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 7, 1, &v,
+						       GFP_KERNEL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 7, GFP_KERNEL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 6);
+	check_invariants(test, &b);
+	kslot_dense_destroy(&a, NULL, NULL);
+	kslot_dense_destroy(&b, NULL, NULL);
+}
+
 static void kslot_dense_test_forged(struct kunit *test)
 {
 	struct kslot_dense d, other;
@@ -1593,6 +1711,7 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_reserve),
 	KUNIT_CASE(kslot_dense_test_enospc),
 	KUNIT_CASE(kslot_dense_test_retire),
+	KUNIT_CASE(kslot_dense_test_restore),
 	KUNIT_CASE(kslot_dense_test_forged),
 	KUNIT_CASE(kslot_dense_test_destroy),
 	KUNIT_CASE(kslot_dense_test_irq_context),

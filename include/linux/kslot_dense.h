@@ -43,6 +43,9 @@
  * | kslot_dense_at(),            | (kslot_dense_lock())   |               |
  * | kslot_dense_handle_at(),     |                        |               |
  * | kslot_dense_for_each_locked()|                        |               |
+ * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
+ * | kslot_dense_restore_retired()| allocate               | allows        |
+ * | kslot_dense_restore_done()   | the core's lock        | no            |
  * | kslot_dense_count()          | none (a snapshot)      | no            |
  * | kslot_dense_destroy()        | caller: no writers     | if named      |
  * +------------------------------+------------------------+---------------+
@@ -214,6 +217,14 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
+int kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			 size_t elem_size, u32 max_entries, unsigned int flags,
+			 u32 tag);
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+			     const void *elem, gfp_t gfp);
+int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
+				gfp_t gfp);
+void kslot_dense_restore_done(struct kslot_dense *dense);
 
 /**
  * kslot_dense_lock() - Take a table's lock.
