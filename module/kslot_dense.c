@@ -67,15 +67,20 @@ static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
  * that position already, write the new array too (the core's mirror).
  * Called with the lock held.
  */
-static void kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
+static void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
 {
 	struct kslot_dense_vals *next = dense->grow.next;
 
-	if (!kslot_grow_copied(&dense->grow, pos))
-		return;
 	memcpy((void *)next->data + (size_t)pos * dense->elem_size,
 	       kslot_dense_elem(dense, pos), dense->elem_size);
 	kslot_dense_vals_rev(dense, next)[pos] = dense->rev[pos];
+}
+
+static __always_inline void kslot_dense_mirror(struct kslot_dense *dense,
+					       u32 pos)
+{
+	if (unlikely(kslot_grow_copied(&dense->grow, pos)))
+		__kslot_dense_mirror(dense, pos);
 }
 
 static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
