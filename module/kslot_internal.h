@@ -52,7 +52,11 @@ static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
  * A writer that changes element i while kslot_grow_copied(i) also writes
  * the new array (the mirror), so the new array equals the current one
  * when kslot_grow_copy() says it is complete; the owner then publishes it
- * with rcu_assign_pointer() and frees the old one with kvfree_rcu().
+ * with rcu_assign_pointer() and frees the old one with kvfree_rcu().  The
+ * mirror only covers writers under the owner's lock: an owner with writers
+ * outside it (the core's per-CPU magazines) sends them to the lock after
+ * kslot_grow_start() and waits for those already inside before the first
+ * kslot_grow_copy() (kslot_slots_quiesce()).
  */
 /* One array of a growth: element i of @src (@size bytes) goes to @dst. */
 struct kslot_grow_span {
