@@ -171,12 +171,14 @@ struct kslot_dense {
  * @elem_size: Size of one value.
  * @room: Values the packed array holds before it must grow.
  * @bytes: Memory the table's slots and packed array take, at the
- *	allocator's size (a growth's new slot table too, while it fills).
+ *	allocator's size (a growth's new slot table or packed array too,
+ *	while it fills).
  * @rejected: Lookups that rejected a nonzero handle.
  * @grow_bytes: Memory one more insert may allocate: the next growth of
  *	the slots if none is free, plus that of the packed array if it is
- *	full (an upper bound); 0 if neither must (or can) grow.  The current
- *	allocation stays until the new one is filled.
+ *	full and no growth of it is filling already (an upper bound); 0 if
+ *	neither must (or can) grow.  The current allocation stays until
+ *	the new one is filled.
  */
 struct kslot_dense_stats {
 	u32 count;
