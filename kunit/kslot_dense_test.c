@@ -476,14 +476,18 @@ static void kslot_dense_test_walk_locked(struct kunit *test)
 }
 
 /* Bytes of the packed array for @room tvals (see kslot_dense.c). */
-static size_t tval_vals_bytes(u32 room)
+static size_t tval_vals_size(u32 room)
 {
 	size_t data = ALIGN(sizeof(struct rcu_head) + sizeof(u32),
 			    __alignof__(u64));
 
-	return kslot_kvmalloc_bytes(NULL, ALIGN(data + room *
-						sizeof(struct tval), 8) +
-				    room * sizeof(u64));
+	return ALIGN(data + room * sizeof(struct tval), 8) +
+	       room * sizeof(u64);
+}
+
+static size_t tval_vals_bytes(u32 room)
+{
+	return kslot_kvmalloc_bytes(NULL, tval_vals_size(room));
 }
 
 /* Bytes: the core's slot table plus the packed array, as allocated. */
@@ -664,6 +668,262 @@ static void kslot_dense_test_growth(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/*
+ * Growth in batches: values per batch of the packed array's copy, and a
+ * model of a table whose growth is stepped by hand.
+ */
+#define GROW_BATCH	((u32)(KSLOT_GROW_BATCH_BYTES / \
+			       (sizeof(struct tval) + sizeof(u64))))
+#define GROW_BUMP	BIT_ULL(40)
+
+struct grow_model {
+	u32 n;		/* ids issued */
+	u64 *h;		/* id -> handle */
+	u64 *key;	/* id -> tv() key of its value */
+	bool *live;
+	u32 *slot2id;	/* slot index -> id of its latest value */
+};
+
+static void grow_model_init(struct kunit *test, struct grow_model *m, u32 max)
+{
+	m->n = 0;
+	m->h = kunit_kcalloc(test, max, sizeof(*m->h), GFP_KERNEL);
+	m->key = kunit_kcalloc(test, max, sizeof(*m->key), GFP_KERNEL);
+	m->live = kunit_kcalloc(test, max, sizeof(*m->live), GFP_KERNEL);
+	m->slot2id = kunit_kcalloc(test, max, sizeof(*m->slot2id), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->slot2id);
+	KUNIT_ASSERT_NOT_NULL(test, m->h);
+	KUNIT_ASSERT_NOT_NULL(test, m->key);
+	KUNIT_ASSERT_NOT_NULL(test, m->live);
+}
+
+static void grow_ins(struct kunit *test, struct kslot_dense *d,
+		     struct grow_model *m)
+{
+	m->key[m->n] = m->n;
+	m->h[m->n] = ins(test, d, m->n);
+	m->slot2id[kslot_handle_index(m->h[m->n])] = m->n;
+	m->live[m->n++] = true;
+}
+
+static void grow_erase(struct kunit *test, struct kslot_dense *d,
+		       struct grow_model *m, u32 id)
+{
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(d, m->h[id], NULL), 0);
+	m->live[id] = false;
+}
+
+/* Every id as the model has it, through get and the packed walk. */
+static void grow_check(struct kunit *test, struct kslot_dense *d,
+		       const struct grow_model *m)
+{
+	unsigned long flags;
+	u32 id, pos, nlive = 0, seen = 0;
+	struct tval v, *p;
+
+	for (id = 0; id < m->n; id++) {
+		if (!m->live[id]) {
+			KUNIT_ASSERT_EQ(test, kslot_dense_get(d, m->h[id], &v),
+					-ENOENT);
+			continue;
+		}
+		nlive++;
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(d, m->h[id], &v), 0);
+		KUNIT_ASSERT_TRUE(test, tv_eq(&v, m->key[id]));
+	}
+	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), nlive);
+	flags = kslot_dense_lock(d);
+	kslot_dense_for_each_locked(d, pos, p) {
+		u64 h = kslot_dense_handle_at(d, pos);
+
+		id = m->slot2id[kslot_handle_index(h)];
+		if (id >= m->n || !m->live[id] || m->h[id] != h ||
+		    !tv_eq(p, m->key[id]))
+			break;
+		seen++;
+	}
+	kslot_dense_unlock(d, flags);
+	KUNIT_ASSERT_EQ(test, seen, nlive);
+	check_invariants(test, d);
+}
+
+static bool grow_keep(u64 handle, void *elem, void *arg)
+{
+	struct grow_model *m = arg;
+	struct tval *v = elem;
+	u32 id = m->slot2id[kslot_handle_index(handle)];
+
+	if (v->id % 3 == 0) {
+		m->live[id] = false;
+		return false;
+	}
+	/* Change the value in place: the copy must see it. */
+	if (v->id % 3 == 1) {
+		m->key[id] = v->id + GROW_BUMP;
+		*v = tv(m->key[id]);
+	}
+	return true;
+}
+
+static bool grow_keep_odd(u64 handle, void *elem, void *arg)
+{
+	struct grow_model *m = arg;
+	u32 id = m->slot2id[kslot_handle_index(handle)];
+
+	if (id % 2)
+		return true;
+	m->live[id] = false;
+	return false;
+}
+
+/*
+ * Writes between the copy batches of the packed array reach the new one
+ * (the mirror), at copied positions and at positions still to copy:
+ * erases (the swap-and-pop's move), updates, retain's in-place changes and
+ * erases, inserts.  Readers stay on the old array until the publication,
+ * then every handle finds exactly its value and every erased one stays
+ * erased.
+ */
+static void kslot_dense_test_grow_batches(struct kunit *test)
+{
+	const u32 n = 3 * GROW_BATCH;
+	void *next;
+	struct grow_model m;
+	struct kslot_dense d;
+	struct tval v;
+	void *old;
+	u32 i;
+
+	dense_init(test, &d, 4 * n);
+	grow_model_init(test, &m, 4 * n);
+	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, n, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, d.room, n);
+	for (i = 0; i < n; i++)
+		grow_ins(test, &d, &m);
+	old = d.data;
+	/* Allocate the new array (twice the room), copy the first batch. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
+	next = d.grow.next;
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	KUNIT_EXPECT_EQ(test, d.grow.copied, GROW_BATCH);
+	KUNIT_EXPECT_EQ(test, d.room, n);
+	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
+	/* A copied position refilled by the swap-and-pop of the last. */
+	KUNIT_EXPECT_EQ(test, id_at(&d, 10), 10);
+	grow_erase(test, &d, &m, 10);
+	KUNIT_EXPECT_EQ(test, id_at(&d, 10), n - 1);
+	/* An update of a copied position; one of a position still to copy. */
+	m.key[5] = 5 + GROW_BUMP;
+	v = tv(m.key[5]);
+	KUNIT_ASSERT_EQ(test, kslot_dense_update(&d, m.h[5], &v), 0);
+	m.key[n - 3] = n - 3 + GROW_BUMP;
+	v = tv(m.key[n - 3]);
+	KUNIT_ASSERT_EQ(test, kslot_dense_update(&d, m.h[n - 3], &v), 0);
+	/* An erase past the copy; an insert into the room freed. */
+	grow_erase(test, &d, &m, GROW_BATCH + 10);
+	grow_ins(test, &d, &m);
+	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
+	grow_check(test, &d, &m);
+	/* The second batch copies what was written there meanwhile. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
+	KUNIT_EXPECT_PTR_EQ(test, d.grow.next, next);
+	KUNIT_EXPECT_EQ(test, d.grow.copied, 2 * GROW_BATCH);
+	/* Retain erases and changes values on both sides of the copy. */
+	KUNIT_EXPECT_GT(test, kslot_dense_retain(&d, grow_keep, &m), 0);
+	KUNIT_EXPECT_PTR_EQ(test, d.grow.next, next);
+	KUNIT_EXPECT_EQ(test, d.grow.copied, 2 * GROW_BATCH);
+	grow_check(test, &d, &m);
+	/* Below the copy: the next inserts land at copied positions. */
+	KUNIT_EXPECT_GT(test, kslot_dense_retain(&d, grow_keep_odd, &m), 0);
+	KUNIT_ASSERT_LT(test, kslot_dense_count(&d) + 8, d.grow.copied);
+	for (i = 0; i < 8; i++)
+		grow_ins(test, &d, &m);
+	grow_erase(test, &d, &m, 1);
+	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
+	/* Fewer values than copied: the next step publishes. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
+	KUNIT_EXPECT_NULL(test, d.grow.next);
+	KUNIT_EXPECT_EQ(test, d.room, 2 * n);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)rcu_access_pointer(d.vals), next);
+	KUNIT_EXPECT_PTR_NE(test, d.data, old);
+	grow_check(test, &d, &m);
+	/* And the table goes on. */
+	for (i = 0; i < n; i++)
+		grow_ins(test, &d, &m);
+	grow_check(test, &d, &m);
+	kslot_dense_destroy(&d, NULL, NULL);
+	rcu_barrier();
+}
+
+/*
+ * An insert that needs room while a growth is in progress continues that
+ * copy (no second array) and publishes it; a growth still in progress at
+ * destroy is freed with the table (kmemleak would see a leak).
+ */
+static void kslot_dense_test_grow_continued(struct kunit *test)
+{
+	const u32 n = 2 * GROW_BATCH;
+	struct kslot_slots_stats ss;
+	struct kslot_dense_stats st;
+	void *next;
+	struct grow_model m;
+	struct kslot_dense d;
+	u64 *hs;
+	u32 i;
+
+	hs = kunit_kcalloc(test, n, sizeof(*hs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	dense_init(test, &d, 8 * n);
+	grow_model_init(test, &m, 8 * n);
+	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, n, GFP_KERNEL), 0);
+	for (i = 0; i < n; i++)
+		grow_ins(test, &d, &m);
+	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
+	next = d.grow.next;
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	/* Both arrays count while they coexist; the next insert takes none. */
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.room, n);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			ss.bytes +
+			kslot_kvmalloc_bytes(rcu_access_pointer(d.vals),
+					     tval_vals_size(n)) +
+			kslot_kvmalloc_bytes(next, tval_vals_size(2 * n)));
+	KUNIT_EXPECT_EQ(test, st.grow_bytes,
+			ss.count + ss.retired >= ss.capacity ?
+			ss.grow_bytes : 0);
+	/* n more values: the room of the array being filled, no more. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, n, hs,
+						   GFP_KERNEL), 0);
+	KUNIT_EXPECT_NULL(test, d.grow.next);
+	KUNIT_EXPECT_EQ(test, d.room, 2 * n);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)rcu_access_pointer(d.vals), next);
+	for (i = 0; i < n; i++) {
+		m.h[m.n] = hs[i];
+		m.slot2id[kslot_handle_index(hs[i])] = m.n;
+		m.key[m.n] = 0;
+		m.live[m.n++] = true;
+	}
+	/* tv(0) is not the zeroed value: check those through get alone. */
+	for (i = 0; i < n; i++) {
+		struct tval v, zero = {};
+
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, hs[i], &v), 0);
+		KUNIT_ASSERT_EQ(test, memcmp(&v, &zero, sizeof(v)), 0);
+		m.live[n + i] = false;
+		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, hs[i], NULL), 0);
+	}
+	grow_check(test, &d, &m);
+	/* Start another growth and leave it in progress. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
+	KUNIT_EXPECT_NOT_NULL(test, d.grow.next);
+	grow_check(test, &d, &m);
+	kslot_dense_destroy(&d, NULL, NULL);
+	KUNIT_EXPECT_NULL(test, d.grow.next);
+	rcu_barrier();
+}
+
 static void kslot_dense_test_reserve(struct kunit *test)
 {
 	struct kslot_dense d;
@@ -753,6 +1013,124 @@ static void kslot_dense_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.slots.retired, 1);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/*
+ * Restore: a table recreated slot by slot from another's dump (with its
+ * tag) answers every live handle with its value and every stale one with
+ * -ENOENT; bad calls fail with their errno and change nothing.
+ */
+static void kslot_dense_test_restore(struct kunit *test)
+{
+	struct kslot_slots_dump_slot *ds;
+	struct kslot_slots_dump dump = {};
+	struct kslot_dense a, b;
+	u64 h[6], stale, h2;
+	struct tval v;
+	u32 i;
+
+	ds = kunit_kcalloc(test, 16, sizeof(*ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ds);
+	dump.slots = ds;
+	dense_init(test, &a, 16);
+	for (i = 0; i < 6; i++)
+		h[i] = ins(test, &a, i);
+	stale = h[1];
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[1], NULL), 0);
+	h[1] = ins(test, &a, 11);
+	KUNIT_ASSERT_EQ(test, kslot_handle_index(h[1]), 1);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[3], NULL), 0);
+	/* Slot 4 retires. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a.slots, 4,
+						       U32_MAX - 1), 0);
+	h[4] = ins(test, &a, 4);
+	KUNIT_ASSERT_EQ(test, kslot_handle_gen(h[4]), U32_MAX);
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
+	KUNIT_ASSERT_EQ(test, a.slots.retired, 1);
+	kslot_slots_dump(&a.slots, 0, 16, &dump);
+	KUNIT_ASSERT_EQ(test, dump.returned, 16);
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_init_tag(&b, NULL, sizeof(v), 16, 0,
+						   KSLOT_TAG_MASK + 1),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_dense_init_tag(&b, NULL, sizeof(v), 16, 0,
+						   kslot_slots_tag(&a.slots)),
+			0);
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 16, 1, &v,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 2, 2, &v,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 16, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 0);
+	for (i = 0; i < dump.returned; i++) {
+		if (ds[i].next == KSLOT_SLOTS_RETIRED) {
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_retired(&b, i,
+								    GFP_KERNEL),
+					0);
+		} else if (kslot_gen_is_live(ds[i].gen)) {
+			KUNIT_ASSERT_EQ(test, kslot_dense_get(&a, h[i], &v), 0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_slot(&b, i,
+								 ds[i].gen, &v,
+								 GFP_KERNEL),
+					0);
+		} else if (ds[i].gen) {
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_restore_slot(&b, i,
+								 ds[i].gen,
+								 NULL,
+								 GFP_KERNEL),
+					0);
+		}
+	}
+	/* Each slot once; no insert until the free list is rebuilt. */
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 0, 3, &v,
+						       GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 3, 4, NULL,
+						       GFP_KERNEL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 4, GFP_KERNEL),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &v, &h2, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), kslot_dense_count(&a));
+	/* What is restored so far answers lookups already. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[0], &v), 0);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 0));
+	kslot_dense_restore_done(&b);
+	/* Live handles find their values, stale ones nothing. */
+	for (i = 0; i < 6; i++) {
+		if (i == 3 || i == 4) {
+			KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[i], &v),
+					-ENOENT);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&b, h[i], &v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, i == 1 ? 11 : i));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, stale, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 4);
+	KUNIT_EXPECT_EQ(test, b.slots.retired, 1);
+	check_invariants(test, &b);
+	/* The free list, lowest first: slot 3 at its next generation, then 6. */
+	h2 = ins(test, &b, 20);
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(3, b.slots.tag, 3));
+	h2 = ins(test, &b, 21);
+	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(6, b.slots.tag, 1));
+	/* Not restoring any more, and holding values. */
+	v = tv(99);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 7, 1, &v,
+						       GFP_KERNEL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 7, GFP_KERNEL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 6);
+	check_invariants(test, &b);
+	kslot_dense_destroy(&a, NULL, NULL);
+	kslot_dense_destroy(&b, NULL, NULL);
 }
 
 static void kslot_dense_test_forged(struct kunit *test)
@@ -1328,9 +1706,12 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_find_range),
 	KUNIT_CASE(kslot_dense_test_bytes),
 	KUNIT_CASE(kslot_dense_test_growth),
+	KUNIT_CASE(kslot_dense_test_grow_batches),
+	KUNIT_CASE(kslot_dense_test_grow_continued),
 	KUNIT_CASE(kslot_dense_test_reserve),
 	KUNIT_CASE(kslot_dense_test_enospc),
 	KUNIT_CASE(kslot_dense_test_retire),
+	KUNIT_CASE(kslot_dense_test_restore),
 	KUNIT_CASE(kslot_dense_test_forged),
 	KUNIT_CASE(kslot_dense_test_destroy),
 	KUNIT_CASE(kslot_dense_test_irq_context),

@@ -557,7 +557,7 @@ static void kslot_slots_test_fault(struct kunit *test)
 	kslot_slots_get_stats(&s, &after);
 	KUNIT_EXPECT_EQ(test, after.count, before.count);
 	KUNIT_EXPECT_EQ(test, after.capacity, before.capacity);
-	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, first), COOKIE(0));
 	/* One allocation per growth: the second try succeeds. */
 	ret = kslot_test_with_fail_nth(2, &injected,
@@ -678,8 +678,8 @@ static void kslot_slots_test_mirror(struct kunit *test)
 	rcu_read_unlock();
 	/* Allocate the new table, then copy the first batch. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
-	KUNIT_ASSERT_NOT_NULL(test, s.next);
-	KUNIT_EXPECT_EQ(test, s.copied, KSLOT_SLOTS_COPY_BATCH);
+	KUNIT_ASSERT_NOT_NULL(test, s.grow.next);
+	KUNIT_EXPECT_EQ(test, s.grow.copied, KSLOT_SLOTS_COPY_BATCH);
 	/* Copied slots (below the batch) and not yet copied ones. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h[10], COOKIE(n)),
 			    COOKIE(10));
@@ -698,7 +698,7 @@ static void kslot_slots_test_mirror(struct kunit *test)
 	rcu_read_unlock();
 	/* The second batch publishes the table. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
-	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * n);
 	/* The free list: the new slots in order, then slot 20. */
 	KUNIT_EXPECT_EQ(test, s.free_head, n);
@@ -1343,7 +1343,7 @@ static void kslot_slots_test_reserve_capacity(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 300, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, n);
-	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, n, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, n);
 	/* Atomic allocations of the reserved room reach no allocation. */
@@ -1361,7 +1361,7 @@ static void kslot_slots_test_reserve_capacity(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, injected);
 		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 		KUNIT_EXPECT_EQ(test, s.capacity, n);
-		KUNIT_EXPECT_NULL(test, s.next);
+		KUNIT_EXPECT_NULL(test, s.grow.next);
 	}
 	/* 488 slots left under max_entries. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, max - n + 1, GFP_KERNEL),
@@ -2136,9 +2136,9 @@ static void kslot_slots_test_mag_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->nr, 20);
 	/* Allocate the new table (quiescing the magazines), copy a batch. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
-	KUNIT_ASSERT_NOT_NULL(test, s.next);
+	KUNIT_ASSERT_NOT_NULL(test, s.grow.next);
 	KUNIT_EXPECT_TRUE(test, s.growing);
-	KUNIT_EXPECT_EQ(test, s.copied, KSLOT_SLOTS_COPY_BATCH);
+	KUNIT_EXPECT_EQ(test, s.grow.copied, KSLOT_SLOTS_COPY_BATCH);
 	/* While it runs, writers take the lock: the magazine is left alone. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[30]), COOKIE(30));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[n - 30]),
@@ -2148,7 +2148,7 @@ static void kslot_slots_test_mag_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->nr, 20);
 	KUNIT_EXPECT_EQ(test, s.free_head, n - 30);
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
-	KUNIT_EXPECT_NULL(test, s.next);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
 	KUNIT_EXPECT_FALSE(test, s.growing);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * n);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n - 22);

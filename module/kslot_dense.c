@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "kslot_internal.h"
 
@@ -53,6 +54,54 @@ static void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
 	return dense->data + (size_t)pos * dense->elem_size;
 }
 
+/* The reverse map of packed array @vals. */
+static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
+				 struct kslot_dense_vals *vals)
+{
+	return (void *)vals + kslot_dense_rev_offset(dense->elem_size,
+						     vals->room);
+}
+
+/*
+ * A writer changed the value (and handle) at @pos: if a growth has copied
+ * that position already, write the new array too (the core's mirror).
+ * Called with the lock held.
+ */
+static void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
+{
+	struct kslot_dense_vals *next = dense->grow.next;
+
+	memcpy((void *)next->data + (size_t)pos * dense->elem_size,
+	       kslot_dense_elem(dense, pos), dense->elem_size);
+	kslot_dense_vals_rev(dense, next)[pos] = dense->rev[pos];
+}
+
+static __always_inline void kslot_dense_mirror(struct kslot_dense *dense,
+					       u32 pos)
+{
+	if (unlikely(kslot_grow_copied(&dense->grow, pos)))
+		__kslot_dense_mirror(dense, pos);
+}
+
+static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
+			      size_t elem_size, u32 max_entries,
+			      unsigned int flags, bool tagged, u32 tag)
+{
+	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
+		return -EINVAL;
+	if (flags & ~KSLOT_DENSE_FLAGS_ALL)
+		return -EINVAL;
+	memset(dense, 0, sizeof(*dense));
+	spin_lock_init(&dense->lock);
+	seqcount_spinlock_init(&dense->seq, &dense->lock);
+	dense->elem_size = elem_size;
+	if (tagged)
+		return kslot_slots_init_tag(&dense->slots, "dense", name,
+					    max_entries, flags, tag);
+	return kslot_slots_init(&dense->slots, "dense", name, max_entries,
+				flags);
+}
+
 /**
  * kslot_dense_init() - Initialise a dense slot map.
  * @dense: The table to initialise.
@@ -77,18 +126,38 @@ static void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
 int kslot_dense_init(struct kslot_dense *dense, const char *name,
 		     size_t elem_size, u32 max_entries, unsigned int flags)
 {
-	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
-		return -EINVAL;
-	if (flags & ~KSLOT_DENSE_FLAGS_ALL)
-		return -EINVAL;
-	memset(dense, 0, sizeof(*dense));
-	spin_lock_init(&dense->lock);
-	seqcount_spinlock_init(&dense->seq, &dense->lock);
-	dense->elem_size = elem_size;
-	return kslot_slots_init(&dense->slots, "dense", name, max_entries,
-				flags);
+	return __kslot_dense_init(dense, name, elem_size, max_entries, flags,
+				  false, 0);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_init);
+
+/**
+ * kslot_dense_init_tag() - Initialise a dense slot map with a given tag.
+ * @dense: The table to initialise.
+ * @name: As kslot_dense_init().
+ * @elem_size: As kslot_dense_init().
+ * @max_entries: As kslot_dense_init().
+ * @flags: As kslot_dense_init().
+ * @tag: The tag of the table's handles, 0 .. %KSLOT_TAG_MASK: a table
+ *	restored with kslot_dense_restore_slot() keeps its old tag, so that
+ *	its old handles work again.
+ *
+ * kslot_dense_init() chooses a random tag instead.
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL if @tag is above %KSLOT_TAG_MASK or for
+ * kslot_dense_init()'s reasons.
+ */
+int kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			 size_t elem_size, u32 max_entries, unsigned int flags,
+			 u32 tag)
+{
+	if (tag > KSLOT_TAG_MASK)
+		return -EINVAL;
+	return __kslot_dense_init(dense, name, elem_size, max_entries, flags,
+				  true, tag);
+}
+EXPORT_SYMBOL_GPL(kslot_dense_init_tag);
 
 /**
  * kslot_dense_destroy() - Tear down a dense slot map.
@@ -112,6 +181,7 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 {
 	struct kslot_dense_vals *vals = rcu_dereference_protected(dense->vals,
 								  true);
+	struct kslot_dense_vals *next = dense->grow.next;
 	u32 pos;
 
 	if (!dense->elem_size)
@@ -122,6 +192,10 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 	RCU_INIT_POINTER(dense->vals, NULL);
 	if (vals)
 		kvfree_rcu(vals, rcu);
+	/* Never published; freed the same way so any context may destroy. */
+	if (next)
+		kvfree_rcu(next, rcu);
+	dense->grow.next = NULL;
 	dense->data = NULL;
 	dense->rev = NULL;
 	WRITE_ONCE(dense->count, 0);
@@ -155,26 +229,23 @@ static void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp)
 }
 
 /*
- * Switch to @vals, a new packed array for @room values: copy the live
- * values and their handles over and publish it (before any handle of a
+ * Publish the fully copied new packed array (before any handle of a
  * position beyond the old room).  The old one goes after a grace period.
  */
-static void kslot_dense_install(struct kslot_dense *dense,
-				struct kslot_dense_vals *vals, u32 room)
+static void kslot_dense_publish(struct kslot_dense *dense)
 {
 	struct kslot_dense_vals *old =
 		rcu_dereference_protected(dense->vals,
 					  lockdep_is_held(&dense->lock));
-	u64 *rev = (void *)vals + kslot_dense_rev_offset(dense->elem_size,
-							   room);
+	struct kslot_dense_vals *vals = dense->grow.next;
 
-	vals->room = room;
-	memcpy(vals->data, dense->data, (size_t)dense->count * dense->elem_size);
-	memcpy(rev, dense->rev, dense->count * sizeof(*rev));
+	/* The copy and the mirrored writes before the pointer. */
 	rcu_assign_pointer(dense->vals, vals);
 	dense->data = vals->data;
-	dense->rev = rev;
-	dense->room = room;
+	dense->rev = kslot_dense_vals_rev(dense, vals);
+	/* Read locklessly by kslot_dense_insert_n()'s hint. */
+	WRITE_ONCE(dense->room, vals->room);
+	dense->grow.next = NULL;
 	if (old)
 		kvfree_rcu(old, rcu);
 }
@@ -187,38 +258,87 @@ static u32 kslot_dense_grown_room(const struct kslot_dense *dense, u32 n)
 }
 
 /*
+ * One step of a growth of the packed array, as the core grows its slots
+ * (kslot_internal.h): allocate the new array with the lock dropped, or
+ * copy one batch of the live values and their handles into it, publishing
+ * it after the last.  @n: values the caller needs room for.  Called and
+ * returns with the lock held.  *@stale collects an allocation that lost a
+ * race, to free after the final unlock.
+ */
+static int kslot_dense_grow_step(struct kslot_dense *dense, u32 n, gfp_t gfp,
+				 unsigned long *irqflags,
+				 struct kslot_dense_vals **stale)
+	__must_hold(&dense->lock)
+{
+	struct kslot_dense_vals *next = dense->grow.next;
+	u32 max = dense->slots.max_entries;
+
+	if (!next) {
+		u32 room = dense->room;
+		u32 want = kslot_dense_grown_room(dense, n);
+
+		if (room >= max)
+			return -ENOSPC;
+		kslot_dense_unlock(dense, *irqflags);
+		kslot_dense_vals_free(*stale, gfp);
+		*stale = NULL;
+		next = kslot_dense_vals_alloc(dense, want, gfp);
+		*irqflags = kslot_dense_lock(dense);
+		if (!next)
+			return -ENOMEM;
+		/* Someone else grew the array or started to meanwhile. */
+		if (dense->room != room || dense->grow.next) {
+			*stale = next;
+			return 0;
+		}
+		next->room = want;
+		kslot_grow_start(&dense->grow, next);
+	}
+	/* One batch under the lock; writers mirror what is copied. */
+	if (kslot_grow_copy(&dense->grow, dense->count,
+			    (const struct kslot_grow_span[]){
+				{ next->data, dense->data, dense->elem_size },
+				{ kslot_dense_vals_rev(dense, next), dense->rev,
+				  sizeof(u64) },
+			    }, 2))
+		kslot_dense_publish(dense);
+	return 0;
+}
+
+/* Between copy batches, with the lock dropped: let other tasks run. */
+static void kslot_dense_resched(gfp_t gfp)
+{
+	if (gfpflags_allow_blocking(gfp))
+		cond_resched();
+}
+
+/*
  * Make room for @n more values in the packed array (the slots come from
  * the core).  Called and returns with the lock held; drops it to
- * allocate.  *@stale collects an allocation to free after the final
- * unlock.
+ * allocate and between copy batches, so no writer waits for more than one
+ * batch.  *@stale collects an allocation to free after the final unlock.
  */
 static int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 				 unsigned long *irqflags,
 				 struct kslot_dense_vals **stale)
 	__must_hold(&dense->lock)
 {
-	u32 max = dense->slots.max_entries;
-
 	while (dense->room - dense->count < n) {
-		u32 room = dense->room, want;
-		struct kslot_dense_vals *vals;
+		int ret;
 
-		if (n > max - dense->count)
+		if (n > dense->slots.max_entries - dense->count)
 			return -ENOSPC;
-		want = kslot_dense_grown_room(dense, n);
+		ret = kslot_dense_grow_step(dense, n, gfp, irqflags, stale);
+		if (ret)
+			return ret;
+		if (!dense->grow.next)
+			continue;
+		/* Between copy batches: let other writers in. */
 		kslot_dense_unlock(dense, *irqflags);
 		kslot_dense_vals_free(*stale, gfp);
 		*stale = NULL;
-		vals = kslot_dense_vals_alloc(dense, want, gfp);
+		kslot_dense_resched(gfp);
 		*irqflags = kslot_dense_lock(dense);
-		if (!vals)
-			return -ENOMEM;
-		/* Someone else grew the array meanwhile: try again. */
-		if (dense->room != room) {
-			*stale = vals;
-			continue;
-		}
-		kslot_dense_install(dense, vals, want);
 	}
 	return 0;
 }
@@ -239,6 +359,7 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 		memcpy(kslot_dense_elem(dense, pos),
 		       kslot_dense_elem(dense, last), dense->elem_size);
 		dense->rev[pos] = dense->rev[last];
+		kslot_dense_mirror(dense, pos);
 		kslot_slots_replace(&dense->slots, dense->rev[pos],
 				    kslot_dense_pos_obj(pos));
 	}
@@ -265,7 +386,8 @@ static void kslot_dense_unreserve(struct kslot_dense *dense,
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0, -EINVAL if @n is 0, -ENOSPC if @n more values would exceed
+ * Return: 0, -EINVAL if @n is 0 or the table is being restored (until
+ * kslot_dense_restore_done()), -ENOSPC if @n more values would exceed
  * max_entries (counting retired slots), or -ENOMEM.
  */
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp)
@@ -301,8 +423,10 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0, -ENOSPC if the table holds max_entries slots (live or
- * retired), or -ENOMEM if growing failed; the table is unchanged on
- * error (but see kslot_dense_insert_n() for a race with other inserts).
+ * retired), -EINVAL if the table is being restored (until
+ * kslot_dense_restore_done()), or -ENOMEM if growing failed; the table is
+ * unchanged on error (but see kslot_dense_insert_n() for a race with other
+ * inserts).
  */
 int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
 		       u64 *handle, gfp_t gfp)
@@ -329,7 +453,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0, -EINVAL if @n is 0, -ENOSPC if @n more values would exceed
+ * Return: 0, -EINVAL if @n is 0 or the table is being restored (until
+ * kslot_dense_restore_done()), -ENOSPC if @n more values would exceed
  * max_entries (counting retired slots), or -ENOMEM.
  */
 int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
@@ -380,6 +505,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 		else
 			memset(dst, 0, dense->elem_size);
 		dense->rev[pos] = handles[i];
+		kslot_dense_mirror(dense, pos);
 		WRITE_ONCE(dense->count, pos + 1);
 		/*
 		 * Publish: the value before the slot's position (release).
@@ -459,15 +585,18 @@ int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		       const void *elem)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
-	void *dst = __kslot_dense_lookup(dense, handle);
+	void *obj = __kslot_slots_lookup(&dense->slots, handle);
 
-	if (dst) {
+	if (obj) {
+		u32 pos = kslot_dense_obj_pos(obj);
+
 		write_seqcount_begin(&dense->seq);
-		memcpy(dst, elem, dense->elem_size);
+		memcpy(kslot_dense_at(dense, pos), elem, dense->elem_size);
+		kslot_dense_mirror(dense, pos);
 		write_seqcount_end(&dense->seq);
 	}
 	kslot_dense_unlock(dense, irqflags);
-	return dst ? 0 : -ENOENT;
+	return obj ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_update);
 
@@ -583,6 +712,8 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 		u64 handle = dense->rev[pos];
 
 		if (keep(handle, kslot_dense_elem(dense, pos), arg)) {
+			/* keep() may have changed the value. */
+			kslot_dense_mirror(dense, pos);
 			pos++;
 			continue;
 		}
@@ -709,6 +840,7 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
+	struct kslot_dense_vals *next = dense->grow.next;
 	struct kslot_slots_stats ss;
 
 	kslot_slots_get_stats(&dense->slots, &ss);
@@ -726,10 +858,17 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 
 		st->bytes += kslot_kvmalloc_bytes(vals, size);
 	}
+	/* A growth in progress: the array it fills is taken already. */
+	if (next) {
+		size_t size = kslot_dense_bytes(dense->elem_size, next->room);
+
+		st->bytes += kslot_kvmalloc_bytes(next, size);
+	}
 	/* What one more insert may allocate: the growth of a full array. */
 	st->grow_bytes = ss.count + ss.retired >= ss.capacity ?
 			 ss.grow_bytes : 0;
-	if (dense->count >= dense->room && dense->room < ss.max_entries) {
+	if (!next && dense->count >= dense->room &&
+	    dense->room < ss.max_entries) {
 		u32 room = kslot_dense_grown_room(dense, 1);
 		size_t size = kslot_dense_bytes(dense->elem_size, room);
 
@@ -739,3 +878,158 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	kslot_dense_unlock(dense, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get_stats);
+
+/*
+ * Restore: recreate a checkpointed table slot by slot, as the core restores
+ * its slots (kslot_slots.h, "Keyed tables and restore"), each live entry's
+ * value appended to the packed array.
+ */
+
+/**
+ * kslot_dense_restore_slot() - Recreate one slot of a checkpointed table.
+ * @dense: The table, new (kslot_dense_init_tag() with the old tag, no
+ *	value inserted) or being restored.
+ * @index: The slot.
+ * @gen: Its generation: odd recreates a live entry, whose handle is
+ *	kslot_handle_make(@index, tag, @gen) with the table's tag; even
+ *	recreates a free slot at that generation, so that the old handles of
+ *	the slot stay stale.
+ * @elem: The live entry's value (elem_size bytes, not pointing into the
+ *	table), or NULL for a zeroed one; NULL for a free slot.
+ * @gfp: Allocation flags for growing the slots to @index and the packed
+ *	array by one value.
+ *
+ * The first restore call puts the table in restore mode: until
+ * kslot_dense_restore_done(), inserts and kslot_dense_reserve() fail with
+ * -EINVAL; lookups, updates and erases work on what is restored so far.
+ * A live entry's value goes to the end of the packed array, so the packed
+ * order is the order of the restore calls (a checkpoint's packed order is
+ * not restored).  Each slot may be restored once; slots never restored
+ * stay free at generation 0.  The caller serialises the restore calls.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is
+ * even and @elem is not NULL; -EBUSY if the table holds values and is not
+ * being restored; -EEXIST if the slot was restored already; -ENOSPC if
+ * the packed array is full (max_entries values); -ENOMEM if growing
+ * failed.  The table is unchanged on error (but for growth and restore
+ * mode).
+ */
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+			     const void *elem, gfp_t gfp)
+{
+	struct kslot_dense_vals *stale = NULL;
+	unsigned long irqflags;
+	u64 handle;
+	void *dst;
+	u32 pos;
+	int ret;
+
+	if (!kslot_gen_is_live(gen)) {
+		if (elem)
+			return -EINVAL;
+		return kslot_slots_restore_slot(&dense->slots, index, gen, NULL,
+						gfp);
+	}
+	/* Room first: its failure leaves the slots as they were. */
+	irqflags = kslot_dense_lock(dense);
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_vals_free(stale, gfp);
+	stale = NULL;
+	if (ret)
+		return ret;
+	/* The slot, reserved (NULL): lookups skip it until published. */
+	ret = kslot_slots_restore_slot(&dense->slots, index, gen, NULL, gfp);
+	if (ret)
+		return ret;
+	handle = kslot_handle_make(index, kslot_slots_tag(&dense->slots), gen);
+	irqflags = kslot_dense_lock(dense);
+	/* Inserts refuse while restoring: the room is still there. */
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	if (ret) {
+		kslot_slots_remove(&dense->slots, handle);
+		goto out;
+	}
+	pos = dense->count;
+	dst = kslot_dense_elem(dense, pos);
+	if (elem)
+		memcpy(dst, elem, dense->elem_size);
+	else
+		memset(dst, 0, dense->elem_size);
+	dense->rev[pos] = handle;
+	kslot_dense_mirror(dense, pos);
+	WRITE_ONCE(dense->count, pos + 1);
+	/* Publish: the value before the slot's position, as insert. */
+	kslot_slots_replace(&dense->slots, handle, kslot_dense_pos_obj(pos));
+out:
+	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_vals_free(stale, gfp);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_slot);
+
+/**
+ * kslot_dense_restore_retired() - Recreate a retired slot.
+ * @dense: The table, new or being restored (see kslot_dense_restore_slot()).
+ * @index: The slot, retired in the checkpoint.
+ * @gfp: Allocation flags for growing the slots to @index.
+ *
+ * The slot is retired for good and counted, as an erase at the last
+ * generation would have left it (kslot_slots_restore_retired()).
+ *
+ * Context: As kslot_dense_restore_slot().
+ * Return: 0; -EINVAL if @index is at or beyond max_entries; -EBUSY if the
+ * table holds values and is not being restored; -EEXIST if the slot was
+ * restored already; -ENOMEM if growing the slots failed.
+ */
+int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
+				gfp_t gfp)
+{
+	return kslot_slots_restore_retired(&dense->slots, index, gfp);
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_retired);
+
+/**
+ * kslot_dense_restore_done() - End a restore: rebuild the free list.
+ * @dense: The table.
+ *
+ * Chains every free slot, lowest first (kslot_slots_restore_done()), and
+ * leaves restore mode: inserts work again.  Harmless on a table that is
+ * not being restored.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the core's lock, for a walk of every slot.
+ */
+void kslot_dense_restore_done(struct kslot_dense *dense)
+{
+	kslot_slots_restore_done(&dense->slots);
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_done);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kslot_dense_test_grow_step() - One growth step on demand (KUnit only).
+ * @dense: The table.
+ *
+ * Starts a growth of the packed array (allocates the next one and copies
+ * the first batch) or copies one more batch, publishing after the last,
+ * whether or not room is short, so a test can write between batches.
+ *
+ * Context: Process context.
+ * Return: 0, -ENOMEM, or -ENOSPC if the packed array cannot grow.
+ */
+int kslot_dense_test_grow_step(struct kslot_dense *dense)
+{
+	struct kslot_dense_vals *stale = NULL;
+	unsigned long irqflags = kslot_dense_lock(dense);
+	int ret = kslot_dense_grow_step(dense, 1, GFP_KERNEL, &irqflags,
+					&stale);
+
+	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_vals_free(stale, GFP_KERNEL);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_dense_test_grow_step);
+#endif

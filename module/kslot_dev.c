@@ -643,17 +643,46 @@ static int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
 
 /*
  * IMPORT's payload hooks: recreate a table slot by slot (the slot core's
- * restore), map tables only.  A dense table's packed order is not part
- * of its image, so it cannot be restored slot by slot.
+ * restore, or kslot_dense's, which appends each live record to the packed
+ * array: the packed order is not part of an image).
  */
 static int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 {
-	if (kslot_table_is_dense(t))
-		return -EOPNOTSUPP;
+	if (kslot_table_is_dense(t)) {
+		/* Records live in the packed array. */
+		t->rec_bytes = 0;
+		t->slots = &t->dense.slots;
+		return kslot_dense_init_tag(&t->dense, NULL, t->record_size,
+					    t->max_entries,
+					    KSLOT_DENSE_ACCOUNT, tag);
+	}
 	t->rec_bytes = kslot_map_rec_bytes(t);
 	t->slots = &t->map.slots;
 	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
 				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+}
+
+static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
+				     u32 gen, u32 state,
+				     const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (state == KSLOT_SLOT_RETIRED)
+		return kslot_dense_restore_retired(&t->dense, index,
+						   KSLOT_DEV_GFP);
+	if (state != KSLOT_SLOT_LIVE)
+		return kslot_dense_restore_slot(&t->dense, index, gen, NULL,
+						KSLOT_DEV_GFP);
+	/* A bounce buffer: the table copies the record in. */
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_dense_restore_slot(&t->dense, index, gen, rec->data,
+				       KSLOT_DEV_GFP);
+	kfree(rec);
+	return ret;
 }
 
 static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
@@ -662,6 +691,8 @@ static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
 	struct kslot_rec *rec;
 	int ret;
 
+	if (kslot_table_is_dense(t))
+		return kslot_dense_table_restore(t, index, gen, state, rec_u);
 	if (state == KSLOT_SLOT_RETIRED)
 		return kslot_slots_restore_retired(&t->map.slots, index,
 						   KSLOT_DEV_GFP);
@@ -680,14 +711,15 @@ static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
 
 static void kslot_table_restore_done(struct kslot_table *t)
 {
-	kslot_slots_restore_done(&t->map.slots);
+	if (kslot_table_is_dense(t))
+		kslot_dense_restore_done(&t->dense);
+	else
+		kslot_slots_restore_done(&t->map.slots);
 }
 
 /* Bit (1 << kind) per kind; @import: only the kinds IMPORT takes. */
 static u32 kslot_dev_kinds(bool import)
 {
-	if (import)
-		return BIT(KSLOT_KIND_MAP);
 	return BIT(KSLOT_KIND_MAP) | BIT(KSLOT_KIND_DENSE);
 }
 

@@ -7,6 +7,7 @@
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/kslot_slots.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -39,6 +40,43 @@ static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
 	if (p ? is_vmalloc_addr(p) : size > KMALLOC_MAX_SIZE)
 		return PAGE_ALIGN(size);
 	return kmalloc_size_roundup(size);
+}
+
+/*
+ * Copy-on-grow in batches, the one way kslot grows a flat array that
+ * lock-free readers use (the slot core's tables, kslot_dense's packed
+ * array; see "Storage" in kslot_slots.h).  The owner allocates the new
+ * array with its lock dropped and hands it to kslot_grow_start(); each
+ * kslot_grow_copy() under the lock copies the next batch, at most
+ * %KSLOT_GROW_BATCH_BYTES, and the owner drops the lock between batches.
+ * A writer that changes element i while kslot_grow_copied(i) also writes
+ * the new array (the mirror), so the new array equals the current one
+ * when kslot_grow_copy() says it is complete; the owner then publishes it
+ * with rcu_assign_pointer() and frees the old one with kvfree_rcu().  The
+ * mirror only covers writers under the owner's lock: an owner with writers
+ * outside it (the core's per-CPU magazines) sends them to the lock after
+ * kslot_grow_start() and waits for those already inside before the first
+ * kslot_grow_copy() (kslot_slots_quiesce()).
+ */
+/* One array of a growth: element i of @src (@size bytes) goes to @dst. */
+struct kslot_grow_span {
+	void *dst;
+	const void *src;
+	size_t size;
+};
+
+/* Bytes copied per batch with the lock held (4096 slots of the core). */
+#define KSLOT_GROW_BATCH_BYTES	\
+	(KSLOT_SLOTS_COPY_BATCH * sizeof(struct kslot_slot))
+
+void kslot_grow_start(struct kslot_grow *g, void *next);
+bool kslot_grow_copy(struct kslot_grow *g, u32 end,
+		     const struct kslot_grow_span *span, unsigned int nr);
+
+/* Has a growth in progress copied element @i already (mirror it)? */
+static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
+{
+	return g->next && i < g->copied;
 }
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,
@@ -82,6 +120,8 @@ bool kslot_test_fail_alloc_disarm(void);
 struct kslot_slots;
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
+struct kslot_dense;
+int kslot_dense_test_grow_step(struct kslot_dense *dense);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);

@@ -346,9 +346,12 @@ void kslot_slots_destroy(struct kslot_slots *s,
 		kvfree_rcu(t, rcu);
 	}
 	/* Never published; freed the same way so any context may destroy. */
-	if (s->next)
-		kvfree_rcu(s->next, rcu);
-	s->next = NULL;
+	if (s->grow.next) {
+		struct kslot_slots_table *t = s->grow.next;
+
+		kvfree_rcu(t, rcu);
+	}
+	s->grow.next = NULL;
 	s->growing = false;
 	/* Slots in magazines (of offline CPUs too) go with the table. */
 	free_percpu(s->mags);
@@ -358,6 +361,57 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	s->free_head = KSLOT_SLOTS_NONE;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_destroy);
+
+/**
+ * kslot_grow_start() - Start a copy-on-grow into a new array.
+ * @g: The growth state, with no growth in progress.
+ * @next: The new array, allocated by the owner with its lock dropped.
+ *
+ * See kslot_internal.h for the mechanism.
+ *
+ * Context: Caller holds the owner's lock.
+ */
+void kslot_grow_start(struct kslot_grow *g, void *next)
+{
+	g->next = next;
+	g->copied = 0;
+}
+
+/**
+ * kslot_grow_copy() - Copy the next batch of a growth.
+ * @g: The growth state, with a growth in progress.
+ * @end: Elements the current array holds now (it may have shrunk below
+ *	what was copied, or grown, since the last batch).
+ * @span: The arrays copied together, element by element.
+ * @nr: Entries in @span.
+ *
+ * Copies elements from @g->copied on, at most %KSLOT_GROW_BATCH_BYTES of
+ * all @span arrays together (at least one element).
+ *
+ * Context: Caller holds the owner's lock.
+ * Return: true once elements 0 .. @end - 1 are all copied: the new array
+ * may be published.
+ */
+bool kslot_grow_copy(struct kslot_grow *g, u32 end,
+		     const struct kslot_grow_span *span, unsigned int nr)
+{
+	size_t unit = 0;
+	unsigned int i;
+	u32 n;
+
+	if (g->copied >= end)
+		return true;
+	for (i = 0; i < nr; i++)
+		unit += span[i].size;
+	n = min_t(size_t, end - g->copied,
+		  max_t(size_t, KSLOT_GROW_BATCH_BYTES / unit, 1));
+	for (i = 0; i < nr; i++)
+		memcpy(span[i].dst + (size_t)g->copied * span[i].size,
+		       span[i].src + (size_t)g->copied * span[i].size,
+		       (size_t)n * span[i].size);
+	g->copied += n;
+	return g->copied >= end;
+}
 
 /* Memory a table takes (0 for the shared empty one). */
 static size_t kslot_slots_table_bytes(struct kslot_slot *slots)
@@ -425,17 +479,17 @@ kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
 	return t;
 }
 
-/* Publish the fully copied @s->next, its new slots first on the free list. */
+/* Publish the fully copied new table, its new slots first on the free list. */
 static void kslot_slots_publish(struct kslot_slots *s)
 {
 	struct kslot_slot *old = kslot_slots_locked(s);
-	struct kslot_slots_table *t = s->next;
+	struct kslot_slots_table *t = s->grow.next;
 	u32 end = kslot_slots_usable(s, t->nr);
 
 	t->slots[end - 1].obj = kslot_slots_link(s->free_head);
 	s->free_head = s->capacity;
 	s->capacity = end;
-	s->next = NULL;
+	s->grow.next = NULL;
 	/* The copy and the new free slots before the pointer. */
 	rcu_assign_pointer(s->slots, t->slots);
 	/* Then no growth: a magazine writer seeing it sees the new table. */
@@ -476,11 +530,12 @@ static int kslot_slots_grow_step(struct kslot_slots *s,
 	__must_hold(&s->lock)
 {
 	struct kslot_slot *cur = kslot_slots_locked(s);
-	u32 cap = s->capacity, n;
+	struct kslot_slots_table *next = s->grow.next;
+	u32 cap = s->capacity;
 
 	if (cap >= s->max_entries)
 		return -ENOSPC;
-	if (!s->next) {
+	if (!next) {
 		struct kslot_slots_table *t;
 
 		kslot_slots_unlock(s, *irqflags);
@@ -489,7 +544,7 @@ static int kslot_slots_grow_step(struct kslot_slots *s,
 		*irqflags = kslot_slots_lock(s);
 		if (!t)
 			return -ENOMEM;
-		if (s->next || s->capacity != cap ||
+		if (s->grow.next || s->capacity != cap ||
 		    (need && s->free_head != KSLOT_SLOTS_NONE)) {
 			/* Someone else grew it or freed a slot. */
 			kslot_slots_unlock(s, *irqflags);
@@ -497,27 +552,24 @@ static int kslot_slots_grow_step(struct kslot_slots *s,
 			*irqflags = kslot_slots_lock(s);
 			return 0;
 		}
-		s->next = t;
-		s->copied = 0;
+		kslot_grow_start(&s->grow, t);
 		s->quiesced = !s->mags;
 		/* Magazine writers take the table lock from now on. */
 		if (s->mags)
 			WRITE_ONCE(s->growing, true);
+		next = t;
 	}
 	if (!s->quiesced) {
-		struct kslot_slots_table *t = s->next;
-
 		kslot_slots_quiesce(s, irqflags);
 		/* Another writer may have finished (and published) it. */
-		if (s->next != t)
+		if (s->grow.next != next)
 			return 0;
 		s->quiesced = true;
 	}
 	/* One batch under the lock; writers mirror what is copied. */
-	n = min(cap - s->copied, KSLOT_SLOTS_COPY_BATCH);
-	memcpy(&s->next->slots[s->copied], &cur[s->copied], n * sizeof(*cur));
-	s->copied += n;
-	if (s->copied == cap)
+	if (kslot_grow_copy(&s->grow, cap,
+			    &(struct kslot_grow_span){ next->slots, cur,
+						       sizeof(*cur) }, 1))
 		kslot_slots_publish(s);
 	return 0;
 }
@@ -546,7 +598,7 @@ static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 
 		if (ret)
 			return ret;
-		if (!s->next || s->free_head != KSLOT_SLOTS_NONE)
+		if (!s->grow.next || s->free_head != KSLOT_SLOTS_NONE)
 			continue;
 		kslot_slots_grow_pause(s, irqflags, gfp);
 	}
@@ -560,8 +612,11 @@ static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 static void kslot_slots_mirror(struct kslot_slots *s,
 			       const struct kslot_slot *slot, u32 i)
 {
-	if (s->next && i < s->copied)
-		s->next->slots[i] = *slot;
+	if (kslot_grow_copied(&s->grow, i)) {
+		struct kslot_slots_table *next = s->grow.next;
+
+		next->slots[i] = *slot;
+	}
 }
 
 /* The writable slot @i of the current table.  Called with the lock held. */
@@ -903,15 +958,16 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slots_table *next = s->grow.next;
 
 	st->count = kslot_slots_count(s);
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
 	st->retired = s->retired;
 	st->bytes = kslot_slots_table_bytes(kslot_slots_locked(s)) +
-		    (s->next ? kslot_slots_table_bytes(s->next->slots) : 0);
+		    (next ? kslot_slots_table_bytes(next->slots) : 0);
 	st->grow_bytes = 0;
-	if (!s->next && s->capacity < s->max_entries) {
+	if (!next && s->capacity < s->max_entries) {
 		u32 nr = max(kslot_slots_grown(s, s->capacity), 2U);
 		size_t size = struct_size_t(struct kslot_slots_table, slots, nr);
 
@@ -1770,7 +1826,7 @@ int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 		ret = kslot_slots_grow_step(s, &irqflags, gfp, false);
 		if (ret)
 			break;
-		if (s->next)
+		if (s->grow.next)
 			kslot_slots_grow_pause(s, &irqflags, gfp);
 	}
 out:
@@ -1844,12 +1900,9 @@ static int kslot_slots_grow_to(struct kslot_slots *s, unsigned long *irqflags,
 
 		if (ret)
 			return ret;
-		if (!s->next || index < s->capacity)
+		if (!s->grow.next || index < s->capacity)
 			continue;
-		kslot_slots_unlock(s, *irqflags);
-		if (gfpflags_allow_blocking(gfp))
-			cond_resched();
-		*irqflags = kslot_slots_lock(s);
+		kslot_slots_grow_pause(s, irqflags, gfp);
 	}
 	return 0;
 }

@@ -653,6 +653,69 @@ int kn_stall_alloc(void)
 }
 
 /*
+ * The same for kslot_dense (64-byte records): one thread inserts (the
+ * packed array grows) while another overwrites one value over and over.
+ */
+#define KN_DENSE_STALL_SIZE	64
+
+static u64 dense_stall_h;
+static struct kslot_map kmap_hold;
+
+int kn_dense_stall_setup(void)
+{
+	char v[KN_DENSE_STALL_SIZE] = { 0 };
+
+	kslot_dense_destroy(&dense, NULL, NULL);
+	if (kslot_dense_init(&dense, NULL, sizeof(v), KSLOT_MAX_ENTRIES, 0))
+		return -1;
+	return kslot_dense_insert(&dense, v, &dense_stall_h, GFP_KERNEL);
+}
+
+int kn_dense_stall_poke(void)
+{
+	char v[KN_DENSE_STALL_SIZE] = { 1 };
+
+	return kslot_dense_update(&dense, dense_stall_h, v) ? -1 : 0;
+}
+
+int kn_dense_stall_alloc(void)
+{
+	char v[KN_DENSE_STALL_SIZE] = { 2 };
+	u64 h;
+
+	return kslot_dense_insert(&dense, v, &h, GFP_KERNEL);
+}
+
+/*
+ * The longest lock hold (thread CPU time, see the shim) while one thread
+ * fills a fresh table to @n: a kslot_dense of 64-byte records, or with
+ * @map a kslot_map.  Every writer of the table waits at most that long.
+ */
+uint64_t kn_grow_hold_time(uint32_t n, int map)
+{
+	char v[KN_DENSE_STALL_SIZE] = { 3 };
+	uint64_t worst;
+	int ret = 0;
+	u32 i;
+	u64 h;
+
+	kslot_dense_destroy(&dense, NULL, NULL);
+	if (map ? kslot_map_init(&kmap_hold, NULL, n, 0) :
+		  kslot_dense_init(&dense, NULL, sizeof(v), n, 0))
+		return 0;
+	kslot_shim_hold_begin();
+	for (i = 0; !ret && i < n; i++)
+		ret = map ? kslot_map_alloc(&kmap_hold, nb_val(i), &h, GFP_KERNEL) :
+			    kslot_dense_insert(&dense, v, &h, GFP_KERNEL);
+	worst = kslot_shim_hold_end();
+	if (map)
+		kslot_map_destroy(&kmap_hold, NULL, NULL);
+	else
+		kslot_dense_destroy(&dense, NULL, NULL);
+	return ret ? 0 : worst;
+}
+
+/*
  * What a writer can wait for while a table grows: the lock is held for one
  * batch of the copy.  Time every batch of the copy a growth to @n slots
  * does (from a populated table into fresh memory, as kslot_slots does), in

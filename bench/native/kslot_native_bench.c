@@ -396,15 +396,21 @@ static const struct stall_side kn_stall = {
 	kn_stall_setup, kn_stall_poke, kn_stall_alloc,
 };
 
+static const struct stall_side kn_dense_stall = {
+	kn_dense_stall_setup, kn_dense_stall_poke, kn_dense_stall_alloc,
+};
+
 static const struct stall_side xn_stall = {
 	xn_stall_setup, xn_stall_poke, xn_stall_alloc,
 };
 
 static void run_stall(uint32_t n)
 {
-	static struct stall_run k, x;
+	static struct stall_run k, x, d;
+	uint64_t a, b;
 
-	if (stall_measure(&kn_stall, n, &k) || stall_measure(&xn_stall, n, &x)) {
+	if (stall_measure(&kn_stall, n, &k) || stall_measure(&xn_stall, n, &x) ||
+	    stall_measure(&kn_dense_stall, n, &d)) {
 		fail("grow_stall", n);
 		return;
 	}
@@ -417,6 +423,18 @@ static void run_stall(uint32_t n)
 	    "xa_store_during_xa_alloc", stall_pct(&x, 0.999999));
 	row("grow_stall_alloc_max", n, k.alloc_max, "xa_alloc_worst",
 	    x.alloc_max);
+	/* kslot_dense, 64-byte records: an update while inserts grow it. */
+	row("dense_grow_stall_writer_max", n, d.poke_max, "map_replace",
+	    k.poke_max);
+	row("dense_grow_stall_writer_p999999", n, stall_pct(&d, 0.999999),
+	    "map_replace", stall_pct(&k, 0.999999));
+	row("dense_grow_stall_insert_max", n, d.alloc_max, "map_alloc",
+	    k.alloc_max);
+	/* The longest lock hold of a fill to n (thread CPU time), best of 3. */
+	size_reps = 3;
+	a = BEST(kn_grow_hold_time(n, 0));
+	b = BEST(kn_grow_hold_time(n, 1));
+	row("dense_grow_lock_hold_max", n, a, "map_grow_lock_hold_max", b);
 	if (n >= 2) {
 		uint64_t med, worst = kn_grow_batch_time(n, &med);
 

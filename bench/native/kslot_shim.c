@@ -13,6 +13,33 @@
 
 __thread int kslot_shim_cpu;
 
+int kslot_shim_hold_on;
+__thread unsigned int kslot_shim_hold_depth;
+__thread uint64_t kslot_shim_hold_t0, kslot_shim_hold_max;
+
+uint64_t kslot_shim_thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Start tracking the calling thread's lock holds (no lock held). */
+void kslot_shim_hold_begin(void)
+{
+	kslot_shim_hold_depth = 0;
+	kslot_shim_hold_max = 0;
+	__atomic_store_n(&kslot_shim_hold_on, 1, __ATOMIC_RELAXED);
+}
+
+/* Stop tracking (no lock held): the longest hold seen, in ns. */
+uint64_t kslot_shim_hold_end(void)
+{
+	__atomic_store_n(&kslot_shim_hold_on, 0, __ATOMIC_RELAXED);
+	return kslot_shim_hold_max;
+}
+
 void kslot_shim_set_cpu(int cpu)
 {
 	if (cpu < 0 || cpu >= KSLOT_SHIM_CPUS) {

@@ -254,15 +254,37 @@ static inline void spin_lock_init(spinlock_t *l)
 	l->locked = 0;
 }
 
+/*
+ * Lock-hold tracking (kslot_shim_hold_begin()/_end()): while on, the
+ * thread's longest stretch with any spinlock held, in thread CPU time (so
+ * that the machine's scheduler, which can preempt a userspace lock holder
+ * as it cannot preempt a kernel one, does not count).
+ */
+extern int kslot_shim_hold_on;
+extern __thread unsigned int kslot_shim_hold_depth;
+extern __thread uint64_t kslot_shim_hold_t0, kslot_shim_hold_max;
+uint64_t kslot_shim_thread_ns(void);
+void kslot_shim_hold_begin(void);
+uint64_t kslot_shim_hold_end(void);
+
 static inline void spin_lock(spinlock_t *l)
 {
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
 			__builtin_ia32_pause();
+	if (unlikely(kslot_shim_hold_on) && !kslot_shim_hold_depth++)
+		kslot_shim_hold_t0 = kslot_shim_thread_ns();
 }
 
 static inline void spin_unlock(spinlock_t *l)
 {
+	if (unlikely(kslot_shim_hold_on) && kslot_shim_hold_depth &&
+	    !--kslot_shim_hold_depth) {
+		uint64_t t = kslot_shim_thread_ns() - kslot_shim_hold_t0;
+
+		if (t > kslot_shim_hold_max)
+			kslot_shim_hold_max = t;
+	}
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 

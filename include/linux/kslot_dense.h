@@ -29,8 +29,8 @@
  * | kslot_dense_get(),           | none (takes RCU)       | no            |
  * | kslot_dense_contains()       |                        |               |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
- * | kslot_dense_insert_n(),      | allocate               | allows        |
- * | kslot_dense_reserve()        |                        |               |
+ * | kslot_dense_insert_n(),      | allocate and between   | allows        |
+ * | kslot_dense_reserve()        | copy batches           |               |
  * | kslot_dense_update(),        | table lock             | no            |
  * | kslot_dense_erase(),         |                        |               |
  * | kslot_dense_erase_n(),       |                        |               |
@@ -43,6 +43,9 @@
  * | kslot_dense_at(),            | (kslot_dense_lock())   |               |
  * | kslot_dense_handle_at(),     |                        |               |
  * | kslot_dense_for_each_locked()|                        |               |
+ * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
+ * | kslot_dense_restore_retired()| allocate               | allows        |
+ * | kslot_dense_restore_done()   | the core's lock        | no            |
  * | kslot_dense_count()          | none (a snapshot)      | no            |
  * | kslot_dense_destroy()        | caller: no writers     | if named      |
  * +------------------------------+------------------------+---------------+
@@ -68,17 +71,30 @@
  *   every value (the packed array is reallocated when it grows) and any
  *   erase moves the last value into the erased one's place.  A pointer
  *   from __kslot_dense_lookup() or kslot_dense_at() is valid only until
- *   the caller drops the lock; to keep a value, copy it out with
- *   kslot_dense_get() and refer to it by handle.
- * - Growth: the slots grow as every kslot_slots table does (copy-on-grow
- *   in batches, the lock dropped between them).  The packed array is
- *   allocated with the lock dropped, then filled and published under the
- *   lock (a copy of the live values and their handles; amortised O(1) per
- *   insert); the old one is freed after an RCU grace period, since
- *   lock-free readers may still be copying from it.  Callers that cannot
- *   afford that, or must not allocate at insert time, call
- *   kslot_dense_reserve() ahead.  The table never shrinks before
- *   kslot_dense_destroy().
+ *   the caller drops the lock, and is for reading: change a value with
+ *   kslot_dense_update() or in kslot_dense_retain()'s callback, which
+ *   keep lock-free readers and a growth in progress in step.  To keep a
+ *   value, copy it out with kslot_dense_get() and refer to it by handle.
+ * - Growth: the slots and the packed array grow the one way kslot grows a flat
+ *   array that lock-free readers see, the core's copy-on-grow in batches
+ *   (kslot_slots.h, "Storage").  The new array (twice the room) is allocated
+ *   with the lock dropped and filled from the current one, values and handles,
+ *   in batches of at most 64 KiB, the lock dropped between batches, so no
+ *   writer waits for more than one batch, however large the table (bench/native
+ *   --stall: the longest lock hold of a fill to 1M 64-byte values fell from
+ *   28-35 ms, a whole-array copy, to 0.4 ms).  Meanwhile readers and writers
+ *   keep using the current array; a writer that changes a position already
+ *   copied (insert, update, the swap-and-pop of an erase, retain) writes the
+ *   new array too, so it equals the current one when it is published with
+ *   rcu_assign_pointer(); the old one is freed after an RCU grace period, since
+ *   lock-free readers may still be copying from it.  Readers are unaffected:
+ *   they only ever see a complete array.  An insert that needs the room does
+ *   the copying; a second one continues the copy where it stands.  Costs: the
+ *   two arrays coexist while the copy runs (3x the old size), and an insert
+ *   that grows the table takes the lock once per batch (amortised O(1) per
+ *   insert all the same).  Callers that cannot afford that, or must not
+ *   allocate at insert time, call kslot_dense_reserve() ahead.  The table never
+ *   shrinks before kslot_dense_destroy().
  * - Memory: per entry, the core's 16-byte slot, the value and its 8-byte
  *   handle in the reverse map.
  * - Callbacks (kslot_dense_retain()) run under the lock and must not sleep
@@ -138,6 +154,8 @@ struct kslot_dense {
 	/* Its values and its reverse map (position -> handle). */
 	void *data;
 	u64 *rev;
+	/* A growth in progress: the struct kslot_dense_vals it fills. */
+	struct kslot_grow grow;
 	/* Bytes per value, live values (read locklessly), room in @data. */
 	u32 elem_size;
 	u32 count;
@@ -153,12 +171,14 @@ struct kslot_dense {
  * @elem_size: Size of one value.
  * @room: Values the packed array holds before it must grow.
  * @bytes: Memory the table's slots and packed array take, at the
- *	allocator's size (a growth's new slot table too, while it fills).
+ *	allocator's size (a growth's new slot table or packed array too,
+ *	while it fills).
  * @rejected: Lookups that rejected a nonzero handle.
  * @grow_bytes: Memory one more insert may allocate: the next growth of
  *	the slots if none is free, plus that of the packed array if it is
- *	full (an upper bound); 0 if neither must (or can) grow.  The current
- *	allocation stays until the new one is filled.
+ *	full and no growth of it is filling already (an upper bound); 0 if
+ *	neither must (or can) grow.  The current allocation stays until
+ *	the new one is filled.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -199,6 +219,14 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
+int kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			 size_t elem_size, u32 max_entries, unsigned int flags,
+			 u32 tag);
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+			     const void *elem, gfp_t gfp);
+int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
+				gfp_t gfp);
+void kslot_dense_restore_done(struct kslot_dense *dense);
 
 /**
  * kslot_dense_lock() - Take a table's lock.
@@ -255,7 +283,7 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
  * @pos: Position, below the table's count.
  *
  * Context: Caller holds the table lock; the pointer is valid until it
- * drops it.
+ * drops it, for reading only (see the rules above).
  * Return: A pointer to the value's elem_size bytes.
  */
 static inline void *kslot_dense_at(struct kslot_dense *dense, u32 pos)
@@ -303,7 +331,8 @@ static inline u32 kslot_dense_obj_pos(const void *obj)
  * table.
  *
  * Context: Caller holds the table lock (kslot_dense_lock()); the pointer
- * is valid until it drops it (see the rules above: values move).
+ * is valid until it drops it, for reading only (see the rules above:
+ * values move).
  * Return: A pointer to the value, or NULL if @handle is not live in
  * @dense (stale, forged, from another table, or null).
  */

@@ -371,6 +371,21 @@ struct kslot_slots_table {
 };
 
 /**
+ * struct kslot_grow - A copy-on-grow in progress.
+ *
+ * The state of the one growth mechanism of kslot's flat arrays that
+ * lock-free readers see: the slot tables here and kslot_dense's packed
+ * array (see "Storage" above).  Every field is private.
+ */
+struct kslot_grow {
+	/* private: */
+	/* The array being filled (not yet published), or NULL. */
+	void *next;
+	/* Elements of it copied so far; writers mirror those. */
+	u32 copied;
+};
+
+/**
  * struct kslot_slots - A generational slot table.
  *
  * Every field is private: use the functions below.
@@ -399,10 +414,9 @@ struct kslot_slots {
 	bool growing;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
-	/* The table a growth in progress fills, and how much it copied. */
-	struct kslot_slots_table *next;
-	u32 copied;
-	/* Per-CPU tables: the magazines were quiesced since @next was set. */
+	/* A growth in progress: the struct kslot_slots_table it fills. */
+	struct kslot_grow grow;
+	/* Per-CPU tables: the magazines were quiesced since @grow started. */
 	bool quiesced;
 	/* Slots of the current table that can hold entries. */
 	u32 capacity;

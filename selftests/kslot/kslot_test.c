@@ -1132,12 +1132,12 @@ static void *through_file(struct __test_metadata *_metadata, const void *img,
 
 TEST_F(kdev, export_import_round_trip)
 {
-	uint64_t h[40], other, cursor = 0, ha[64], hb[64];
-	struct kslot_stats st, st2;
+	uint64_t h[40], other, other4, cursor = 0, ha[64], hb[64];
+	struct kslot_stats st, st2, st4;
 	struct rec r, out;
 	void *img, *img2, *back;
 	size_t size, size2;
-	uint32_t t2, t3, i, na, nb;
+	uint32_t t2, t3, t4, i, na, nb;
 	int fd2;
 
 	for (i = 0; i < 40; i++) {
@@ -1157,11 +1157,6 @@ TEST_F(kdev, export_import_round_trip)
 	/* A table first, so the imported one gets another id. */
 	ASSERT_EQ(0, kslot_create(fd2, KSLOT_KIND_MAP, RS, 8, &t3));
 	ASSERT_EQ(0, kslot_insert(fd2, t3, &r, RS, &other));
-	if (variant->kind == KSLOT_KIND_DENSE) {
-		EXPECT_EQ(-EOPNOTSUPP, kslot_import(fd2, back, size, &t2));
-		EXPECT_EQ(1, entries_of(fd2, 0));
-		goto out;
-	}
 	ASSERT_EQ(0, kslot_import(fd2, back, size, &t2));
 	EXPECT_NE(t3, t2);
 	for (i = 0; i < 40; i++) {
@@ -1186,8 +1181,26 @@ TEST_F(kdev, export_import_round_trip)
 	ASSERT_EQ(0, kslot_stats(fd2, t2, &st2));
 	EXPECT_EQ(st.entries, st2.entries);
 	EXPECT_EQ(st.capacity, st2.capacity);
-	EXPECT_EQ(st.bytes, st2.bytes);
 	EXPECT_EQ(st.retired, st2.retired);
+	if (variant->kind == KSLOT_KIND_DENSE) {
+		/*
+		 * The packed array's room is not part of an image: it is
+		 * sized for the entries restored (here 27 of a room of 32,
+		 * the exported table's grew to 64), as in a table those
+		 * entries were inserted into.
+		 */
+		ASSERT_EQ(0, kslot_create(fd2, KSLOT_KIND_DENSE, RS, MAXE,
+					  &t4));
+		for (i = 0; i < st.entries; i++)
+			ASSERT_EQ(0, kslot_insert(fd2, t4, &r, RS, &other4));
+		ASSERT_EQ(0, kslot_stats(fd2, t4, &st4));
+		EXPECT_EQ(st4.capacity, st2.capacity);
+		EXPECT_EQ(st4.bytes, st2.bytes);
+		EXPECT_LT(st2.bytes, st.bytes);
+		ASSERT_EQ(0, kslot_destroy(fd2, t4));
+	} else {
+		EXPECT_EQ(st.bytes, st2.bytes);
+	}
 	ASSERT_EQ(0, kslot_iterate(self->fd, self->t, &cursor, ha, NULL, 0,
 				   64, &na));
 	cursor = 0;
@@ -1210,7 +1223,6 @@ TEST_F(kdev, export_import_round_trip)
 	for (i = 1; i < 40; i++)
 		if (i % 3)
 			EXPECT_EQ(0, kslot_get(fd2, t2, h[i], &out, RS));
-out:
 	close(fd2);
 	free(back);
 	free(img);
