@@ -975,18 +975,20 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	if (ret)
 		return ret;
 	rec = kslot_rec_from_user(t, rec_u);
-	ret = PTR_ERR_OR_ZERO(rec);
-	if (!ret && mutex_lock_killable(&t->insert_lock)) {
+	if (IS_ERR(rec)) {
+		ret = PTR_ERR(rec);
+		goto uncharge;
+	}
+	if (mutex_lock_killable(&t->insert_lock)) {
 		kfree(rec);
 		ret = -EINTR;
-	}
-	if (ret)
 		goto uncharge;
+	}
 	ret = kslot_dev_precharge_growth(t, &grow);
-	if (ret)
-		kfree(rec);
-	else
+	if (!ret)
 		ret = kslot_table_insert(t, rec, &h);
+	else
+		kfree(rec);
 	kslot_dev_settle(t);
 	mutex_unlock(&t->insert_lock);
 uncharge:

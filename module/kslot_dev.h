@@ -200,7 +200,7 @@ struct kslot_table {
 	u32 record_size;
 	u32 max_entries;
 	u32 rec_bytes;
-	struct mutex insert_lock;
+	struct mutex insert_lock;	/* see above */
 	spinlock_t charge_lock;	/* protects @charged */
 	u64 charged;
 	atomic64_t rejected;

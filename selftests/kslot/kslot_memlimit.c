@@ -105,13 +105,24 @@ static long long meminfo(const char *field)
  */
 static void quiesce(void)
 {
+	long long last = -1, now;
 	char path[512];
 	struct dirent *de;
+	int i, stable = 0;
 	DIR *d;
-	int i;
 
-	for (i = 0; i < 2; i++) {
+	/*
+	 * Until the memory counts hold still: kvfree_rcu() batches its frees
+	 * for up to seconds on a production kernel.
+	 */
+	for (i = 0; i < 30 && stable < 2; i++) {
 		usleep(300 * 1000);
+		now = read_num(CGDIR "/memory.current");
+		if (now < 0)
+			now = -meminfo("MemAvailable");
+		stable = last >= 0 && llabs(now - last) < 64 * 1024 ? stable + 1 :
+			 0;
+		last = now;
 		d = opendir("/sys/kernel/slab");
 		if (!d)
 			return;
@@ -500,7 +511,9 @@ FIXTURE_VARIANT_ADD(mem, map_4096) {
 };
 
 FIXTURE_VARIANT_ADD(mem, many_files) {
-	.p = { "many files x 64 tables", KSLOT_KIND_MAP, 64, 200, 64, 1 },
+	/* 8 MiB: the limit within the 200 files on every kernel. */
+	.p = { "many files x 64 tables", KSLOT_KIND_MAP, 64, 200, 64, 1,
+	       0, 8 * MiB },
 };
 
 /* Minutes under TCG and KASAN: the patterns insert about a million records. */
@@ -599,13 +612,14 @@ TEST_F_TIMEOUT(mem, pinned, 1200)
 	/* Signed: memory may come back beyond the baseline. */
 	limit = (long long)user_limit * 5 / 4 + SLACK;
 	/*
-	 * A debug kernel's own bookkeeping outside any memory cgroup (KASAN's
-	 * stack depot, debug objects, kmemleak) grows with every allocation
-	 * and partly stays: there MemAvailable is reported, and the memory
-	 * cgroup's count, which holds what the kernel charges for the
-	 * device's objects, is asserted.
+	 * Where the worker runs in a memory cgroup of its own, its count,
+	 * which holds what the kernel charges for the device's objects, is
+	 * asserted; MemAvailable is only reported.  It moves with the whole
+	 * machine's activity (page cache, other tasks, and on a debug kernel
+	 * its own bookkeeping outside any cgroup: KASAN's stack depot, debug
+	 * objects, kmemleak), by several MiB between two samples.
 	 */
-	if (!debug || !self->s.cgroup) {
+	if (!self->s.cgroup) {
 		EXPECT_GE(limit, pinned - allow);
 		/* Everything comes back. */
 		EXPECT_GE(SLACK, avail0 - avail2);
@@ -777,8 +791,8 @@ TEST_F_TIMEOUT(nobody, refill_elsewhere, 600)
  */
 TEST_F_TIMEOUT(nobody, user_namespace, 600)
 {
-	uint32_t t1, t2, t3, n;
-	int a, b, status;
+	uint32_t t1, t2, t3, t4, n;
+	int a, b, c, status;
 	pid_t pid;
 
 	recbuf = calloc(BATCH, 4096);
@@ -786,8 +800,10 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 	become_nobody(_metadata);
 	a = kslot_open();
 	b = kslot_open();
+	c = kslot_open();
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
+	ASSERT_LE(0, c);
 	/* Two files to their limit: the user's is reached. */
 	ASSERT_EQ(0, kslot_create(a, KSLOT_KIND_MAP, 4096, 1U << 20, &t1));
 	EXPECT_EQ(-EDQUOT, fill(a, t1, 4096, &n));
@@ -795,6 +811,9 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 	EXPECT_EQ(-EDQUOT, fill(b, t2, 4096, &n));
 	EXPECT_LT(USER_LIMIT - 128 * 1024,
 		  file_bytes(_metadata, a) + file_bytes(_metadata, b));
+	/* The crumbs: small records until less than a 4096-byte one fits. */
+	ASSERT_EQ(0, kslot_create(c, KSLOT_KIND_MAP, 64, 1U << 20, &t3));
+	EXPECT_EQ(-EDQUOT, fill(c, t3, 64, &n));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -805,9 +824,9 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 		fd = kslot_open();
 		if (fd < 0)
 			_exit(3);
-		ret = kslot_create(fd, KSLOT_KIND_MAP, 4096, 8, &t3);
+		ret = kslot_create(fd, KSLOT_KIND_MAP, 4096, 8, &t4);
 		if (!ret)
-			ret = kslot_insert(fd, t3, recbuf, 4096, handles);
+			ret = kslot_insert(fd, t4, recbuf, 4096, handles);
 		_exit(ret == -EDQUOT ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -818,6 +837,7 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	close(a);
 	close(b);
+	close(c);
 }
 
 /* ---- a command stuck on a user page ---- */
