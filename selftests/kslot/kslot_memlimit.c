@@ -98,6 +98,26 @@ static long long meminfo(const char *field)
 	return kb * 1024;
 }
 
+/* Shrink every slab cache, which also empties the KASAN quarantine. */
+static void shrink_slabs(void)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/sys/kernel/slab");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 de->d_name);
+		write_file(path, "1");
+	}
+	closedir(d);
+}
+
 /*
  * Let freed memory really go: RCU callbacks (kfree_rcu() of records and
  * replaced slot tables) run, then every slab cache is shrunk, which also
@@ -106,35 +126,25 @@ static long long meminfo(const char *field)
 static void quiesce(void)
 {
 	long long last = -1, now;
-	char path[512];
-	struct dirent *de;
 	int i, stable = 0;
-	DIR *d;
 
+	shrink_slabs();
 	/*
-	 * Until the memory counts hold still: kvfree_rcu() batches its frees
-	 * for up to seconds on a production kernel.
+	 * At least 8 s, then until the memory counts hold still:
+	 * kvfree_rcu() batches its frees for up to 5 s (KFREE_DRAIN_JIFFIES)
+	 * before it frees them, and the counts hold still meanwhile.
 	 */
-	for (i = 0; i < 30 && stable < 2; i++) {
+	for (i = 0; i < 40 && (i < 27 || stable < 2); i++) {
 		usleep(300 * 1000);
 		now = read_num(CGDIR "/memory.current");
 		if (now < 0)
 			now = -meminfo("MemAvailable");
-		stable = last >= 0 && llabs(now - last) < 64 * 1024 ? stable + 1 :
-			 0;
+		stable = last >= 0 && llabs(now - last) < 64 * 1024 ?
+			 stable + 1 : 0;
 		last = now;
-		d = opendir("/sys/kernel/slab");
-		if (!d)
-			return;
-		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-				 de->d_name);
-			write_file(path, "1");
-		}
-		closedir(d);
 	}
+	shrink_slabs();
+	usleep(300 * 1000);
 }
 
 static long long slab_attr(const char *cache, const char *attr)
