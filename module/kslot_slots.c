@@ -684,9 +684,12 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		goto out;
-	ret = kslot_slots_grow(s, &irqflags, gfp);
-	if (ret)
-		goto out;
+	/* The fast path takes a free slot without calling the growth. */
+	if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
+		ret = kslot_slots_grow(s, &irqflags, gfp);
+		if (ret)
+			goto out;
+	}
 	/* kslot_slots_grow() returns 0 with a free slot. */
 	*handle = kslot_slots_take(s, obj);
 out:

@@ -760,11 +760,16 @@ static int count_mode(uint32_t n)
 	kn_count_lookups(k.rh, n);
 	kn_count_map_lookups(k.rh, n);
 	kn_count_floor(k.rh, n);
+	kn_count_inline_lookup(k.rh, n);
+	kn_count_inline_floor(k.rh, n);
+	kn_count_inline_base(k.rh, n);
 	xn_count_loads(k.rid, n);
 	if (!sn_alloc_time(0, n))
 		return 1;
 	sn_shuffle(0, k.perm, n);
 	sn_count_lookups();
+	sn_count_inline_get();
+	sn_count_inline_base();
 	if (kn_count_hive(n, k.perm))
 		return 1;
 	kn_count_pool(n);

@@ -69,6 +69,9 @@ uint64_t kn_malloc_hot_time(unsigned int size, uint32_t ops);
 void kn_count_lookups(const uint64_t *h, uint32_t n);
 void kn_count_map_lookups(const uint64_t *h, uint32_t n);
 void kn_count_floor(const uint64_t *h, uint32_t n);
+void kn_count_inline_lookup(const uint64_t *h, uint32_t n);
+void kn_count_inline_floor(const uint64_t *h, uint32_t n);
+void kn_count_inline_base(const uint64_t *h, uint32_t n);
 unsigned long kn_sink(void);
 int kn_stall_setup(void);
 int kn_stall_poke(void);
@@ -117,6 +120,8 @@ uint64_t sn_churn_time(uint32_t kind);
 uint64_t sn_remove_time(uint32_t kind);
 uint64_t sn_iter_time(uint32_t kind, uint32_t passes);
 void sn_count_lookups(void);
+void sn_count_inline_get(void);
+void sn_count_inline_base(void);
 void sn_free(uint32_t kind);
 uint64_t sn_sink(void);
 

@@ -64,7 +64,7 @@ static inline bool kslot_lock_flags_valid(unsigned int flags,
  * Context: Any context the flags allow.
  * Return: Saved interrupt flags for kslot_spin_unlock_flags().
  */
-static inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
+static __always_inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
 						  unsigned int flags)
 	__acquires(lock)
 {
@@ -87,7 +87,7 @@ static inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
  *
  * Context: Caller holds @lock.
  */
-static inline void kslot_spin_unlock_flags(spinlock_t *lock,
+static __always_inline void kslot_spin_unlock_flags(spinlock_t *lock,
 					   unsigned int flags,
 					   unsigned long irqflags)
 	__releases(lock)

@@ -11,7 +11,7 @@
 //! failure returns 0, which the driver reports as a failed row.
 #![allow(deprecated)] // HopSlotMap is deprecated upstream but still shipped
 
-use slotmap::{DefaultKey, DenseSlotMap, HopSlotMap, SlotMap};
+use slotmap::{DefaultKey, DenseSlotMap, HopSlotMap, Key, SlotMap};
 use std::os::raw::c_char;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -326,6 +326,45 @@ pub extern "C" fn sn_sink() -> u64 {
 #[allow(improper_ctypes_definitions)]
 pub extern "C" fn sn_slotmap_get_one(m: &SlotMap<DefaultKey, u64>, k: DefaultKey) -> u64 {
     m.get(k).copied().unwrap_or(0)
+}
+
+/// `SlotMap::get()` inlined into a loop over the keys in driver order
+/// (callgrind: the difference per key from `sn_count_inline_base()` is
+/// what the inlined lookup costs).
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn sn_count_inline_get() {
+    // SAFETY: as in with().
+    if let Some(b) = unsafe { BENCH.as_ref() } {
+        if let Some(m) = &b.sm.map {
+            let mut sum = 0u64;
+            for k in b.sm.rkeys.iter() {
+                sum = sum.wrapping_add(m.get(*k).copied().unwrap_or(0));
+            }
+            sink(sum);
+        }
+    }
+}
+
+/// The loop of `sn_count_inline_get()` with the lookup taken out: each
+/// key is summed as it is, through an empty asm so that the loop is not
+/// vectorised.
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn sn_count_inline_base() {
+    // SAFETY: as in with().
+    if let Some(b) = unsafe { BENCH.as_ref() } {
+        if b.sm.map.is_some() {
+            let mut sum = 0u64;
+            for k in b.sm.rkeys.iter() {
+                let mut v = k.data().as_ffi();
+                // SAFETY: an empty asm that only claims to change v.
+                unsafe { std::arch::asm!("/* {0} */", inout(reg) v) };
+                sum = sum.wrapping_add(v);
+            }
+            sink(sum);
+        }
+    }
 }
 
 /// One pass of `sn_slotmap_get_one()` over the SlotMap's keys in driver
