@@ -698,18 +698,29 @@ out:
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
+/*
+ * The writers' handle check: the slot of table @slots that @handle names
+ * if it is live under @handle, else NULL.  It is the lookup's clamp and
+ * single compare (__kslot_slots_slot(), the top of kslot_slots.h), with
+ * the null handle refused first: slot 0 of the shared empty table holds
+ * word 0 and must never be written.
+ */
+static __always_inline struct kslot_slot *
+kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
+{
+	struct kslot_slot *slot = (struct kslot_slot *)
+		__kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
+
+	if (unlikely(!handle))
+		return NULL;
+	/* Per-CPU tables: magazine writers change words without the lock. */
+	return READ_ONCE(slot->word) == handle ? slot : NULL;
+}
+
 /* The live slot @handle names, or NULL.  Called with the lock held. */
 static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
 {
-	u32 index = kslot_slots_handle_index(s, handle);
-	struct kslot_slot *slot;
-
-	if (!kslot_gen_is_live(kslot_slots_word_gen(s, handle)) ||
-	    index >= s->capacity)
-		return NULL;
-	slot = kslot_slots_at(s, array_index_nospec(index, s->capacity));
-	/* Per-CPU tables: magazine writers change words without the lock. */
-	return READ_ONCE(slot->word) == handle ? slot : NULL;
+	return kslot_slots_match(s, kslot_slots_locked(s), handle);
 }
 
 /**
@@ -1464,16 +1475,8 @@ kslot_slots_mag_table(struct kslot_slots *s)
 static __always_inline struct kslot_slot *
 kslot_slots_mag_slot(struct kslot_slots *s, u64 handle)
 {
-	struct kslot_slot *slots = kslot_slots_mag_table(s);
-	unsigned long nr = kslot_slots_hdr(slots)->nr;
-	u32 index = kslot_slots_handle_index(s, handle);
-	struct kslot_slot *slot;
-
-	if (!kslot_gen_is_live(kslot_slots_word_gen(s, handle)) || index >= nr)
-		return NULL;
-	slot = &slots[array_index_nospec((unsigned long)index, nr)];
 	/* A free word never equals a handle; the atomics decide races. */
-	return READ_ONCE(slot->word) == handle ? slot : NULL;
+	return kslot_slots_match(s, kslot_slots_mag_table(s), handle);
 }
 
 /*

@@ -47,7 +47,7 @@ nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
 only=${KSLOT_BENCH_ONLY:-}
-rm -f "$out"/kernel.tap "$out"/native.tap "$out"/iommufd.tap "$out"/callgrind.*
+rm -f "$out"/kernel.tap "$out"/native.tap "$out"/native-percpu.tap "$out"/iommufd.tap "$out"/callgrind.*
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
 # The in-kernel half, in the VM.
@@ -155,6 +155,13 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
 	"$out/native/kslot_native_bench" -r "$nreps" \
 	${only:+$([ "$only" = hive ] && echo --hive)} ${nsizes//,/ } \
 	> "$out/native.tap"
+# The alloc+remove rows again on a per-CPU map (KSLOT_MAP_PERCPU, rows
+# native_percpu_*), up to 1M entries: goal 5 is about its magazines.
+psizes=$(for n in ${nsizes//,/ }; do [ "$n" -gt 1048576 ] || echo "$n"; done)
+echo "bench.sh: native alloc+remove on a per-CPU map" >&2
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
+	"$out/native/kslot_native_bench" -r "$nreps" --percpu --churn $psizes \
+	> "$out/native-percpu.tap"
 echo "bench.sh: callgrind instruction counts (1M random lookups, pool operations)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \

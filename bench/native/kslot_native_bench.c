@@ -37,6 +37,8 @@ static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
 static int hive_only, dense_only, churn_only;
+/* "percpu_" after --percpu: the rows of a KSLOT_MAP_PERCPU map. */
+static const char *flavour = "";
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -55,14 +57,14 @@ struct keys {
 static void row(const char *name, uint32_t n, double k, const char *anchor,
 		double a)
 {
-	printf("ok %u native_%s size=%u kslot_ns=%.2f anchor=%s anchor_ns=%.2f\n",
-	       ++tests, name, n, k, anchor, a);
+	printf("ok %u native_%s%s size=%u kslot_ns=%.2f anchor=%s anchor_ns=%.2f\n",
+	       ++tests, flavour, name, n, k, anchor, a);
 	fflush(stdout);
 }
 
 static void fail(const char *name, uint32_t n)
 {
-	printf("not ok %u native_%s size=%u\n", ++tests, name, n);
+	printf("not ok %u native_%s%s size=%u\n", ++tests, flavour, name, n);
 	fflush(stdout);
 }
 
@@ -221,8 +223,8 @@ static void run_smp2(struct keys *k)
 		return;
 	}
 	/* ratio = 2-CPU throughput / 1-CPU throughput, XArray's beside it. */
-	printf("ok %u native_smp2_map_alloc_remove size=%u kslot_ns=%.2f ",
-	       ++tests, n, k2);
+	printf("ok %u native_%ssmp2_map_alloc_remove size=%u kslot_ns=%.2f ",
+	       ++tests, flavour, n, k2);
 	printf("anchor=kslot_map_1cpu anchor_ns=%.2f ", k1);
 	printf("xa_1cpu_ns=%.2f xa_2cpu_ns=%.2f xa_ratio=%.3f\n", x1, x2,
 	       x1 / x2);
@@ -797,9 +799,13 @@ static int count_churn(uint32_t n)
 	return 0;
 }
 
-/* --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map. */
+/*
+ * --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map, and
+ * every row from here on is named native_percpu_*.
+ */
 static void map_percpu(void)
 {
+	flavour = "percpu_";
 	if (kn_map_percpu()) {
 		fprintf(stderr, "per-CPU map setup failed\n");
 		exit(1);
