@@ -478,6 +478,7 @@ static void kslot_table_stats(struct kslot_table *t,
 			.bytes = ds.bytes, .grow_bytes = ds.grow_bytes,
 			.room = min(ds.room - ds.count,
 				    used < ds.capacity ? ds.capacity - used : 0),
+			.rejected = ds.rejected,
 		};
 		return;
 	}
@@ -488,6 +489,7 @@ static void kslot_table_stats(struct kslot_table *t,
 		.max_entries = ss.max_entries, .retired = ss.retired,
 		.bytes = ss.bytes, .grow_bytes = ss.grow_bytes,
 		.room = used < ss.capacity ? ss.capacity - used : 0,
+		.rejected = ss.rejected,
 	};
 }
 
@@ -740,13 +742,6 @@ static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
 	return 0;
 }
 
-static int kslot_dev_reject(struct kslot_table *t, int ret)
-{
-	if (ret == -ENOENT)
-		atomic64_inc(&t->rejected);
-	return ret;
-}
-
 /*
  * True if bytes @first .. @end - 1 of the argument @arg (its output-only
  * fields) are zero, as they must be on input (see the uapi header).
@@ -825,7 +820,6 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	t->charged = kslot_dev_table_size();
 	spin_lock_init(&t->charge_lock);
 	mutex_init(&t->insert_lock);
-	atomic64_set(&t->rejected, 0);
 	ret = kslot_should_fail_alloc() ? -ENOMEM :
 	      xa_alloc_cyclic(&f->tables, &id, t, xa_limit_31b, &f->next_id,
 			      KSLOT_DEV_GFP);
@@ -1019,7 +1013,7 @@ static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_dev_reject(t, kslot_table_get(t, h, buf));
+	ret = kslot_table_get(t, h, buf);
 	if (ret)
 		return ret;
 	if (copy_to_user(rec_u, buf, t->record_size))
@@ -1036,7 +1030,7 @@ static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	return kslot_dev_reject(t, kslot_table_erase(t, h));
+	return kslot_table_erase(t, h);
 }
 
 static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
@@ -1068,7 +1062,7 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	case KSLOT_IOC_UPDATE:
 		ret = kslot_dev_handle(t, e->handle, &h);
 		if (!ret)
-			ret = kslot_dev_reject(t, kslot_table_update(t, h, rec_u));
+			ret = kslot_table_update(t, h, rec_u);
 		break;
 	default:
 		ret = kslot_dev_erase_one(t, e->handle);
@@ -1161,7 +1155,7 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 		 */
 		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
 		if (j < n)
-			ret = uh[j] ? kslot_dev_reject(t, -ENOENT) : -EINVAL;
+			ret = uh[j] ? -ENOENT : -EINVAL;
 		left = copy_to_user(recs + i * rs, buf, j * rs);
 		if (left) {
 			j -= DIV_ROUND_UP(left, rs);
@@ -1325,7 +1319,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 		st->record_size = t->record_size;
 		st->tables = 1;
 		st->bytes = kslot_dev_charged(t);
-		st->rejected = atomic64_read(&t->rejected);
+		st->rejected = ts.rejected;
 	} else {
 		xa_for_each(&f->tables, id, t) {
 			struct kslot_table_stats ts;
@@ -1335,7 +1329,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 			st->capacity += ts.capacity;
 			st->max_entries += ts.max_entries;
 			st->retired += ts.retired;
-			st->rejected += atomic64_read(&t->rejected);
+			st->rejected += ts.rejected;
 		}
 		st->tables = f->nr_tables;
 		st->bytes = atomic64_read(&f->bytes);
@@ -1917,13 +1911,12 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 			struct kslot_table_stats st;
 
 			kslot_table_stats(t, &st);
-			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%lld\n",
+			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%llu\n",
 				   f->id, f->pid, t->id,
 				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",
 				   t->record_size, st.entries, st.capacity,
 				   st.max_entries, kslot_dev_charged(t),
-				   st.retired,
-				   (long long)atomic64_read(&t->rejected));
+				   st.retired, st.rejected);
 		}
 		up_read(&f->rwsem);
 	}

@@ -162,6 +162,8 @@ struct kslot_file {
  * @bytes: Memory of the structure (not of separately allocated records).
  * @grow_bytes: Memory its next growth would allocate; 0 if it cannot grow.
  * @room: Inserts that fit before the structure must grow.
+ * @rejected: Nonzero handles that named no live entry, as the core counts
+ *	them (every -ENOENT of GET, UPDATE and ERASE).
  */
 struct kslot_table_stats {
 	u64 entries;
@@ -171,6 +173,7 @@ struct kslot_table_stats {
 	u64 bytes;
 	u64 grow_bytes;
 	u64 room;
+	u64 rejected;
 };
 
 /**
@@ -187,7 +190,6 @@ struct kslot_table_stats {
  * @charge_lock: Serialises updates of @charged.
  * @charged: Bytes charged for the table: itself, its structure and its
  *	records, as last measured.
- * @rejected: Handles rejected with -ENOENT.
  * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
@@ -203,7 +205,6 @@ struct kslot_table {
 	struct mutex insert_lock;	/* see above */
 	spinlock_t charge_lock;	/* protects @charged */
 	u64 charged;
-	atomic64_t rejected;
 	struct kslot_slots *slots;
 	struct kslot_seal seal;
 	union {

@@ -700,10 +700,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
 /*
  * The writers' handle check: the slot of table @slots that @handle names
- * if it is live under @handle, else NULL.  It is the lookup's clamp and
- * single compare (__kslot_slots_slot(), the top of kslot_slots.h), with
- * the null handle refused first: slot 0 of the shared empty table holds
- * word 0 and must never be written.
+ * if it is live under @handle, else NULL (a rejection, counted as a
+ * lookup's).  It is the lookup's clamp and single compare
+ * (__kslot_slots_slot(), the top of kslot_slots.h), with the null handle
+ * refused first: slot 0 of the shared empty table holds word 0 and must
+ * never be written.
  */
 static __always_inline struct kslot_slot *
 kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
@@ -714,7 +715,10 @@ kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
 	if (unlikely(!handle))
 		return NULL;
 	/* Per-CPU tables: magazine writers change words without the lock. */
-	return READ_ONCE(slot->word) == handle ? slot : NULL;
+	if (likely(READ_ONCE(slot->word) == handle))
+		return slot;
+	kslot_slots_count_reject(s, handle);
+	return NULL;
 }
 
 /* The live slot @handle names, or NULL.  Called with the lock held. */
@@ -791,12 +795,13 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_remove);
 
 /**
- * kslot_slots_count_reject() - Count a lookup that found nothing.
+ * kslot_slots_count_reject() - Count a handle that named no live entry.
  * @s: The table.
- * @handle: The handle looked up.
+ * @handle: The handle looked up, replaced or removed.
  *
- * The slow path of __kslot_slots_lookup(): every handle but the null one
- * that did not match a live slot is a rejection.
+ * The slow path of __kslot_slots_lookup() and of the writers' handle
+ * check (replace, remove and their _if forms): every handle but the null
+ * one that did not match a live slot is a rejection.
  *
  * Context: Any context.
  */

@@ -173,7 +173,8 @@ struct kslot_dense {
  * @bytes: Memory the table's slots and packed array take, at the
  *	allocator's size (a growth's new slot table or packed array too,
  *	while it fills).
- * @rejected: Lookups that rejected a nonzero handle.
+ * @rejected: Nonzero handles that named no live entry (gets, updates,
+ *	erases).
  * @grow_bytes: Memory one more insert may allocate: the next growth of
  *	the slots if none is free, plus that of the packed array if it is
  *	full and no growth of it is filling already (an upper bound); 0 if

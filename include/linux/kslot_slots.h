@@ -78,7 +78,8 @@
  *   Slot 0's index bits are 0 or 1, and i ^ 1 past a table of at least
  *   two slots is neither.  So the object field of a free slot can hold
  *   the free-list link, only live slots ever match, and every failed
- *   compare of a nonzero handle counts as rejected.
+ *   compare of a nonzero handle counts as rejected (by a lookup or a
+ *   writer).
  * - The formats never mix.  Every word of a 32-bit table, live, free or
  *   retired, is below 2^31; every 64-bit handle has an odd generation in
  *   bits 32-63, so it is at least 2^32 and matches no slot of a 32-bit
@@ -431,7 +432,7 @@ struct kslot_slots {
 	u32 max_entries;
 	/* Slots retired because their generations were used up. */
 	u32 retired;
-	/* Lookups that rejected a nonzero handle. */
+	/* Nonzero handles that named no live entry (lookups and writers). */
 	atomic_long_t rejected;
 	/* Debugfs file of a named table, or NULL. */
 	struct dentry *debugfs;
@@ -445,7 +446,8 @@ struct kslot_slots {
  * @capacity: Slots allocated so far.
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
- * @rejected: Lookups that rejected a nonzero handle.
+ * @rejected: Nonzero handles that named no live entry: of lookups,
+ *	replaces and removes (and their _if forms).
  * @bytes: Memory the slot storage takes, at the allocator's size: the
  *	current table, and the next one while a growth fills it.  A
  *	replaced table is not counted (it is freed after a grace period).
