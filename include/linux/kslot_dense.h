@@ -350,21 +350,43 @@ static inline void *__kslot_dense_lookup(struct kslot_dense *dense,
 }
 
 /**
- * __kslot_dense_next_locked() - Step function of kslot_dense_for_each_locked().
+ * struct kslot_dense_walk - The state of a kslot_dense_for_each_locked()
+ *	walk.
+ *
+ * Every field is private.
+ */
+struct kslot_dense_walk {
+	/* private: */
+	/*
+	 * The next value, the bytes between values, its position and the
+	 * end of the walk (named apart from the macro's parameters).
+	 */
+	u8 *at;
+	size_t step;
+	u32 idx;
+	u32 nr;
+};
+
+/**
+ * __kslot_dense_walk_start() - Start a kslot_dense_for_each_locked() walk.
  * @dense: The table.
- * @cursor: Next position to visit; advanced.
- * @pos: Set to the position of the value returned.
+ *
+ * The walk keeps the array, the value size and the count in locals, so
+ * that the compiler need not reload them around the caller's loop body
+ * (which may store through any pointer), and it ends on the count, not
+ * on a NULL element, so the loop is the packed array's own.
  *
  * Context: Caller holds the table lock.
- * Return: The value at *@cursor, or NULL past the last one.
+ * Return: The walk's state.
  */
-static inline void *__kslot_dense_next_locked(struct kslot_dense *dense,
-					      u32 *cursor, u32 *pos)
+static __always_inline struct kslot_dense_walk
+__kslot_dense_walk_start(struct kslot_dense *dense)
 {
-	if (*cursor >= dense->count)
-		return NULL;
-	*pos = *cursor;
-	return kslot_dense_at(dense, (*cursor)++);
+	lockdep_assert_held(&dense->lock);
+	return (struct kslot_dense_walk){
+		.at = dense->data, .step = dense->elem_size,
+		.idx = 0, .nr = dense->count,
+	};
 }
 
 /**
@@ -373,14 +395,19 @@ static inline void *__kslot_dense_next_locked(struct kslot_dense *dense,
  * @pos: u32 set to each value's position in turn.
  * @elem: Pointer set to each value.
  *
- * Visits every live value exactly once, in packed order.  The caller
- * holds the table lock for the whole walk and must not insert or erase
- * during it (use kslot_dense_retain() to erase while walking);
- * kslot_dense_handle_at(@dense, @pos) gives each value's handle.
+ * Visits every live value exactly once, in packed order: a walk of the
+ * packed array itself.  The caller holds the table lock for the whole
+ * walk and must not insert or erase during it (use kslot_dense_retain()
+ * to erase while walking); kslot_dense_handle_at(@dense, @pos) gives each
+ * value's handle.
  */
 #define kslot_dense_for_each_locked(dense, pos, elem)			\
-	for (u32 __kslot_dcur = 0;					\
-	     ((elem) = __kslot_dense_next_locked((dense), &__kslot_dcur,	\
-						 &(pos)));)
+	for (struct kslot_dense_walk __kslot_dw =			\
+		__kslot_dense_walk_start(dense);			\
+	     __kslot_dw.idx < __kslot_dw.nr &&				\
+	     /* (void): callers need not use pos. */			\
+	     ((void)((pos) = __kslot_dw.idx),				\
+	      (elem) = (void *)__kslot_dw.at, true);			\
+	     __kslot_dw.idx++, __kslot_dw.at += __kslot_dw.step)
 
 #endif /* _LINUX_KSLOT_DENSE_H */

@@ -64,8 +64,8 @@ static inline bool kslot_lock_flags_valid(unsigned int flags,
  * Context: Any context the flags allow.
  * Return: Saved interrupt flags for kslot_spin_unlock_flags().
  */
-static __always_inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
-						  unsigned int flags)
+static __always_inline unsigned long
+kslot_spin_lock_flags(spinlock_t *lock, unsigned int flags)
 	__acquires(lock)
 {
 	unsigned long irqflags = 0;
@@ -87,9 +87,9 @@ static __always_inline unsigned long kslot_spin_lock_flags(spinlock_t *lock,
  *
  * Context: Caller holds @lock.
  */
-static __always_inline void kslot_spin_unlock_flags(spinlock_t *lock,
-					   unsigned int flags,
-					   unsigned long irqflags)
+static __always_inline void
+kslot_spin_unlock_flags(spinlock_t *lock, unsigned int flags,
+			unsigned long irqflags)
 	__releases(lock)
 {
 	if (flags & KSLOT_LOCK_IRQ)
