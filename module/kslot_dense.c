@@ -521,29 +521,6 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
-/*
- * Copy one value out: the common small sizes as single moves (a constant
- * size lets the compiler inline the memcpy()), the others by memcpy().
- */
-static __always_inline void kslot_dense_copy(void *dst, const void *src,
-					     u32 size)
-{
-	switch (size) {
-	case 4:
-		memcpy(dst, src, 4);
-		break;
-	case 8:
-		memcpy(dst, src, 8);
-		break;
-	case 16:
-		memcpy(dst, src, 16);
-		break;
-	default:
-		memcpy(dst, src, size);
-		break;
-	}
-}
-
 /**
  * kslot_dense_get() - Copy out the value a handle names, without a lock.
  * @dense: The table.
@@ -583,7 +560,7 @@ int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
 		pos = array_index_nospec(kslot_dense_obj_pos(obj), vals->room);
-		kslot_dense_copy(buf, (void *)vals->data +
+		kslot_copy_value(buf, (void *)vals->data +
 				 (size_t)pos * dense->elem_size,
 				 dense->elem_size);
 	} while (read_seqcount_retry(&dense->seq, seq));

@@ -10,6 +10,7 @@
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 struct dentry;
 struct shrinker;
@@ -132,5 +133,29 @@ bool kslot_pool_test_passthrough(struct kslot_pool *pool);
 struct shrinker;
 struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool);
 #endif
+
+/*
+ * Copy one stored value out (kslot_dense_get(), kslot_secondary_get()):
+ * the common small sizes as single moves (a constant size lets the
+ * compiler inline the memcpy()), the others by memcpy().
+ */
+static __always_inline void kslot_copy_value(void *dst, const void *src,
+					     u32 size)
+{
+	switch (size) {
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	case 16:
+		memcpy(dst, src, 16);
+		break;
+	default:
+		memcpy(dst, src, size);
+		break;
+	}
+}
 
 #endif /* _KSLOT_INTERNAL_H */

@@ -149,7 +149,7 @@ int kslot_secondary_get(struct kslot_secondary *sec, u64 handle, void *buf)
 	rcu_read_lock();
 	val = __kslot_secondary_lookup(sec, handle);
 	if (val)
-		memcpy(buf, val, sec->elem_size);
+		kslot_copy_value(buf, val, sec->elem_size);
 	rcu_read_unlock();
 	return val ? 0 : -ENOENT;
 }
