@@ -326,14 +326,18 @@ struct dentry;
 
 /**
  * struct kslot_slot - One slot.
- * @word: The live handle, or the free or retired word (see the top).
- * @obj: The stored pointer of a live slot, the free-list link of a free
- *	one (see the top).
+ *
+ * Every field is private (the inline lookups read it):
+ *
+ * - word: The live handle, or the free or retired word (see the top).
+ * - obj: The stored pointer of a live slot, the free-list link of a free
+ *   one (see the top).
  *
  * Aligned to 16 bytes for try_cmpxchg128() on both fields in per-CPU
  * tables (see kslot_slots_table_alloc() for the table memory).
  */
 struct kslot_slot {
+	/* private: */
 	u64 word;
 	void *obj;
 } __aligned(16);
@@ -359,12 +363,16 @@ struct kslot_slots_mag {
 
 /**
  * struct kslot_slots_table - A flat slot array, replaced as it grows.
- * @rcu: Frees a replaced table after readers are done with it.
- * @nr: Slots in @slots (at least 2, or 1 for the shared empty table).
- * @slots: The slots; &slots[0] is what struct kslot_slots publishes, so a
- *	lookup indexes it directly and finds @nr just below it.
+ *
+ * Every field is private:
+ *
+ * - rcu: Frees a replaced table after readers are done with it.
+ * - nr: Slots in @slots (at least 2, or 1 for the shared empty table).
+ * - slots: The slots; &slots[0] is what struct kslot_slots publishes, so
+ *   a lookup indexes it directly and finds @nr just below it.
  */
 struct kslot_slots_table {
+	/* private: */
 	struct rcu_head rcu;
 	unsigned long nr;
 	struct kslot_slot slots[] __counted_by(nr);

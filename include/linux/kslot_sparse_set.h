@@ -102,60 +102,84 @@
 
 /**
  * struct kslot_sparse_set_page - Dense positions of 1024 consecutive keys.
- * @pos: Position of each key in the dense list, or
- *	%KSLOT_SPARSE_SET_INVALID.
+ *
+ * Every member is private:
+ *
+ * - pos: Position of each key in the dense list, or
+ *   %KSLOT_SPARSE_SET_INVALID.
  */
 struct kslot_sparse_set_page {
+	/* private: */
 	u32 pos[KSLOT_SPARSE_SET_PAGE_KEYS];
 };
 
 /**
  * struct kslot_sparse_set_l3 - Directory node for key bits 16-10.
- * @page: Pages, NULL where no key was ever added.
+ *
+ * Every member is private:
+ *
+ * - page: Pages, NULL where no key was ever added.
  */
 struct kslot_sparse_set_l3 {
+	/* private: */
 	struct kslot_sparse_set_page *page[KSLOT_SPARSE_SET_L3_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_l2 - Directory node for key bits 23-17.
- * @l3: Lower nodes, NULL where unused.
+ *
+ * Every member is private:
+ *
+ * - l3: Lower nodes, NULL where unused.
  */
 struct kslot_sparse_set_l2 {
+	/* private: */
 	struct kslot_sparse_set_l3 *l3[KSLOT_SPARSE_SET_L2_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_l1 - Root directory node, for key bits 31-24.
- * @l2: Lower nodes, NULL where unused.
+ *
+ * Every member is private:
+ *
+ * - l2: Lower nodes, NULL where unused.
  */
 struct kslot_sparse_set_l1 {
+	/* private: */
 	struct kslot_sparse_set_l2 *l2[KSLOT_SPARSE_SET_L1_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_dense - The dense list's allocation.
- * @rcu: Frees a replaced list from atomic context when it is vmalloc'ed.
- * @key: The members, packed.
+ *
+ * Every member is private:
+ *
+ * - rcu: Frees a replaced list from atomic context when it is vmalloc'ed.
+ * - key: The members, packed (kslot_sparse_set_keys() returns them).
  */
 struct kslot_sparse_set_dense {
+	/* private: */
 	struct rcu_head rcu;
 	u32 key[];
 };
 
 /**
  * struct kslot_sparse_set - A sparse set of u32 keys.
- * @root: Root of the sparse index, NULL until the first add.
- * @dense: The dense list, NULL until the first add.
- * @count: Members.
- * @capacity: Keys the dense list has room for.
- * @max_count: Member limit given at init.
- * @nr_pages: Sparse index pages allocated.
- * @nr_nodes: Directory nodes allocated (all levels).
- * @index_bytes: Bytes of the pages and nodes.
- * @flags: %KSLOT_SPARSE_SET_* flags given at init.
+ *
+ * Every member is private (use the functions below):
+ *
+ * - root: Root of the sparse index, NULL until the first add.
+ * - dense: The dense list, NULL until the first add.
+ * - count: Members.
+ * - capacity: Keys the dense list has room for.
+ * - max_count: Member limit given at init.
+ * - nr_pages: Sparse index pages allocated.
+ * - nr_nodes: Directory nodes allocated (all levels).
+ * - index_bytes: Bytes of the pages and nodes.
+ * - flags: %KSLOT_SPARSE_SET_* flags given at init.
  */
 struct kslot_sparse_set {
+	/* private: */
 	struct kslot_sparse_set_l1 *root;
 	struct kslot_sparse_set_dense *dense;
 	u32 count;
