@@ -1098,7 +1098,7 @@ static u64 kb_otab_cycle(struct kb_ctx *c)
 			break;
 		}
 		rcu_read_lock();
-		found = kslot_objtable_lookup(kb_otab, h);
+		found = __kslot_objtable_lookup(kb_otab, h);
 		rcu_read_unlock();
 		if (unlikely(found != obj))
 			c->err = -EIO;

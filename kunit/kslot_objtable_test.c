@@ -51,7 +51,7 @@ static void *lookup(struct kslot_objtable *t, u64 h)
 	void *obj;
 
 	rcu_read_lock();
-	obj = kslot_objtable_lookup(t, h);
+	obj = __kslot_objtable_lookup(t, h);
 	rcu_read_unlock();
 	return obj;
 }
@@ -394,7 +394,7 @@ static void kslot_objtable_test_random(struct kunit *test)
 		} else if (op < 88 && nlive) {
 			k = prandom_u32_state(&rnd) % nlive;
 			rcu_read_lock();
-			o = kslot_objtable_lookup(t, live[k].handle);
+			o = __kslot_objtable_lookup(t, live[k].handle);
 			KUNIT_ASSERT_PTR_EQ(test, o, live[k].obj);
 			KUNIT_ASSERT_EQ(test, o->handle, live[k].handle);
 			KUNIT_ASSERT_EQ(test, o->check, ~live[k].handle);
@@ -528,7 +528,7 @@ static int ot_conc_reader(void *arg)
 
 		if (prandom_u32_state(&rnd) & 1) {
 			rcu_read_lock();
-			o = kslot_objtable_lookup(ctx->t, h);
+			o = __kslot_objtable_lookup(ctx->t, h);
 			if (o) {
 				atomic_long_inc(&ctx->hits);
 				if (!ot_conc_ok(ctx, o, h))

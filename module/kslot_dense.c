@@ -591,7 +591,7 @@ int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		u32 pos = kslot_dense_obj_pos(obj);
 
 		write_seqcount_begin(&dense->seq);
-		memcpy(kslot_dense_at(dense, pos), elem, dense->elem_size);
+		memcpy(__kslot_dense_at(dense, pos), elem, dense->elem_size);
 		kslot_dense_mirror(dense, pos);
 		write_seqcount_end(&dense->seq);
 	}

@@ -157,7 +157,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	}
 	WRITE_ONCE(hdr->handle, h);
 	if (publish) {
-		/* Contents and handle before the flag: kslot_objtable_lookup(). */
+		/* Contents and handle before the flag, for the lookups. */
 		smp_store_release(&hdr->published, true);
 	}
 	*handle = h;
@@ -224,7 +224,7 @@ int kslot_objtable_publish(struct kslot_objtable *table, void *obj)
 	struct kslot_objtable_hdr *hdr = kslot_objtable_hdr(table, obj);
 	void *old;
 
-	/* The contents before the flag; see kslot_objtable_lookup(). */
+	/* The contents before the flag; see __kslot_objtable_lookup(). */
 	smp_store_release(&hdr->published, true);
 	/* Still live?  Storing the same object changes nothing. */
 	old = kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj);
@@ -246,7 +246,7 @@ void *kslot_objtable_get(struct kslot_objtable *table, u64 handle)
 	void *obj;
 
 	rcu_read_lock();
-	obj = kslot_objtable_lookup(table, handle);
+	obj = __kslot_objtable_lookup(table, handle);
 	/* Zero references: the handle was freed after the lookup read it. */
 	if (obj && !refcount_inc_not_zero(&kslot_objtable_hdr(table, obj)->ref))
 		obj = NULL;

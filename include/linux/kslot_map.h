@@ -584,7 +584,7 @@ static inline u32 kslot_map_tag(const struct kslot_map *map)
 }
 
 /**
- * __kslot_map_next() - Step function of kslot_map_for_each().
+ * kslot_map_next() - Step function of kslot_map_for_each().
  * @map: The map.
  * @pos: Cursor: the slot to search from; advanced past the entry found.
  * @index: Set to the slot of the entry found.
@@ -593,8 +593,8 @@ static inline u32 kslot_map_tag(const struct kslot_map *map)
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The next live object, or NULL at the end.
  */
-static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
-				     u32 *index, u64 *handle)
+static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
+				   u32 *index, u64 *handle)
 {
 	void *obj = kslot_map_find(map, pos, handle);
 
@@ -619,8 +619,8 @@ static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
 	for (u32 __kslot_pos = 0;					\
-	     ((obj) = __kslot_map_next((map), &__kslot_pos, &(index),	\
-				       &(handle)));)
+	     ((obj) = kslot_map_next((map), &__kslot_pos, &(index),	\
+				     &(handle)));)
 
 /**
  * kslot_map_get() - Look up a handle and take a reference on the object.

@@ -12,7 +12,7 @@
  * +-----------------------------+----------------------+------------------+
  * | operation                   | lock                 | may sleep        |
  * +-----------------------------+----------------------+------------------+
- * | kslot_objtable_lookup()     | caller: RCU          | no               |
+ * | __kslot_objtable_lookup()   | caller: RCU          | no               |
  * | kslot_objtable_get()        | none (takes RCU)     | no               |
  * | kslot_objtable_put(),       | map lock (free)      | no               |
  * | kslot_objtable_free(),      |                      |                  |
@@ -29,7 +29,7 @@
  *   generation (so no lookup finds the object through it again) and drops
  *   that reference.  When the last reference goes, the object is handed
  *   back to the pool from an RCU callback, after a grace period.  So:
- *   - an object found by kslot_objtable_lookup() stays valid until the
+ *   - an object found by __kslot_objtable_lookup() stays valid until the
  *     caller leaves its RCU read-side critical section, even if the handle
  *     is freed meanwhile;
  *   - a reference from kslot_objtable_get() keeps the object valid until
@@ -170,7 +170,7 @@ void kslot_objtable_get_stats(struct kslot_objtable *table,
 			      struct kslot_objtable_stats *st);
 
 /**
- * kslot_objtable_lookup() - Find the object a handle refers to.
+ * __kslot_objtable_lookup() - Find the object a handle refers to.
  * @table: The table.
  * @handle: A handle, valid or not.
  *
@@ -182,8 +182,8 @@ void kslot_objtable_get_stats(struct kslot_objtable *table,
  * Return: The object, or NULL if @handle is stale, forged, from another
  * table, or names an object not yet published.
  */
-static inline void *kslot_objtable_lookup(struct kslot_objtable *table,
-					  u64 handle)
+static inline void *__kslot_objtable_lookup(struct kslot_objtable *table,
+					    u64 handle)
 {
 	void *obj = __kslot_map_lookup(&table->map, handle);
 	struct kslot_objtable_hdr *hdr;

@@ -308,7 +308,7 @@ static inline const u32 *kslot_sparse_set_keys(const struct kslot_sparse_set *se
 }
 
 /**
- * __kslot_sparse_set_next() - Step function of kslot_sparse_set_for_each().
+ * kslot_sparse_set_next() - Step function of kslot_sparse_set_for_each().
  * @set: The set.
  * @cursor: Next position to visit; advanced.
  * @pos: Set to the position of the key returned.
@@ -317,8 +317,8 @@ static inline const u32 *kslot_sparse_set_keys(const struct kslot_sparse_set *se
  * Context: Caller serialises against writers.
  * Return: false past the last member.
  */
-static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
-					   u32 *cursor, u32 *pos, u32 *key)
+static inline bool kslot_sparse_set_next(const struct kslot_sparse_set *set,
+					 u32 *cursor, u32 *pos, u32 *key)
 {
 	if (*cursor >= set->count)
 		return false;
@@ -328,7 +328,7 @@ static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
 }
 
 /**
- * __kslot_sparse_set_prev() - Step of kslot_sparse_set_for_each_reverse().
+ * kslot_sparse_set_prev() - Step of kslot_sparse_set_for_each_reverse().
  * @set: The set.
  * @cursor: Position last visited, or %KSLOT_SPARSE_SET_INVALID to start
  *	at the end; moved down by one.
@@ -338,8 +338,8 @@ static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
  * Context: Caller serialises against writers.
  * Return: false once position 0 was visited.
  */
-static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
-					   u32 *cursor, u32 *pos, u32 *key)
+static inline bool kslot_sparse_set_prev(const struct kslot_sparse_set *set,
+					 u32 *cursor, u32 *pos, u32 *key)
 {
 	if (*cursor == KSLOT_SPARSE_SET_INVALID)
 		*cursor = set->count;
@@ -360,7 +360,7 @@ static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
  */
 #define kslot_sparse_set_for_each(set, pos, key)			\
 	for (u32 __kslot_scur = 0;					\
-	     __kslot_sparse_set_next((set), &__kslot_scur, &(pos), &(key));)
+	     kslot_sparse_set_next((set), &__kslot_scur, &(pos), &(key));)
 
 /**
  * kslot_sparse_set_for_each_reverse() - Walk the members, last first.
@@ -373,6 +373,6 @@ static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
  */
 #define kslot_sparse_set_for_each_reverse(set, pos, key)		\
 	for (u32 __kslot_scur = KSLOT_SPARSE_SET_INVALID;		\
-	     __kslot_sparse_set_prev((set), &__kslot_scur, &(pos), &(key));)
+	     kslot_sparse_set_prev((set), &__kslot_scur, &(pos), &(key));)
 
 #endif /* _LINUX_KSLOT_SPARSE_SET_H */
