@@ -133,7 +133,7 @@ static int stress_insert(struct stress *s, struct writer *w, u32 k)
 
 	if (s->objtable) {
 		/* Fill in before publishing: readers check every field. */
-		o = kslot_objtable_alloc_reserved(s->ot, &h, GFP_KERNEL);
+		o = kslot_objtable_alloc_placeholder(s->ot, &h, GFP_KERNEL);
 		if (IS_ERR(o))
 			return PTR_ERR(o);
 		sobj_fill(o, h, w->id, k, seq);

@@ -53,7 +53,7 @@
  *
  *            word (u64)                          obj (void *)
  *  live:     the whole handle:                   the object (NULL while
- *            generation (odd) | tag | index      reserved)
+ *            generation (odd) | tag | index      a placeholder)
  *  free:     generation (even) << g_shift |      next free index
  *            index^1
  *  retired:  0 << g_shift | index^1              KSLOT_SLOTS_RETIRED
@@ -431,7 +431,7 @@ struct kslot_slots {
 	/* First free slot, or KSLOT_SLOTS_NONE. */
 	u32 free_head;
 	/*
-	 * Live slots, reserved ones included (read locklessly); in a
+	 * Live slots, placeholders included (read locklessly); in a
 	 * per-CPU table those @lock's paths added minus removed, modulo
 	 * 2^32, the magazines counting the rest.
 	 */
@@ -449,7 +449,7 @@ struct kslot_slots {
 
 /**
  * struct kslot_slots_stats - A snapshot of a table's counters.
- * @count: Live entries, reserved ones included.
+ * @count: Live entries, placeholders included.
  * @capacity: Slots allocated so far.
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
@@ -626,7 +626,8 @@ __kslot_slots_slot(const struct kslot_slot *slots, u32 index)
  * never a later occupant of the slot.
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
- * Return: The object, or NULL if @handle is not live in @s or is reserved.
+ * Return: The object, or NULL if @handle is not live in @s or is a
+ * placeholder.
  * The object stays valid only while the caller stays in the RCU read-side
  * critical section (or holds a reference).
  */
@@ -666,7 +667,7 @@ u32 kslot_slots_count_percpu(const struct kslot_slots *s);
  * writers running, each one's change is seen or not (a sum caught between
  * an entry's alloc on one CPU and its remove on another is clamped to
  * 0 .. max_entries).
- * Return: Live entries, reserved ones included.
+ * Return: Live entries, placeholders included.
  */
 static inline u32 kslot_slots_count(const struct kslot_slots *s)
 {
