@@ -756,7 +756,7 @@ static void kb_bench_hive(struct kb_ctx *c, unsigned int pct)
 	for (i = 0; !ret && i < erase; i++)
 		ret = kslot_hive_erase(&kb_hive, c->ptrs[c->perm[i]]);
 	kb_hive_live = n - erase;
-	if (!ret && kslot_hive_size(&kb_hive) != kb_hive_live)
+	if (!ret && kslot_hive_count(&kb_hive) != kb_hive_live)
 		ret = -EIO;
 	if (ret || !kb_hive_live) {
 		kb_fail(name, n, ret);
@@ -1098,7 +1098,7 @@ static u64 kb_otab_cycle(struct kb_ctx *c)
 			break;
 		}
 		rcu_read_lock();
-		found = kslot_objtable_lookup(kb_otab, h);
+		found = __kslot_objtable_lookup(kb_otab, h);
 		rcu_read_unlock();
 		if (unlikely(found != obj))
 			c->err = -EIO;

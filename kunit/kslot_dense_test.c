@@ -187,8 +187,8 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	/* The accessor under the lock sees the same value, in place. */
 	flags = kslot_dense_lock(&d);
 	p = __kslot_dense_lookup(&d, h);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)p, kslot_dense_at(&d, 0));
-	KUNIT_EXPECT_EQ(test, kslot_dense_handle_at(&d, 0), h);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)p, __kslot_dense_at(&d, 0));
+	KUNIT_EXPECT_EQ(test, __kslot_dense_handle_at(&d, 0), h);
 	kslot_dense_unlock(&d, flags);
 	KUNIT_EXPECT_TRUE(test, tv_eq(p, 8));
 	/* Stale handle: update and get refuse, the buffer is untouched. */
@@ -463,7 +463,7 @@ static void kslot_dense_test_walk_locked(struct kunit *test)
 	flags = kslot_dense_lock(&d);
 	kslot_dense_for_each_locked(&d, pos, v) {
 		if (v->id >= n || __test_and_set_bit(v->id, seen) ||
-		    kslot_dense_handle_at(&d, pos) != h[v->id] ||
+		    __kslot_dense_handle_at(&d, pos) != h[v->id] ||
 		    !tv_eq(v, v->id))
 			break;
 		visits++;
@@ -734,7 +734,7 @@ static void grow_check(struct kunit *test, struct kslot_dense *d,
 	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), nlive);
 	flags = kslot_dense_lock(d);
 	kslot_dense_for_each_locked(d, pos, p) {
-		u64 h = kslot_dense_handle_at(d, pos);
+		u64 h = __kslot_dense_handle_at(d, pos);
 
 		id = m->slot2id[kslot_handle_index(h)];
 		if (id >= m->n || !m->live[id] || m->h[id] != h ||

@@ -59,7 +59,7 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 
 	KUNIT_ASSERT_TRUE(test, g->active);
 	KUNIT_ASSERT_PTR_EQ(test, g->hive, h);
-	KUNIT_ASSERT_GT(test, g->size, 0);
+	KUNIT_ASSERT_GT(test, g->count, 0);
 	KUNIT_ASSERT_LE(test, g->last, g->capacity);
 	KUNIT_ASSERT_EQ(test, s[-1], 0);
 	KUNIT_ASSERT_EQ(test, s[g->capacity], 0);
@@ -82,7 +82,7 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 		runs++;
 		j += len;
 	}
-	KUNIT_ASSERT_EQ(test, live, g->size);
+	KUNIT_ASSERT_EQ(test, live, g->count);
 	/* The live bitmap is the skipfield's zero nodes below last. */
 	for (j = 0; j < round_up(g->capacity, 64); j++)
 		KUNIT_ASSERT_EQ(test, !!(g->live[j / 64] & BIT_ULL(j % 64)),
@@ -102,7 +102,7 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 /* The whole hive: groups, counters, the erasure and unused lists. */
 static void hive_check(struct kunit *test, struct kslot_hive *h)
 {
-	size_t size = 0, cap = 0, groups = 0, with_free = 0, bytes = 0;
+	size_t count = 0, cap = 0, groups = 0, with_free = 0, bytes = 0;
 	struct kslot_hive_group *g, *prev = NULL;
 	size_t n = 0;
 
@@ -113,13 +113,13 @@ static void hive_check(struct kunit *test, struct kslot_hive *h)
 		group_check(test, h, g);
 		if (g->free_head != KSLOT_HIVE_NONE)
 			with_free++;
-		size += g->size;
+		count += g->count;
 		cap += g->capacity;
 		bytes += PAGE_SIZE << g->order;
 		groups++;
 	}
 	KUNIT_ASSERT_PTR_EQ(test, h->back, prev);
-	KUNIT_ASSERT_EQ(test, size, h->size);
+	KUNIT_ASSERT_EQ(test, count, h->count);
 	KUNIT_ASSERT_EQ(test, cap, h->capacity);
 	KUNIT_ASSERT_EQ(test, groups, h->nr_groups);
 	prev = NULL;
@@ -249,7 +249,7 @@ static void kslot_hive_test_init(struct kunit *test)
 	if (h.max_capacity < KSLOT_HIVE_DEFAULT_MAX)
 		KUNIT_EXPECT_GT(test, group_bytes16(h.max_capacity + 1),
 				PAGE_SIZE << KSLOT_HIVE_MAX_ORDER);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(kslot_hive_insert(&h, GFP_KERNEL)));
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
@@ -268,7 +268,7 @@ static void kslot_hive_test_insert(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
 	KUNIT_EXPECT_PTR_EQ(test, q, p + 1);
 	KUNIT_EXPECT_EQ(test, *q, 0);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 2);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 2);
 	KUNIT_EXPECT_EQ(test, h.nr_groups, 1);
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)p, 8));
 	/* An erased slot holds free links; __GFP_ZERO clears them. */
@@ -398,7 +398,7 @@ static void kslot_hive_test_erase_cases(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[2]), 0);
 	expect_run(test, g, 0, 7);
 	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 2);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 2);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
@@ -468,7 +468,7 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, x),
 			    ERR_PTR(-EINVAL));
 	kfree(x);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 7);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 7);
 	hive_check(test, &h);
 
 	/* The last two, then the group has no erasures left. */
@@ -478,7 +478,7 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[7]), p[7]);
 	KUNIT_EXPECT_EQ(test, g->free_head, KSLOT_HIVE_NONE);
 	KUNIT_EXPECT_NULL(test, h.erasures);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 10);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 10);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
@@ -622,7 +622,7 @@ static void kslot_hive_test_erase_iterating(struct kunit *test)
 	/* Reverse, erasing everything: group by group the hive empties. */
 	kslot_hive_for_each_reverse(&h, e)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	KUNIT_EXPECT_EQ(test, h.nr_groups, 0);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
@@ -644,7 +644,7 @@ static void kslot_hive_test_erase_iterating(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, n, 18);
 	KUNIT_EXPECT_NULL(test, cur.group);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
@@ -669,7 +669,7 @@ static void kslot_hive_test_insert_iterating(struct kunit *test)
 	}
 	for (v = 0; v < 24; v++)
 		KUNIT_EXPECT_EQ(test, !!(seen & BIT(v)), three_groups_live(v));
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 36);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 36);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
@@ -701,7 +701,7 @@ static void kslot_hive_test_erase_errors(struct kunit *test)
 	/* Never handed out: beyond the back group's last slot. */
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 1), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 8), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 18);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 18);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 	kslot_hive_destroy(&other, NULL, NULL);
@@ -786,7 +786,7 @@ static void kslot_hive_test_empty_groups(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, h.back->elements, (void *)q);
 	hive_check(test, &h);
 	kslot_hive_get_stats(&h, &st);
-	KUNIT_EXPECT_EQ(test, st.size, 9);
+	KUNIT_EXPECT_EQ(test, st.count, 9);
 	KUNIT_EXPECT_EQ(test, st.capacity, 16);
 	KUNIT_EXPECT_EQ(test, st.groups, 2);
 	KUNIT_EXPECT_EQ(test, st.unused_groups, 0);
@@ -827,14 +827,14 @@ static void kslot_hive_test_reserve_trim(struct kunit *test)
 	kslot_hive_trim(&h);
 	KUNIT_EXPECT_EQ(test, h.nr_unused, 0);
 	KUNIT_EXPECT_EQ(test, h.unused_capacity, 0);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 500);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 500);
 	hive_check(test, &h);
 	/* Reserve beyond: only the difference is added. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_reserve(&h, h.capacity + 1,
 						 GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, h.nr_unused, 1);
 	kslot_hive_clear(&h);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	KUNIT_EXPECT_EQ(test, h.nr_groups, 0);
 	/* max_unused is 0: the cleared groups were freed, not kept. */
 	KUNIT_EXPECT_EQ(test, h.nr_unused, 1);
@@ -869,7 +869,7 @@ static void kslot_hive_test_clear_destroy(struct kunit *test)
 	three_groups(test, &h, p);
 	h.max_unused = 2;
 	kslot_hive_clear(&h);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	KUNIT_EXPECT_EQ(test, h.nr_unused, 2);
 	KUNIT_EXPECT_EQ(test, h.bytes, 2 * PAGE_SIZE);
 	KUNIT_EXPECT_NULL(test, h.erasures);
@@ -971,7 +971,7 @@ static void rnd_walk(struct kunit *test, struct kslot_hive *h,
 		m->order[n++] = e;
 	}
 	KUNIT_ASSERT_EQ(test, n, m->nlive);
-	KUNIT_ASSERT_EQ(test, kslot_hive_size(h), m->nlive);
+	KUNIT_ASSERT_EQ(test, kslot_hive_count(h), m->nlive);
 	for (e = kslot_hive_last(h, &cur); e; e = kslot_hive_prev(h, &cur))
 		KUNIT_ASSERT_PTR_EQ(test, e, m->order[--n]);
 	KUNIT_ASSERT_EQ(test, n, 0);
@@ -1079,7 +1079,7 @@ static void expect_stats_eq(struct kunit *test,
 			    const struct kslot_hive_stats *a,
 			    const struct kslot_hive_stats *b)
 {
-	KUNIT_EXPECT_EQ(test, a->size, b->size);
+	KUNIT_EXPECT_EQ(test, a->count, b->count);
 	KUNIT_EXPECT_EQ(test, a->capacity, b->capacity);
 	KUNIT_EXPECT_EQ(test, a->groups, b->groups);
 	KUNIT_EXPECT_EQ(test, a->unused_groups, b->unused_groups);
@@ -1239,7 +1239,7 @@ static void kslot_hive_test_walk_words(struct kunit *test)
 			seen++;
 		}
 		KUNIT_EXPECT_EQ(test, k, n);
-		KUNIT_EXPECT_EQ(test, seen, kslot_hive_size(&h));
+		KUNIT_EXPECT_EQ(test, seen, kslot_hive_count(&h));
 		k = n - 1;
 		kslot_hive_for_each_reverse(&h, v) {
 			while (test_bit(k, gone))
@@ -1425,7 +1425,7 @@ static void kslot_hive_test_sizes(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, ptrs[perm[i]]), 0);
 		__set_bit(perm[i], erased);
 	}
-	KUNIT_ASSERT_EQ(test, kslot_hive_size(&h), live);
+	KUNIT_ASSERT_EQ(test, kslot_hive_count(&h), live);
 	hive_check(test, &h);
 
 	/* Forward: every survivor once, in insertion order. */
@@ -1463,11 +1463,11 @@ static void kslot_hive_test_sizes(struct kunit *test)
 	kslot_hive_for_each(&h, e)
 		if (i++ % 2)
 			KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), live - live / 2);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), live - live / 2);
 	hive_check(test, &h);
 	kslot_hive_for_each(&h, e)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
-	KUNIT_EXPECT_EQ(test, kslot_hive_size(&h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
 	kslot_hive_get_stats(&h, &st);
 	KUNIT_EXPECT_EQ(test, st.groups, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);

@@ -118,8 +118,8 @@ static void kslot_map_test_replace(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
-/* Reserve-then-publish, as iommufd does with XA_ZERO_ENTRY. */
-static void kslot_map_test_reserve(struct kunit *test)
+/* Placeholder then publish, as iommufd does with XA_ZERO_ENTRY. */
+static void kslot_map_test_placeholder(struct kunit *test)
 {
 	struct kslot_map map;
 	u32 index = 0;
@@ -136,7 +136,7 @@ static void kslot_map_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen, 0);
 	KUNIT_EXPECT_NULL(test, kslot_map_replace(&map, h, COOKIE(9)));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(9));
-	/* A reservation can also be abandoned. */
+	/* A placeholder can also be abandoned. */
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
@@ -540,7 +540,7 @@ static void kslot_map_test_random(struct kunit *test)
 /*
  * Concurrency: readers look up recently issued handles while a writer
  * allocates and removes.  Objects carry their own handle, published with
- * reserve-then-replace, so a reader can tell if a handle ever reached an
+ * placeholder-then-replace, so a reader can tell if a handle ever reached an
  * object inserted under another handle.  Freed objects go through
  * kfree_rcu(), so KASAN catches a reader touching freed memory.
  */
@@ -843,7 +843,7 @@ static void kslot_map_test_locked_remove(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
-/* iommufd's reserve-then-publish: alloc NULL, publish with replace_if. */
+/* iommufd's placeholder-then-publish: alloc NULL, publish with replace_if. */
 static void kslot_map_test_replace_if(struct kunit *test)
 {
 	struct kslot_map map;
@@ -1108,7 +1108,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_lookup),
 	KUNIT_CASE(kslot_map_test_remove),
 	KUNIT_CASE(kslot_map_test_replace),
-	KUNIT_CASE(kslot_map_test_reserve),
+	KUNIT_CASE(kslot_map_test_placeholder),
 	KUNIT_CASE(kslot_map_test_count),
 	KUNIT_CASE(kslot_map_test_destroy),
 	KUNIT_CASE(kslot_map_test_stats),

@@ -51,7 +51,7 @@ static void *lookup(struct kslot_objtable *t, u64 h)
 	void *obj;
 
 	rcu_read_lock();
-	obj = kslot_objtable_lookup(t, h);
+	obj = __kslot_objtable_lookup(t, h);
 	rcu_read_unlock();
 	return obj;
 }
@@ -189,13 +189,13 @@ static void kslot_objtable_test_get_put(struct kunit *test)
 	kslot_objtable_destroy(t);
 }
 
-static void kslot_objtable_test_reserved(struct kunit *test)
+static void kslot_objtable_test_placeholder(struct kunit *test)
 {
 	struct kslot_objtable *t = table_new(test, 8, 0);
 	struct tobj *o, *o2;
 	u64 h, h2;
 
-	o = kslot_objtable_alloc_reserved(t, &h, GFP_KERNEL);
+	o = kslot_objtable_alloc_placeholder(t, &h, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
 	KUNIT_EXPECT_NULL(test, lookup(t, h));
 	KUNIT_EXPECT_NULL(test, kslot_objtable_get(t, h));
@@ -213,8 +213,8 @@ static void kslot_objtable_test_reserved(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_objtable_publish(t, o), -ENOENT);
 	rcu_read_unlock();
 	KUNIT_EXPECT_NULL(test, lookup(t, h));
-	/* A reservation can be abandoned. */
-	o2 = kslot_objtable_alloc_reserved(t, &h2, GFP_KERNEL);
+	/* A placeholder can be abandoned. */
+	o2 = kslot_objtable_alloc_placeholder(t, &h2, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o2));
 	KUNIT_EXPECT_EQ(test, kslot_objtable_free(t, h2), 0);
 	KUNIT_EXPECT_EQ(test, kslot_objtable_count(t), 0);
@@ -317,7 +317,7 @@ static void kslot_objtable_test_destroy(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test,
 				   IS_ERR(kslot_objtable_alloc(t, &h,
 							       GFP_KERNEL)));
-	o = kslot_objtable_alloc_reserved(t, &h, GFP_KERNEL);
+	o = kslot_objtable_alloc_placeholder(t, &h, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
 	g = kslot_objtable_get(t, h);
 	KUNIT_EXPECT_NULL(test, g);
@@ -365,11 +365,12 @@ static void kslot_objtable_test_random(struct kunit *test)
 		u64 h;
 
 		if (op < 40) {
-			bool reserve = op < 10;
+			bool placeholder = op < 10;
 
-			o = reserve ? kslot_objtable_alloc_reserved(t, &h,
-								    GFP_KERNEL) :
-				      kslot_objtable_alloc(t, &h, GFP_KERNEL);
+			o = placeholder ?
+			    kslot_objtable_alloc_placeholder(t, &h,
+							     GFP_KERNEL) :
+			    kslot_objtable_alloc(t, &h, GFP_KERNEL);
 			if (nlive == max) {
 				KUNIT_ASSERT_EQ(test, PTR_ERR(o), -ENOSPC);
 				continue;
@@ -379,7 +380,7 @@ static void kslot_objtable_test_random(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, kslot_objtable_handle(t, o), h);
 			o->handle = h;
 			o->check = ~h;
-			if (reserve)
+			if (placeholder)
 				KUNIT_ASSERT_EQ(test,
 						kslot_objtable_publish(t, o), 0);
 			live[nlive].handle = h;
@@ -394,7 +395,7 @@ static void kslot_objtable_test_random(struct kunit *test)
 		} else if (op < 88 && nlive) {
 			k = prandom_u32_state(&rnd) % nlive;
 			rcu_read_lock();
-			o = kslot_objtable_lookup(t, live[k].handle);
+			o = __kslot_objtable_lookup(t, live[k].handle);
 			KUNIT_ASSERT_PTR_EQ(test, o, live[k].obj);
 			KUNIT_ASSERT_EQ(test, o->handle, live[k].handle);
 			KUNIT_ASSERT_EQ(test, o->check, ~live[k].handle);
@@ -528,7 +529,7 @@ static int ot_conc_reader(void *arg)
 
 		if (prandom_u32_state(&rnd) & 1) {
 			rcu_read_lock();
-			o = kslot_objtable_lookup(ctx->t, h);
+			o = __kslot_objtable_lookup(ctx->t, h);
 			if (o) {
 				atomic_long_inc(&ctx->hits);
 				if (!ot_conc_ok(ctx, o, h))
@@ -568,7 +569,7 @@ static int ot_conc_writer(void *arg)
 
 		if (ctx->ring[k])
 			kslot_objtable_free(ctx->t, ctx->ring[k]);
-		o = kslot_objtable_alloc_reserved(ctx->t, &h, GFP_KERNEL);
+		o = kslot_objtable_alloc_placeholder(ctx->t, &h, GFP_KERNEL);
 		if (IS_ERR(o)) {
 			WRITE_ONCE(ctx->ring[k], 0);
 			continue;
@@ -618,7 +619,7 @@ static struct kunit_case kslot_objtable_test_cases[] = {
 	KUNIT_CASE(kslot_objtable_test_lifecycle),
 	KUNIT_CASE(kslot_objtable_test_stale_reuse),
 	KUNIT_CASE(kslot_objtable_test_get_put),
-	KUNIT_CASE(kslot_objtable_test_reserved),
+	KUNIT_CASE(kslot_objtable_test_placeholder),
 	KUNIT_CASE(kslot_objtable_test_ctor),
 	KUNIT_CASE(kslot_objtable_test_enospc),
 	KUNIT_CASE(kslot_objtable_test_forged),

@@ -167,8 +167,8 @@ static void kslot_slots_test_remove(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* Reserve then publish: a reserved handle is live but looks up NULL. */
-static void kslot_slots_test_reserve(struct kunit *test)
+/* Placeholder then publish: a placeholder is live but looks up NULL. */
+static void kslot_slots_test_placeholder(struct kunit *test)
 {
 	struct kslot_slots s;
 	u32 index = 0;
@@ -203,7 +203,7 @@ static void kslot_slots_test_find(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, index, 0);
 	KUNIT_EXPECT_EQ(test, it, h[0]);
 	index = 1;
-	/* Slot 1 is free and slot 2 reserved: both skipped. */
+	/* Slot 1 is free and slot 2 a placeholder: both skipped. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
 			    COOKIE(3));
 	KUNIT_EXPECT_EQ(test, index, 3);
@@ -293,7 +293,7 @@ static void kslot_slots_test_destroy(struct kunit *test)
 	h = slots_alloc(test, &s, COOKIE(2));
 	kslot_slots_remove(&s, h);
 	kslot_slots_destroy(&s, sum_destroyed, &sum);
-	/* The live one and the reservation, each at generation 1. */
+	/* The live one and the placeholder, each at generation 1. */
 	KUNIT_EXPECT_EQ(test, sum, (unsigned long)COOKIE(0) + 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
@@ -1175,7 +1175,7 @@ static void kslot_slots_test_locked_replace(struct kunit *test)
 			    COOKIE(2));
 	kslot_slots_unlock(&s, flags);
 	/*
-	 * Back to a reservation: live, looks up NULL, not rejected; the
+	 * Back to a placeholder: live, looks up NULL, not rejected; the
 	 * replace of the stale handle was.
 	 */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
@@ -1208,7 +1208,7 @@ static void kslot_slots_test_locked_remove(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* Reserve then publish exactly once, then compare-and-replace. */
+/* Placeholder, published exactly once, then compare-and-replace. */
 static void kslot_slots_test_replace_if(struct kunit *test)
 {
 	struct kslot_slots s;
@@ -1284,7 +1284,7 @@ static void kslot_slots_test_remove_if(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
 	KUNIT_EXPECT_EQ(test, s.free_head, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(1)), -ENOENT);
-	/* A reservation is removed with old NULL only. */
+	/* A placeholder is removed with old NULL only. */
 	r = slots_alloc(test, &s, NULL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, r, COOKIE(1)), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, r, NULL), 0);
@@ -1476,7 +1476,7 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	h2 = h + BIT_ULL(33);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h2, NULL, GFP_KERNEL),
 			0);
-	/* A reservation, published by replace as in any table. */
+	/* A placeholder, published by replace as in any table. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h2));
 	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h2, COOKIE(3)));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(3));
@@ -1652,7 +1652,7 @@ static void kslot_slots_test_restore(struct kunit *test)
 						GFP_KERNEL), -EINVAL);
 	kslot_slots_restore_done(&b);
 	KUNIT_EXPECT_FALSE(test, b.restoring);
-	/* Live entries at their handles, reservations reserved. */
+	/* Live entries at their handles, placeholders NULL. */
 	for (i = 0; i < 6; i++) {
 		if (i == 3 || i == 4)
 			continue;
@@ -2181,7 +2181,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_lookup),
 	KUNIT_CASE(kslot_slots_test_replace),
 	KUNIT_CASE(kslot_slots_test_remove),
-	KUNIT_CASE(kslot_slots_test_reserve),
+	KUNIT_CASE(kslot_slots_test_placeholder),
 	KUNIT_CASE(kslot_slots_test_find),
 	KUNIT_CASE(kslot_slots_test_find_range),
 	KUNIT_CASE(kslot_slots_test_bytes),

@@ -120,7 +120,7 @@ static void stress_error(struct stress *s, const char *what, u64 h)
 static struct sobj *stress_lookup(struct stress *s, u64 h)
 {
 	if (s->objtable)
-		return kslot_objtable_lookup(s->ot, h);
+		return __kslot_objtable_lookup(s->ot, h);
 	return __kslot_map_lookup(&s->map, h);
 }
 
@@ -133,7 +133,7 @@ static int stress_insert(struct stress *s, struct writer *w, u32 k)
 
 	if (s->objtable) {
 		/* Fill in before publishing: readers check every field. */
-		o = kslot_objtable_alloc_reserved(s->ot, &h, GFP_KERNEL);
+		o = kslot_objtable_alloc_placeholder(s->ot, &h, GFP_KERNEL);
 		if (IS_ERR(o))
 			return PTR_ERR(o);
 		sobj_fill(o, h, w->id, k, seq);
@@ -337,7 +337,7 @@ static int stress_walker(void *arg)
 			o = kslot_map_find(map, &pos, &h);
 			/* An objtable entry may still be unpublished. */
 			ok = !o || (s->objtable &&
-				    kslot_objtable_lookup(s->ot, h) != o) ||
+				    __kslot_objtable_lookup(s->ot, h) != o) ||
 			     sobj_matches(o, h);
 			rcu_read_unlock();
 			if (!o)

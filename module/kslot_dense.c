@@ -367,8 +367,8 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 }
 
 /* Give back slots taken by a failed insert, newest first. */
-static void kslot_dense_unreserve(struct kslot_dense *dense,
-				  const u64 *handles, u32 n)
+static void kslot_dense_drop_placeholders(struct kslot_dense *dense,
+					  const u64 *handles, u32 n)
 {
 	while (n--)
 		kslot_slots_remove(&dense->slots, handles[n]);
@@ -481,20 +481,20 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 		if (ret)
 			return ret;
 	}
-	/* The slots, reserved (NULL): lookups skip them until published. */
+	/* The slots, placeholders (NULL): lookups skip them until published. */
 	if (n > 1)
 		ret = kslot_slots_reserve(&dense->slots, n, gfp);
 	for (i = 0; !ret && i < n; i++) {
 		ret = kslot_slots_alloc(&dense->slots, NULL, &handles[i], gfp);
 		if (ret)
-			kslot_dense_unreserve(dense, handles, i);
+			kslot_dense_drop_placeholders(dense, handles, i);
 	}
 	if (ret)
 		return ret;
 	irqflags = kslot_dense_lock(dense);
 	ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
 	if (ret)
-		kslot_dense_unreserve(dense, handles, n);
+		kslot_dense_drop_placeholders(dense, handles, n);
 	for (i = 0; !ret && i < n; i++) {
 		u32 pos = dense->count;
 		void *dst = kslot_dense_elem(dense, pos);
@@ -592,7 +592,7 @@ int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		u32 pos = kslot_dense_obj_pos(obj);
 
 		write_seqcount_begin(&dense->seq);
-		memcpy(kslot_dense_at(dense, pos), elem, dense->elem_size);
+		memcpy(__kslot_dense_at(dense, pos), elem, dense->elem_size);
 		kslot_dense_mirror(dense, pos);
 		write_seqcount_end(&dense->seq);
 	}
@@ -941,7 +941,7 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 	stale = NULL;
 	if (ret)
 		return ret;
-	/* The slot, reserved (NULL): lookups skip it until published. */
+	/* The slot, a placeholder (NULL): lookups skip it until published. */
 	ret = kslot_slots_restore_slot(&dense->slots, index, gen, NULL, gfp);
 	if (ret)
 		return ret;

@@ -590,9 +590,11 @@ static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
 
 	kslot_slots_dump(t->slots, d->start, d->max, info);
 	d->live = kslot_dense_count(dense);
-	for (i = 0; i < d->max && d->start + i < d->live; i++)
-		reverse[i] = kslot_handle_index(kslot_dense_handle_at(dense,
-								      d->start + i));
+	for (i = 0; i < d->max && d->start + i < d->live; i++) {
+		u64 h = __kslot_dense_handle_at(dense, d->start + i);
+
+		reverse[i] = kslot_handle_index(h);
+	}
 	d->reverse_count = i;
 	kslot_dense_unlock(dense, irqflags);
 }

@@ -12,7 +12,7 @@
  * - The element memory of slot s holds a struct kslot_hive_link; the
  *   links chain every skipblock of the group, headed by free_head.
  * - The group is in the hive's erasure list iff free_head != NONE, and
- *   in the active list iff size > 0.
+ *   in the active list iff count > 0.
  *
  * Groups are page allocations so that an element pointer finds its group
  * in O(1): the group header sits at the start of the folio, and the
@@ -456,7 +456,7 @@ static void kslot_hive_activate(struct kslot_hive *hive,
 	memset(g->live, 0, (void *)(g->skipfield + g->capacity + 1) -
 	       (void *)g->live);
 	g->last = 0;
-	g->size = 0;
+	g->count = 0;
 	g->free_head = KSLOT_HIVE_NONE;
 	g->active = true;
 	g->next = NULL;
@@ -662,8 +662,8 @@ void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
 		i = g->last++;
 	}
 	kslot_hive_set_live(g, i);
-	g->size++;
-	hive->size++;
+	g->count++;
+	hive->count++;
 	elem = kslot_hive_elem(hive, g, i);
 	if (gfp & __GFP_ZERO)
 		memset(elem, 0, hive->elem_size);
@@ -698,8 +698,8 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 		return ERR_PTR(-EBUSY);
 	kslot_hive_skip_reuse(hive, g, i);
 	kslot_hive_set_live(g, i);
-	g->size++;
-	hive->size++;
+	g->count++;
+	hive->count++;
 	return slot;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
@@ -707,8 +707,8 @@ EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
 static void kslot_hive_erase_at(struct kslot_hive *hive,
 				struct kslot_hive_group *g, u32 i)
 {
-	hive->size--;
-	if (!--g->size) {
+	hive->count--;
+	if (!--g->count) {
 		kslot_hive_retire(hive, g);
 		return;
 	}
@@ -881,8 +881,8 @@ EXPORT_SYMBOL_GPL(kslot_hive_trim);
 void kslot_hive_clear(struct kslot_hive *hive)
 {
 	while (hive->first) {
-		hive->size -= hive->first->size;
-		hive->first->size = 0;
+		hive->count -= hive->first->count;
+		hive->first->count = 0;
 		kslot_hive_retire(hive, hive->first);
 	}
 }
@@ -919,7 +919,7 @@ void kslot_hive_destroy(struct kslot_hive *hive,
 	kslot_hive_trim(hive);
 	hive->back = NULL;
 	hive->erasures = NULL;
-	hive->size = 0;
+	hive->count = 0;
 	hive->capacity = 0;
 	hive->nr_groups = 0;
 }
@@ -935,7 +935,7 @@ EXPORT_SYMBOL_GPL(kslot_hive_destroy);
 void kslot_hive_get_stats(const struct kslot_hive *hive,
 			  struct kslot_hive_stats *st)
 {
-	st->size = hive->size;
+	st->count = hive->count;
 	st->groups = hive->nr_groups;
 	st->unused_groups = hive->nr_unused;
 	st->elem_size = hive->elem_size;

@@ -157,7 +157,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	}
 	WRITE_ONCE(hdr->handle, h);
 	if (publish) {
-		/* Contents and handle before the flag: kslot_objtable_lookup(). */
+		/* Contents and handle before the flag, for the lookups. */
 		smp_store_release(&hdr->published, true);
 	}
 	*handle = h;
@@ -172,7 +172,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
  *
  * The object is zeroed, or constructed if the table has a constructor,
  * and lookups may find it as soon as it is published, before this
- * returns.  Use kslot_objtable_alloc_reserved() to fill it in first.
+ * returns.  Use kslot_objtable_alloc_placeholder() to fill it in first.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.
@@ -188,29 +188,29 @@ void *kslot_objtable_alloc(struct kslot_objtable *table, u64 *handle,
 EXPORT_SYMBOL_GPL(kslot_objtable_alloc);
 
 /**
- * kslot_objtable_alloc_reserved() - Allocate an object, publish it later.
+ * kslot_objtable_alloc_placeholder() - Allocate an object, publish it later.
  * @table: The table.
  * @handle: Set to the object's handle on success; untouched on failure.
  * @gfp: Allocation flags for the pool and the map.
  *
  * As kslot_objtable_alloc(), but lookups return NULL for the handle until
- * kslot_objtable_publish().  kslot_objtable_free() releases a reserved
- * object like a published one.
+ * kslot_objtable_publish().  kslot_objtable_free() releases a placeholder
+ * like a published object.
  *
  * Context: As kslot_objtable_alloc().
  * Return: As kslot_objtable_alloc().
  */
-void *kslot_objtable_alloc_reserved(struct kslot_objtable *table,
-				    u64 *handle, gfp_t gfp)
+void *kslot_objtable_alloc_placeholder(struct kslot_objtable *table,
+				       u64 *handle, gfp_t gfp)
 {
 	return kslot_objtable_new(table, handle, gfp, false);
 }
-EXPORT_SYMBOL_GPL(kslot_objtable_alloc_reserved);
+EXPORT_SYMBOL_GPL(kslot_objtable_alloc_placeholder);
 
 /**
- * kslot_objtable_publish() - Make a reserved object visible to lookups.
+ * kslot_objtable_publish() - Make a placeholder visible to lookups.
  * @table: The table.
- * @obj: An object from kslot_objtable_alloc_reserved().
+ * @obj: An object from kslot_objtable_alloc_placeholder().
  *
  * The object's contents written before the call are visible to every
  * lookup that finds it.  Publishing an object twice is harmless.
@@ -224,7 +224,7 @@ int kslot_objtable_publish(struct kslot_objtable *table, void *obj)
 	struct kslot_objtable_hdr *hdr = kslot_objtable_hdr(table, obj);
 	void *old;
 
-	/* The contents before the flag; see kslot_objtable_lookup(). */
+	/* The contents before the flag; see __kslot_objtable_lookup(). */
 	smp_store_release(&hdr->published, true);
 	/* Still live?  Storing the same object changes nothing. */
 	old = kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj);
@@ -246,7 +246,7 @@ void *kslot_objtable_get(struct kslot_objtable *table, u64 handle)
 	void *obj;
 
 	rcu_read_lock();
-	obj = kslot_objtable_lookup(table, handle);
+	obj = __kslot_objtable_lookup(table, handle);
 	/* Zero references: the handle was freed after the lookup read it. */
 	if (obj && !refcount_inc_not_zero(&kslot_objtable_hdr(table, obj)->ref))
 		obj = NULL;

@@ -309,7 +309,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_init);
 /**
  * kslot_slots_destroy() - Tear down a table.
  * @s: The table.
- * @fn: If not NULL, called once for every live entry (reserved ones
+ * @fn: If not NULL, called once for every live entry (placeholders
  *	included, with a NULL object), with the table lock not held.
  * @data: Passed to @fn.
  *
@@ -652,7 +652,7 @@ static u32 kslot_slots_drain(struct kslot_slots *s);
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
- * @obj: The pointer, or NULL to reserve a handle (lookups return NULL
+ * @obj: The pointer, or NULL for a placeholder (lookups return NULL
  *	until kslot_slots_replace() publishes an object).
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
@@ -730,8 +730,8 @@ static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
 /**
  * kslot_slots_replace() - Replace the pointer a handle refers to.
  * @s: The table.
- * @handle: A live handle, reserved or not.
- * @obj: The new pointer; NULL turns the entry back into a reservation.
+ * @handle: A live handle, placeholder or not.
+ * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
  * The handle keeps its generation.  Lookups see the old or the new
  * pointer; the caller owns the old one and must let RCU readers finish
@@ -743,7 +743,7 @@ static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock (in a per-CPU table: this CPU's magazine lock, the table
  * lock only while a growth runs).
- * Return: The previous pointer (NULL for a reservation), or
+ * Return: The previous pointer (NULL for a placeholder), or
  * ERR_PTR(-ENOENT) if @handle is not live in @s.
  */
 void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
@@ -777,7 +777,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace);
  * lock only to flush the magazine, to retire the slot or while a growth
  * runs).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
- * reservation, which is released all the same).
+ * placeholder, which is released all the same).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
@@ -824,7 +824,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The pointer, or NULL if @handle is stale, forged, from another
- * table, or reserved.
+ * table, or a placeholder.
  */
 void *kslot_slots_lookup(struct kslot_slots *s, u64 handle)
 {
@@ -900,7 +900,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
  *	the table's size, so a caller can bound the work of one call.
  * @handle: Set to the handle of the entry found.
  *
- * Reserved entries are skipped.  Each entry returned was live at some
+ * Placeholders are skipped.  Each entry returned was live at some
  * point during the call.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
@@ -946,7 +946,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_find_range);
  * @index: Slot to start from; set to the slot found.
  * @handle: Set to the handle of the entry found.
  *
- * Reserved entries are skipped.  Each entry returned was live at some
+ * Placeholders are skipped.  Each entry returned was live at some
  * point during the call.  The scan runs to the end of the table if need
  * be: bound it with kslot_slots_find_range().
  *
@@ -1170,7 +1170,7 @@ static bool kslot_slots_no_locked_writers(const struct kslot_slots *s)
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
- * @obj: The pointer, or NULL to reserve a handle (lookups return NULL
+ * @obj: The pointer, or NULL for a placeholder (lookups return NULL
  *	until a replace publishes an object).
  * @handle: Set to the new handle on success; untouched on failure.
  *
@@ -1207,13 +1207,13 @@ EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
 /**
  * __kslot_slots_replace() - Replace a handle's pointer with the lock held.
  * @s: The table.
- * @handle: A live handle, reserved or not.
- * @obj: The new pointer; NULL turns the entry back into a reservation.
+ * @handle: A live handle, placeholder or not.
+ * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
  * kslot_slots_replace() for a caller that holds the table lock.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The previous pointer (NULL for a reservation), ERR_PTR(-ENOENT)
+ * Return: The previous pointer (NULL for a placeholder), ERR_PTR(-ENOENT)
  * if @handle is not live in @s, or ERR_PTR(-EINVAL) if the table is
  * per-CPU (it offers no __ writer: this also WARNs).
  */
@@ -1236,7 +1236,7 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
- * reservation, which is released all the same), or if the table is
+ * placeholder, which is released all the same), or if the table is
  * per-CPU (it offers no __ writer: this WARNs and changes nothing).
  */
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
@@ -1253,9 +1253,9 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove);
  * __kslot_slots_replace_if() - Replace a pointer if it is still @old.
  * @s: The table.
  * @handle: A handle, valid or not.
- * @old: The pointer the slot must hold; NULL for a reserved entry (to
- *	publish a reservation exactly once).
- * @obj: The new pointer; NULL turns the entry back into a reservation.
+ * @old: The pointer the slot must hold; NULL for a placeholder (to
+ *	publish a placeholder exactly once).
+ * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
  * The xa_cmpxchg() pattern with the table lock held.  The handle keeps
  * its generation; the caller owns @old afterwards and must let RCU
@@ -1282,8 +1282,8 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
  * kslot_slots_replace_if() - Replace a pointer if it is still @old.
  * @s: The table.
  * @handle: A handle, valid or not.
- * @old: The pointer the slot must hold; NULL for a reserved entry.
- * @obj: The new pointer; NULL turns the entry back into a reservation.
+ * @old: The pointer the slot must hold; NULL for a placeholder.
+ * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
  * __kslot_slots_replace_if() with the table lock taken and released; in
  * a per-CPU table one try_cmpxchg128() of the slot, under this CPU's
@@ -1315,7 +1315,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace_if);
  * __kslot_slots_remove_if() - Remove an entry if it still holds @old.
  * @s: The table.
  * @handle: A handle, valid or not.
- * @old: The pointer the slot must hold; NULL for a reserved entry.
+ * @old: The pointer the slot must hold; NULL for a placeholder.
  *
  * The xa_cmpxchg(xa, id, old, NULL) pattern with the table lock held: on
  * success the generation moves on, as with __kslot_slots_remove().
@@ -1340,7 +1340,7 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
  * kslot_slots_remove_if() - Remove an entry if it still holds @old.
  * @s: The table.
  * @handle: A handle, valid or not.
- * @old: The pointer the slot must hold; NULL for a reserved entry.
+ * @old: The pointer the slot must hold; NULL for a placeholder.
  *
  * __kslot_slots_remove_if() with the table lock taken and released; in a
  * per-CPU table one try_cmpxchg128() of the slot, onto this CPU's
@@ -1763,7 +1763,7 @@ static void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
  * 0 .. max_entries while writers run.
  *
  * Context: Any context.  Lockless.
- * Return: Live entries, reserved ones included.
+ * Return: Live entries, placeholders included.
  */
 u32 kslot_slots_count_percpu(const struct kslot_slots *s)
 {
@@ -1969,7 +1969,7 @@ static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
  * kslot_slots_insert_at() - Make exactly one handle live in a keyed table.
  * @s: A table created with %KSLOT_SLOTS_KEYED.
  * @handle: The handle, issued by another table (the primary).
- * @obj: The pointer to store; NULL reserves the handle (lookups return
+ * @obj: The pointer to store; NULL stores a placeholder (lookups return
  *	NULL until kslot_slots_replace()).
  * @gfp: Allocation flags for growing the table to @handle's index.
  *
@@ -2016,7 +2016,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
  * kslot_slots_store_at() - Store a pointer under a handle of a keyed table.
  * @s: A table created with %KSLOT_SLOTS_KEYED.
  * @handle: The handle, issued by another table (the primary).
- * @obj: The pointer to store (NULL reserves, as kslot_slots_insert_at()).
+ * @obj: The pointer to store (NULL for a placeholder, as
+ *	kslot_slots_insert_at()).
  * @gfp: Allocation flags for growing the table to @handle's index.
  *
  * kslot_slots_insert_at() that also takes over a live slot: if the slot
@@ -2026,9 +2027,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
  * would, with no lookup of either handle seeing the other's pointer.
  *
  * Context: As kslot_slots_insert_at().
- * Return: The previous pointer of the slot (NULL if it was free or
- * reserved), which the caller owns, or ERR_PTR() of kslot_slots_insert_at()'s
- * errors but -EEXIST: -ESTALE covers a slot live under a newer generation.
+ * Return: The previous pointer of the slot (NULL if it was free or a
+ * placeholder), which the caller owns, or ERR_PTR() of
+ * kslot_slots_insert_at()'s errors but -EEXIST: -ESTALE covers a slot live
+ * under a newer generation.
  */
 void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 			   gfp_t gfp)
@@ -2180,7 +2182,7 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  *	kslot_handle_make(@index, tag, @gen) with the table's tag (give the
  *	old one to kslot_slots_init_tag()); even recreates a free slot at
  *	that generation, so the old handles of the slot stay stale.
- * @obj: The live entry's pointer (NULL for a reservation); NULL for a
+ * @obj: The live entry's pointer (NULL for a placeholder); NULL for a
  *	free slot.
  * @gfp: Allocation flags for growing the table to @index.
  *

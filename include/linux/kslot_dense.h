@@ -40,8 +40,8 @@
  * | kslot_dense_find_range(),    |                        |               |
  * | kslot_dense_get_stats()      |                        |               |
  * | __kslot_dense_lookup(),      | caller holds the lock  | no            |
- * | kslot_dense_at(),            | (kslot_dense_lock())   |               |
- * | kslot_dense_handle_at(),     |                        |               |
+ * | __kslot_dense_at(),          | (kslot_dense_lock())   |               |
+ * | __kslot_dense_handle_at(),   |                        |               |
  * | kslot_dense_for_each_locked()|                        |               |
  * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
  * | kslot_dense_restore_retired()| allocate               | allows        |
@@ -70,7 +70,7 @@
  * - Pointers into the packed data are NOT stable.  Any insert may move
  *   every value (the packed array is reallocated when it grows) and any
  *   erase moves the last value into the erased one's place.  A pointer
- *   from __kslot_dense_lookup() or kslot_dense_at() is valid only until
+ *   from __kslot_dense_lookup() or __kslot_dense_at() is valid only until
  *   the caller drops the lock, and is for reading: change a value with
  *   kslot_dense_update() or in kslot_dense_retain()'s callback, which
  *   keep lock-free readers and a growth in progress in step.  To keep a
@@ -236,7 +236,7 @@ void kslot_dense_restore_done(struct kslot_dense *dense);
  * Takes the lock the way the table's flags ask (plain, _bh or _irqsave),
  * inside an RCU read-side critical section (the slots are RCU-managed).
  * While it is held the caller may use __kslot_dense_lookup(),
- * kslot_dense_at(), kslot_dense_handle_at() and
+ * __kslot_dense_at(), __kslot_dense_handle_at() and
  * kslot_dense_for_each_locked(), and must not call any other
  * kslot_dense function on the same table.
  *
@@ -279,7 +279,7 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
 }
 
 /**
- * kslot_dense_at() - The value at a packed position.
+ * __kslot_dense_at() - The value at a packed position.
  * @dense: The table.
  * @pos: Position, below the table's count.
  *
@@ -287,21 +287,22 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
  * drops it, for reading only (see the rules above).
  * Return: A pointer to the value's elem_size bytes.
  */
-static inline void *kslot_dense_at(struct kslot_dense *dense, u32 pos)
+static inline void *__kslot_dense_at(struct kslot_dense *dense, u32 pos)
 {
 	lockdep_assert_held(&dense->lock);
 	return dense->data + (size_t)pos * dense->elem_size;
 }
 
 /**
- * kslot_dense_handle_at() - Handle of the value at a packed position.
+ * __kslot_dense_handle_at() - Handle of the value at a packed position.
  * @dense: The table.
  * @pos: Position, below the table's count.
  *
  * Context: Caller holds the table lock.
  * Return: The value's handle.
  */
-static inline u64 kslot_dense_handle_at(struct kslot_dense *dense, u32 pos)
+static inline u64 __kslot_dense_handle_at(struct kslot_dense *dense,
+					  u32 pos)
 {
 	lockdep_assert_held(&dense->lock);
 	return dense->rev[pos];
@@ -346,7 +347,7 @@ static inline void *__kslot_dense_lookup(struct kslot_dense *dense,
 	obj = __kslot_slots_lookup(&dense->slots, handle);
 	if (!obj)
 		return NULL;
-	return kslot_dense_at(dense, kslot_dense_obj_pos(obj));
+	return __kslot_dense_at(dense, kslot_dense_obj_pos(obj));
 }
 
 /**
@@ -398,7 +399,7 @@ __kslot_dense_walk_start(struct kslot_dense *dense)
  * Visits every live value exactly once, in packed order: a walk of the
  * packed array itself.  The caller holds the table lock for the whole
  * walk and must not insert or erase during it (use kslot_dense_retain()
- * to erase while walking); kslot_dense_handle_at(@dense, @pos) gives each
+ * to erase while walking); __kslot_dense_handle_at(@dense, @pos) gives each
  * value's handle.
  */
 #define kslot_dense_for_each_locked(dense, pos, elem)			\

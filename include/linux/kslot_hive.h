@@ -126,7 +126,7 @@ struct kslot_hive_link {
  * - elements: The first element.
  * - last: Slots in use, live or erased: elements from @last on were never
  *   handed out.  Equal to @capacity in every group but the back one.
- * - size: Live elements; never 0 while the group is in the active list.
+ * - count: Live elements; never 0 while the group is in the active list.
  * - next: Next group in iteration order (or in the unused list).
  * - prev: Previous group in iteration order.
  * - free_head: First skipblock of this group's free list, or
@@ -145,7 +145,7 @@ struct kslot_hive_group {
 	u16 *skipfield;
 	void *elements;
 	u32 last;
-	u32 size;
+	u32 count;
 	struct kslot_hive_group *next;
 	struct kslot_hive_group *prev;
 	u16 free_head;
@@ -202,7 +202,7 @@ struct kslot_hive_params {
  * - max_capacity: Largest group capacity.
  * - max_unused: Emptied groups kept for reuse.
  * - flags: %KSLOT_HIVE_* flags.
- * - size: Live elements.
+ * - count: Live elements.
  * - capacity: Slots in active groups.
  * - unused_capacity: Slots in unused groups.
  * - nr_groups: Active groups.
@@ -231,7 +231,7 @@ struct kslot_hive {
 	u32 max_capacity;
 	u32 max_unused;
 	unsigned int flags;
-	size_t size;
+	size_t count;
 	size_t capacity;
 	size_t unused_capacity;
 	size_t nr_groups;
@@ -261,7 +261,7 @@ struct kslot_hive_cursor {
 
 /**
  * struct kslot_hive_stats - A snapshot of a hive's counters.
- * @size: Live elements.
+ * @count: Live elements.
  * @capacity: Element slots held, in active, unused and spare groups.
  * @groups: Active groups.
  * @unused_groups: Groups kept for reuse, up to max_unused (or reserved).
@@ -271,7 +271,7 @@ struct kslot_hive_cursor {
  * @elem_size: Element size after padding.
  */
 struct kslot_hive_stats {
-	size_t size;
+	size_t count;
 	size_t capacity;
 	size_t groups;
 	size_t unused_groups;
@@ -298,15 +298,15 @@ void kslot_hive_get_stats(const struct kslot_hive *hive,
 			  struct kslot_hive_stats *st);
 
 /**
- * kslot_hive_size() - Number of live elements.
+ * kslot_hive_count() - Number of live elements.
  * @hive: The hive.
  *
  * Context: Caller excludes writers.
  * Return: Live elements.
  */
-static inline size_t kslot_hive_size(const struct kslot_hive *hive)
+static inline size_t kslot_hive_count(const struct kslot_hive *hive)
 {
-	return hive->size;
+	return hive->count;
 }
 
 /**

@@ -12,6 +12,16 @@
  *
  * Lookups take no lock (RCU only) and run in any context with every flag.
  *
+ * Names follow one rule in every kslot header: a function whose name
+ * starts with __ requires the caller to hold something, the table lock
+ * (__kslot_map_remove(), __kslot_dense_at()) or rcu_read_lock()
+ * (__kslot_map_lookup(), __kslot_objtable_lookup(),
+ * __kslot_secondary_lookup()); its kernel-doc "Context:" says which.
+ * A function without __ takes whatever it needs itself (kslot_map_lookup()
+ * takes RCU, kslot_map_remove() the lock).  Structures without a lock of
+ * their own (kslot_sparse_set, kslot_hive, kslot_arena) leave every
+ * serialisation to their owner, like a list_head, and use no __.
+ *
  * On PREEMPT_RT the same flags hold, with the meaning RT gives the locks:
  *
  * - spinlock_t is a sleeping lock (an rt_mutex with priority inheritance);

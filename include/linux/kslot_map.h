@@ -61,8 +61,10 @@
  *   allocate it from a SLAB_TYPESAFE_BY_RCU cache and take references with
  *   kslot_map_lookup_get(), which re-checks the handle after the get.
  * - A slot is live from kslot_map_alloc() until kslot_map_remove().  A
- *   slot allocated with a NULL object is reserved: lookups return NULL
- *   until kslot_map_replace() publishes an object.
+ *   slot allocated with a NULL object is a placeholder: lookups return NULL
+ *   until kslot_map_replace() publishes an object.  ("Reserve" in kslot
+ *   always means capacity: kslot_map_reserve() makes room for
+ *   allocations.)
  * - %KSLOT_MAP_PERCPU at init gives the map per-CPU magazines of free
  *   slots (kslot_slots.h): alloc pops and remove pushes this CPU's
  *   magazine under its own lock, the free list is touched in batches,
@@ -179,7 +181,7 @@ static inline int kslot_map_init(struct kslot_map *map, const char *name,
 /**
  * kslot_map_destroy() - Tear down a map.
  * @map: The map.
- * @fn: If not NULL, called once for every live entry (reserved ones
+ * @fn: If not NULL, called once for every live entry (placeholders
  *	included, with a NULL object), without the map lock held.
  * @data: Passed to @fn.
  *
@@ -202,7 +204,7 @@ static inline void kslot_map_destroy(struct kslot_map *map,
 /**
  * kslot_map_alloc() - Store an object and issue a handle for it.
  * @map: The map.
- * @obj: The object, or NULL to reserve a handle that kslot_map_replace()
+ * @obj: The object, or NULL for a placeholder that kslot_map_replace()
  *	publishes later.
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
@@ -227,8 +229,8 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
 /**
  * kslot_map_replace() - Replace the object a handle refers to.
  * @map: The map.
- * @handle: A live handle, reserved or not.
- * @obj: The new object; NULL turns the entry back into a reservation.
+ * @handle: A live handle, placeholder or not.
+ * @obj: The new object; NULL turns the entry back into a placeholder.
  *
  * The handle keeps its generation.  Lookups see either the old or the new
  * object; the caller owns the old one and must respect the RCU rule
@@ -236,7 +238,7 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
- * Return: The previous object (NULL for a reservation), or
+ * Return: The previous object (NULL for a placeholder), or
  * ERR_PTR(-ENOENT) if @handle is not live in @map.
  */
 static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
@@ -257,7 +259,7 @@ static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
  * Return: The removed object, or NULL if @handle was not live (or was a
- * reservation, which is released all the same).
+ * placeholder, which is released all the same).
  */
 static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 {
@@ -327,7 +329,7 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
 /**
  * __kslot_map_alloc() - Store an object with the map lock held.
  * @map: The map.
- * @obj: The object, or NULL to reserve a handle.
+ * @obj: The object, or NULL for a placeholder.
  * @handle: Set to the new handle on success; untouched on failure.
  *
  * Never allocates memory: takes a free slot, which kslot_map_reserve()
@@ -349,13 +351,13 @@ static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
 /**
  * __kslot_map_replace() - Replace an object with the map lock held.
  * @map: The map.
- * @handle: A live handle, reserved or not.
- * @obj: The new object; NULL turns the entry back into a reservation.
+ * @handle: A live handle, placeholder or not.
+ * @obj: The new object; NULL turns the entry back into a placeholder.
  *
  * kslot_map_replace() for a caller that holds the map lock.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: The previous object (NULL for a reservation), or
+ * Return: The previous object (NULL for a placeholder), or
  * ERR_PTR(-ENOENT) if @handle is not live in @map.
  */
 static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
@@ -374,7 +376,7 @@ static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
  * Return: The removed object, or NULL if @handle was not live (or was a
- * reservation, which is released all the same).
+ * placeholder, which is released all the same).
  */
 static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
 	__must_hold(&map->slots.lock)
@@ -386,9 +388,9 @@ static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
  * kslot_map_replace_if() - Replace an object if the entry still holds @old.
  * @map: The map.
  * @handle: A handle, valid or not.
- * @old: The object the entry must hold; NULL for a reserved entry, to
- *	publish a reservation (reserve-then-publish).
- * @obj: The new object; NULL turns the entry back into a reservation.
+ * @old: The object the entry must hold; NULL for a placeholder, to
+ *	publish it (placeholder then publish).
+ * @obj: The new object; NULL turns the entry back into a placeholder.
  *
  * The xa_cmpxchg() of a map.  The handle keeps its generation; the caller
  * owns @old afterwards (RCU rule before freeing it).
@@ -409,8 +411,8 @@ static inline int kslot_map_replace_if(struct kslot_map *map, u64 handle,
  * __kslot_map_replace_if() - kslot_map_replace_if() with the lock held.
  * @map: The map.
  * @handle: A handle, valid or not.
- * @old: The object the entry must hold; NULL for a reserved entry.
- * @obj: The new object; NULL turns the entry back into a reservation.
+ * @old: The object the entry must hold; NULL for a placeholder.
+ * @obj: The new object; NULL turns the entry back into a placeholder.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
  * Return: 0 if the entry held @old and now holds @obj, -ENOENT if @handle
@@ -428,7 +430,7 @@ static inline int __kslot_map_replace_if(struct kslot_map *map, u64 handle,
  * kslot_map_remove_if() - Remove an entry if it still holds @old.
  * @map: The map.
  * @handle: A handle, valid or not.
- * @old: The object the entry must hold; NULL for a reserved entry.
+ * @old: The object the entry must hold; NULL for a placeholder.
  *
  * The xa_cmpxchg(xa, id, old, NULL) of a map: on success the handle is
  * invalidated, as with kslot_map_remove().
@@ -449,7 +451,7 @@ static inline int kslot_map_remove_if(struct kslot_map *map, u64 handle,
  * __kslot_map_remove_if() - kslot_map_remove_if() with the lock held.
  * @map: The map.
  * @handle: A handle, valid or not.
- * @old: The object the entry must hold; NULL for a reserved entry.
+ * @old: The object the entry must hold; NULL for a placeholder.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
@@ -474,7 +476,7 @@ static inline int __kslot_map_remove_if(struct kslot_map *map, u64 handle,
  *
  * Context: Caller holds rcu_read_lock() or the map lock.
  * Return: The object, or NULL if @handle is not live in @map (or is
- * reserved).  The object is only guaranteed to stay valid while the
+ * a placeholder).  The object is only guaranteed to stay valid while the
  * caller stays in the RCU read-side critical section.
  */
 static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
@@ -495,7 +497,7 @@ static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The object, or NULL if @handle is stale, forged, from another
- * map, or reserved.
+ * map, or a placeholder.
  */
 static inline void *kslot_map_lookup(struct kslot_map *map, u64 handle)
 {
@@ -531,8 +533,7 @@ static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
  * @index: Slot to start from; set to the slot found.
  * @handle: Set to the handle of the entry found.
  *
- * The step function of kslot_map_for_each().  Reserved entries are
- * skipped.
+ * The step function of kslot_map_for_each().  Placeholders are skipped.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The object, or NULL when no live object remains at or after
@@ -564,7 +565,7 @@ static inline void kslot_map_get_stats(struct kslot_map *map,
  *
  * Context: Any context.  Lockless; the value may be stale by the time it
  * is used unless the caller excludes writers.
- * Return: Live entries, including reserved ones.
+ * Return: Live entries, including placeholders.
  */
 static inline u32 kslot_map_count(const struct kslot_map *map)
 {
@@ -584,7 +585,7 @@ static inline u32 kslot_map_tag(const struct kslot_map *map)
 }
 
 /**
- * __kslot_map_next() - Step function of kslot_map_for_each().
+ * kslot_map_next() - Step function of kslot_map_for_each().
  * @map: The map.
  * @pos: Cursor: the slot to search from; advanced past the entry found.
  * @index: Set to the slot of the entry found.
@@ -593,8 +594,8 @@ static inline u32 kslot_map_tag(const struct kslot_map *map)
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The next live object, or NULL at the end.
  */
-static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
-				     u32 *index, u64 *handle)
+static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
+				   u32 *index, u64 *handle)
 {
 	void *obj = kslot_map_find(map, pos, handle);
 
@@ -610,7 +611,7 @@ static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
  * @handle: u64 set to the handle of each entry.
  * @obj: Set to each object.
  *
- * Reserved entries are skipped.  Removing entries (including the current
+ * Placeholders are skipped.  Removing entries (including the current
  * one) and allocating new ones during the walk is safe: each live entry
  * present for the whole walk is visited exactly once, entries added or
  * removed during the walk may or may not be.  Every step takes
@@ -619,8 +620,8 @@ static inline void *__kslot_map_next(struct kslot_map *map, u32 *pos,
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
 	for (u32 __kslot_pos = 0;					\
-	     ((obj) = __kslot_map_next((map), &__kslot_pos, &(index),	\
-				       &(handle)));)
+	     ((obj) = kslot_map_next((map), &__kslot_pos, &(index),	\
+				     &(handle)));)
 
 /**
  * kslot_map_get() - Look up a handle and take a reference on the object.

@@ -12,14 +12,14 @@
  * +-----------------------------+----------------------+------------------+
  * | operation                   | lock                 | may sleep        |
  * +-----------------------------+----------------------+------------------+
- * | kslot_objtable_lookup()     | caller: RCU          | no               |
+ * | __kslot_objtable_lookup()   | caller: RCU          | no               |
  * | kslot_objtable_get()        | none (takes RCU)     | no               |
  * | kslot_objtable_put(),       | map lock (free)      | no               |
  * | kslot_objtable_free(),      |                      |                  |
  * | kslot_objtable_publish()    |                      |                  |
  * | kslot_objtable_alloc(),     | pool and map locks,  | only if gfp      |
  * | kslot_objtable_alloc_       | dropped to allocate  | allows           |
- * | reserved()                  |                      |                  |
+ * | placeholder()               |                      |                  |
  * | kslot_objtable_create(),    | caller: no users     | yes              |
  * | kslot_objtable_destroy()    |                      |                  |
  * +-----------------------------+----------------------+------------------+
@@ -29,7 +29,7 @@
  *   generation (so no lookup finds the object through it again) and drops
  *   that reference.  When the last reference goes, the object is handed
  *   back to the pool from an RCU callback, after a grace period.  So:
- *   - an object found by kslot_objtable_lookup() stays valid until the
+ *   - an object found by __kslot_objtable_lookup() stays valid until the
  *     caller leaves its RCU read-side critical section, even if the handle
  *     is freed meanwhile;
  *   - a reference from kslot_objtable_get() keeps the object valid until
@@ -44,15 +44,15 @@
  * - kslot_objtable_alloc() publishes the object at once, zeroed (or in its
  *   constructed state if the table has a constructor); readers may find it
  *   before the caller fills it in.  To fill it in first, allocate with
- *   kslot_objtable_alloc_reserved() and publish with
+ *   kslot_objtable_alloc_placeholder() and publish with
  *   kslot_objtable_publish().
  * - Writers (alloc, publish, free) serialise on the map lock; create the
  *   table with %KSLOT_OBJTABLE_LOCK_BH or %KSLOT_OBJTABLE_LOCK_IRQ to call
  *   them from softirq or hardirq context.  The pool works in any context.
  * - Each object carries a 40-byte trailer after the caller's bytes (the
  *   handle, the reference count, the published flag, an rcu_head and the
- *   pool).  The map holds the object from allocation on; a reserved
- *   object is one whose trailer says it is not published yet, so a lookup
+ *   pool).  The map holds the object from allocation on; a placeholder
+ *   is an object whose trailer says it is not published yet, so a lookup
  *   reads the trailer after the slot (one more load, in the object's last
  *   cache line, which kslot_objtable_get() touches anyway for the
  *   reference) and the map entries carry nothing but the pointer.
@@ -110,8 +110,8 @@ struct kslot_objtable_hdr {
  *	%KSLOT_POOL_MAX_ALIGN.
  * @ctor: Optional constructor (see struct kslot_pool_config); without one
  *	objects are handed out zeroed.
- * @max_entries: Most objects published or reserved at once, 1 ..
- *	%KSLOT_MAX_ENTRIES.
+ * @max_entries: Most objects with a live handle at once (published or
+ *	placeholders), 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_OBJTABLE_* flags.
  */
 struct kslot_objtable_config {
@@ -132,7 +132,7 @@ struct kslot_objtable {
 	/* private: */
 	/*
 	 * Handles to objects: every live handle's slot holds its object,
-	 * reserved or published (the trailer tells which).
+	 * placeholder or published (the trailer tells which).
 	 */
 	struct kslot_map map;
 	/* Object memory (the objects with their trailers). */
@@ -145,7 +145,8 @@ struct kslot_objtable {
 
 /**
  * struct kslot_objtable_stats - A snapshot of a table's counters.
- * @map: The handle map's counters (count = live and reserved objects).
+ * @map: The handle map's counters (count = published objects and
+ *	placeholders).
  * @pool: The pool's counters (in_use includes objects freed but waiting
  *	for a grace period or a last reference).
  */
@@ -159,8 +160,8 @@ kslot_objtable_create(const struct kslot_objtable_config *cfg);
 void kslot_objtable_destroy(struct kslot_objtable *table);
 void *kslot_objtable_alloc(struct kslot_objtable *table, u64 *handle,
 			   gfp_t gfp);
-void *kslot_objtable_alloc_reserved(struct kslot_objtable *table,
-				    u64 *handle, gfp_t gfp);
+void *kslot_objtable_alloc_placeholder(struct kslot_objtable *table,
+				       u64 *handle, gfp_t gfp);
 int kslot_objtable_publish(struct kslot_objtable *table, void *obj);
 void *kslot_objtable_get(struct kslot_objtable *table, u64 handle);
 void kslot_objtable_put(struct kslot_objtable *table, void *obj);
@@ -170,7 +171,7 @@ void kslot_objtable_get_stats(struct kslot_objtable *table,
 			      struct kslot_objtable_stats *st);
 
 /**
- * kslot_objtable_lookup() - Find the object a handle refers to.
+ * __kslot_objtable_lookup() - Find the object a handle refers to.
  * @table: The table.
  * @handle: A handle, valid or not.
  *
@@ -182,8 +183,8 @@ void kslot_objtable_get_stats(struct kslot_objtable *table,
  * Return: The object, or NULL if @handle is stale, forged, from another
  * table, or names an object not yet published.
  */
-static inline void *kslot_objtable_lookup(struct kslot_objtable *table,
-					  u64 handle)
+static inline void *__kslot_objtable_lookup(struct kslot_objtable *table,
+					    u64 handle)
 {
 	void *obj = __kslot_map_lookup(&table->map, handle);
 	struct kslot_objtable_hdr *hdr;
@@ -201,7 +202,7 @@ static inline void *kslot_objtable_lookup(struct kslot_objtable *table,
  *
  * Context: Any context.  Lockless; may be stale unless writers are
  * excluded.
- * Return: Published and reserved objects whose handle was not freed.
+ * Return: Published objects and placeholders whose handle was not freed.
  */
 static inline u32 kslot_objtable_count(const struct kslot_objtable *table)
 {

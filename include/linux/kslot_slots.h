@@ -53,7 +53,7 @@
  *
  *            word (u64)                          obj (void *)
  *  live:     the whole handle:                   the object (NULL while
- *            generation (odd) | tag | index      reserved)
+ *            generation (odd) | tag | index      a placeholder)
  *  free:     generation (even) << g_shift |      next free index
  *            index^1
  *  retired:  0 << g_shift | index^1              KSLOT_SLOTS_RETIRED
@@ -327,14 +327,18 @@ struct dentry;
 
 /**
  * struct kslot_slot - One slot.
- * @word: The live handle, or the free or retired word (see the top).
- * @obj: The stored pointer of a live slot, the free-list link of a free
- *	one (see the top).
+ *
+ * Every field is private (the inline lookups read it):
+ *
+ * - word: The live handle, or the free or retired word (see the top).
+ * - obj: The stored pointer of a live slot, the free-list link of a free
+ *   one (see the top).
  *
  * Aligned to 16 bytes for try_cmpxchg128() on both fields in per-CPU
  * tables (see kslot_slots_table_alloc() for the table memory).
  */
 struct kslot_slot {
+	/* private: */
 	u64 word;
 	void *obj;
 } __aligned(16);
@@ -360,12 +364,16 @@ struct kslot_slots_mag {
 
 /**
  * struct kslot_slots_table - A flat slot array, replaced as it grows.
- * @rcu: Frees a replaced table after readers are done with it.
- * @nr: Slots in @slots (at least 2, or 1 for the shared empty table).
- * @slots: The slots; &slots[0] is what struct kslot_slots publishes, so a
- *	lookup indexes it directly and finds @nr just below it.
+ *
+ * Every field is private:
+ *
+ * - rcu: Frees a replaced table after readers are done with it.
+ * - nr: Slots in @slots (at least 2, or 1 for the shared empty table).
+ * - slots: The slots; &slots[0] is what struct kslot_slots publishes, so
+ *   a lookup indexes it directly and finds @nr just below it.
  */
 struct kslot_slots_table {
+	/* private: */
 	struct rcu_head rcu;
 	unsigned long nr;
 	struct kslot_slot slots[] __counted_by(nr);
@@ -424,7 +432,7 @@ struct kslot_slots {
 	/* First free slot, or KSLOT_SLOTS_NONE. */
 	u32 free_head;
 	/*
-	 * Live slots, reserved ones included (read locklessly); in a
+	 * Live slots, placeholders included (read locklessly); in a
 	 * per-CPU table those @lock's paths added minus removed, modulo
 	 * 2^32, the magazines counting the rest.
 	 */
@@ -442,7 +450,7 @@ struct kslot_slots {
 
 /**
  * struct kslot_slots_stats - A snapshot of a table's counters.
- * @count: Live entries, reserved ones included.
+ * @count: Live entries, placeholders included.
  * @capacity: Slots allocated so far.
  * @max_entries: Capacity limit.
  * @retired: Slots retired for good.
@@ -620,7 +628,8 @@ __kslot_slots_slot(const struct kslot_slot *slots, u32 index)
  * never a later occupant of the slot.
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
- * Return: The object, or NULL if @handle is not live in @s or is reserved.
+ * Return: The object, or NULL if @handle is not live in @s or is a
+ * placeholder.
  * The object stays valid only while the caller stays in the RCU read-side
  * critical section (or holds a reference).
  */
@@ -660,7 +669,7 @@ u32 kslot_slots_count_percpu(const struct kslot_slots *s);
  * writers running, each one's change is seen or not (a sum caught between
  * an entry's alloc on one CPU and its remove on another is clamped to
  * 0 .. max_entries).
- * Return: Live entries, reserved ones included.
+ * Return: Live entries, placeholders included.
  */
 static inline u32 kslot_slots_count(const struct kslot_slots *s)
 {

@@ -102,60 +102,84 @@
 
 /**
  * struct kslot_sparse_set_page - Dense positions of 1024 consecutive keys.
- * @pos: Position of each key in the dense list, or
- *	%KSLOT_SPARSE_SET_INVALID.
+ *
+ * Every member is private:
+ *
+ * - pos: Position of each key in the dense list, or
+ *   %KSLOT_SPARSE_SET_INVALID.
  */
 struct kslot_sparse_set_page {
+	/* private: */
 	u32 pos[KSLOT_SPARSE_SET_PAGE_KEYS];
 };
 
 /**
  * struct kslot_sparse_set_l3 - Directory node for key bits 16-10.
- * @page: Pages, NULL where no key was ever added.
+ *
+ * Every member is private:
+ *
+ * - page: Pages, NULL where no key was ever added.
  */
 struct kslot_sparse_set_l3 {
+	/* private: */
 	struct kslot_sparse_set_page *page[KSLOT_SPARSE_SET_L3_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_l2 - Directory node for key bits 23-17.
- * @l3: Lower nodes, NULL where unused.
+ *
+ * Every member is private:
+ *
+ * - l3: Lower nodes, NULL where unused.
  */
 struct kslot_sparse_set_l2 {
+	/* private: */
 	struct kslot_sparse_set_l3 *l3[KSLOT_SPARSE_SET_L2_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_l1 - Root directory node, for key bits 31-24.
- * @l2: Lower nodes, NULL where unused.
+ *
+ * Every member is private:
+ *
+ * - l2: Lower nodes, NULL where unused.
  */
 struct kslot_sparse_set_l1 {
+	/* private: */
 	struct kslot_sparse_set_l2 *l2[KSLOT_SPARSE_SET_L1_SIZE];
 };
 
 /**
  * struct kslot_sparse_set_dense - The dense list's allocation.
- * @rcu: Frees a replaced list from atomic context when it is vmalloc'ed.
- * @key: The members, packed.
+ *
+ * Every member is private:
+ *
+ * - rcu: Frees a replaced list from atomic context when it is vmalloc'ed.
+ * - key: The members, packed (kslot_sparse_set_keys() returns them).
  */
 struct kslot_sparse_set_dense {
+	/* private: */
 	struct rcu_head rcu;
 	u32 key[];
 };
 
 /**
  * struct kslot_sparse_set - A sparse set of u32 keys.
- * @root: Root of the sparse index, NULL until the first add.
- * @dense: The dense list, NULL until the first add.
- * @count: Members.
- * @capacity: Keys the dense list has room for.
- * @max_count: Member limit given at init.
- * @nr_pages: Sparse index pages allocated.
- * @nr_nodes: Directory nodes allocated (all levels).
- * @index_bytes: Bytes of the pages and nodes.
- * @flags: %KSLOT_SPARSE_SET_* flags given at init.
+ *
+ * Every member is private (use the functions below):
+ *
+ * - root: Root of the sparse index, NULL until the first add.
+ * - dense: The dense list, NULL until the first add.
+ * - count: Members.
+ * - capacity: Keys the dense list has room for.
+ * - max_count: Member limit given at init.
+ * - nr_pages: Sparse index pages allocated.
+ * - nr_nodes: Directory nodes allocated (all levels).
+ * - index_bytes: Bytes of the pages and nodes.
+ * - flags: %KSLOT_SPARSE_SET_* flags given at init.
  */
 struct kslot_sparse_set {
+	/* private: */
 	struct kslot_sparse_set_l1 *root;
 	struct kslot_sparse_set_dense *dense;
 	u32 count;
@@ -284,7 +308,7 @@ static inline const u32 *kslot_sparse_set_keys(const struct kslot_sparse_set *se
 }
 
 /**
- * __kslot_sparse_set_next() - Step function of kslot_sparse_set_for_each().
+ * kslot_sparse_set_next() - Step function of kslot_sparse_set_for_each().
  * @set: The set.
  * @cursor: Next position to visit; advanced.
  * @pos: Set to the position of the key returned.
@@ -293,8 +317,8 @@ static inline const u32 *kslot_sparse_set_keys(const struct kslot_sparse_set *se
  * Context: Caller serialises against writers.
  * Return: false past the last member.
  */
-static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
-					   u32 *cursor, u32 *pos, u32 *key)
+static inline bool kslot_sparse_set_next(const struct kslot_sparse_set *set,
+					 u32 *cursor, u32 *pos, u32 *key)
 {
 	if (*cursor >= set->count)
 		return false;
@@ -304,7 +328,7 @@ static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
 }
 
 /**
- * __kslot_sparse_set_prev() - Step of kslot_sparse_set_for_each_reverse().
+ * kslot_sparse_set_prev() - Step of kslot_sparse_set_for_each_reverse().
  * @set: The set.
  * @cursor: Position last visited, or %KSLOT_SPARSE_SET_INVALID to start
  *	at the end; moved down by one.
@@ -314,8 +338,8 @@ static inline bool __kslot_sparse_set_next(const struct kslot_sparse_set *set,
  * Context: Caller serialises against writers.
  * Return: false once position 0 was visited.
  */
-static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
-					   u32 *cursor, u32 *pos, u32 *key)
+static inline bool kslot_sparse_set_prev(const struct kslot_sparse_set *set,
+					 u32 *cursor, u32 *pos, u32 *key)
 {
 	if (*cursor == KSLOT_SPARSE_SET_INVALID)
 		*cursor = set->count;
@@ -336,7 +360,7 @@ static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
  */
 #define kslot_sparse_set_for_each(set, pos, key)			\
 	for (u32 __kslot_scur = 0;					\
-	     __kslot_sparse_set_next((set), &__kslot_scur, &(pos), &(key));)
+	     kslot_sparse_set_next((set), &__kslot_scur, &(pos), &(key));)
 
 /**
  * kslot_sparse_set_for_each_reverse() - Walk the members, last first.
@@ -349,6 +373,6 @@ static inline bool __kslot_sparse_set_prev(const struct kslot_sparse_set *set,
  */
 #define kslot_sparse_set_for_each_reverse(set, pos, key)		\
 	for (u32 __kslot_scur = KSLOT_SPARSE_SET_INVALID;		\
-	     __kslot_sparse_set_prev((set), &__kslot_scur, &(pos), &(key));)
+	     kslot_sparse_set_prev((set), &__kslot_scur, &(pos), &(key));)
 
 #endif /* _LINUX_KSLOT_SPARSE_SET_H */
