@@ -1204,6 +1204,7 @@ static void kslot_map_test_percpu_fault(struct kunit *test)
 			if (!injected)
 				break;
 			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+			KUNIT_EXPECT_FALSE(test, map.slots.mags);
 			faults++;
 		}
 		KUNIT_ASSERT_EQ(test, ret, 0);

@@ -2373,7 +2373,7 @@ static void kslot_slots_test_mag_fault(struct kunit *test)
 		if (!injected)
 			break;
 		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-		KUNIT_EXPECT_NULL(test, s->mags);
+		KUNIT_EXPECT_FALSE(test, s->mags);
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
