@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kslot_map.h>
 #include <linux/kthread.h>
@@ -11,6 +12,7 @@
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
@@ -1102,6 +1104,176 @@ static void kslot_map_test_percpu(struct kunit *test)
 	}
 }
 
+struct map_on_cpu {
+	struct kslot_map *map;
+	const u64 *h;
+	u32 first, n;
+};
+
+/* Remove h[first] .. h[first + n - 1], which hold COOKIE(first) ... */
+static long map_remove_n(void *arg)
+{
+	struct map_on_cpu *c = arg;
+	u32 i;
+
+	for (i = c->first; i < c->first + c->n; i++)
+		if (kslot_map_remove(c->map, c->h[i]) != COOKIE(i))
+			return -EINVAL;
+	return 0;
+}
+
+/* h[0] .. h[@stale - 1] are rejected, h[@stale] .. h[@nr - 1] live. */
+static void map_check_handles(struct kunit *test, struct kslot_map *map,
+			      const u64 *h, u32 stale, u32 nr)
+{
+	u32 i, wrong = 0, first = 0;
+
+	for (i = 0; i < nr; i++) {
+		void *want = i < stale ? NULL : COOKIE(i);
+
+		if (kslot_map_lookup(map, h[i]) != want && !wrong++)
+			first = i;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0, "first wrong: cookie %u", first);
+}
+
+/*
+ * kslot_map_alloc() of COOKIE(@i) into h[@i] with the n-th allocation
+ * failing, n = 1, 2, ... until a call succeeds or makes no n-th
+ * allocation.  Each failure must be -ENOMEM with the map unchanged: its
+ * count and capacity, and the handles as map_check_handles(@stale, @i)
+ * says.  Returns the failures; *@injected tells whether the successful
+ * call had an allocation fail.
+ */
+static u32 map_alloc_sweep(struct kunit *test, struct kslot_map *map,
+			   u64 *h, u32 i, u32 stale, bool *injected)
+{
+	u32 count = kslot_map_count(map), cap = map->slots.capacity;
+	u32 n, faults = 0;
+	int ret;
+
+	h[i] = 0;
+	for (n = 1;; n++) {
+		ret = kslot_test_with_fail_nth(n, injected,
+					       kslot_map_alloc(map, COOKIE(i),
+							       &h[i],
+							       GFP_KERNEL));
+		if (!*injected || !ret)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, h[i], 0);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(map), count);
+		KUNIT_EXPECT_EQ(test, map->slots.capacity, cap);
+		map_check_handles(test, map, h, stale, i);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return faults;
+}
+
+/*
+ * A per-CPU map under allocation failure, in both handle formats: its
+ * init (the magazines), its first table, a growth that fails with free
+ * slots in another CPU's magazine (the allocation takes one of them
+ * instead of failing) and one that fails with none free anywhere
+ * (-ENOMEM, the map unchanged) until it succeeds.
+ */
+static void kslot_map_test_percpu_fault(struct kunit *test)
+{
+	static const unsigned int formats[] = { 0, KSLOT_MAP_HANDLE32 };
+	const u32 max = 2 * KSLOT_SLOTS_MIN, parked = 8;
+	u32 n, faults, i, f, nr;
+	struct map_on_cpu c;
+	struct kslot_map map;
+	bool injected;
+	int ret, cpu;
+	u64 *h;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	h = kunit_kcalloc(test, max, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (f = 0; f < ARRAY_SIZE(formats); f++) {
+		for (n = 1, faults = 0;; n++) {
+			ret = kslot_test_with_fail_nth(n, &injected,
+						       kslot_map_init(&map, NULL,
+								      max,
+								      KSLOT_MAP_PERCPU |
+								      formats[f]));
+			if (!injected)
+				break;
+			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+			KUNIT_EXPECT_FALSE(test, map.slots.mags);
+			faults++;
+		}
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		if (!map.slots.mags) {
+			kslot_map_destroy(&map, NULL, NULL);
+			kunit_skip(test, "no try_cmpxchg128(): no magazines");
+		}
+		KUNIT_EXPECT_EQ(test, faults, 1);
+		migrate_disable();
+		cpu = smp_processor_id();
+		c = (struct map_on_cpu){
+			.map = &map, .h = h, .first = 0, .n = parked,
+		};
+
+		/* The first table. */
+		KUNIT_EXPECT_EQ(test, map_alloc_sweep(test, &map, h, 0, 0,
+						      &injected), 1);
+		KUNIT_EXPECT_FALSE(test, injected);
+		KUNIT_EXPECT_EQ(test, map.slots.capacity, KSLOT_SLOTS_MIN);
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&map.slots,
+							       h[0]), 0);
+		for (i = 1; i < KSLOT_SLOTS_MIN; i++)
+			KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i),
+							      &h[i],
+							      GFP_KERNEL), 0);
+
+		/* Free slots in the other CPU's magazine: taken instead. */
+		KUNIT_ASSERT_EQ(test,
+				work_on_cpu(cpumask_any_but(cpu_online_mask,
+							    cpu),
+					    map_remove_n, &c), 0);
+		nr = KSLOT_SLOTS_MIN;
+		KUNIT_EXPECT_EQ(test, map_alloc_sweep(test, &map, h, nr,
+						      parked, &injected), 0);
+		KUNIT_EXPECT_TRUE(test, injected);
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&map.slots,
+							       h[nr]),
+				parked - 1);
+		KUNIT_EXPECT_EQ(test, map.slots.capacity, KSLOT_SLOTS_MIN);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(&map),
+				KSLOT_SLOTS_MIN - parked + 1);
+		for (nr++; kslot_map_count(&map) < KSLOT_SLOTS_MIN; nr++) {
+			ret = kslot_test_with_fail_nth(1, &injected,
+						       kslot_map_alloc(&map,
+								       COOKIE(nr),
+								       &h[nr],
+								       GFP_KERNEL));
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			KUNIT_EXPECT_FALSE(test, injected);
+		}
+		KUNIT_EXPECT_EQ(test, nr, KSLOT_SLOTS_MIN + parked);
+
+		/* None free anywhere: -ENOMEM until the growth succeeds. */
+		KUNIT_EXPECT_EQ(test, map_alloc_sweep(test, &map, h, nr,
+						      parked, &injected), 1);
+		KUNIT_EXPECT_FALSE(test, injected);
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&map.slots,
+							       h[nr]),
+				KSLOT_SLOTS_MIN);
+		KUNIT_EXPECT_EQ(test, map.slots.capacity, max);
+		KUNIT_EXPECT_EQ(test, kslot_map_count(&map),
+				KSLOT_SLOTS_MIN + 1);
+		map_check_handles(test, &map, h, parked, nr + 1);
+		migrate_enable();
+		kslot_map_destroy(&map, NULL, NULL);
+	}
+}
+
 static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_init),
 	KUNIT_CASE(kslot_map_test_alloc),
@@ -1136,6 +1308,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_handle32),
 	KUNIT_CASE(kslot_map_test_typed_handles),
 	KUNIT_CASE(kslot_map_test_percpu),
+	KUNIT_CASE(kslot_map_test_percpu_fault),
 	{}
 };
 

@@ -5,6 +5,7 @@
  * stale-table readers, and growth under concurrent writers and readers.
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kslot_slots.h>
@@ -1876,18 +1877,28 @@ static void kslot_slots_test_mag_writers(struct kunit *test)
 struct on_cpu {
 	struct kslot_slots *s;
 	u64 *h;
+	u32 first;
 	u32 n;
 	int ret;
 };
 
+/*
+ * Remove h[first] .. h[first + n - 1], which hold COOKIE(first) ..: each
+ * remove, the flush of a full magazine included, makes no allocation.
+ */
 static long remove_n(void *arg)
 {
 	struct on_cpu *c = arg;
+	bool injected;
+	void *obj;
 	u32 i;
 
-	for (i = 0; i < c->n; i++)
-		if (kslot_slots_remove(c->s, c->h[i]) != COOKIE(i))
+	for (i = c->first; i < c->first + c->n; i++) {
+		obj = kslot_test_with_fail_nth(1, &injected,
+					       kslot_slots_remove(c->s, c->h[i]));
+		if (obj != COOKIE(i) || injected)
 			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -2175,6 +2186,355 @@ static void kslot_slots_test_mag_growth(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* ---- per-CPU tables under allocation failure ---- */
+
+#define MF_MAX	1024U
+
+/*
+ * A per-CPU table under fault injection and what a test put in it: h[i]
+ * is the handle issued for COOKIE(i), live while bit i of @live is set,
+ * stale (and rejected) once cleared.  The test runs pinned to @cpu; @other
+ * is another online CPU, whose magazine it fills with work_on_cpu().
+ */
+struct mag_fault {
+	struct kslot_slots s;
+	u64 h[MF_MAX];
+	DECLARE_BITMAP(live, MF_MAX);
+	u32 nr;
+	int cpu, other;
+};
+
+/* What a failed call must leave as it was. */
+struct mf_state {
+	u32 count, capacity, free_head, nr, other_nr;
+};
+
+static struct mag_fault *mf_new(struct kunit *test)
+{
+	struct mag_fault *mf;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	mf = kunit_kzalloc(test, sizeof(*mf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mf);
+	return mf;
+}
+
+/* Stay on this CPU (and its magazine) until migrate_enable(). */
+static void mf_pin(struct mag_fault *mf)
+{
+	migrate_disable();
+	mf->cpu = smp_processor_id();
+	mf->other = other_cpu(mf->cpu);
+}
+
+static void mf_state(struct mag_fault *mf, struct mf_state *st)
+{
+	st->count = kslot_slots_count(&mf->s);
+	st->capacity = mf->s.capacity;
+	st->free_head = mf->s.free_head;
+	st->nr = mag_of(&mf->s, mf->cpu)->nr;
+	st->other_nr = mag_of(&mf->s, mf->other)->nr;
+}
+
+/*
+ * The table holds exactly @mf's live entries: its count, every live
+ * handle looking up to its cookie, every stale one rejected; its capacity
+ * is @capacity and no growth is left behind.
+ */
+static void mf_check(struct kunit *test, struct mag_fault *mf, u32 capacity)
+{
+	u32 i, wrong = 0, first = 0;
+
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&mf->s),
+			bitmap_weight(mf->live, mf->nr));
+	KUNIT_EXPECT_EQ(test, mf->s.capacity, capacity);
+	KUNIT_EXPECT_NULL(test, mf->s.grow.next);
+	KUNIT_EXPECT_FALSE(test, mf->s.growing);
+	for (i = 0; i < mf->nr; i++) {
+		void *want = test_bit(i, mf->live) ? COOKIE(i) : NULL;
+
+		if (kslot_slots_lookup(&mf->s, mf->h[i]) != want && !wrong++)
+			first = i;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0, "first wrong: cookie %u", first);
+}
+
+/* Nothing changed since @before: counters, free list, magazines, handles. */
+static void mf_unchanged(struct kunit *test, struct mag_fault *mf,
+			 const struct mf_state *before)
+{
+	struct mf_state now;
+
+	mf_state(mf, &now);
+	KUNIT_EXPECT_EQ(test, now.count, before->count);
+	KUNIT_EXPECT_EQ(test, now.free_head, before->free_head);
+	KUNIT_EXPECT_EQ(test, now.nr, before->nr);
+	KUNIT_EXPECT_EQ(test, now.other_nr, before->other_nr);
+	mf_check(test, mf, before->capacity);
+}
+
+/*
+ * Allocate COOKIE(nr) on this CPU; with @armed, with the call's first
+ * allocation set to fail, which it must not reach (a pop, a refill or a
+ * flush of the magazines allocates nothing).
+ */
+static void mf_alloc(struct kunit *test, struct mag_fault *mf, bool armed)
+{
+	u32 i = mf->nr;
+	bool injected = false;
+	int ret;
+
+	KUNIT_ASSERT_LT(test, i, MF_MAX);
+	if (armed)
+		ret = kslot_test_with_fail_nth(1, &injected,
+					       kslot_slots_alloc(&mf->s,
+								 COOKIE(i),
+								 &mf->h[i],
+								 GFP_KERNEL));
+	else
+		ret = kslot_slots_alloc(&mf->s, COOKIE(i), &mf->h[i],
+					GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	if (armed)
+		KUNIT_EXPECT_FALSE(test, injected);
+	__set_bit(i, mf->live);
+	mf->nr++;
+}
+
+/*
+ * Allocate COOKIE(nr) on this CPU with the n-th allocation of the call
+ * failing, n = 1, 2, ... until a call succeeds or makes no n-th
+ * allocation.  Each failure must be -ENOMEM, leave the handle untouched
+ * and the table unchanged.  Returns the failures; *@injected tells
+ * whether the successful call had an allocation fail.
+ */
+static u32 mf_alloc_sweep(struct kunit *test, struct mag_fault *mf,
+			  bool *injected)
+{
+	u32 i = mf->nr, n, faults = 0;
+	struct mf_state before;
+	u64 h = 0;
+	int ret;
+
+	KUNIT_ASSERT_LT(test, i, MF_MAX);
+	mf_state(mf, &before);
+	for (n = 1;; n++) {
+		ret = kslot_test_with_fail_nth(n, injected,
+					       kslot_slots_alloc(&mf->s,
+								 COOKIE(i), &h,
+								 GFP_KERNEL));
+		if (!*injected || !ret)
+			break;
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, h, 0);
+		mf_unchanged(test, mf, &before);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	mf->h[i] = h;
+	__set_bit(i, mf->live);
+	mf->nr++;
+	return faults;
+}
+
+/* Remove cookies @first .. @first + @n - 1 on @cpu (remove_n()). */
+static void mf_remove(struct kunit *test, struct mag_fault *mf, int cpu,
+		      u32 first, u32 n)
+{
+	struct on_cpu c = { .s = &mf->s, .h = mf->h, .first = first, .n = n };
+
+	if (cpu == mf->cpu)
+		KUNIT_ASSERT_EQ(test, remove_n(&c), 0);
+	else
+		KUNIT_ASSERT_EQ(test, work_on_cpu(cpu, remove_n, &c), 0);
+	bitmap_clear(mf->live, first, n);
+}
+
+/*
+ * Allocation failure on a per-CPU table: its init (the magazines), its
+ * first table, a growth that fails with free slots in another CPU's
+ * partly full magazine (the allocation takes one of them instead), a
+ * growth that fails with none free anywhere (-ENOMEM, nothing changed)
+ * until it succeeds, and max_entries with free slots in both CPUs'
+ * magazines (no allocation is made: they are handed out, then -ENOSPC).
+ */
+static void kslot_slots_test_mag_fault(struct kunit *test)
+{
+	struct mag_fault *mf = mf_new(test);
+	struct kslot_slots *s = &mf->s;
+	u32 n, faults, first, i;
+	bool injected;
+	u64 h = 0;
+	int ret;
+
+	/* Init: the magazines are its one allocation. */
+	for (n = 1, faults = 0;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_slots_init(s, "test", NULL,
+								512,
+								KSLOT_SLOTS_PERCPU));
+		if (!injected)
+			break;
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_FALSE(test, s->mags);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	if (!s->mags) {
+		kslot_slots_destroy(s, NULL, NULL);
+		kunit_skip(test, "no try_cmpxchg128(): no magazines");
+	}
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	mf_pin(mf);
+
+	/* The first table. */
+	KUNIT_EXPECT_EQ(test, mf_alloc_sweep(test, mf, &injected), 1);
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, mf->h[0], kslot_handle_make(0, s->tag, 1));
+	mf_check(test, mf, KSLOT_SLOTS_MIN);
+	while (mf->nr < KSLOT_SLOTS_MIN)
+		mf_alloc(test, mf, false);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s->free_head, KSLOT_SLOTS_NONE);
+
+	/* 20 free slots in the other CPU's magazine: taken, not -ENOMEM. */
+	mf_remove(test, mf, mf->other, 0, 20);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, 20);
+	KUNIT_EXPECT_EQ(test, mf_alloc_sweep(test, mf, &injected), 0);
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, mf->h[256], kslot_handle_make(19, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s->free_head, 18);
+	mf_check(test, mf, KSLOT_SLOTS_MIN);
+	/* The other 19, refilled into this CPU's magazine. */
+	for (i = 0; i < 19; i++)
+		mf_alloc(test, mf, true);
+	KUNIT_EXPECT_EQ(test, mf->h[257], kslot_handle_make(18, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mf->h[275], kslot_handle_make(0, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, s->free_head, KSLOT_SLOTS_NONE);
+
+	/* Nothing free anywhere: -ENOMEM until the growth succeeds. */
+	KUNIT_EXPECT_EQ(test, mf_alloc_sweep(test, mf, &injected), 1);
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, mf->h[276], kslot_handle_make(256, s->tag, 1));
+	mf_check(test, mf, 512);
+
+	/* At max_entries: 10 free slots in the other magazine, 5 in ours. */
+	while (kslot_slots_count(s) < 512)
+		mf_alloc(test, mf, false);
+	mf_remove(test, mf, mf->other, 100, 10);
+	mf_remove(test, mf, mf->cpu, 110, 5);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, 10);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 5);
+	/* No allocation: ours, the other's after a flush, then -ENOSPC. */
+	first = mf->nr;
+	for (i = 0; i < 15; i++)
+		mf_alloc(test, mf, true);
+	KUNIT_EXPECT_EQ(test, mf->h[first], kslot_handle_make(114, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mf->h[first + 5],
+			kslot_handle_make(109, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mf->h[first + 14],
+			kslot_handle_make(100, s->tag, 3));
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_alloc(s, COOKIE(mf->nr), &h,
+							 GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, h, 0);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s->free_head, KSLOT_SLOTS_NONE);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
+	mf_check(test, mf, 512);
+	/* One freed on the other CPU: the next allocation here takes it. */
+	mf_remove(test, mf, mf->other, first, 1);
+	mf_alloc(test, mf, true);
+	KUNIT_EXPECT_EQ(test, mf->h[mf->nr - 1],
+			kslot_handle_make(114, s->tag, 5));
+	mf_check(test, mf, 512);
+	migrate_enable();
+	kslot_slots_destroy(s, NULL, NULL);
+}
+
+/*
+ * Growth with another CPU's magazine full and this CPU's partly full: an
+ * allocation whose growth fails takes the full magazine's slots; a
+ * reservation's growth fails with -ENOMEM and leaves both magazines as
+ * they were, then succeeds, quiescing both and keeping their slots; a
+ * remove onto a full magazine flushes a batch without allocating.
+ */
+static void kslot_slots_test_mag_fault_quiesce(struct kunit *test)
+{
+	struct mag_fault *mf = mf_new(test);
+	struct kslot_slots *s = &mf->s;
+	struct mf_state before;
+	u32 n, faults, i;
+	bool injected;
+	int ret;
+
+	pc_init(test, s, 1024);
+	mf_pin(mf);
+	while (mf->nr < 512)
+		mf_alloc(test, mf, false);
+	KUNIT_EXPECT_EQ(test, s->free_head, KSLOT_SLOTS_NONE);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 0);
+
+	/* The other magazine full: its slots are taken, not -ENOMEM. */
+	mf_remove(test, mf, mf->other, 0, KSLOT_SLOTS_MAG_SIZE);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, KSLOT_SLOTS_MAG_SIZE);
+	KUNIT_EXPECT_EQ(test, mf_alloc_sweep(test, mf, &injected), 0);
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, mf->h[512], kslot_handle_make(31, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s->free_head, 30);
+	mf_check(test, mf, 512);
+
+	/* Full again there, 5 here, 31 on the free list: 68 free slots. */
+	mf_remove(test, mf, mf->other, 32, KSLOT_SLOTS_MAG_SIZE);
+	mf_remove(test, mf, mf->cpu, 64, 5);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, KSLOT_SLOTS_MAG_SIZE);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 5);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 444);
+	/* Room for 69 needs a growth: -ENOMEM until it succeeds. */
+	mf_state(mf, &before);
+	for (n = 1, faults = 0;; n++) {
+		ret = kslot_test_with_fail_nth(n, &injected,
+					       kslot_slots_reserve(s, 69,
+								   GFP_KERNEL));
+		if (!injected)
+			break;
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		mf_unchanged(test, mf, &before);
+		faults++;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	/* The growth quiesced both magazines and kept their slots. */
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr, KSLOT_SLOTS_MAG_SIZE);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 5);
+	KUNIT_EXPECT_EQ(test, s->free_head, 512);
+	mf_check(test, mf, 1024);
+	/* This CPU's are handed out first, at their generations. */
+	mf_alloc(test, mf, true);
+	KUNIT_EXPECT_EQ(test, mf->h[513], kslot_handle_make(68, s->tag, 3));
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->cpu)->nr, 4);
+	/* A remove onto the full magazine flushes its oldest batch. */
+	mf_remove(test, mf, mf->other, 69, 1);
+	KUNIT_EXPECT_EQ(test, mag_of(s, mf->other)->nr,
+			KSLOT_SLOTS_MAG_SIZE - KSLOT_SLOTS_MAG_BATCH + 1);
+	KUNIT_EXPECT_EQ(test, s->free_head, 47);
+	KUNIT_EXPECT_PTR_EQ(test, slot_at(s, 32).obj, (void *)512UL);
+	/* Ours (4), then a refill from that batch. */
+	for (i = 0; i < 5; i++)
+		mf_alloc(test, mf, true);
+	KUNIT_EXPECT_EQ(test, mf->h[518], kslot_handle_make(47, s->tag, 3));
+	mf_check(test, mf, 1024);
+	migrate_enable();
+	kslot_slots_destroy(s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -2224,6 +2584,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_mag_growth),
 	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_remove),
 	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_replace),
+	KUNIT_CASE(kslot_slots_test_mag_fault),
+	KUNIT_CASE(kslot_slots_test_mag_fault_quiesce),
 	{}
 };
 
