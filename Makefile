@@ -269,7 +269,7 @@ eco-checks: test-modules
 # build/bench/results.json and build/bench/results.png.  Not part of
 # "make check", which loads the module once at a tiny size instead
 # (bench/kslot_bench.sh, run in the VMs like a selftest).
-# "make bench-native" runs only the native half (no VM; about 15
+# "make bench-native" runs only the native half (no VM; about 20
 # minutes on 2 busy cores): build/bench/results.json then holds the
 # native rows alone.
 BENCH_OUT := $(BUILD)/bench

@@ -198,7 +198,7 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h + (2ULL << 32), &v),
 			-ENOENT);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 2);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -1158,11 +1158,11 @@ static void kslot_dense_test_forged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.slots.tag,
 								    1), &v),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 6);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 6);
 	/* The null handle is refused without being counted. */
 	d.slots.tag = 0;
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&d.slots.rejected), 6);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 6);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 	kslot_dense_destroy(&other, NULL, NULL);

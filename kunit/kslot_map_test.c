@@ -82,7 +82,7 @@ static void kslot_map_test_lookup(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h), COOKIE(7));
 	rcu_read_unlock();
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + 1));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.slots.rejected), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&map.slots.rejected), 1);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -351,7 +351,7 @@ static void kslot_map_test_forged(struct kunit *test)
 	h2 = kslot_handle_make(1, map.slots.tag, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* Six lookups and the remove. */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&map.slots.rejected), 7);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&map.slots.rejected), 7);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(0));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);

@@ -37,7 +37,7 @@ static u64 slots_alloc(struct kunit *test, struct kslot_slots *s, void *obj)
 
 static long rejected(struct kslot_slots *s)
 {
-	return atomic_long_read(&s->rejected);
+	return atomic64_read(&s->rejected);
 }
 
 /* The slot @index of the current table, read under RCU. */
@@ -1758,6 +1758,65 @@ static void kslot_slots_test_percpu_refuses(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/*
+ * The writers on a table that has allocated nothing (the shared empty
+ * table, whose slot 0 holds word 0) and on one that has: the null handle
+ * and a never-issued handle of slot 0 change nothing, and only the
+ * latter counts as rejected.
+ */
+static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
+{
+	const struct kslot_slot *empty;
+	u64 h, h0 = kslot_handle_make(0, s->tag, 1);
+
+	empty = rcu_dereference_protected(s->slots, 1);
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, 0, NULL, COOKIE(1)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(s, 0, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rejected(s), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h0, COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, rejected(s), 2);
+	/* Still the shared empty table, untouched. */
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(s->slots, 1),
+			    empty);
+	KUNIT_EXPECT_EQ(test, empty->word, 0);
+	KUNIT_EXPECT_NULL(test, empty->obj);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
+	/* With a table: the null handle still changes nothing. */
+	h = slots_alloc(test, s, COOKIE(2));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(3)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, rejected(s), 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(s, h), COOKIE(2));
+	kslot_slots_destroy(s, NULL, NULL);
+}
+
+static void kslot_slots_test_null_handle(struct kunit *test)
+{
+	struct kslot_slots s;
+	unsigned long flags;
+
+	slots_init(test, &s, 64);
+	flags = kslot_slots_lock(&s);
+	KUNIT_EXPECT_NULL(test, __kslot_slots_remove(&s, 0));
+	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, 0, COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, 0, NULL), -ENOENT);
+	kslot_slots_unlock(&s, flags);
+	null_handle_writers(test, &s);
+	pc_init(test, &s, 64);
+	migrate_disable();
+	null_handle_writers(test, &s);
+	migrate_enable();
+}
+
 /* Refill and flush batches of one CPU's magazine, and the dump's flush. */
 static void kslot_slots_test_mag_batches(struct kunit *test)
 {
@@ -2578,6 +2637,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_restore),
 	KUNIT_CASE(kslot_slots_test_restore_free),
 	KUNIT_CASE(kslot_slots_test_percpu_refuses),
+	KUNIT_CASE(kslot_slots_test_null_handle),
 	KUNIT_CASE(kslot_slots_test_mag_batches),
 	KUNIT_CASE(kslot_slots_test_mag_writers),
 	KUNIT_CASE(kslot_slots_test_mag_enospc),

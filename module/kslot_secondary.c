@@ -269,7 +269,7 @@ EXPORT_SYMBOL_GPL(kslot_secondary_clear);
  * @sec: The map.
  * @st: Filled with a consistent snapshot (kslot_slots_get_stats()):
  *	entries stored, slots allocated, the index limit, retired slots and
- *	rejected lookups.
+ *	rejected handles.
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the table lock.

@@ -293,7 +293,7 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 	kslot_slots_init_format(s, max_entries);
 	s->free_head = KSLOT_SLOTS_NONE;
 	s->max_entries = max_entries;
-	atomic_long_set(&s->rejected, 0);
+	atomic64_set(&s->rejected, 0);
 	if ((flags & KSLOT_SLOTS_PERCPU) && kslot_slots_can_mag()) {
 		s->mags = kslot_slots_mags_alloc(s);
 		if (!s->mags)
@@ -709,11 +709,12 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 static __always_inline struct kslot_slot *
 kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
 {
-	struct kslot_slot *slot = (struct kslot_slot *)
-		__kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
+	struct kslot_slot *slot;
 
 	if (unlikely(!handle))
 		return NULL;
+	slot = (struct kslot_slot *)
+		__kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
 	/* Per-CPU tables: magazine writers change words without the lock. */
 	if (likely(READ_ONCE(slot->word) == handle))
 		return slot;
@@ -722,7 +723,8 @@ kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
 }
 
 /* The live slot @handle names, or NULL.  Called with the lock held. */
-static struct kslot_slot *kslot_slots_live(struct kslot_slots *s, u64 handle)
+static __always_inline struct kslot_slot *
+kslot_slots_live(struct kslot_slots *s, u64 handle)
 {
 	return kslot_slots_match(s, kslot_slots_locked(s), handle);
 }
@@ -808,7 +810,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
 void kslot_slots_count_reject(struct kslot_slots *s, u64 handle)
 {
 	if (handle)
-		atomic_long_inc(&s->rejected);
+		atomic64_inc(&s->rejected);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
 
@@ -993,7 +995,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 		st->grow_bytes = kslot_kvmalloc_bytes(NULL, size);
 	}
 	kslot_slots_unlock(s, irqflags);
-	st->rejected = atomic_long_read(&s->rejected);
+	st->rejected = atomic64_read(&s->rejected);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
 
@@ -1381,7 +1383,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * removed object in *@old, -ENOENT or -EBUSY.
  */
 static __always_inline int
-kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
+kslot_slots_cas_free(struct kslot_slots *s, struct kslot_slot *slot,
 		     u64 handle, void **old, bool any, void *link)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
@@ -1392,7 +1394,7 @@ kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
 	if (any) {
 		/* Of two racing removes, one wins the word. */
 		if (cmpxchg64(&slot->word, handle, word) != handle)
-			return -ENOENT;
+			goto reject;
 		/* The slot is ours: no replace lands after the cmpxchg. */
 		*old = READ_ONCE(slot->obj);
 		WRITE_ONCE(slot->obj, link);
@@ -1400,7 +1402,12 @@ kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
 	}
 	if (kslot_slots_cas2(slot, &cur, word, link))
 		return 0;
-	return cur.word == handle ? -EBUSY : -ENOENT;
+	if (cur.word == handle)
+		return -EBUSY;
+reject:
+	/* A racing remove won: as a failed compare, a rejection. */
+	kslot_slots_count_reject(s, handle);
+	return -ENOENT;
 }
 
 /*
@@ -1408,7 +1415,8 @@ kslot_slots_cas_free(const struct kslot_slots *s, struct kslot_slot *slot,
  * from *@old.  Returns 0 with the object replaced in *@old, -ENOENT or
  * -EBUSY.
  */
-static int kslot_slots_cas_obj(struct kslot_slot *slot, u64 handle,
+static int kslot_slots_cas_obj(struct kslot_slots *s,
+			       struct kslot_slot *slot, u64 handle,
 			       void **old, bool any, void *obj)
 {
 	struct kslot_slot cur = {
@@ -1418,8 +1426,11 @@ static int kslot_slots_cas_obj(struct kslot_slot *slot, u64 handle,
 
 	/* A full barrier: object contents before the pointer. */
 	while (!kslot_slots_cas2(slot, &cur, handle, obj)) {
-		if (cur.word != handle)
+		if (cur.word != handle) {
+			/* A racing remove won: a rejection. */
+			kslot_slots_count_reject(s, handle);
 			return -ENOENT;
+		}
 		if (!any)
 			return -EBUSY;
 	}
@@ -1731,14 +1742,15 @@ static int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle,
 	if (m) {
 		slot = kslot_slots_mag_slot(s, handle);
 		if (slot)
-			ret = kslot_slots_cas_obj(slot, handle, old, any, obj);
+			ret = kslot_slots_cas_obj(s, slot, handle, old, any,
+						  obj);
 		kslot_slots_mag_unlock(s, m, irqflags);
 		return ret;
 	}
 	irqflags = kslot_slots_lock(s);
 	slot = kslot_slots_live(s, handle);
 	if (slot)
-		ret = kslot_slots_cas_obj(slot, handle, old, any, obj);
+		ret = kslot_slots_cas_obj(s, slot, handle, old, any, obj);
 	if (!ret)
 		kslot_slots_mirror(s, slot, kslot_slots_handle_index(s, handle));
 	kslot_slots_unlock(s, irqflags);

@@ -209,8 +209,8 @@ static void run_smp2(struct keys *k)
 	double k1, k2, x1, x2;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || n < 2) {
-		printf("# native: smp2_map_alloc_remove size=%u skipped: %s\n",
-		       n, "fewer than 2 CPUs");
+		printf("# native: %ssmp2_map_alloc_remove size=%u skipped: %s\n",
+		       flavour, n, "fewer than 2 CPUs");
 		return;
 	}
 	k1 = per(BEST(churn_threads(k, ops, 1, 0)), ops);

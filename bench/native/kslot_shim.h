@@ -220,6 +220,15 @@ typedef struct {
 	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED)
 #define ATOMIC_LONG_INIT(i)	{ (i) }
 
+typedef struct {
+	int64_t counter;
+} atomic64_t;
+
+#define atomic64_read(v)	atomic_read(v)
+#define atomic64_set(v, i)	atomic_set(v, i)
+#define atomic64_inc(v) \
+	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
+
 struct kref {
 	atomic_t refcount;
 };

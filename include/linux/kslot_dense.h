@@ -243,7 +243,8 @@ void kslot_dense_restore_done(struct kslot_dense *dense);
  * Context: Any context the table's lock flags allow.
  * Return: Saved interrupt flags to pass to kslot_dense_unlock().
  */
-static inline unsigned long kslot_dense_lock(struct kslot_dense *dense)
+static __always_inline unsigned long
+kslot_dense_lock(struct kslot_dense *dense)
 	__acquires(&dense->lock)
 {
 	rcu_read_lock();
@@ -257,8 +258,8 @@ static inline unsigned long kslot_dense_lock(struct kslot_dense *dense)
  *
  * Context: Caller holds the table lock.
  */
-static inline void kslot_dense_unlock(struct kslot_dense *dense,
-				      unsigned long irqflags)
+static __always_inline void kslot_dense_unlock(struct kslot_dense *dense,
+					       unsigned long irqflags)
 	__releases(&dense->lock)
 {
 	kslot_spin_unlock_flags(&dense->lock, dense->slots.flags, irqflags);

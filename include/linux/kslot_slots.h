@@ -4,7 +4,7 @@
  *
  * It owns the slot storage and its growth, the free list, the generations
  * with retire-on-wrap, the per-table tag, the one handle check, the
- * counters (rejected lookups included), debugfs and the slot dump.  Each
+ * counters (rejected handles included), debugfs and the slot dump.  Each
  * slot stores a pointer; the tables built on it (kslot_map, ...) give the
  * pointer its meaning.
  *
@@ -441,7 +441,7 @@ struct kslot_slots {
 	/* Slots retired because their generations were used up. */
 	u32 retired;
 	/* Nonzero handles that named no live entry (lookups and writers). */
-	atomic_long_t rejected;
+	atomic64_t rejected;
 	/* Debugfs file of a named table, or NULL. */
 	struct dentry *debugfs;
 	/* Between the first kslot_slots_restore_*() and restore_done(). */
@@ -548,7 +548,7 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
  * already held.
  * Return: Saved interrupt flags for kslot_slots_unlock().
  */
-static inline unsigned long kslot_slots_lock(struct kslot_slots *s)
+static __always_inline unsigned long kslot_slots_lock(struct kslot_slots *s)
 	__acquires(&s->lock)
 {
 	return kslot_spin_lock_flags(&s->lock, s->flags);
@@ -561,8 +561,8 @@ static inline unsigned long kslot_slots_lock(struct kslot_slots *s)
  *
  * Context: Caller holds the table lock.
  */
-static inline void kslot_slots_unlock(struct kslot_slots *s,
-				      unsigned long irqflags)
+static __always_inline void kslot_slots_unlock(struct kslot_slots *s,
+					       unsigned long irqflags)
 	__releases(&s->lock)
 {
 	kslot_spin_unlock_flags(&s->lock, s->flags, irqflags);
