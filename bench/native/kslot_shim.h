@@ -468,8 +468,24 @@ static inline void *kmalloc(size_t n, gfp_t gfp)
 #define kzalloc(n, gfp)			kmalloc(n, (gfp) | __GFP_ZERO)
 #define kcalloc(n, s, gfp)		kzalloc(size_mul(n, s), gfp)
 #define kmalloc_array(n, s, gfp)	kmalloc(size_mul(n, s), gfp)
-#define kvmalloc(n, gfp)		kmalloc(n, gfp)
 #define kvzalloc(n, gfp)		kzalloc(n, gfp)
+
+/*
+ * The kernel's kvmalloc() hands out memory backed by pages it has
+ * allocated; malloc() maps pages at first touch.  Touch them here, where
+ * the kernel pays for them, so that a table's page faults (huge-page
+ * zeroing included) do not land in the copy batches under its lock.
+ */
+static inline void *kvmalloc(size_t n, gfp_t gfp)
+{
+	char *p = kmalloc(n, gfp);
+	size_t i;
+
+	if (p && !(gfp & __GFP_ZERO))
+		for (i = 0; i < n; i += 4096)
+			((volatile char *)p)[i] = 0;
+	return p;
+}
 #define kfree(p)			free((void *)(p))
 #define kvfree(p)			free((void *)(p))
 #define vfree(p)			free((void *)(p))
