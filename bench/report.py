@@ -544,8 +544,10 @@ def main():
     if native_only:
         krows, knotes = [], []
     nrows, nnotes = rows_of(os.path.join(outdir, 'native.tap'))
-    # The alloc+remove rows of a per-CPU map (native_percpu_*).
-    prows, pnotes = rows_of(os.path.join(outdir, 'native-percpu.tap'))
+    # The alloc+remove rows of a per-CPU map (native_percpu_*); bench.sh
+    # skips them for KSLOT_BENCH_ONLY=hive.
+    ppath = os.path.join(outdir, 'native-percpu.tap')
+    prows, pnotes = rows_of(ppath) if os.path.exists(ppath) else ([], [])
     nrows += prows
     nnotes += [n for n in pnotes if n not in nnotes]
     crows = callgrind_rows(os.path.join(outdir, 'callgrind.txt'))

@@ -35,7 +35,7 @@ static u64 slots_alloc(struct kunit *test, struct kslot_slots *s, void *obj)
 	return h;
 }
 
-static long rejected(struct kslot_slots *s)
+static s64 rejected(struct kslot_slots *s)
 {
 	return atomic64_read(&s->rejected);
 }
@@ -1795,7 +1795,6 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	KUNIT_EXPECT_EQ(test, rejected(s), 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(s, h), COOKIE(2));
-	kslot_slots_destroy(s, NULL, NULL);
 }
 
 static void kslot_slots_test_null_handle(struct kunit *test)
@@ -1811,10 +1810,18 @@ static void kslot_slots_test_null_handle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, 0, NULL), -ENOENT);
 	kslot_slots_unlock(&s, flags);
 	null_handle_writers(test, &s);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_null_handle_percpu(struct kunit *test)
+{
+	struct kslot_slots s;
+
 	pc_init(test, &s, 64);
 	migrate_disable();
 	null_handle_writers(test, &s);
 	migrate_enable();
+	kslot_slots_destroy(&s, NULL, NULL);
 }
 
 /* Refill and flush batches of one CPU's magazine, and the dump's flush. */
@@ -2638,6 +2645,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_restore_free),
 	KUNIT_CASE(kslot_slots_test_percpu_refuses),
 	KUNIT_CASE(kslot_slots_test_null_handle),
+	KUNIT_CASE(kslot_slots_test_null_handle_percpu),
 	KUNIT_CASE(kslot_slots_test_mag_batches),
 	KUNIT_CASE(kslot_slots_test_mag_writers),
 	KUNIT_CASE(kslot_slots_test_mag_enospc),

@@ -163,8 +163,8 @@ struct kslot_file {
  * @grow_bytes: Memory its next growth would allocate; 0 if it cannot grow.
  * @room: Inserts that fit before the structure must grow.
  * @rejected: Nonzero handles that named no live entry, as the core counts
- *	them: each -ENOENT of GET, UPDATE and ERASE, and a walk's or an
- *	insert's rollback's lookup that lost a race with an erase.
+ *	them: each -ENOENT of GET, UPDATE and ERASE, and a walk's lookup
+ *	or an insert's rollback erase that lost a race with an erase.
  */
 struct kslot_table_stats {
 	u64 entries;

@@ -468,7 +468,7 @@ static inline void *kmalloc(size_t n, gfp_t gfp)
 #define kzalloc(n, gfp)			kmalloc(n, (gfp) | __GFP_ZERO)
 #define kcalloc(n, s, gfp)		kzalloc(size_mul(n, s), gfp)
 #define kmalloc_array(n, s, gfp)	kmalloc(size_mul(n, s), gfp)
-#define kvzalloc(n, gfp)		kzalloc(n, gfp)
+#define kvzalloc(n, gfp)		kvmalloc(n, (gfp) | __GFP_ZERO)
 
 /*
  * The kernel's kvmalloc() hands out memory backed by pages it has
@@ -481,9 +481,12 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 	char *p = kmalloc(n, gfp);
 	size_t i;
 
-	if (p && !(gfp & __GFP_ZERO))
+	/* calloc() leaves a large block's pages unmapped too. */
+	if (p && n) {
 		for (i = 0; i < n; i += 4096)
 			((volatile char *)p)[i] = 0;
+		((volatile char *)p)[n - 1] = 0;
+	}
 	return p;
 }
 #define kfree(p)			free((void *)(p))

@@ -252,7 +252,7 @@ struct kslot_stats {
 	__u64 max_entries;	/* out: capacity limit (sum for the file) */
 	__u64 bytes;		/* out: bytes charged against max_bytes */
 	__u64 retired;		/* out: slots retired for good */
-	__u64 rejected;		/* out: handles that named no live entry */
+	__u64 rejected;		/* out: nonzero handles naming no live entry */
 };
 
 /* Slot states in struct kslot_dump_slot. */
