@@ -489,6 +489,7 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 	}
 	return p;
 }
+
 #define kfree(p)			free((void *)(p))
 #define kvfree(p)			free((void *)(p))
 #define vfree(p)			free((void *)(p))
