@@ -1274,8 +1274,60 @@ static void kslot_map_test_percpu_fault(struct kunit *test)
 	}
 }
 
+/* A map defined statically, as DEFINE_XARRAY() defines an array. */
+static DEFINE_KSLOT_MAP(kslot_map_test_static, 64, KSLOT_MAP_LOCK_BH);
+
+static void kslot_map_test_define(struct kunit *test)
+{
+	struct kslot_map *map = &kslot_map_test_static;
+	struct kslot_map_stats st;
+	unsigned long flags;
+	u64 h, h2;
+
+	KUNIT_EXPECT_EQ(test, kslot_map_count(map), 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, kslot_handle_make(0, 0, 1)));
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
+	/* Its tag is drawn at the first growth. */
+	KUNIT_EXPECT_LE(test, kslot_handle_tag(h), KSLOT_TAG_MASK);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), kslot_slots_tag(&map->slots));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(map, h), COOKIE(1));
+	flags = kslot_map_lock(map);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(map, COOKIE(2), &h2), 0);
+	kslot_map_unlock(map, flags);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(map, h), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
+	kslot_map_get_stats(map, &st);
+	KUNIT_EXPECT_EQ(test, st.count, 1);
+	KUNIT_EXPECT_EQ(test, st.max_entries, 64);
+	kslot_map_destroy(map, NULL, NULL);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h2));
+}
+
+/* A zeroed map is an empty one: it holds nothing and takes nothing. */
+static void kslot_map_test_zeroed(struct kunit *test)
+{
+	struct kslot_map *map = kunit_kzalloc(test, sizeof(*map), GFP_KERNEL);
+	u64 h = kslot_handle_make(1, 0, 1);
+	struct kslot_map_stats st;
+
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(map), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(map, h));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(map, h, COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	kslot_map_get_stats(map, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, 0);
+	KUNIT_EXPECT_EQ(test, st.rejected, 3);
+	kslot_map_destroy(map, NULL, NULL);
+}
+
 static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_init),
+	KUNIT_CASE(kslot_map_test_define),
+	KUNIT_CASE(kslot_map_test_zeroed),
 	KUNIT_CASE(kslot_map_test_alloc),
 	KUNIT_CASE(kslot_map_test_lookup),
 	KUNIT_CASE(kslot_map_test_remove),

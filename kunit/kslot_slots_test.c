@@ -7,12 +7,15 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/kslot_slots.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "kslot_internal.h"
@@ -72,7 +75,7 @@ static void kslot_slots_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
 	KUNIT_EXPECT_LE(test, kslot_slots_tag(&s), KSLOT_TAG_MASK);
-	/* The shared empty table: nothing matches, nothing is allocated. */
+	/* No table yet: nothing matches, nothing is allocated. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
 						   kslot_handle_make(0, s.tag,
@@ -1759,17 +1762,14 @@ static void kslot_slots_test_percpu_refuses(struct kunit *test)
 }
 
 /*
- * The writers on a table that has allocated nothing (the shared empty
- * table, whose slot 0 holds word 0) and on one that has: the null handle
- * and a never-issued handle of slot 0 change nothing, and only the
- * latter counts as rejected.
+ * The writers on a table that has allocated nothing (no table yet) and
+ * on one that has: the null handle and a never-issued handle of slot 0
+ * change nothing, and only the latter counts as rejected.
  */
 static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 {
-	const struct kslot_slot *empty;
 	u64 h, h0 = kslot_handle_make(0, s->tag, 1);
 
-	empty = rcu_dereference_protected(s->slots, 1);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(1)),
 			    ERR_PTR(-ENOENT));
@@ -1781,11 +1781,8 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h0, COOKIE(1)),
 			    ERR_PTR(-ENOENT));
 	KUNIT_EXPECT_EQ(test, rejected(s), 2);
-	/* Still the shared empty table, untouched. */
-	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(s->slots, 1),
-			    empty);
-	KUNIT_EXPECT_EQ(test, empty->word, 0);
-	KUNIT_EXPECT_NULL(test, empty->obj);
+	/* Still no table. */
+	KUNIT_EXPECT_NULL(test, rcu_dereference_protected(s->slots, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
 	/* With a table: the null handle still changes nothing. */
 	h = slots_alloc(test, s, COOKIE(2));
@@ -2220,7 +2217,7 @@ static void kslot_slots_test_mag_growth(struct kunit *test)
 	/* Allocate the new table (quiescing the magazines), copy a batch. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
 	KUNIT_ASSERT_NOT_NULL(test, s.grow.next);
-	KUNIT_EXPECT_TRUE(test, s.growing);
+	KUNIT_EXPECT_TRUE(test, s.bypass);
 	KUNIT_EXPECT_EQ(test, s.grow.copied, KSLOT_SLOTS_COPY_BATCH);
 	/* While it runs, writers take the lock: the magazine is left alone. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[30]), COOKIE(30));
@@ -2232,7 +2229,7 @@ static void kslot_slots_test_mag_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.free_head, n - 30);
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
 	KUNIT_EXPECT_NULL(test, s.grow.next);
-	KUNIT_EXPECT_FALSE(test, s.growing);
+	KUNIT_EXPECT_FALSE(test, s.bypass);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * n);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n - 22);
 	/* The magazine's slots are handed out first, at their generation. */
@@ -2318,7 +2315,7 @@ static void mf_check(struct kunit *test, struct mag_fault *mf, u32 capacity)
 			bitmap_weight(mf->live, mf->nr));
 	KUNIT_EXPECT_EQ(test, mf->s.capacity, capacity);
 	KUNIT_EXPECT_NULL(test, mf->s.grow.next);
-	KUNIT_EXPECT_FALSE(test, mf->s.growing);
+	KUNIT_EXPECT_FALSE(test, mf->s.bypass);
 	for (i = 0; i < mf->nr; i++) {
 		void *want = test_bit(i, mf->live) ? COOKIE(i) : NULL;
 
@@ -2601,6 +2598,484 @@ static void kslot_slots_test_mag_fault_quiesce(struct kunit *test)
 	kslot_slots_destroy(s, NULL, NULL);
 }
 
+/* ---- soundness: forced interleavings, lock classes, zeroed tables ---- */
+
+/*
+ * The test-point hook (kslot_slots_test_set_hook()): one case at a time
+ * sets it, with the table it watches and what to do there.
+ */
+static struct {
+	struct kslot_slots *s;
+	enum kslot_slots_test_point point;
+	void (*fn)(struct kslot_slots *s);
+	unsigned int calls;
+	bool busy;
+} tp;
+
+static void tp_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
+{
+	if (s != tp.s || point != tp.point || tp.busy)
+		return;
+	tp.busy = true;
+	tp.calls++;
+	tp.fn(s);
+	tp.busy = false;
+}
+
+static void tp_set(struct kslot_slots *s, enum kslot_slots_test_point point,
+		   void (*fn)(struct kslot_slots *s))
+{
+	tp.s = s;
+	tp.point = point;
+	tp.fn = fn;
+	tp.calls = 0;
+	tp.busy = false;
+	kslot_slots_test_set_hook(tp_hook);
+}
+
+static void tp_clear(void)
+{
+	kslot_slots_test_set_hook(NULL);
+	tp.s = NULL;
+}
+
+/* An object the table holds a reference to. */
+struct lg_obj {
+	struct kref ref;
+	u64 h;
+	int released;
+	bool released_in_rcu;
+};
+
+static struct lg_obj *lg;
+
+static void lg_release(struct kref *ref)
+{
+	struct lg_obj *o = container_of(ref, struct lg_obj, ref);
+
+	/* A release may sleep: mutex_lock(), vfree(), synchronize_rcu(). */
+	might_sleep();
+	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
+		o->released_in_rcu = rcu_read_lock_held();
+	o->released++;
+}
+
+/* Between the lookup's reference and its re-check: remove, drop the table's. */
+static void lg_remove(struct kslot_slots *s)
+{
+	if (kslot_slots_remove(s, lg->h) == lg)
+		kref_put(&lg->ref, lg_release);
+}
+
+/*
+ * kslot_slots_lookup_get() whose entry is removed after it took its
+ * reference: the re-check fails and its put is the last one, so the
+ * release (which may sleep) runs, outside the RCU read-side section.
+ */
+static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
+{
+	struct kslot_slots s;
+
+	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lg);
+	kref_init(&lg->ref);
+	slots_init(test, &s, 16);
+	lg->h = slots_alloc(test, &s, lg);
+	tp_set(&s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_remove);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
+						       offsetof(struct lg_obj, ref),
+						       lg_release));
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, lg->released, 1);
+	KUNIT_EXPECT_FALSE(test, lg->released_in_rcu);
+	KUNIT_EXPECT_EQ(test, kref_read(&lg->ref), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* One alloc and remove, in whatever context the caller is in. */
+static int write_once(struct kslot_slots *s)
+{
+	u64 h;
+	int ret = kslot_slots_alloc(s, COOKIE(1), &h, GFP_ATOMIC);
+
+	if (ret)
+		return ret;
+	return kslot_slots_remove(s, h) == COOKIE(1) ? 0 : -EINVAL;
+}
+
+struct ctx_writer {
+	struct kslot_slots *s;
+	struct timer_list timer;
+	struct irq_work work;
+	struct completion done;
+	bool in_context;
+	int ret;
+};
+
+static void softirq_write(struct timer_list *t)
+{
+	struct ctx_writer *w = from_timer(w, t, timer);
+
+	w->in_context = in_serving_softirq();
+	w->ret = write_once(w->s);
+	complete(&w->done);
+}
+
+static void hardirq_write(struct irq_work *work)
+{
+	struct ctx_writer *w = container_of(work, struct ctx_writer, work);
+
+	/* On PREEMPT_RT a plain irq_work runs in a thread, as a handler. */
+	w->in_context = IS_ENABLED(CONFIG_PREEMPT_RT) || in_hardirq();
+	w->ret = write_once(w->s);
+	complete(&w->done);
+}
+
+/* One init site for every table of the case: classes differ by mode. */
+static void slots_init_flags(struct kunit *test, struct kslot_slots *s,
+			     unsigned int flags)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(s, "test", NULL, 64, flags), 0);
+}
+
+/*
+ * A table written from a real softirq (a timer), one from a real hardirq
+ * (an irq_work) and one in process context with both enabled, all
+ * initialised at one site: each lock mode has its own lockdep class, so
+ * lockdep sees no inconsistent usage and stays on.  Two tables of one
+ * class nest with kslot_slots_lock_nested().
+ */
+static void kslot_slots_test_lock_classes(struct kunit *test)
+{
+	struct kslot_slots plain, other, bh, irq;
+	struct ctx_writer w = {};
+	unsigned long f1, f2;
+
+	slots_init_flags(test, &plain, 0);
+	slots_init_flags(test, &other, 0);
+	slots_init_flags(test, &bh, KSLOT_SLOTS_LOCK_BH);
+	slots_init_flags(test, &irq, KSLOT_SLOTS_LOCK_IRQ);
+	/* Process context, softirqs and interrupts enabled. */
+	KUNIT_EXPECT_EQ(test, write_once(&plain), 0);
+	KUNIT_EXPECT_EQ(test, write_once(&bh), 0);
+	KUNIT_EXPECT_EQ(test, write_once(&irq), 0);
+	/* A softirq writer of the BH table. */
+	w.s = &bh;
+	init_completion(&w.done);
+	timer_setup_on_stack(&w.timer, softirq_write, 0);
+	mod_timer(&w.timer, jiffies + 1);
+	wait_for_completion(&w.done);
+	del_timer_sync(&w.timer);
+	destroy_timer_on_stack(&w.timer);
+	KUNIT_EXPECT_TRUE(test, w.in_context);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	/* A hardirq writer of the IRQ table. */
+	w.s = &irq;
+	w.in_context = false;
+	reinit_completion(&w.done);
+	init_irq_work(&w.work, hardirq_write);
+	irq_work_queue(&w.work);
+	wait_for_completion(&w.done);
+	irq_work_sync(&w.work);
+	KUNIT_EXPECT_TRUE(test, w.in_context);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	/* Process context again, after the interrupt contexts. */
+	KUNIT_EXPECT_EQ(test, write_once(&plain), 0);
+	KUNIT_EXPECT_EQ(test, write_once(&bh), 0);
+	/* Two tables of one class, nested in one order. */
+	f1 = kslot_slots_lock(&plain);
+	f2 = kslot_slots_lock_nested(&other, SINGLE_DEPTH_NESTING);
+	kslot_slots_unlock(&other, f2);
+	kslot_slots_unlock(&plain, f1);
+	if (IS_ENABLED(CONFIG_LOCKDEP))
+		KUNIT_EXPECT_TRUE(test, debug_locks);
+	kslot_slots_destroy(&irq, NULL, NULL);
+	kslot_slots_destroy(&bh, NULL, NULL);
+	kslot_slots_destroy(&other, NULL, NULL);
+	kslot_slots_destroy(&plain, NULL, NULL);
+}
+
+/* Removes while a growth pauses between batches. */
+static u64 *gf_h;
+static bool gf_done;
+
+static void gf_remove(struct kslot_slots *s)
+{
+	u32 i;
+
+	/* The first pause after a batch (a per-CPU one quiesces first). */
+	if (gf_done || !s->grow.copied)
+		return;
+	gf_done = true;
+	for (i = 0; i < 10; i++)
+		kslot_slots_remove(s, gf_h[i]);
+}
+
+/*
+ * A growth whose pause lets removes free slots: the allocation that
+ * started it runs it to publication anyway.  Then, below capacity, no
+ * growth is left behind: no next table, and a per-CPU table's magazines
+ * are used again.
+ */
+static void grow_finishes(struct kunit *test, struct kslot_slots *s)
+{
+	const u32 n = 2 * KSLOT_SLOTS_COPY_BATCH;
+	struct kslot_slots_stats st;
+	u64 h;
+	u32 i;
+
+	gf_done = false;
+	gf_h = kunit_kcalloc(test, n, sizeof(*gf_h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gf_h);
+	for (i = 0; i < n; i++)
+		gf_h[i] = slots_alloc(test, s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s->capacity, n);
+	tp_set(s, KSLOT_SLOTS_TP_GROW_PAUSE, gf_remove);
+	h = slots_alloc(test, s, COOKIE(n));
+	tp_clear();
+	KUNIT_EXPECT_TRUE(test, gf_done);
+	KUNIT_EXPECT_NULL(test, s->grow.next);
+	KUNIT_EXPECT_EQ(test, s->bypass, 0);
+	KUNIT_EXPECT_EQ(test, s->capacity, 2 * n);
+	/* The new slots come first on the free list. */
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), n);
+	kslot_slots_get_stats(s, &st);
+	KUNIT_EXPECT_EQ(test, st.count, n - 10 + 1);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			kslot_kvmalloc_bytes(rcu_dereference_protected(s->slots, 1),
+					     struct_size_t(struct kslot_slots_table,
+							   slots, 2 * n)));
+	/* Steady load below capacity. */
+	for (i = 10; i < 20; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(s, gf_h[i]),
+				    COOKIE(i));
+		gf_h[i] = slots_alloc(test, s, COOKIE(i));
+	}
+	KUNIT_EXPECT_NULL(test, s->grow.next);
+	if (s->mags) {
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(s, gf_h[10]),
+				    COOKIE(10));
+		/* The caller keeps migration disabled. */
+		KUNIT_EXPECT_EQ(test, this_cpu_ptr(s->mags)->nr, 1);
+	}
+	for (i = 20; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(s, gf_h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(s, h), COOKIE(n));
+}
+
+static void kslot_slots_test_grow_finishes(struct kunit *test)
+{
+	struct kslot_slots s;
+
+	slots_init(test, &s, 8 * KSLOT_SLOTS_COPY_BATCH);
+	grow_finishes(test, &s);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_grow_finishes_percpu(struct kunit *test)
+{
+	struct kslot_slots s;
+
+	pc_init(test, &s, 8 * KSLOT_SLOTS_COPY_BATCH);
+	migrate_disable();
+	grow_finishes(test, &s);
+	migrate_enable();
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* While a growth quiesces: publish it, and start and quiesce the next. */
+static void qa_regrow(struct kslot_slots *s)
+{
+	struct kslot_slots_table *first = s->grow.next;
+
+	while (s->grow.next == first)
+		kslot_slots_test_grow_step(s);
+	kslot_slots_test_grow_step(s);
+}
+
+/*
+ * The quiesce drops the table lock: meanwhile another writer publishes
+ * the growth that was quiescing and starts the next.  The quiescer must
+ * not take the next growth for its own (by its table's address, which
+ * may be the old one's): it copies only once that growth is quiesced,
+ * from the current table, and every entry survives both growths.
+ */
+static void kslot_slots_test_quiesce_regrow(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_COPY_BATCH;
+	struct kslot_slots s;
+	u64 *h, h2;
+	u32 i, seq;
+
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	pc_init(test, &s, 8 * n);
+	migrate_disable();
+	for (i = 0; i < n; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s.capacity, n);
+	seq = s.grow_seq;
+	tp_set(&s, KSLOT_SLOTS_TP_QUIESCE, qa_regrow);
+	h2 = slots_alloc(test, &s, COOKIE(n));
+	tp_clear();
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	/* Two growths: n, 2n, then 4n slots. */
+	KUNIT_EXPECT_EQ(test, s.grow_seq, seq + 2);
+	KUNIT_EXPECT_EQ(test, s.capacity, 4 * n);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
+	KUNIT_EXPECT_EQ(test, s.bypass, 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(n));
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n + 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* The drain race: a remove behind the drain, an alloc ahead of it. */
+struct dr {
+	struct kslot_slots *s;
+	u64 h[64];
+	u64 got, hook_got;
+	int ret, hook_ret;
+	int b;
+};
+
+static struct dr *dr;
+
+static long dr_fill(void *arg)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(dr->h); i++)
+		if (kslot_slots_alloc(dr->s, COOKIE(i), &dr->h[i], GFP_KERNEL))
+			return -ENOMEM;
+	/* Slot 5 waits in this CPU's magazine. */
+	return kslot_slots_remove(dr->s, dr->h[5]) == COOKIE(5) ? 0 : -EINVAL;
+}
+
+static long dr_alloc_hook(void *arg)
+{
+	dr->hook_ret = kslot_slots_alloc(dr->s, COOKIE(100), &dr->hook_got,
+					 GFP_KERNEL);
+	return 0;
+}
+
+/* After the drain passed the first CPU, the one it runs on. */
+static void dr_hook(struct kslot_slots *s)
+{
+	if (tp.calls > 1)
+		return;
+	/* Behind the drain: this CPU frees slot 7. */
+	kslot_slots_remove(s, dr->h[7]);
+	/* Ahead of it: the second CPU allocates. */
+	work_on_cpu(dr->b, dr_alloc_hook, NULL);
+}
+
+static long dr_alloc(void *arg)
+{
+	dr->ret = kslot_slots_alloc(dr->s, COOKIE(101), &dr->got, GFP_KERNEL);
+	return 0;
+}
+
+/*
+ * The exact drain of a full per-CPU table: while an allocation that
+ * found no free slot drains the magazines, a remove on a CPU the drain
+ * has passed and an allocation on one it has not reached must not leave
+ * a free slot behind it: the allocation fails only if no slot is free.
+ */
+static void kslot_slots_test_drain_race(struct kunit *test)
+{
+	struct kslot_slots s;
+	int a = 0;
+
+	if (!cpu_online(0) || !cpu_online(1) || !cpu_possible(1))
+		kunit_skip(test, "needs CPUs 0 and 1");
+	dr = kunit_kzalloc(test, sizeof(*dr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dr);
+	pc_init(test, &s, ARRAY_SIZE(dr->h));
+	dr->s = &s;
+	dr->b = 1;
+	KUNIT_ASSERT_EQ(test, work_on_cpu(dr->b, dr_fill, NULL), 0);
+	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, dr->b)->nr, 1);
+	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, a)->nr, 0);
+	KUNIT_ASSERT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
+	tp_set(&s, KSLOT_SLOTS_TP_DRAIN, dr_hook);
+	KUNIT_ASSERT_EQ(test, work_on_cpu(a, dr_alloc, NULL), 0);
+	tp_clear();
+	KUNIT_EXPECT_GE(test, tp.calls, 1);
+	/* Slots 5 and 7 were free: both allocations got one. */
+	KUNIT_EXPECT_EQ(test, dr->hook_ret, 0);
+	KUNIT_EXPECT_EQ(test, dr->ret, 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(dr->hook_got) +
+			kslot_handle_index(dr->got), 5 + 7);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), ARRAY_SIZE(dr->h));
+	KUNIT_EXPECT_EQ(test, s.bypass, 0);
+	/* Now it is full. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &dr->got, GFP_KERNEL),
+			-ENOSPC);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* A zeroed table, never initialised, is an empty one. */
+static void kslot_slots_test_zeroed(struct kunit *test)
+{
+	struct kslot_slots *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct kslot_slots_dump_slot ds[2];
+	struct kslot_slots_dump d = { .slots = ds };
+	u64 h = kslot_handle_make(0, 0, 1);
+	struct kslot_slots_stats st;
+	u32 i = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, 0));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(s, h, 0, NULL));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, &h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(s, &i, 100, &h));
+	KUNIT_EXPECT_EQ(test, i, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, COOKIE(0), &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, 0, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 0, GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h, COOKIE(1)),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, h, NULL, COOKIE(1)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(s, h, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(s, h, NULL, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(s, h, NULL, GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(s, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(s, 0, 1, NULL,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(s, 0, GFP_KERNEL),
+			-EINVAL);
+	kslot_slots_restore_done(s);
+	kslot_slots_get_stats(s, &st);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_EQ(test, st.capacity, 0);
+	KUNIT_EXPECT_EQ(test, st.max_entries, 0);
+	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+	/* The lookups, replaces and removes of h were rejections. */
+	KUNIT_EXPECT_EQ(test, st.rejected, 6);
+	kslot_slots_dump(s, 0, ARRAY_SIZE(ds), &d);
+	KUNIT_EXPECT_EQ(test, d.returned, 0);
+	KUNIT_EXPECT_EQ(test, d.free_head, KSLOT_SLOTS_NONE);
+	kslot_slots_destroy(s, NULL, NULL);
+	kslot_slots_destroy(s, NULL, NULL);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, h));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -2654,6 +3129,13 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_replace),
 	KUNIT_CASE(kslot_slots_test_mag_fault),
 	KUNIT_CASE(kslot_slots_test_mag_fault_quiesce),
+	KUNIT_CASE(kslot_slots_test_lookup_get_last_ref),
+	KUNIT_CASE(kslot_slots_test_lock_classes),
+	KUNIT_CASE(kslot_slots_test_grow_finishes),
+	KUNIT_CASE(kslot_slots_test_grow_finishes_percpu),
+	KUNIT_CASE(kslot_slots_test_quiesce_regrow),
+	KUNIT_CASE(kslot_slots_test_drain_race),
+	KUNIT_CASE(kslot_slots_test_zeroed),
 	{}
 };
 

@@ -83,9 +83,10 @@ static __always_inline void kslot_dense_mirror(struct kslot_dense *dense,
 		__kslot_dense_mirror(dense, pos);
 }
 
-static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
-			      size_t elem_size, u32 max_entries,
-			      unsigned int flags, bool tagged, u32 tag)
+static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
+			     size_t elem_size, u32 max_entries,
+			     unsigned int flags, bool tagged, u32 tag,
+			     struct lock_class_key *keys)
 {
 	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
 		return -EINVAL;
@@ -93,6 +94,7 @@ static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
 		return -EINVAL;
 	memset(dense, 0, sizeof(*dense));
 	spin_lock_init(&dense->lock);
+	kslot_lock_set_class(&dense->lock, flags, keys);
 	seqcount_spinlock_init(&dense->seq, &dense->lock);
 	dense->elem_size = elem_size;
 	if (tagged)
@@ -103,7 +105,7 @@ static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
 }
 
 /**
- * kslot_dense_init() - Initialise a dense slot map.
+ * __kslot_dense_init() - Initialise a dense slot map.
  * @dense: The table to initialise.
  * @name: If not NULL, expose the table's counters in debugfs as
  *	kslot/dense-@name.  A duplicate name is not exposed.
@@ -113,6 +115,8 @@ static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ (not both), and
  *	%KSLOT_DENSE_ACCOUNT.
+ * @keys: The lockdep classes of the table lock, one per lock mode
+ *	(kslot_dense_init() passes its call site's: kslot_lock_classes()).
  *
  * Nothing is allocated until the first insert or reserve.  The packed
  * array at @max_entries must fit in one allocation of at most INT_MAX
@@ -123,16 +127,17 @@ static int __kslot_dense_init(struct kslot_dense *dense, const char *name,
  * the packed array at @max_entries would exceed INT_MAX bytes, or @flags
  * holds unknown bits or both lock flags.
  */
-int kslot_dense_init(struct kslot_dense *dense, const char *name,
-		     size_t elem_size, u32 max_entries, unsigned int flags)
+int __kslot_dense_init(struct kslot_dense *dense, const char *name,
+		       size_t elem_size, u32 max_entries, unsigned int flags,
+		       struct lock_class_key *keys)
 {
-	return __kslot_dense_init(dense, name, elem_size, max_entries, flags,
-				  false, 0);
+	return kslot_dense_setup(dense, name, elem_size, max_entries, flags,
+				 false, 0, keys);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_init);
+EXPORT_SYMBOL_GPL(__kslot_dense_init);
 
 /**
- * kslot_dense_init_tag() - Initialise a dense slot map with a given tag.
+ * __kslot_dense_init_tag() - Initialise a dense slot map with a given tag.
  * @dense: The table to initialise.
  * @name: As kslot_dense_init().
  * @elem_size: As kslot_dense_init().
@@ -141,6 +146,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_init);
  * @tag: The tag of the table's handles, 0 .. %KSLOT_TAG_MASK: a table
  *	restored with kslot_dense_restore_slot() keeps its old tag, so that
  *	its old handles work again.
+ * @keys: As __kslot_dense_init().
  *
  * kslot_dense_init() chooses a random tag instead.
  *
@@ -148,16 +154,17 @@ EXPORT_SYMBOL_GPL(kslot_dense_init);
  * Return: 0, or -EINVAL if @tag is above %KSLOT_TAG_MASK or for
  * kslot_dense_init()'s reasons.
  */
-int kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
-			 size_t elem_size, u32 max_entries, unsigned int flags,
-			 u32 tag)
+int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			   size_t elem_size, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys)
 {
 	if (tag > KSLOT_TAG_MASK)
 		return -EINVAL;
-	return __kslot_dense_init(dense, name, elem_size, max_entries, flags,
-				  true, tag);
+	return kslot_dense_setup(dense, name, elem_size, max_entries, flags,
+				 true, tag, keys);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_init_tag);
+EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
 
 /**
  * kslot_dense_destroy() - Tear down a dense slot map.

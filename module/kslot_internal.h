@@ -113,6 +113,25 @@ static inline bool kslot_should_fail_alloc(void)
 }
 #endif
 
+/*
+ * Points where the slot core drops its locks, or is between two reads a
+ * racing writer may come between: a KUnit case sets a hook that runs
+ * there, to force an interleaving rather than wait for it.
+ */
+enum kslot_slots_test_point {
+	/* kslot_slots_lookup_get(): reference taken, slot not re-read. */
+	KSLOT_SLOTS_TP_LOOKUP_GET,
+	/* A growth between copy batches, no lock held. */
+	KSLOT_SLOTS_TP_GROW_PAUSE,
+	/* A growth quiescing the magazines, no lock held. */
+	KSLOT_SLOTS_TP_QUIESCE,
+	/* A magazine drain, after each CPU, no lock held. */
+	KSLOT_SLOTS_TP_DRAIN,
+};
+
+typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
+					enum kslot_slots_test_point point);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
 void kslot_test_fail_alloc_arm(unsigned int nth);
@@ -121,6 +140,7 @@ bool kslot_test_fail_alloc_disarm(void);
 struct kslot_slots;
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
+kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);
 struct kslot_dense;
 int kslot_dense_test_grow_step(struct kslot_dense *dense);
 struct kslot_pool;

@@ -30,7 +30,7 @@ static void kslot_secondary_value_free(void *data)
 }
 
 /**
- * kslot_secondary_init() - Initialise an empty secondary map.
+ * __kslot_secondary_init() - Initialise an empty secondary map.
  * @sec: The map.
  * @name: If not NULL, expose the map's counters in debugfs as
  *	kslot/secondary-@name.
@@ -39,6 +39,8 @@ static void kslot_secondary_value_free(void *data)
  *	primary's max_entries.
  * @flags: %KSLOT_SECONDARY_LOCK_BH or %KSLOT_SECONDARY_LOCK_IRQ (not
  *	both), and %KSLOT_SECONDARY_ACCOUNT.
+ * @keys: The lockdep classes of the map lock, one per lock mode
+ *	(kslot_secondary_init() passes its call site's: kslot_lock_classes()).
  *
  * Nothing is allocated until the first insert.
  *
@@ -46,22 +48,23 @@ static void kslot_secondary_value_free(void *data)
  * Return: 0, or -EINVAL if @elem_size or @max_entries is out of range or
  * @flags holds unknown bits or both lock flags.
  */
-int kslot_secondary_init(struct kslot_secondary *sec, const char *name,
-			 size_t elem_size, u32 max_entries, unsigned int flags)
+int __kslot_secondary_init(struct kslot_secondary *sec, const char *name,
+			   size_t elem_size, u32 max_entries,
+			   unsigned int flags, struct lock_class_key *keys)
 {
 	int ret;
 
 	if (!elem_size || elem_size > KSLOT_SECONDARY_MAX_ELEM_SIZE ||
 	    flags & ~KSLOT_SECONDARY_FLAGS_ALL)
 		return -EINVAL;
-	ret = kslot_slots_init_tag(&sec->slots, "secondary", name, max_entries,
-				   flags | KSLOT_SLOTS_KEYED,
-				   KSLOT_SLOTS_TAG_UNBOUND);
+	ret = __kslot_slots_init_tag(&sec->slots, "secondary", name,
+				     max_entries, flags | KSLOT_SLOTS_KEYED,
+				     KSLOT_SLOTS_TAG_UNBOUND, keys);
 	if (!ret)
 		sec->elem_size = elem_size;
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_secondary_init);
+EXPORT_SYMBOL_GPL(__kslot_secondary_init);
 
 static void kslot_secondary_drop(void *obj, u64 handle, void *data)
 {

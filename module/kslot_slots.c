@@ -19,17 +19,35 @@
 #include "kslot_internal.h"
 
 /*
- * The table of every table without slots: one slot whose word is 0, which
- * only the null handle equals, with a NULL object.  Never written.
+ * KUnit's hook at the test points of kslot_internal.h, or NULL: one load
+ * and an untaken branch where no case sets it.
  */
-static struct {
-	struct kslot_slots_table t;
-	struct kslot_slot slot;
-} kslot_slots_empty = { .t.nr = 1 };
+#if IS_ENABLED(CONFIG_KUNIT)
+static kslot_slots_test_hook_t kslot_slots_test_hook;
 
-static struct kslot_slot *kslot_slots_empty_table(void)
+static void kslot_slots_test_point(struct kslot_slots *s,
+				   enum kslot_slots_test_point point)
 {
-	return kslot_slots_empty.t.slots;
+	kslot_slots_test_hook_t fn = READ_ONCE(kslot_slots_test_hook);
+
+	if (unlikely(fn))
+		fn(s, point);
+}
+#else
+static void kslot_slots_test_point(struct kslot_slots *s,
+				   enum kslot_slots_test_point point)
+{
+}
+#endif
+
+/*
+ * A zeroed table (never initialised: max_entries 0) is an empty one whose
+ * lock was never initialised: the writers answer for it without taking
+ * the lock (see "Zero is empty" in kslot_slots.h).
+ */
+static __always_inline bool kslot_slots_zeroed(const struct kslot_slots *s)
+{
+	return unlikely(!s->max_entries);
 }
 
 static struct kslot_slots_table *kslot_slots_hdr(struct kslot_slot *slots)
@@ -250,7 +268,7 @@ static int kslot_slots_stats_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
 
 /**
- * kslot_slots_init() - Initialise a generational slot table.
+ * __kslot_slots_init() - Initialise a generational slot table.
  * @s: The table.
  * @kind: debugfs prefix of the structure built on it, e.g. "map".
  * @name: If not NULL, expose the counters in debugfs as kslot/@kind-@name.
@@ -261,6 +279,8 @@ DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
  *	(their bit split follows from @max_entries: see kslot_slots.h),
  *	%KSLOT_SLOTS_KEYED, and %KSLOT_SLOTS_PERCPU for per-CPU magazines
  *	(not with %KSLOT_SLOTS_KEYED).
+ * @keys: The lockdep classes of the table lock, one per lock mode
+ *	(kslot_slots_init() passes its call site's: kslot_lock_classes()).
  *
  * No memory is allocated for slots until the first kslot_slots_alloc();
  * a per-CPU table allocates its magazines here.
@@ -272,8 +292,9 @@ DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
  * %KSLOT_SLOTS_HANDLE32 or with %KSLOT_SLOTS_PERCPU, or -ENOMEM if the
  * magazines of a per-CPU table could not be allocated.
  */
-int kslot_slots_init(struct kslot_slots *s, const char *kind,
-		     const char *name, u32 max_entries, unsigned int flags)
+int __kslot_slots_init(struct kslot_slots *s, const char *kind,
+		       const char *name, u32 max_entries, unsigned int flags,
+		       struct lock_class_key *keys)
 {
 	if (!max_entries || max_entries > KSLOT_MAX_ENTRIES)
 		return -EINVAL;
@@ -288,7 +309,7 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 
 	memset(s, 0, sizeof(*s));
 	spin_lock_init(&s->lock);
-	RCU_INIT_POINTER(s->slots, kslot_slots_empty_table());
+	kslot_lock_set_class(&s->lock, flags, keys);
 	s->flags = flags;
 	kslot_slots_init_format(s, max_entries);
 	s->free_head = KSLOT_SLOTS_NONE;
@@ -304,7 +325,7 @@ int kslot_slots_init(struct kslot_slots *s, const char *kind,
 						  &kslot_slots_stats_fops);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_init);
+EXPORT_SYMBOL_GPL(__kslot_slots_init);
 
 /**
  * kslot_slots_destroy() - Tear down a table.
@@ -338,9 +359,9 @@ void kslot_slots_destroy(struct kslot_slots *s,
 		if (kslot_gen_is_live(kslot_slots_word_gen(s, word)))
 			fn(slots[i].obj, word, data);
 	}
-	/* New lookups find no slot; running ones keep the old table. */
-	rcu_assign_pointer(s->slots, kslot_slots_empty_table());
-	if (slots != kslot_slots_empty_table()) {
+	/* New lookups find no table; running ones keep the old one. */
+	RCU_INIT_POINTER(s->slots, NULL);
+	if (slots) {
 		struct kslot_slots_table *t = kslot_slots_hdr(slots);
 
 		kvfree_rcu(t, rcu);
@@ -352,7 +373,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 		kvfree_rcu(t, rcu);
 	}
 	s->grow.next = NULL;
-	s->growing = false;
+	s->bypass = 0;
 	/* Slots in magazines (of offline CPUs too) go with the table. */
 	free_percpu(s->mags);
 	s->mags = NULL;
@@ -413,12 +434,12 @@ bool kslot_grow_copy(struct kslot_grow *g, u32 end,
 	return g->copied >= end;
 }
 
-/* Memory a table takes (0 for the shared empty one). */
+/* Memory a table takes (0 for none). */
 static size_t kslot_slots_table_bytes(struct kslot_slot *slots)
 {
 	struct kslot_slots_table *t;
 
-	if (slots == kslot_slots_empty_table())
+	if (!slots)
 		return 0;
 	t = kslot_slots_hdr(slots);
 	return kslot_kvmalloc_bytes(t, struct_size(t, slots, t->nr));
@@ -479,6 +500,31 @@ kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
 	return t;
 }
 
+/*
+ * The growth loop's condition: true once the table has what the writer
+ * growing it needs (see kslot_slots_grow()).  Called with the lock held.
+ */
+typedef bool (*kslot_slots_done_t)(const struct kslot_slots *s, u32 arg);
+
+/*
+ * Per-CPU tables: send the magazine writers to the table lock, for a
+ * growth (whose mirror only sees writers under the lock) or an exact
+ * drain; the count of reasons is written under the lock.
+ */
+static void kslot_slots_bypass_begin(struct kslot_slots *s)
+	__must_hold(&s->lock)
+{
+	WRITE_ONCE(s->bypass, s->bypass + 1);
+}
+
+/* The magazines may be used again: pairs with kslot_slots_mag_get(). */
+static void kslot_slots_bypass_end(struct kslot_slots *s)
+	__must_hold(&s->lock)
+{
+	/* What the bypassed writers wrote, before the magazines return. */
+	smp_store_release(&s->bypass, s->bypass - 1);
+}
+
 /* Publish the fully copied new table, its new slots first on the free list. */
 static void kslot_slots_publish(struct kslot_slots *s)
 {
@@ -492,18 +538,22 @@ static void kslot_slots_publish(struct kslot_slots *s)
 	s->grow.next = NULL;
 	/* The copy and the new free slots before the pointer. */
 	rcu_assign_pointer(s->slots, t->slots);
-	/* Then no growth: a magazine writer seeing it sees the new table. */
-	smp_store_release(&s->growing, false);
-	if (old != kslot_slots_empty_table()) {
+	/*
+	 * Then the growth's bypass ends: a magazine writer that sees it
+	 * ended sees the new table.
+	 */
+	if (s->mags)
+		kslot_slots_bypass_end(s);
+	if (old) {
 		t = kslot_slots_hdr(old);
 		kvfree_rcu(t, rcu);
 	}
 }
 
 /*
- * Wait for every magazine writer that may not have seen s->growing: take
- * and release each CPU's magazine lock.  Called and returns with the table
- * lock held; drops it meanwhile (lock order: magazine, then table).
+ * Wait for every magazine writer that may not have seen s->bypass raised:
+ * take and release each CPU's magazine lock.  Called and returns with the
+ * table lock held; drops it meanwhile (lock order: magazine, then table).
  */
 static void kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags)
 	__must_hold(&s->lock)
@@ -511,6 +561,7 @@ static void kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags)
 	int cpu;
 
 	kslot_slots_unlock(s, *irqflags);
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_QUIESCE);
 	for_each_possible_cpu(cpu) {
 		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
 
@@ -520,58 +571,75 @@ static void kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags)
 }
 
 /*
- * One step of a growth: allocate the new table (with the lock dropped) or
- * copy one batch into it, publishing it after the last.  @need: give the
- * new table up if a slot was freed meanwhile.  Called and returns with the
- * lock held.
+ * Start a growth: allocate the next table with the lock dropped.  Gives
+ * it up if, meanwhile, another writer started or finished one, or
+ * @done(@s, @arg) came to hold.  Called and returns with the lock held.
  */
-static int kslot_slots_grow_step(struct kslot_slots *s,
-				 unsigned long *irqflags, gfp_t gfp, bool need)
+static int kslot_slots_grow_start(struct kslot_slots *s,
+				  unsigned long *irqflags, gfp_t gfp,
+				  kslot_slots_done_t done, u32 arg)
 	__must_hold(&s->lock)
 {
-	struct kslot_slot *cur = kslot_slots_locked(s);
-	struct kslot_slots_table *next = s->grow.next;
 	u32 cap = s->capacity;
+	struct kslot_slots_table *t;
 
 	if (cap >= s->max_entries)
 		return -ENOSPC;
-	if (!next) {
-		struct kslot_slots_table *t;
-
+	kslot_slots_unlock(s, *irqflags);
+	t = kslot_slots_table_alloc(s, kslot_slots_grown(s, cap), cap, gfp);
+	*irqflags = kslot_slots_lock(s);
+	if (!t)
+		return -ENOMEM;
+	if (s->grow.next || s->capacity != cap || done(s, arg)) {
 		kslot_slots_unlock(s, *irqflags);
-		t = kslot_slots_table_alloc(s, kslot_slots_grown(s, cap), cap,
-					    gfp);
+		kvfree(t);
 		*irqflags = kslot_slots_lock(s);
-		if (!t)
-			return -ENOMEM;
-		if (s->grow.next || s->capacity != cap ||
-		    (need && s->free_head != KSLOT_SLOTS_NONE)) {
-			/* Someone else grew it or freed a slot. */
-			kslot_slots_unlock(s, *irqflags);
-			kvfree(t);
-			*irqflags = kslot_slots_lock(s);
-			return 0;
-		}
-		kslot_grow_start(&s->grow, t);
-		s->quiesced = !s->mags;
-		/* Magazine writers take the table lock from now on. */
-		if (s->mags)
-			WRITE_ONCE(s->growing, true);
-		next = t;
+		return 0;
 	}
+	kslot_grow_start(&s->grow, t);
+	s->grow_seq++;
+	/* A table defined statically draws its tag before its first handle. */
+	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND && !(s->flags & KSLOT_SLOTS_KEYED))
+		WRITE_ONCE(s->tag, kslot_random_tag());
+	s->quiesced = !s->mags;
+	/* Magazine writers take the table lock until the publication. */
+	if (s->mags)
+		kslot_slots_bypass_begin(s);
+	return 0;
+}
+
+/*
+ * One step of the running growth: wait for the magazine writers once, or
+ * copy one batch, publishing the table after the last.  Called and
+ * returns with the lock held; the quiesce drops it.
+ */
+static void kslot_slots_grow_step(struct kslot_slots *s,
+				  unsigned long *irqflags)
+	__must_hold(&s->lock)
+{
+	struct kslot_slots_table *next = s->grow.next;
+
 	if (!s->quiesced) {
+		u32 seq = s->grow_seq;
+
 		kslot_slots_quiesce(s, irqflags);
-		/* Another writer may have finished (and published) it. */
-		if (s->grow.next != next)
-			return 0;
-		s->quiesced = true;
+		/*
+		 * Meanwhile another writer may have published this growth
+		 * and started the next, whose table may even lie where this
+		 * one's did: only the growth that is still the same one, by
+		 * its sequence number, is quiesced.
+		 */
+		if (s->grow.next && s->grow_seq == seq)
+			s->quiesced = true;
+		return;
 	}
 	/* One batch under the lock; writers mirror what is copied. */
-	if (kslot_grow_copy(&s->grow, cap,
-			    &(struct kslot_grow_span){ next->slots, cur,
-						       sizeof(*cur) }, 1))
+	if (kslot_grow_copy(&s->grow, s->capacity,
+			    &(struct kslot_grow_span){ next->slots,
+						       kslot_slots_locked(s),
+						       sizeof(struct kslot_slot) },
+			    1))
 		kslot_slots_publish(s);
-	return 0;
 }
 
 /* Between copy batches: let other writers in. */
@@ -580,29 +648,64 @@ static void kslot_slots_grow_pause(struct kslot_slots *s,
 	__must_hold(&s->lock)
 {
 	kslot_slots_unlock(s, *irqflags);
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GROW_PAUSE);
 	if (gfpflags_allow_blocking(gfp))
 		cond_resched();
 	*irqflags = kslot_slots_lock(s);
 }
 
+/* What growing writers wait for: a free slot, a slot index, free slots. */
+static bool kslot_slots_has_free(const struct kslot_slots *s, u32 unused)
+{
+	return s->free_head != KSLOT_SLOTS_NONE;
+}
+
+static bool kslot_slots_has_index(const struct kslot_slots *s, u32 index)
+{
+	return index < s->capacity;
+}
+
+static u32 kslot_slots_free_slots(const struct kslot_slots *s);
+
+static bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
+{
+	return kslot_slots_free_slots(s) >= nr;
+}
+
 /*
- * Make sure the free list is not empty.  Called and returns with the lock
- * held; drops it to allocate a table and between copy batches.
+ * Grow the table until @done(@s, @arg) holds: the one growth loop of the
+ * table (allocation, reserve, keyed writes and restore).
+ *
+ * A growth this loop starts, or finds running, is run to its publication
+ * before it returns, whatever other writers free meanwhile: no table
+ * stays half copied (with its next table allocated, every writer
+ * mirroring, and a per-CPU table's magazines bypassed) until some later
+ * allocation happens to need a slot.  Other writers that need to grow
+ * meanwhile copy batches too.
+ *
+ * Called and returns with the lock held; drops it to allocate, to
+ * quiesce the magazines and between copy batches.
  */
 static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
-			    gfp_t gfp)
+			    gfp_t gfp, kslot_slots_done_t done, u32 arg)
 	__must_hold(&s->lock)
 {
-	while (s->free_head == KSLOT_SLOTS_NONE) {
-		int ret = kslot_slots_grow_step(s, irqflags, gfp, true);
+	for (;;) {
+		int ret;
 
-		if (ret)
-			return ret;
-		if (!s->grow.next || s->free_head != KSLOT_SLOTS_NONE)
+		if (!s->grow.next) {
+			if (done(s, arg))
+				return 0;
+			ret = kslot_slots_grow_start(s, irqflags, gfp, done,
+						     arg);
+			if (ret)
+				return ret;
 			continue;
-		kslot_slots_grow_pause(s, irqflags, gfp);
+		}
+		kslot_slots_grow_step(s, irqflags);
+		if (s->grow.next)
+			kslot_slots_grow_pause(s, irqflags, gfp);
 	}
-	return 0;
 }
 
 /*
@@ -680,13 +783,16 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 
 	if (unlikely(s->mags))
 		return kslot_slots_alloc_percpu(s, obj, handle, gfp);
+	if (kslot_slots_zeroed(s))
+		return -ENOSPC;
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		goto out;
 	/* The fast path takes a free slot without calling the growth. */
 	if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
-		ret = kslot_slots_grow(s, &irqflags, gfp);
+		ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free,
+				       0);
 		if (ret)
 			goto out;
 	}
@@ -699,25 +805,25 @@ out:
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
 /*
- * The writers' handle check: the slot of table @slots that @handle names
- * if it is live under @handle, else NULL (a rejection, counted as a
- * lookup's).  It is the lookup's clamp and single compare
- * (__kslot_slots_slot(), the top of kslot_slots.h), with the null handle
- * refused first: slot 0 of the shared empty table holds word 0 and must
- * never be written.
+ * The writers' handle check: the slot of table @slots (NULL before the
+ * first growth) that @handle names if it is live under @handle, else NULL
+ * (a rejection, counted as a lookup's).  It is the lookup's clamp and
+ * single compare (__kslot_slots_slot(), the top of kslot_slots.h); no
+ * slot's word is 0, so the null handle never matches.
  */
 static __always_inline struct kslot_slot *
 kslot_slots_match(struct kslot_slots *s, struct kslot_slot *slots, u64 handle)
 {
 	struct kslot_slot *slot;
 
-	if (unlikely(!handle))
-		return NULL;
+	if (unlikely(!slots))
+		goto reject;
 	slot = (struct kslot_slot *)
 		__kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
 	/* Per-CPU tables: magazine writers change words without the lock. */
 	if (likely(READ_ONCE(slot->word) == handle))
 		return slot;
+reject:
 	kslot_slots_count_reject(s, handle);
 	return NULL;
 }
@@ -755,11 +861,16 @@ void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 
 	if (s->mags)
 		return kslot_slots_replace_percpu(s, handle, obj);
+	if (kslot_slots_zeroed(s))
+		goto reject;
 	irqflags = kslot_slots_lock(s);
 	old = kslot_slots_replace_locked(s, handle, obj);
 
 	kslot_slots_unlock(s, irqflags);
 	return old;
+reject:
+	kslot_slots_count_reject(s, handle);
+	return ERR_PTR(-ENOENT);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
 
@@ -788,6 +899,10 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 
 	if (unlikely(s->mags))
 		return kslot_slots_remove_percpu(s, handle);
+	if (kslot_slots_zeroed(s)) {
+		kslot_slots_count_reject(s, handle);
+		return NULL;
+	}
 	irqflags = kslot_slots_lock(s);
 	obj = kslot_slots_remove_locked(s, handle);
 
@@ -856,7 +971,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * @release semantics and NULL returned.
  *
  * Context: Any context.  Takes and releases the RCU read lock.  @release
- * may be called, so it must be safe in the caller's context.
+ * may be called (for the last reference, when the entry was removed while
+ * it was looked up), after the RCU read lock is released: it must be safe
+ * in the caller's context, and may sleep if the caller may.
  * Return: The object with a reference held, or NULL.
  */
 void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
@@ -864,7 +981,8 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     void (*release)(struct kref *ref))
 {
 	const struct kslot_slot *slot;
-	struct kref *ref;
+	struct kref *ref = NULL;
+	bool stale = false;
 	void *obj;
 
 	rcu_read_lock();
@@ -881,14 +999,21 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 	 * refcount_inc_not_zero_acquire() would.
 	 */
 	smp_acquire__after_ctrl_dep();
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
 	slot = __kslot_slots_slot(rcu_dereference(s->slots),
 				  kslot_slots_handle_index(s, handle));
-	if (READ_ONCE(slot->word) != handle || READ_ONCE(slot->obj) != obj) {
+	stale = READ_ONCE(slot->word) != handle || READ_ONCE(slot->obj) != obj;
+out:
+	rcu_read_unlock();
+	/*
+	 * The reference may be the last one (a remover dropped the table's
+	 * meanwhile): @release may sleep, so it runs outside the read-side
+	 * section, where the reference keeps the object alive.
+	 */
+	if (stale) {
 		kref_put(ref, release);
 		obj = NULL;
 	}
-out:
-	rcu_read_unlock();
 	return obj;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
@@ -913,15 +1038,16 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
 void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle)
 {
-	const struct kslot_slots_table *t;
+	struct kslot_slot *slots;
 	void *found = NULL;
 	u32 i;
 
 	rcu_read_lock();
-	t = kslot_slots_hdr(rcu_dereference(s->slots));
-	end = min_t(unsigned long, end, t->nr);
+	slots = rcu_dereference(s->slots);
+	end = min_t(unsigned long, end,
+		    slots ? kslot_slots_hdr(slots)->nr : 0);
 	for (i = *index; i < end; i++) {
-		const struct kslot_slot *slot = &t->slots[i];
+		const struct kslot_slot *slot = &slots[i];
 		/* Word, object, word, as __kslot_slots_lookup(). */
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;
@@ -978,8 +1104,16 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
-	struct kslot_slots_table *next = s->grow.next;
+	struct kslot_slots_table *next;
+	unsigned long irqflags;
+
+	if (kslot_slots_zeroed(s)) {
+		memset(st, 0, sizeof(*st));
+		st->rejected = atomic64_read(&s->rejected);
+		return;
+	}
+	irqflags = kslot_slots_lock(s);
+	next = s->grow.next;
 
 	st->count = kslot_slots_count(s);
 	st->capacity = s->capacity;
@@ -1019,6 +1153,13 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 	unsigned long irqflags;
 	u32 i;
 
+	if (kslot_slots_zeroed(s)) {
+		d->capacity = 0;
+		d->free_head = KSLOT_SLOTS_NONE;
+		d->count = 0;
+		d->returned = 0;
+		return;
+	}
 	kslot_slots_drain(s);
 	irqflags = kslot_slots_lock(s);
 	d->capacity = s->capacity;
@@ -1306,6 +1447,10 @@ int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 
 	if (s->mags)
 		return kslot_slots_set_percpu(s, handle, &old, false, obj);
+	if (kslot_slots_zeroed(s)) {
+		kslot_slots_count_reject(s, handle);
+		return -ENOENT;
+	}
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_replace_if_locked(s, handle, old, obj);
 	kslot_slots_unlock(s, irqflags);
@@ -1363,6 +1508,10 @@ int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 
 	if (s->mags)
 		return kslot_slots_remove_if_percpu(s, handle, old);
+	if (kslot_slots_zeroed(s)) {
+		kslot_slots_count_reject(s, handle);
+		return -ENOENT;
+	}
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_remove_if_locked(s, handle, old);
 	kslot_slots_unlock(s, irqflags);
@@ -1472,8 +1621,11 @@ kslot_slots_mag_get(struct kslot_slots *s, unsigned long *irqflags)
 	struct kslot_slots_mag *m = raw_cpu_ptr(s->mags);
 
 	*irqflags = kslot_slots_mag_lock(s, m);
-	/* Pairs with kslot_slots_publish(): no growth, the current table. */
-	if (likely(!smp_load_acquire(&s->growing)))
+	/*
+	 * Pairs with kslot_slots_bypass_end(): not bypassed, so no growth
+	 * runs and this is the current table.
+	 */
+	if (likely(!smp_load_acquire(&s->bypass)))
 		return m;
 	kslot_slots_mag_unlock(s, m, *irqflags);
 	return NULL;
@@ -1577,6 +1729,7 @@ static u32 kslot_slots_drain(struct kslot_slots *s)
 			kslot_slots_unlock(s, irqflags);
 		}
 		kslot_slots_mag_unlock(s, m, mflags);
+		kslot_slots_test_point(s, KSLOT_SLOTS_TP_DRAIN);
 	}
 	return moved;
 }
@@ -1612,18 +1765,23 @@ static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
 	unsigned long irqflags = kslot_slots_lock(s);
 	int ret;
 
-	/*
-	 * No free slot and no room to grow (or no memory): free slots may
-	 * sit in other CPUs' magazines.
-	 */
-	while ((ret = kslot_slots_grow(s, &irqflags, gfp))) {
-		u32 moved;
-
+	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free, 0);
+	if (unlikely(ret)) {
+		/*
+		 * No free slot and no room to grow (or no memory): free
+		 * slots may sit in magazines.  Bypassed magazine writers
+		 * free onto the list instead, so no slot can move into a
+		 * magazine the drain has passed: once it is done, every
+		 * free slot is on the list, and an empty list means no
+		 * slot is free anywhere.
+		 */
+		kslot_slots_bypass_begin(s);
 		kslot_slots_unlock(s, irqflags);
-		moved = kslot_slots_drain(s);
+		kslot_slots_drain(s);
 		irqflags = kslot_slots_lock(s);
-		if (!moved && s->free_head == KSLOT_SLOTS_NONE)
-			break;
+		if (s->free_head != KSLOT_SLOTS_NONE)
+			ret = 0;
+		kslot_slots_bypass_end(s);
 	}
 	if (!ret)
 		*handle = kslot_slots_take(s, obj);
@@ -1835,9 +1993,12 @@ static u32 kslot_slots_free_slots(const struct kslot_slots *s)
  */
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
+	unsigned long irqflags;
 	int ret;
 
+	if (kslot_slots_zeroed(s))
+		return nr ? -ENOSPC : 0;
+	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		goto out;
@@ -1845,13 +2006,7 @@ int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 		ret = -ENOSPC;
 		goto out;
 	}
-	while (kslot_slots_free_slots(s) < nr) {
-		ret = kslot_slots_grow_step(s, &irqflags, gfp, false);
-		if (ret)
-			break;
-		if (s->grow.next)
-			kslot_slots_grow_pause(s, &irqflags, gfp);
-	}
+	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_room, nr);
 out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;
@@ -1872,7 +2027,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_reserve);
  */
 
 /**
- * kslot_slots_init_tag() - Initialise a table whose handles carry a given tag.
+ * __kslot_slots_init_tag() - Initialise a table whose handles carry a given tag.
  * @s: The table.
  * @kind: As kslot_slots_init().
  * @name: As kslot_slots_init().
@@ -1882,6 +2037,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_reserve);
  *	one), or, for a keyed table only, %KSLOT_SLOTS_TAG_UNBOUND: the first
  *	kslot_slots_insert_at() or kslot_slots_store_at() binds the tag of
  *	its handle.
+ * @keys: As __kslot_slots_init().
  *
  * kslot_slots_init() chooses a random tag instead.
  *
@@ -1891,9 +2047,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_reserve);
  * %KSLOT_SLOTS_HANDLE32 or %KSLOT_SLOTS_PERCPU, or for
  * kslot_slots_init()'s reasons.
  */
-int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
-			 const char *name, u32 max_entries, unsigned int flags,
-			 u32 tag)
+int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			   const char *name, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys)
 {
 	int ret;
 
@@ -1903,32 +2060,12 @@ int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 	if (tag > KSLOT_TAG_MASK &&
 	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(flags & KSLOT_SLOTS_KEYED)))
 		return -EINVAL;
-	ret = kslot_slots_init(s, kind, name, max_entries, flags);
+	ret = __kslot_slots_init(s, kind, name, max_entries, flags, keys);
 	if (!ret)
 		s->tag = tag;
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_init_tag);
-
-/*
- * Grow until slot @index exists.  Called and returns with the lock held;
- * drops it to allocate and between copy batches, as kslot_slots_grow().
- */
-static int kslot_slots_grow_to(struct kslot_slots *s, unsigned long *irqflags,
-			       gfp_t gfp, u32 index)
-	__must_hold(&s->lock)
-{
-	while (index >= s->capacity) {
-		int ret = kslot_slots_grow_step(s, irqflags, gfp, false);
-
-		if (ret)
-			return ret;
-		if (!s->grow.next || index < s->capacity)
-			continue;
-		kslot_slots_grow_pause(s, irqflags, gfp);
-	}
-	return 0;
-}
+EXPORT_SYMBOL_GPL(__kslot_slots_init_tag);
 
 /* Is slot @slot retired?  Called with the lock held. */
 static bool kslot_slots_is_retired(const struct kslot_slots *s,
@@ -1968,7 +2105,7 @@ static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
 	    index >= s->max_entries ||
 	    (s->tag != KSLOT_SLOTS_TAG_UNBOUND && s->tag != tag))
 		return -EINVAL;
-	ret = kslot_slots_grow_to(s, irqflags, gfp, index);
+	ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_index, index);
 	if (ret)
 		return ret;
 	/* The lock was dropped: another insert may have bound the tag. */
@@ -2002,11 +2139,14 @@ static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
 int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 			  gfp_t gfp)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
 	u32 index = kslot_handle_index(handle);
 	const struct kslot_slot *slot;
+	unsigned long irqflags;
 	int ret;
 
+	if (kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
 	if (ret)
 		goto out;
@@ -2047,13 +2187,16 @@ EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
 void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 			   gfp_t gfp)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
 	u32 index = kslot_handle_index(handle), gen = kslot_handle_gen(handle);
 	struct kslot_slot *slot;
+	unsigned long irqflags;
 	void *old = NULL;
 	u32 cur;
 	int ret;
 
+	if (kslot_slots_zeroed(s))
+		return ERR_PTR(-EINVAL);
+	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
 	if (ret)
 		goto out;
@@ -2132,7 +2275,7 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 	if ((s->flags & KSLOT_SLOTS_HANDLE32) && tag)
 		return -EINVAL;
 	/* Its slots may sit in magazines: a per-CPU table is never reset. */
-	if (s->flags & KSLOT_SLOTS_PERCPU)
+	if ((s->flags & KSLOT_SLOTS_PERCPU) || kslot_slots_zeroed(s))
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	if (s->count) {
@@ -2176,7 +2319,7 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 		return -EBUSY;
 	/* From now on kslot_slots_alloc() refuses: the free list is stale. */
 	s->restoring = true;
-	ret = kslot_slots_grow_to(s, irqflags, gfp, index);
+	ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_index, index);
 	if (ret)
 		return ret;
 	slot = kslot_slots_at(s, index);
@@ -2219,7 +2362,7 @@ int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 	unsigned long irqflags;
 	int ret;
 
-	if (!kslot_gen_is_live(gen) && obj)
+	if ((!kslot_gen_is_live(gen) && obj) || kslot_slots_zeroed(s))
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
@@ -2254,9 +2397,12 @@ EXPORT_SYMBOL_GPL(kslot_slots_restore_slot);
  */
 int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
+	unsigned long irqflags;
 	int ret;
 
+	if (kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
 	if (!ret) {
 		struct kslot_slot *slot = kslot_slots_at(s, index);
@@ -2284,8 +2430,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
  */
 void kslot_slots_restore_done(struct kslot_slots *s)
 {
-	unsigned long irqflags = kslot_slots_lock(s);
+	unsigned long irqflags;
 
+	if (kslot_slots_zeroed(s))
+		return;
+	irqflags = kslot_slots_lock(s);
 	if (s->restoring)
 		kslot_slots_relink(s);
 	s->restoring = false;
@@ -2294,6 +2443,27 @@ void kslot_slots_restore_done(struct kslot_slots *s)
 EXPORT_SYMBOL_GPL(kslot_slots_restore_done);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kslot_slots_test_set_hook() - Run a function at the core's test points (KUnit only).
+ * @fn: Called with the table and the point (enum kslot_slots_test_point)
+ *	wherever the core drops its locks or may be raced between two
+ *	reads; NULL for none.  It filters on the table itself.
+ *
+ * A case sets it to force an interleaving, and sets it back before it
+ * ends.
+ *
+ * Context: Process context.
+ * Return: The hook set before.
+ */
+kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn)
+{
+	kslot_slots_test_hook_t old = READ_ONCE(kslot_slots_test_hook);
+
+	WRITE_ONCE(kslot_slots_test_hook, fn);
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_hook);
+
 /**
  * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
  * @s: The table.
@@ -2327,6 +2497,12 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
 
+/* The KUnit step grows for its own sake. */
+static bool kslot_slots_never(const struct kslot_slots *s, u32 unused)
+{
+	return false;
+}
+
 /**
  * kslot_slots_test_grow_step() - One growth step on demand (KUnit only).
  * @s: The table.
@@ -2341,8 +2517,16 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	int ret = kslot_slots_grow_step(s, &irqflags, GFP_KERNEL, false);
+	int ret = 0;
 
+	if (!s->grow.next)
+		ret = kslot_slots_grow_start(s, &irqflags, GFP_KERNEL,
+					     kslot_slots_never, 0);
+	/* Quiesce the magazines first if need be, then copy one batch. */
+	if (!ret && s->grow.next && !s->quiesced)
+		kslot_slots_grow_step(s, &irqflags);
+	if (!ret && s->grow.next)
+		kslot_slots_grow_step(s, &irqflags);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }

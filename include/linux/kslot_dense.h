@@ -193,8 +193,28 @@ struct kslot_dense_stats {
 	size_t grow_bytes;
 };
 
-int kslot_dense_init(struct kslot_dense *dense, const char *name,
-		     size_t elem_size, u32 max_entries, unsigned int flags);
+int __kslot_dense_init(struct kslot_dense *dense, const char *name,
+		       size_t elem_size, u32 max_entries, unsigned int flags,
+		       struct lock_class_key *keys);
+
+/**
+ * kslot_dense_init() - Initialise a dense slot map, lock in the caller's class.
+ * @dense: The table to initialise.
+ * @name: As __kslot_dense_init().
+ * @elem_size: As __kslot_dense_init().
+ * @max_entries: As __kslot_dense_init().
+ * @flags: As __kslot_dense_init().
+ *
+ * __kslot_dense_init() with lockdep classes of this call site, one per
+ * lock mode (kslot_lock_classes()).
+ *
+ * Context: Process context.
+ * Return: As __kslot_dense_init().
+ */
+#define kslot_dense_init(dense, name, elem_size, max_entries, flags)	\
+	__kslot_dense_init(dense, name, elem_size, max_entries, flags,	\
+			   kslot_lock_classes())
+
 void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
 			 void *data);
@@ -220,9 +240,26 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
-int kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
-			 size_t elem_size, u32 max_entries, unsigned int flags,
-			 u32 tag);
+int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			   size_t elem_size, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys);
+
+/**
+ * kslot_dense_init_tag() - Initialise a tagged dense map, lock in the caller's class.
+ * @dense: The table to initialise.
+ * @name: As __kslot_dense_init_tag().
+ * @elem_size: As __kslot_dense_init_tag().
+ * @max_entries: As __kslot_dense_init_tag().
+ * @flags: As __kslot_dense_init_tag().
+ * @tag: As __kslot_dense_init_tag().
+ *
+ * Context: Process context.
+ * Return: As __kslot_dense_init_tag().
+ */
+#define kslot_dense_init_tag(dense, name, elem_size, max_entries, flags, tag) \
+	__kslot_dense_init_tag(dense, name, elem_size, max_entries, flags,   \
+			       tag, kslot_lock_classes())
 int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 			     const void *elem, gfp_t gfp);
 int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,

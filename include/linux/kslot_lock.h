@@ -45,6 +45,8 @@
 #define _LINUX_KSLOT_LOCK_H
 
 #include <linux/bits.h>
+#include <linux/bottom_half.h>
+#include <linux/lockdep.h>
 #include <linux/spinlock.h>
 
 #define KSLOT_LOCK_BH	BIT(0)
@@ -67,6 +69,58 @@ static inline bool kslot_lock_flags_valid(unsigned int flags,
 }
 
 /**
+ * kslot_lock_mode() - The lock mode of a table's flags.
+ * @flags: The flags given to init.
+ *
+ * Context: Any context.
+ * Return: 0 for a process-context lock, 1 for %KSLOT_LOCK_BH, 2 for
+ * %KSLOT_LOCK_IRQ: the index of the mode's lockdep class.
+ */
+static inline unsigned int kslot_lock_mode(unsigned int flags)
+{
+	return flags & KSLOT_LOCK_IRQ ? 2 : flags & KSLOT_LOCK_BH ? 1 : 0;
+}
+
+/* Lock modes: none, %KSLOT_LOCK_BH, %KSLOT_LOCK_IRQ. */
+#define KSLOT_LOCK_MODES	3
+
+/**
+ * kslot_lock_classes() - Lockdep classes for a table lock, per site.
+ *
+ * Like spin_lock_init(), this declares static struct lock_class_keys
+ * where it is expanded, one per lock mode; the init function takes the
+ * one of the table's mode (kslot_lock_set_class()).  So every init call
+ * site (every file calling a static inline init, as with
+ * xa_init_flags()) gets classes of its own, and a table written from
+ * softirqs never shares one with a table written with softirqs enabled.
+ * Tables initialised at one site and in one mode share a class: a driver
+ * that nests two of them takes the inner one with its _lock_nested()
+ * form.
+ *
+ * Context: Any context.
+ * Return: %KSLOT_LOCK_MODES keys, for the init functions that take them.
+ */
+#define kslot_lock_classes()						\
+({									\
+	static struct lock_class_key __kslot_lock_keys[KSLOT_LOCK_MODES]; \
+	__kslot_lock_keys;						\
+})
+
+/**
+ * kslot_lock_set_class() - Put a table lock in its mode's class.
+ * @lock: The lock, initialised.
+ * @flags: The table's flags.
+ * @keys: What kslot_lock_classes() gave the table's init.
+ *
+ * Context: Any context; before the lock is first taken.
+ */
+static inline void kslot_lock_set_class(spinlock_t *lock, unsigned int flags,
+					struct lock_class_key *keys)
+{
+	lockdep_set_class(lock, &keys[kslot_lock_mode(flags)]);
+}
+
+/**
  * kslot_spin_lock_flags() - Take a table's spinlock the way its flags ask.
  * @lock: The lock.
  * @flags: The table's flags.
@@ -86,6 +140,37 @@ kslot_spin_lock_flags(spinlock_t *lock, unsigned int flags)
 		spin_lock_bh(lock);
 	else
 		spin_lock(lock);
+	return irqflags;
+}
+
+/**
+ * kslot_spin_lock_flags_nested() - Take a table's spinlock, nested.
+ * @lock: The lock.
+ * @flags: The table's flags.
+ * @subclass: The lockdep subclass, 1 .. 7, of a lock taken inside
+ *	another of its class (spin_lock_nested()).
+ *
+ * Released by kslot_spin_unlock_flags(), as kslot_spin_lock_flags().
+ *
+ * Context: Any context the flags allow.
+ * Return: Saved interrupt flags for kslot_spin_unlock_flags().
+ */
+static __always_inline unsigned long
+kslot_spin_lock_flags_nested(spinlock_t *lock, unsigned int flags,
+			     unsigned int subclass)
+	__acquires(lock)
+{
+	unsigned long irqflags = 0;
+
+	if (flags & KSLOT_LOCK_IRQ) {
+		spin_lock_irqsave_nested(lock, irqflags, subclass);
+	} else if (flags & KSLOT_LOCK_BH) {
+		/* spin_lock_bh(), nested: spin_unlock_bh() undoes both. */
+		local_bh_disable();
+		spin_lock_nested(lock, subclass);
+	} else {
+		spin_lock_nested(lock, subclass);
+	}
 	return irqflags;
 }
 

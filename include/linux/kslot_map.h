@@ -146,6 +146,36 @@ struct kslot_map {
 	struct kslot_slots slots;
 };
 
+/**
+ * KSLOT_MAP_INIT() - Initialise a map defined statically.
+ * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
+ * @fl: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both) and
+ *	%KSLOT_MAP_ACCOUNT; a map of 32-bit handles or per-CPU magazines
+ *	needs kslot_map_init().
+ *
+ * As XARRAY_INIT(): the map is ready for use, as kslot_map_init() would
+ * leave it (without a debugfs file), and its lock has a lockdep class of
+ * its own.  It draws its random tag at its first allocation.
+ */
+#define KSLOT_MAP_INIT(max, fl) {					\
+	.slots = KSLOT_SLOTS_INIT(max, fl),				\
+}
+
+/**
+ * DEFINE_KSLOT_MAP() - Define a map, ready for use.
+ * @name: The map's name.
+ * @max: As KSLOT_MAP_INIT().
+ * @fl: As KSLOT_MAP_INIT().
+ *
+ * As DEFINE_XARRAY(): ``static DEFINE_KSLOT_MAP(sessions, 1024, 0);``
+ * needs no init call; kslot_map_destroy() empties it, after which it
+ * must be initialised with kslot_map_init() before any other use.  A
+ * zeroed struct kslot_map, by contrast, is an empty map that stays empty
+ * (see "Zero is empty" in kslot_slots.h).
+ */
+#define DEFINE_KSLOT_MAP(name, max, fl)					\
+	struct kslot_map name = KSLOT_MAP_INIT(max, fl)
+
 /* The counters of kslot_map_get_stats(). */
 #define kslot_map_stats kslot_slots_stats
 
@@ -284,6 +314,27 @@ static inline unsigned long kslot_map_lock(struct kslot_map *map)
 	__acquires(&map->slots.lock)
 {
 	return kslot_slots_lock(&map->slots);
+}
+
+/**
+ * kslot_map_lock_nested() - Take a map's writer lock inside another's.
+ * @map: The map.
+ * @subclass: The lockdep subclass, 1 .. 7.
+ *
+ * Maps initialised at one call site share a lockdep class (one per lock
+ * mode, as spin_lock_init() gives one per site).  A driver that holds one
+ * such map's lock while it takes another's, always in the same order,
+ * takes the inner one with this, as with spin_lock_nested().  Maps
+ * initialised at different sites need nothing.
+ *
+ * Context: As kslot_map_lock().
+ * Return: Saved interrupt flags to pass to kslot_map_unlock().
+ */
+static inline unsigned long kslot_map_lock_nested(struct kslot_map *map,
+						  unsigned int subclass)
+	__acquires(&map->slots.lock)
+{
+	return kslot_slots_lock_nested(&map->slots, subclass);
 }
 
 /**

@@ -112,8 +112,27 @@ struct kslot_secondary {
 /* The counters of kslot_secondary_get_stats() (count: entries stored). */
 #define kslot_secondary_stats kslot_slots_stats
 
-int kslot_secondary_init(struct kslot_secondary *sec, const char *name,
-			 size_t elem_size, u32 max_entries, unsigned int flags);
+int __kslot_secondary_init(struct kslot_secondary *sec, const char *name,
+			   size_t elem_size, u32 max_entries,
+			   unsigned int flags, struct lock_class_key *keys);
+
+/**
+ * kslot_secondary_init() - Initialise a secondary map, lock in the caller's class.
+ * @sec: The map.
+ * @name: As __kslot_secondary_init().
+ * @elem_size: As __kslot_secondary_init().
+ * @max_entries: As __kslot_secondary_init().
+ * @flags: As __kslot_secondary_init().
+ *
+ * __kslot_secondary_init() with lockdep classes of this call site, one
+ * per lock mode (kslot_lock_classes()).
+ *
+ * Context: As __kslot_secondary_init().
+ * Return: As __kslot_secondary_init().
+ */
+#define kslot_secondary_init(sec, name, elem_size, max_entries, flags)	\
+	__kslot_secondary_init(sec, name, elem_size, max_entries, flags, \
+			       kslot_lock_classes())
 void kslot_secondary_destroy(struct kslot_secondary *sec);
 int kslot_secondary_insert(struct kslot_secondary *sec, u64 handle,
 			   const void *val, gfp_t gfp);

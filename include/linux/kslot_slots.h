@@ -88,8 +88,14 @@
  *   handle.  Neither depends on the tag.
  * - The null handle 0 never matches a real slot (word 0 would be free slot
  *   1 at generation 0, and index 0 routes to slot 0); before the first
- *   allocation the table is a shared one-slot table whose word is 0 and
- *   whose object is NULL.
+ *   allocation there is no table (a NULL pointer, as in zeroed memory),
+ *   and every lookup misses.
+ * - Zero is empty: a zeroed struct kslot_slots (or kslot_map) is a valid
+ *   empty table of max_entries 0.  Lookups miss, removes and replaces
+ *   find nothing, allocations fail with -ENOSPC, the stats are zero and
+ *   destroy does nothing; its lock is never taken (it was never
+ *   initialised: so do not call kslot_slots_lock() on it).  A table to
+ *   write to is initialised, or defined with DEFINE_KSLOT_MAP().
  * - Reuse count: the generation counts allocations and frees of the slot,
  *   odd while live, so a slot serves half as many allocations as its
  *   generation has values (the table above); the remove that would wrap
@@ -203,20 +209,22 @@
  *   minus those they removed, the table lock's paths count theirs, and
  *   kslot_slots_count() sums them (exact whenever no writer runs).  The
  *   capacity limit is exact: when the free list is empty and the table
- *   cannot grow (or growing fails for memory), an allocation flushes every
- *   CPU's magazine (possible CPUs, offline ones included) into the free
- *   list before it returns -ENOSPC (-ENOMEM), so it fails only when no
- *   slot is free anywhere.  kslot_slots_reserve() counts the magazines'
+ *   cannot grow (or growing fails for memory), an allocation bypasses the
+ *   magazines (below) and flushes every CPU's magazine (possible CPUs,
+ *   offline ones included) into the free list before it returns -ENOSPC
+ *   (-ENOMEM).  Bypassed writers free onto the list, so no free slot can
+ *   move into a magazine the flush has passed: the allocation fails only
+ *   when no slot is free anywhere.  kslot_slots_reserve() counts the magazines'
  *   free slots as room, since such an allocation finds them.
  * - Growth: magazines hold indices, which stay valid as the table grows,
- *   so they are kept across growth.  A growth sets the table's growing
- *   flag, then takes and releases every CPU's magazine lock (the table
- *   lock dropped) before it copies anything; a writer checks the flag
- *   under its magazine lock and, while a growth runs, works under the
+ *   so they are kept across growth.  A growth raises the table's bypass
+ *   count, then takes and releases every CPU's magazine lock (the table
+ *   lock dropped) before it copies anything; a writer checks the count
+ *   under its magazine lock and, while it is raised, works under the
  *   table lock instead (with the same atomic transitions, and the
- *   mirror).  Publication clears the flag after publishing the new table
+ *   mirror).  Publication lowers it after publishing the new table
  *   (release; acquire in the writers), so the old table is never written
- *   after publication.
+ *   after publication.  Whoever starts a growth runs it to publication.
  * - Magazines are allocated at init (process context), one per possible
  *   CPU.  Without try_cmpxchg128() (system_has_cmpxchg128()) a per-CPU
  *   table has none and every writer takes the table lock, with the same
@@ -277,6 +285,16 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+
+/*
+ * A slot's word is loaded and compared by lock-free readers in one
+ * single-copy-atomic 64-bit access (smp_load_acquire() of a u64): kslot
+ * needs a 64-bit kernel.  Kconfig says "depends on 64BIT"; this catches
+ * an out-of-tree (DKMS) build against a 32-bit kernel.
+ */
+#ifndef CONFIG_64BIT
+#error "kslot needs a 64-bit kernel (CONFIG_64BIT)"
+#endif
 
 struct dentry;
 
@@ -368,7 +386,7 @@ struct kslot_slots_mag {
  * Every field is private:
  *
  * - rcu: Frees a replaced table after readers are done with it.
- * - nr: Slots in @slots (at least 2, or 1 for the shared empty table).
+ * - nr: Slots in @slots (at least 2).
  * - slots: The slots; &slots[0] is what struct kslot_slots publishes, so
  *   a lookup indexes it directly and finds @nr just below it.
  */
@@ -402,10 +420,10 @@ struct kslot_grow {
 struct kslot_slots {
 	/* private: */
 	/*
-	 * Read by every lookup: slot 0 of the current table (RCU); the
-	 * shared empty table's before the first allocation, so lookups
-	 * never test for NULL.  The random tag of this table's handles (0
-	 * for 32-bit handles), and the KSLOT_SLOTS_* flags given at init.
+	 * Read by every lookup: slot 0 of the current table (RCU), NULL
+	 * before the first growth (and in a zeroed table).  The random tag
+	 * of this table's handles (0 for 32-bit handles), and the
+	 * KSLOT_SLOTS_* flags given at init.
 	 * The handle format: the mask of the index bits, and the bit the
 	 * generation starts at (see the top of this file).
 	 */
@@ -416,16 +434,22 @@ struct kslot_slots {
 	u32 gen_shift;
 	/*
 	 * Per-CPU tables: the magazines (NULL otherwise, or without
-	 * try_cmpxchg128()), and whether a growth runs (magazine writers
-	 * then take @lock).
+	 * try_cmpxchg128()), and while nonzero, magazine writers take @lock
+	 * instead (the count of reasons: a growth running, an exact drain;
+	 * written under @lock, read under a magazine lock).
 	 */
 	struct kslot_slots_mag __percpu *mags;
-	bool growing;
+	u32 bypass;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	/* A growth in progress: the struct kslot_slots_table it fills. */
 	struct kslot_grow grow;
-	/* Per-CPU tables: the magazines were quiesced since @grow started. */
+	/*
+	 * Growths started so far (a growth's identity, which its table's
+	 * address is not), and whether the magazines of a per-CPU table were
+	 * quiesced since the running one started.
+	 */
+	u32 grow_seq;
 	bool quiesced;
 	/* Slots of the current table that can hold entries. */
 	u32 capacity;
@@ -447,6 +471,29 @@ struct kslot_slots {
 	/* Between the first kslot_slots_restore_*() and restore_done(). */
 	bool restoring;
 };
+
+/**
+ * KSLOT_SLOTS_INIT() - Initialise a table defined statically.
+ * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
+ * @fl: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both) and
+ *	%KSLOT_SLOTS_ACCOUNT, nothing else: 64-bit handles, no magazines,
+ *	not keyed (those need kslot_slots_init()).
+ *
+ * The static initialiser, as XARRAY_INIT() is: the table equals one
+ * kslot_slots_init() would leave, but that it has no debugfs file and
+ * draws its random tag at its first growth.  Its lock is a static lock:
+ * lockdep gives it a class of its own (keyed by its address).
+ */
+#define KSLOT_SLOTS_INIT(max, fl) {					\
+	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
+	.flags = (fl),							\
+	.index_mask = KSLOT_INDEX_MAX,					\
+	.gen_shift = KSLOT_GEN_SHIFT,					\
+	.lock = __SPIN_LOCK_UNLOCKED(kslot_slots.lock),			\
+	.free_head = KSLOT_SLOTS_NONE,					\
+	.max_entries = (max),						\
+	.rejected = ATOMIC64_INIT(0),					\
+}
 
 /**
  * struct kslot_slots_stats - A snapshot of a table's counters.
@@ -501,8 +548,27 @@ struct kslot_slots_dump {
 	u32 returned;
 };
 
-int kslot_slots_init(struct kslot_slots *s, const char *kind,
-		     const char *name, u32 max_entries, unsigned int flags);
+int __kslot_slots_init(struct kslot_slots *s, const char *kind,
+		       const char *name, u32 max_entries, unsigned int flags,
+		       struct lock_class_key *keys);
+
+/**
+ * kslot_slots_init() - Initialise a table, its lock in the caller's class.
+ * @s: The table.
+ * @kind: As __kslot_slots_init().
+ * @name: As __kslot_slots_init().
+ * @max_entries: As __kslot_slots_init().
+ * @flags: As __kslot_slots_init().
+ *
+ * __kslot_slots_init() with lockdep classes of this call site, one per
+ * lock mode (kslot_lock_classes()).
+ *
+ * Context: As __kslot_slots_init().
+ * Return: As __kslot_slots_init().
+ */
+#define kslot_slots_init(s, kind, name, max_entries, flags)		\
+	__kslot_slots_init(s, kind, name, max_entries, flags,		\
+			   kslot_lock_classes())
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data);
@@ -555,6 +621,25 @@ static __always_inline unsigned long kslot_slots_lock(struct kslot_slots *s)
 }
 
 /**
+ * kslot_slots_lock_nested() - Take a table's writer lock inside another's.
+ * @s: The table.
+ * @subclass: The lockdep subclass, 1 .. 7.
+ *
+ * kslot_slots_lock() for a caller that holds the lock of another table of
+ * the same lockdep class (tables initialised at one call site share one,
+ * see kslot_lock_classes()), always in the same order.
+ *
+ * Context: As kslot_slots_lock().
+ * Return: Saved interrupt flags for kslot_slots_unlock().
+ */
+static __always_inline unsigned long
+kslot_slots_lock_nested(struct kslot_slots *s, unsigned int subclass)
+	__acquires(&s->lock)
+{
+	return kslot_spin_lock_flags_nested(&s->lock, s->flags, subclass);
+}
+
+/**
  * kslot_slots_unlock() - Release a table's writer lock.
  * @s: The table.
  * @irqflags: The value kslot_slots_lock() returned.
@@ -584,9 +669,26 @@ static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
 }
 
 /* Keyed tables and restore: see kslot_slots.c. */
-int kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
-			 const char *name, u32 max_entries, unsigned int flags,
-			 u32 tag);
+int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			   const char *name, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys);
+
+/**
+ * kslot_slots_init_tag() - Initialise a tagged table, lock in the caller's class.
+ * @s: The table.
+ * @kind: As __kslot_slots_init_tag().
+ * @name: As __kslot_slots_init_tag().
+ * @max_entries: As __kslot_slots_init_tag().
+ * @flags: As __kslot_slots_init_tag().
+ * @tag: As __kslot_slots_init_tag().
+ *
+ * Context: As __kslot_slots_init_tag().
+ * Return: As __kslot_slots_init_tag().
+ */
+#define kslot_slots_init_tag(s, kind, name, max_entries, flags, tag)	\
+	__kslot_slots_init_tag(s, kind, name, max_entries, flags, tag,	\
+			       kslot_lock_classes())
 int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 			  gfp_t gfp);
 void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
@@ -636,12 +738,15 @@ __kslot_slots_slot(const struct kslot_slot *slots, u32 index)
 static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 						  u64 handle)
 {
-	const struct kslot_slot *slot =
-		__kslot_slots_slot(rcu_dereference_check(s->slots,
-							 lockdep_is_held(&s->lock)),
-				   kslot_slots_handle_index(s, handle));
+	const struct kslot_slot *slots =
+		rcu_dereference_check(s->slots, lockdep_is_held(&s->lock));
+	const struct kslot_slot *slot;
 	void *obj;
 
+	/* No table before the first growth (or in a zeroed one). */
+	if (unlikely(!slots))
+		goto reject;
+	slot = __kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
 	/* Word, object, word: pairs with the release in the writers. */
 	if (unlikely(smp_load_acquire(&slot->word) != handle))
 		goto reject;
