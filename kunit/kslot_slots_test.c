@@ -16,6 +16,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
 #include "kslot_internal.h"
@@ -996,7 +997,7 @@ static void kslot_slots_test_handle32(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* 24 index bits leave 7 generation bits: 64 uses, then retirement. */
+/* 24 index bits leave 7 generation bits: 64 uses, then the slot waits. */
 static void kslot_slots_test_handle32_retire(struct kunit *test)
 {
 	struct kslot_slots_stats st;
@@ -1014,17 +1015,23 @@ static void kslot_slots_test_handle32_retire(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
 	kslot_slots_get_stats(&s, &st);
-	KUNIT_EXPECT_EQ(test, st.retired, 1);
+	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
-	/* Retired: generation 0, naming slot 1. */
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, 1);
+	/* Waiting: generation 0, naming slot 1, since 2 allocations. */
+	KUNIT_EXPECT_EQ(test, s.waiting, 1);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, BIT_ULL(63) | 2ULL << 32 | 1);
 	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x1000001);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, last));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* Every slot retired: -ENOSPC from every allocator, for good. */
+/*
+ * Every slot of a 32-bit table wrapped: no lifetime limit.  With 30
+ * generation bits a slot serves 2^29 allocations, more than the reuse
+ * distance, so its wait is over at once: the slot that waited longest
+ * starts a new cycle first; -ENOSPC only once every slot is live.
+ */
 static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 {
 	/* max_entries 2: 1 index bit, 30 generation bits. */
@@ -1033,6 +1040,7 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	struct kslot_slots s;
 	unsigned long flags;
 	u64 h[2], x = 0;
+	int ret[2];
 	u32 i;
 
 	slots_init32(test, &s, 2);
@@ -1051,19 +1059,88 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
 				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, s.waiting, 2);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.retired, 0);
+	KUNIT_EXPECT_EQ(test, st.count, 0);
+	/* Slot 1 waited longest: generation 1 again, then slot 0. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.waiting, 1);
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x3);
+	flags = kslot_slots_lock(&s);
+	ret[0] = __kslot_slots_alloc(&s, COOKIE(3), &x);
+	ret[1] = __kslot_slots_alloc(&s, NULL, &h[0]);
+	kslot_slots_unlock(&s, flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 0);
+	KUNIT_EXPECT_EQ(test, x, 0x2);
+	KUNIT_EXPECT_EQ(test, ret[1], -ENOSPC);
+	KUNIT_EXPECT_EQ(test, h[0], 0x7fffffff);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &x, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
-	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &x), -ENOSPC);
-	kslot_slots_unlock(&s, flags);
-	KUNIT_EXPECT_EQ(test, x, 0);
 	kslot_slots_get_stats(&s, &st);
-	KUNIT_EXPECT_EQ(test, st.retired, 2);
-	KUNIT_EXPECT_EQ(test, st.count, 0);
+	KUNIT_EXPECT_EQ(test, st.count, 2);
 	KUNIT_EXPECT_EQ(test, st.capacity, 2);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[1]));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, 0x3), COOKIE(2));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * iommufd's table: 32-bit handles, 2^20 entries, so 11 generation bits
+ * and G = 1024 allocations per slot cycle.  2^22 creations and
+ * destructions of one entry: never -ENOSPC, the first table (1024
+ * slots) is all it ever takes, and no handle is issued again within
+ * KSLOT_SLOTS_REUSE_DISTANCE (2^20) allocations.
+ */
+static void kslot_slots_test_handle32_churn(struct kunit *test)
+{
+	const u32 rounds = BIT(22), chunk = 4096;
+	u32 t, j, repeats = 0, failures = 0, first;
+	unsigned long flags;
+	struct kslot_slots s;
+	u32 *last;
+	u64 h;
+
+	/* The allocation that last issued each (index, generation), + 1. */
+	last = vcalloc(BIT(20), sizeof(*last));
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	slots_init32(test, &s, BIT(20));
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), 0);
+	first = s.capacity;
+	KUNIT_EXPECT_EQ(test, first, KSLOT_SLOTS_MIN32);
+	for (t = 1; t <= rounds; t += chunk) {
+		flags = kslot_slots_lock(&s);
+		for (j = t; j < t + chunk; j++) {
+			u32 index, id;
+
+			if (__kslot_slots_alloc(&s, COOKIE(0), &h)) {
+				failures++;
+				continue;
+			}
+			index = h & s.index_mask;
+			id = index << 10 | (u32)(h >> s.gen_shift) >> 1;
+			if (index >= KSLOT_SLOTS_MIN32) {
+				failures++;
+			} else {
+				if (last[id] && j - last[id] < KSLOT_SLOTS_REUSE_DISTANCE)
+					repeats++;
+				last[id] = j;
+			}
+			if (__kslot_slots_remove(&s, h) != COOKIE(0))
+				failures++;
+		}
+		kslot_slots_unlock(&s, flags);
+		cond_resched();
+	}
+	vfree(last);
+	KUNIT_EXPECT_EQ(test, failures, 0);
+	KUNIT_EXPECT_EQ(test, repeats, 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, first);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	KUNIT_EXPECT_LE(test, s.waiting, KSLOT_SLOTS_MIN32);
+	KUNIT_EXPECT_EQ(test, s.retired, 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -3102,6 +3179,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_handle32),
 	KUNIT_CASE(kslot_slots_test_handle32_retire),
 	KUNIT_CASE(kslot_slots_test_handle32_exhausted),
+	KUNIT_CASE_SLOW(kslot_slots_test_handle32_churn),
 	KUNIT_CASE(kslot_slots_test_formats_never_mix),
 	KUNIT_CASE(kslot_slots_test_locked_alloc),
 	KUNIT_CASE(kslot_slots_test_locked_replace),

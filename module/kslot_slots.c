@@ -261,8 +261,8 @@ static int kslot_slots_stats_show(struct seq_file *m, void *unused)
 	kslot_slots_get_stats(m->private, &st);
 	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
 		   st.count, st.capacity, st.max_entries);
-	seq_printf(m, "retired: %u\nrejected: %llu\nbytes: %llu\n",
-		   st.retired, st.rejected, st.bytes);
+	seq_printf(m, "retired: %u\nwaiting: %u\nrejected: %llu\nbytes: %llu\n",
+		   st.retired, st.waiting, st.rejected, st.bytes);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
@@ -374,6 +374,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	}
 	s->grow.next = NULL;
 	s->bypass = 0;
+	s->waiting = 0;
 	/* Slots in magazines (of offline CPUs too) go with the table. */
 	free_percpu(s->mags);
 	s->mags = NULL;
@@ -445,9 +446,24 @@ static size_t kslot_slots_table_bytes(struct kslot_slot *slots)
 	return kslot_kvmalloc_bytes(t, struct_size(t, slots, t->nr));
 }
 
+/*
+ * Slots of the first table: %KSLOT_SLOTS_MIN; for a 32-bit table whose
+ * slots serve few allocations each, enough that one live entry churned
+ * never waits for a slot (D / G slots, up to %KSLOT_SLOTS_MIN32).
+ */
+static u32 kslot_slots_first(const struct kslot_slots *s)
+{
+	u32 g = kslot_slots_gen_max(s) / 2 + 1;
+
+	if (!(s->flags & KSLOT_SLOTS_HANDLE32))
+		return KSLOT_SLOTS_MIN;
+	return max(KSLOT_SLOTS_MIN,
+		   min(KSLOT_SLOTS_MIN32, (u32)(KSLOT_SLOTS_REUSE_DISTANCE / g)));
+}
+
 static u32 kslot_slots_grown(const struct kslot_slots *s, u32 capacity)
 {
-	u64 want = capacity ? 2ULL * capacity : KSLOT_SLOTS_MIN;
+	u64 want = capacity ? 2ULL * capacity : kslot_slots_first(s);
 
 	return min_t(u64, want, s->max_entries);
 }
@@ -654,6 +670,8 @@ static void kslot_slots_grow_pause(struct kslot_slots *s,
 	*irqflags = kslot_slots_lock(s);
 }
 
+static bool kslot_slots_thaw(struct kslot_slots *s, bool force);
+
 /* What growing writers wait for: a free slot, a slot index, free slots. */
 static bool kslot_slots_has_free(const struct kslot_slots *s, u32 unused)
 {
@@ -696,8 +714,13 @@ static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 		if (!s->grow.next) {
 			if (done(s, arg))
 				return 0;
+			/* Waiting slots before new memory; when full, early. */
+			if (kslot_slots_thaw(s, false))
+				continue;
 			ret = kslot_slots_grow_start(s, irqflags, gfp, done,
 						     arg);
+			if (ret == -ENOSPC && kslot_slots_thaw(s, true))
+				continue;
 			if (ret)
 				return ret;
 			continue;
@@ -1119,6 +1142,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
 	st->retired = s->retired;
+	st->waiting = s->waiting;
 	st->bytes = kslot_slots_table_bytes(kslot_slots_locked(s)) +
 		    (next ? kslot_slots_table_bytes(next->slots) : 0);
 	st->grow_bytes = 0;
@@ -1169,7 +1193,8 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 	     i++) {
 		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
 		/* Per-CPU tables: magazine writers do not take the lock. */
-		u32 gen = kslot_slots_word_gen(s, READ_ONCE(slot->word));
+		u32 gen = kslot_slots_word_gen(s, READ_ONCE(slot->word)) &
+			  kslot_slots_gen_max(s);
 		bool live = kslot_gen_is_live(gen);
 
 		d->slots[i].obj = live ? READ_ONCE(slot->obj) : NULL;
@@ -1203,7 +1228,135 @@ static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 	kslot_slots_mirror(s, slot, index);
 	/* kslot_slots_count() reads it without the lock. */
 	WRITE_ONCE(s->count, s->count + 1);
+	s->issued++;
 	return h;
+}
+
+/*
+ * Allocations the table issued, modulo 2^32: under the lock, and by each
+ * CPU's magazine.  Called with the lock held; magazine writers may add
+ * to the sum as it is read, which only makes a stamp or a wait look
+ * shorter than it is.
+ */
+static u32 kslot_slots_issued(const struct kslot_slots *s)
+{
+	u32 n = s->issued;
+	int cpu;
+
+	if (s->mags)
+		for_each_possible_cpu(cpu)
+			n += READ_ONCE(per_cpu_ptr(s->mags, cpu)->issued);
+	return n;
+}
+
+/*
+ * A 32-bit table's waiting slots (the top of kslot_slots.h).  The word of
+ * a waiting slot is its free word at generation 0, with
+ * KSLOT_SLOTS_WAIT_BIT and the allocations issued when it began to wait
+ * (31 bits) above: it matches no handle of either format, as a free word
+ * does.
+ */
+#define KSLOT_SLOTS_WAIT_BIT	BIT_ULL(63)
+#define KSLOT_SLOTS_WAIT_MASK	(BIT(31) - 1)
+
+static u64 kslot_slots_wait_word(const struct kslot_slots *s, u32 index)
+{
+	return KSLOT_SLOTS_WAIT_BIT |
+	       (u64)(kslot_slots_issued(s) & KSLOT_SLOTS_WAIT_MASK) << 32 |
+	       kslot_slots_free_word(s, index, 0);
+}
+
+/*
+ * Has the waiting slot of @word waited long enough, @issued being the
+ * allocations issued now?  Its handles were issued before it began to
+ * wait, the first of them at least G - 1 allocations before (G: the
+ * allocations a slot serves per cycle of its generation), and it serves
+ * nothing until it leaves: after D - G allocations of waiting, none of its
+ * handles is issued again within D (KSLOT_SLOTS_REUSE_DISTANCE).
+ */
+static bool kslot_slots_ripe(const struct kslot_slots *s, u64 word,
+			     u32 issued)
+{
+	u32 g = kslot_slots_gen_max(s) / 2 + 1;
+	u32 waited = (issued - (u32)(word >> 32)) & KSLOT_SLOTS_WAIT_MASK;
+
+	return g >= KSLOT_SLOTS_REUSE_DISTANCE ||
+	       waited >= KSLOT_SLOTS_REUSE_DISTANCE - g;
+}
+
+/* Slot @index begins to wait, behind the others.  Lock held. */
+static void kslot_slots_wait(struct kslot_slots *s, u32 index)
+{
+	if (s->waiting) {
+		struct kslot_slot *tail = kslot_slots_at(s, s->wait_tail);
+
+		WRITE_ONCE(tail->obj, kslot_slots_link(index));
+		kslot_slots_mirror(s, tail, s->wait_tail);
+	} else {
+		s->wait_head = index;
+	}
+	s->wait_tail = index;
+	s->waiting++;
+}
+
+/*
+ * Move the slot that waited longest to the head of the free list if it
+ * waited long enough, or with @force whatever its wait (a full table:
+ * see the top of kslot_slots.h).  One at a time, as allocations need
+ * them: each takes the slot that waited longest.  Returns whether it
+ * moved.  Lock held.
+ */
+static bool kslot_slots_thaw(struct kslot_slots *s, bool force)
+{
+	u32 index = s->wait_head;
+	struct kslot_slot *slot;
+
+	if (!s->waiting)
+		return false;
+	slot = kslot_slots_at(s, index);
+	if (!force && !kslot_slots_ripe(s, slot->word, kslot_slots_issued(s)))
+		return false;
+	s->wait_head = kslot_slots_next(slot);
+	s->waiting--;
+	/* A new cycle of its generation, from 0. */
+	WRITE_ONCE(slot->word, kslot_slots_free_word(s, index, 0));
+	WRITE_ONCE(slot->obj, kslot_slots_link(s->free_head));
+	kslot_slots_mirror(s, slot, index);
+	s->free_head = index;
+	return true;
+}
+
+/*
+ * Where a slot freed at generation @gen goes, and the word and link it
+ * takes there: the free list; retired for good (a 64-bit table, @gen 0);
+ * or, in a 32-bit table, the end of the waiting slots (@gen 0).  Writes
+ * nothing: kslot_slots_freed() files it once its word is written.  Lock
+ * held.
+ */
+static __always_inline u64 kslot_slots_free_to(struct kslot_slots *s,
+					       u32 index, u32 gen, void **link)
+{
+	if (likely(gen)) {
+		*link = kslot_slots_link(s->free_head);
+		return kslot_slots_free_word(s, index, gen);
+	}
+	if (!(s->flags & KSLOT_SLOTS_HANDLE32)) {
+		*link = kslot_slots_link(KSLOT_SLOTS_RETIRED);
+		return kslot_slots_free_word(s, index, 0);
+	}
+	*link = kslot_slots_link(KSLOT_SLOTS_NONE);
+	return kslot_slots_wait_word(s, index);
+}
+
+static __always_inline void kslot_slots_freed(struct kslot_slots *s,
+					      u32 index, u32 gen)
+{
+	if (likely(gen))
+		s->free_head = index;
+	else if (!(s->flags & KSLOT_SLOTS_HANDLE32))
+		s->retired++;
+	else
+		kslot_slots_wait(s, index);
 }
 
 /* Point live @slot (of @handle) at @obj.  Called with the lock held. */
@@ -1221,22 +1374,17 @@ static __always_inline void kslot_slots_release(struct kslot_slots *s,
 						u64 handle)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
-	/* The format's last generation was used: 0 retires the slot. */
+	/* The format's last generation was used: 0 ends the slot's cycle. */
 	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
 	void *link;
+	u64 word = kslot_slots_free_to(s, index, gen, &link);
 
-	if (!gen) {
-		link = kslot_slots_link(KSLOT_SLOTS_RETIRED);
-		s->retired++;
-	} else {
-		link = kslot_slots_link(s->free_head);
-		s->free_head = index;
-	}
-	WRITE_ONCE(slot->word, kslot_slots_free_word(s, index, gen));
+	WRITE_ONCE(slot->word, word);
 	/* Word before object; see __kslot_slots_lookup(). */
 	smp_wmb();
 	WRITE_ONCE(slot->obj, link);
 	kslot_slots_mirror(s, slot, index);
+	kslot_slots_freed(s, index, gen);
 	WRITE_ONCE(s->count, s->count - 1);
 }
 
@@ -1340,7 +1488,8 @@ int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		return ret;
-	if (s->free_head == KSLOT_SLOTS_NONE)
+	if (s->free_head == KSLOT_SLOTS_NONE && !kslot_slots_thaw(s, false) &&
+	    (s->capacity < s->max_entries || !kslot_slots_thaw(s, true)))
 		return s->capacity < s->max_entries ? -ENOMEM : -ENOSPC;
 	*handle = kslot_slots_take(s, obj);
 	return 0;
@@ -1527,17 +1676,14 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  */
 
 /*
- * Free live @slot of @handle, with @link, at its next generation, if it
- * still holds @handle (and *@old, unless @any).  Returns 0 with the
- * removed object in *@old, -ENOENT or -EBUSY.
+ * Free live @slot of @handle, to free @word and @link, if it still holds
+ * @handle (and *@old, unless @any).  Returns 0 with the removed object in
+ * *@old, -ENOENT or -EBUSY.
  */
 static __always_inline int
 kslot_slots_cas_free(struct kslot_slots *s, struct kslot_slot *slot,
-		     u64 handle, void **old, bool any, void *link)
+		     u64 handle, void **old, bool any, u64 word, void *link)
 {
-	u32 index = kslot_slots_handle_index(s, handle);
-	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
-	u64 word = kslot_slots_free_word(s, index, gen);
 	struct kslot_slot cur = { .word = handle, .obj = *old };
 
 	if (any) {
@@ -1593,19 +1739,16 @@ static int kslot_slots_release_cas(struct kslot_slots *s,
 				   void **old, bool any)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
-	bool retire = !kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	void *link;
+	u64 word = kslot_slots_free_to(s, index, gen, &link);
 	int ret;
 
-	ret = kslot_slots_cas_free(s, slot, handle, old, any,
-				   kslot_slots_link(retire ? KSLOT_SLOTS_RETIRED :
-						    s->free_head));
+	ret = kslot_slots_cas_free(s, slot, handle, old, any, word, link);
 	if (ret)
 		return ret;
-	if (retire)
-		s->retired++;
-	else
-		s->free_head = index;
 	kslot_slots_mirror(s, slot, index);
+	kslot_slots_freed(s, index, gen);
 	WRITE_ONCE(s->count, s->count - 1);
 	return 0;
 }
@@ -1751,6 +1894,7 @@ static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
 	/* Object before word; see __kslot_slots_lookup(). */
 	smp_store_release(&slot->word, h);
 	WRITE_ONCE(m->count, m->count + 1);
+	WRITE_ONCE(m->issued, m->issued + 1);
 	return h;
 }
 
@@ -1839,6 +1983,8 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 						   u64 handle, void **old,
 						   bool any)
 {
+	u32 index = kslot_slots_handle_index(s, handle);
+	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
 	struct kslot_slots_mag *m;
 	struct kslot_slot *slot;
 	unsigned long irqflags;
@@ -1847,19 +1993,20 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 	m = kslot_slots_mag_get(s, &irqflags);
 	if (unlikely(!m))
 		goto locked;
-	/* Retiring a slot (at its last generation) takes the table lock. */
-	if (unlikely(!kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle)))) {
+	/* Ending a slot's cycle (its last generation) takes the table lock. */
+	if (unlikely(!gen)) {
 		kslot_slots_mag_unlock(s, m, irqflags);
 		goto locked;
 	}
 	slot = kslot_slots_mag_slot(s, handle);
 	if (slot)
 		ret = kslot_slots_cas_free(s, slot, handle, old, any,
+					   kslot_slots_free_word(s, index, gen),
 					   kslot_slots_link(KSLOT_SLOTS_CACHED));
 	if (likely(!ret)) {
 		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))
 			kslot_slots_flush_batch(s, m);
-		m->idx[m->nr++] = kslot_slots_handle_index(s, handle);
+		m->idx[m->nr++] = index;
 		WRITE_ONCE(m->count, m->count - 1);
 	}
 	kslot_slots_mag_unlock(s, m, irqflags);
@@ -1955,7 +2102,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_count_percpu);
  */
 static u32 kslot_slots_free_slots(const struct kslot_slots *s)
 {
-	return s->capacity - kslot_slots_count(s) - s->retired;
+	return s->capacity - kslot_slots_count(s) - s->retired - s->waiting;
 }
 
 /**
@@ -2292,6 +2439,7 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 	}
 	kslot_slots_relink(s);
 	s->retired = 0;
+	s->waiting = 0;
 	s->restoring = false;
 	WRITE_ONCE(s->tag, tag);
 out:
@@ -2485,6 +2633,7 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 	    gen <= kslot_slots_gen_max(s)) {
 		slot = kslot_slots_at(s, index);
 		if (!kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
+		    !(slot->word & KSLOT_SLOTS_WAIT_BIT) &&
 		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
 			WRITE_ONCE(slot->word,
 				   kslot_slots_free_word(s, index, gen));

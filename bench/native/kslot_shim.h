@@ -59,6 +59,8 @@ typedef unsigned int gfp_t;
 	__atomic_compare_exchange_n(p, &__o, n, 0, __ATOMIC_SEQ_CST,	\
 				    __ATOMIC_SEQ_CST);			\
 	__o; })
+/* The userspace build is 64-bit, as kslot requires. */
+#define CONFIG_64BIT	1
 /* cmpxchg16b: x86-64 has it (every CPU since 2006). */
 typedef unsigned __int128 u128;
 #define CONFIG_ARCH_SUPPORTS_INT128	1
@@ -188,6 +190,10 @@ static inline size_t size_add(size_t a, size_t b)
 #define cond_resched()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)
 #define lockdep_is_held(l)	1
+/* No lockdep: a class key is empty, setting one does nothing. */
+struct lock_class_key { };
+#define lockdep_set_class(l, key)	do { (void)(key); } while (0)
+#define SINGLE_DEPTH_NESTING	1
 
 struct va_format {
 	const char *fmt;
@@ -300,6 +306,8 @@ static inline void spin_unlock(spinlock_t *l)
 #define spin_lock_bh(l)				spin_lock(l)
 #define spin_unlock_bh(l)			spin_unlock(l)
 #define spin_lock_irqsave(l, f)			do { (f) = 0; spin_lock(l); } while (0)
+#define spin_lock_nested(l, sub)		spin_lock(l)
+#define spin_lock_irqsave_nested(l, f, sub)	spin_lock_irqsave(l, f)
 #define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
 
 typedef spinlock_t raw_spinlock_t;

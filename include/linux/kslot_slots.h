@@ -42,12 +42,33 @@
  * +--------------------+------------+-----------------+-------------------+
  *
  * (a max_entries that is not a power of two takes the bits of the next
- * one).  The remove that would wrap a slot's generation to 0 retires the
- * slot for good; once every slot up to max_entries is retired, every
- * allocation (and kslot_slots_reserve()) returns -ENOSPC for the life of
- * the table.  Re-initialising a table starts its generations over: a
- * 32-bit table carries no tag to tell its old handles from new ones, so
- * no handle of its previous life may be presented to it.
+ * one).  G, the allocations a slot serves per cycle of its generation, is
+ * half the generations.  The remove that would wrap a slot's generation
+ * to 0 ends its cycle:
+ *
+ * - A 64-bit table retires the slot for good (G is 2^31); once every slot
+ *   up to max_entries is retired, every allocation (and
+ *   kslot_slots_reserve()) returns -ENOSPC for the life of the table.
+ * - A 32-bit table has no lifetime limit.  The slot waits, behind the
+ *   slots that began to wait before it, until the table has issued
+ *   D - G more allocations (D = %KSLOT_SLOTS_REUSE_DISTANCE, 2^20), then
+ *   starts a new cycle at generation 0.  Guarantee: no handle is issued
+ *   again within D allocations of the table (a slot's first handle of a
+ *   cycle was issued G - 1 allocations before its last).  Allocations take
+ *   a waiting slot that has waited long enough before they grow the table,
+ *   so churn does not grow it: its memory follows the peak live count,
+ *   plus about D / G waiting slots (the first table of a 32-bit table has
+ *   up to that many, %KSLOT_SLOTS_MIN32).  The exception: a full table
+ *   (every slot up to max_entries live or waiting, none waited long
+ *   enough) hands out the slot that waited longest early rather than
+ *   fail, so then the distance is only G plus its wait; -ENOSPC means
+ *   every slot is live.  iommufd's table (2^20 entries, G = 1024): ids
+ *   repeat no sooner than 2^20 allocations apart, with 1024 slots
+ *   (16 KiB) for one object created and destroyed forever.
+ *
+ * Re-initialising a table starts its generations over: a 32-bit table
+ * carries no tag to tell its old handles from new ones, so no handle of
+ * its previous life may be presented to it.
  *
  * One slot, 16 bytes (g_shift: 32 for 64-bit, b for 32-bit):
  *
@@ -57,6 +78,8 @@
  *  free:     generation (even) << g_shift |      next free index
  *            index^1
  *  retired:  0 << g_shift | index^1              KSLOT_SLOTS_RETIRED
+ *  waiting:  bit 63 | wait start << 32 |           next waiting index
+ *            0 << g_shift | index^1              (32-bit tables)
  *
  * - A live slot's word is its handle, so tag, generation and index are
  *   checked by one 64-bit compare: a lookup is "mask the index (with the
@@ -323,6 +346,13 @@ struct dentry;
 
 /* Slots of the first table; each growth doubles, up to max_entries. */
 #define KSLOT_SLOTS_MIN		256U
+/*
+ * A 32-bit table issues no handle again within this many allocations
+ * (but when full: see the top), and its first table has up to this many
+ * slots, so that one entry churned finds a slot that waited long enough.
+ */
+#define KSLOT_SLOTS_REUSE_DISTANCE	BIT(20)
+#define KSLOT_SLOTS_MIN32	1024U
 /* Slots copied per batch (with the lock held) while a table grows. */
 #define KSLOT_SLOTS_COPY_BATCH	4096U
 
@@ -377,6 +407,8 @@ struct kslot_slots_mag {
 	 * modulo 2^32 (read locklessly by kslot_slots_count()).
 	 */
 	u32 count;
+	/* Allocations this magazine issued, modulo 2^32 (32-bit tables). */
+	u32 issued;
 	u32 idx[KSLOT_SLOTS_MAG_SIZE];
 };
 
@@ -462,8 +494,18 @@ struct kslot_slots {
 	 */
 	u32 count;
 	u32 max_entries;
-	/* Slots retired because their generations were used up. */
+	/* Slots retired because their generations were used up (64-bit). */
 	u32 retired;
+	/*
+	 * 32-bit tables: allocations issued under @lock, modulo 2^32; the
+	 * slots whose generations wrapped, waiting in the order they came
+	 * (oldest @wait_head, linked as the free list; unused while
+	 * @waiting is 0).
+	 */
+	u32 issued;
+	u32 waiting;
+	u32 wait_head;
+	u32 wait_tail;
 	/* Nonzero handles that named no live entry (lookups and writers). */
 	atomic64_t rejected;
 	/* Debugfs file of a named table, or NULL. */
@@ -500,7 +542,9 @@ struct kslot_slots {
  * @count: Live entries, placeholders included.
  * @capacity: Slots allocated so far.
  * @max_entries: Capacity limit.
- * @retired: Slots retired for good.
+ * @retired: Slots retired for good (64-bit tables).
+ * @waiting: Slots whose generations wrapped, waiting to start over
+ *	(32-bit tables).
  * @rejected: Nonzero handles that named no live entry: of lookups,
  *	replaces and removes (and their _if forms).
  * @bytes: Memory the slot storage takes, at the allocator's size: the
@@ -514,6 +558,7 @@ struct kslot_slots_stats {
 	u32 capacity;
 	u32 max_entries;
 	u32 retired;
+	u32 waiting;
 	u64 rejected;
 	u64 bytes;
 	u64 grow_bytes;
