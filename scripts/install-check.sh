@@ -15,6 +15,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 series=${1:-6.12}
+case "$#:$series" in
+[01]:6.12 | [01]:6.1) ;;
+*) echo "usage: $0 [SERIES]   (6.12, the default, or 6.1)" >&2; exit 2 ;;
+esac
 n=0
 total=11
 

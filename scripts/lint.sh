@@ -13,6 +13,11 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ] ||
+	{ [ $# = 2 ] && [ "$2" != --tap ]; }; then
+	echo "usage: $0 KDIR [--tap]   (KDIR: a kernel build tree)" >&2
+	exit 2
+fi
 kdir=$1
 tap=${2:-}
 ksrc=$(readlink -f "$kdir/source" 2>/dev/null || echo "$kdir")
