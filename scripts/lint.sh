@@ -29,6 +29,7 @@ checkpatch_one() {
 	# Userspace code (selftests, tools) rightly uses <stdint.h> types.
 	case "$1" in
 	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c | \
+	docs/example/stale.c | \
 	clients/iommufd/iommufd_*.c)
 		ignore="--ignore PREFER_KERNEL_TYPES" ;;
 	esac
