@@ -276,8 +276,10 @@ kunit-intree:
 	@$(TOP)/scripts/intree.sh kunit
 
 # Host TAP for make check: DKMS builds, make install into a scratch
-# DESTDIR, modinfo, and the API document (docs/kslot.rst: its directives
-# resolve, it documents every export, kernel-doc -Wall is clean).
+# DESTDIR, modinfo, and the documentation (scripts/api-doc.py: the
+# directives of every page of docs/ resolve, every export is documented,
+# kernel-doc -Wall is clean, the cross-references resolve, the README's
+# examples are docs/example/, make help lists every target).
 eco-checks: test-modules
 	@mkdir -p $(VM_OUT)
 	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
