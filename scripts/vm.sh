@@ -23,7 +23,9 @@ usage() {
 	echo "usage: $0 check|stock|run|script KERNEL OUTDIR [SCRIPT [FILES]]" >&2
 	exit 2
 }
-[ $# -ge 3 ] && [ $# -le 5 ] || usage
+if [ $# -lt 3 ] || [ $# -gt 5 ]; then
+	usage
+fi
 case "$1" in
 check | stock | run) [ $# = 3 ] || usage ;;
 script) [ $# -ge 4 ] || usage ;;
