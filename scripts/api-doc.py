@@ -20,8 +20,8 @@ Usage: scripts/api-doc.py KSRC render OUTDIR
            in, every EXPORT_SYMBOL*() of module/ is documented exactly
            once, kernel-doc -Wall is clean on every pulled-in file, every
            cross-reference (toctree, :doc:, :ref:) resolves, the README's
-           examples are the files make examples compiles, and make help
-           lists every target of the Makefile
+           examples are the files make examples compiles and its links
+           resolve, and make help lists every target of the Makefile
   KSRC  a kernel source tree (its scripts/kernel-doc is used)
 """
 import glob
@@ -283,6 +283,17 @@ def readme_examples():
     return found, bad
 
 
+MDLINK = re.compile(r'\]\(([^)#\s]+)[^)]*\)')
+
+
+def readme_links():
+    """The README's links to files of the tree that do not exist."""
+    with open(os.path.join(TOP, README)) as f:
+        links = [l for l in MDLINK.findall(f.read()) if '://' not in l]
+    return links, ['%s: link to %s: no such file' % (README, l)
+                   for l in links if not os.path.exists(os.path.join(TOP, l))]
+
+
 PHONY = re.compile(r'^\.PHONY:(.*)$', re.M)
 
 
@@ -386,6 +397,10 @@ def tap(ksrc, out):
     found, bad = readme_examples()
     results.append((not bad, "the README's %d examples are the files "
                     'make examples compiles' % len(found), bad))
+
+    links, bad = readme_links()
+    results.append((not bad and links, "the README's %d links resolve"
+                    % len(links), bad))
 
     targets, bad = make_help()
     results.append((not bad, 'make help lists every target (%d)'
