@@ -4,7 +4,8 @@
 # "make help" prints this comment.  Times are for 2 cores.
 #
 # Start here (fresh machine, as root; packages from scripts/deps.sh):
-#   run              the demo in the VM (about 10 min fresh, 2 cached)
+#   run              the demo in the VM (a few min once the debug kernel,
+#                    5 to 10 min the first time, is cached)
 #   check            every test: VMs, host checks, verdict (about 69 min
 #                    fresh, 32 with the kernels cached)
 # Build:
@@ -17,7 +18,7 @@
 #   docs             docs/*.rst, kernel-doc expanded, into build/docs/
 #                    (HTML too when sphinx-build is installed)
 #   clean            remove build products
-# Test (each also a step of check):
+# Test (parts of check, run alone):
 #   check-quick      the debug VM alone: a developer's loop
 #   check-rt         the PREEMPT_RT debug VM alone
 #   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
