@@ -1,23 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kslot top-level Makefile: wraps Kbuild and drives the test VM.
+# "make help" prints this comment.  Times are for 2 cores.
 #
-#   make                 build the modules against KDIR
-#   make check           every test, in a QEMU VM with a debug kernel
-#   make run             the demo, in the VM
-#   make vm-run SCRIPT=path [FILES=dir]
-#                        run your own script in the VM with kslot and
-#                        kslot_dev loaded
-#   make kernel          build (or reuse) the cached test kernel
-#   make iommufd         iommufd converted to kslot (clients/iommufd/), its
-#                        selftests and ours, for the check VM
-#   make lint            checkpatch, kernel-doc and sparse
-#   make fuzz            the ioctl fuzzer for FUZZ_CALLS calls, in the VM
-#   make check-quick     the debug VM alone: a developer's loop
-#   make check-rt        KUnit and selftests on the PREEMPT_RT debug kernel
-#   make check-kcsan [KCSAN_STRICT=1]
-#                        KUnit and selftests on a KCSAN kernel
-#   make clean
+# Start here (fresh machine, as root; packages from scripts/deps.sh):
+#   run              the demo in the VM (a few min once the debug kernel,
+#                    5 to 10 min the first time, is cached)
+#   check            every test: VMs, host checks, verdict (about 69 min
+#                    fresh, 32 with the kernels cached)
+# Build:
+#   all, modules     the modules against KDIR (default: the running
+#                    kernel's headers, else the cached test kernel)
+#   kernel, rt-kernel  build (or reuse) the cached debug / PREEMPT_RT kernel
+#   install          modules, kslotctl, libkslot, headers, man page, udev
+#                    rule [DESTDIR= PREFIX=/usr/local MANDIR= UDEVDIR=]
+#   dkms-src         the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
+#   docs             docs/*.rst, kernel-doc expanded, into build/docs/
+#                    (HTML too when sphinx-build is installed)
+#   clean            remove build products
+# Test (parts of check, run alone):
+#   check-quick      the debug VM alone: a developer's loop
+#   check-rt         the PREEMPT_RT debug VM alone
+#   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
+#   lint             checkpatch, kernel-doc, sparse, coccicheck
+#   examples         compile the README's two examples
+#   iommufd          iommufd converted to kslot (clients/iommufd/)
+# Reliability and benchmarks (not in check):
+#   fuzz             ioctl fuzzer in the VM [FUZZ_CALLS= FUZZ_SEED= ...]
+#   check-kcsan      every suite on a KCSAN kernel [KCSAN_STRICT=1]
+#   kunit-intree     the KUnit suites in-tree, with kunit.py
+#   bench            kslot against XArray, IDR, slotmap... (VM + native)
+#   bench-native     the native half of bench alone (no VM)
+#   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
+# Steps, run by the targets above: deps test-modules selftests tools
+#   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
+#   bench-tools bench-selftest bench-module
+# More: README.md, docs/index.rst (docs/testing.rst for what check runs).
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -36,9 +54,12 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: all modules deps kernel iommufd rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: help all modules deps kernel iommufd rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
+
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(TOP)/Makefile
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
@@ -188,25 +209,19 @@ check-kcsan: tools
 	$(TOP)/scripts/verdict.py kcsan $(KCSAN_OUT) $$kdir/source
 
 clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; \
+		$(MAKE) -C $(KDIR) M=$(TOP)/docs/example clean; fi
 	rm -rf $(BUILD)
 
-# ---- Install, DKMS, documentation, in-tree mode ----------------------------
+# ---- Install, DKMS, documentation, examples, in-tree mode -----------------
 #
-#   make install [DESTDIR=dir] [PREFIX=/usr/local]
-#                        the modules (kslot.ko, kslot_dev.ko, kslot_demo.ko:
-#                        modules_install into
-#                        DESTDIR/lib/modules/<kernel>/updates), kslotctl,
-#                        libkslot (static, shared, header, kslot.pc), the
-#                        uapi header, kslotctl(8) and the udev rule
-#   make dkms-src [DESTDIR=dir]
-#                        the DKMS source tree, DESTDIR/usr/src/kslot-VERSION
-#   make docs            render docs/kslot.rst: its kernel-doc directives
-#                        expanded into build/docs/kslot.rst, and HTML in
-#                        build/docs/html/ when sphinx-build is installed
-#   make kunit-intree    the KUnit suites in-tree (lib/kslot/ of a copy of
-#                        the kernel tree) with kunit.py --arch=x86_64;
-#                        takes minutes, not part of make check
+# make install puts the modules (kslot.ko, kslot_dev.ko, kslot_demo.ko)
+# into DESTDIR/lib/modules/<kernel>/updates, and kslotctl, libkslot
+# (static, shared, header, kslot.pc), the uapi header, kslotctl(8) and the
+# udev rule under PREFIX.  make docs expands the kernel-doc directives of
+# docs/*.rst into build/docs/ and, when sphinx-build is installed, renders
+# HTML into build/docs/html/ (a warning fails it).  make kunit-intree runs
+# the KUnit suites in lib/kslot/ of a copy of the kernel tree.
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
 PREFIX ?= /usr/local
@@ -215,7 +230,7 @@ UDEVDIR ?= /usr/lib/udev
 INSTALL_MOD_DIR ?= updates
 DKMS_SRC = $(DESTDIR)/usr/src/kslot-$(VERSION)
 
-.PHONY: install dkms-src docs kunit-intree eco-checks
+.PHONY: install dkms-src docs examples kunit-intree eco-checks
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(DESTDIR) \
@@ -244,12 +259,28 @@ dkms-src:
 docs: kernel
 	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source render $(BUILD)/docs
 
+# The README's examples, compiled as their users would: the driver
+# (docs/example/mydrv.c) as an out-of-tree module against the test kernel
+# and kslot's Module.symvers, the program (docs/example/stale.c) against
+# libkslot.  make check's API document check (scripts/api-doc.py) holds
+# the README's blocks equal to these files.
+examples: test-modules tools
+	@kdir=$(TEST_KDIR); \
+	$(MAKE) -s -C $$kdir M=$(TOP)/docs/example \
+		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers W=1 modules
+	@mkdir -p $(BUILD)/examples
+	@$(CC) -O2 -Wall -Wextra -Werror -I$(TOP)/include/uapi \
+		-I$(TOP)/userspace-tools $(TOP)/docs/example/stale.c \
+		$(BUILD)/userspace/libkslot.a -o $(BUILD)/examples/stale
+
 kunit-intree:
 	@$(TOP)/scripts/intree.sh kunit
 
 # Host TAP for make check: DKMS builds, make install into a scratch
-# DESTDIR, modinfo, and the API document (docs/kslot.rst: its directives
-# resolve, it documents every export, kernel-doc -Wall is clean).
+# DESTDIR, modinfo, and the documentation (scripts/api-doc.py: the
+# directives of every page of docs/ resolve, every export is documented,
+# kernel-doc -Wall is clean, the cross-references resolve, the README's
+# examples are docs/example/, make help lists every target).
 eco-checks: test-modules
 	@mkdir -p $(VM_OUT)
 	@rm -f $(VM_OUT)/host-dkms.tap $(VM_OUT)/host-install.tap \
@@ -303,4 +334,5 @@ bench-selftest:
 
 tools: bench-tools
 selftests: bench-selftest
-check: bench-module
+check: bench-module examples
+check-quick: examples

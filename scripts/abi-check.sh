@@ -4,9 +4,15 @@
 # Check that every /dev/kslot argument struct has the same layout for
 # 32-bit (i386) and 64-bit (x86_64) userspace and no implicit holes, with
 # pahole on a file that instantiates each struct.  Prints TAP.
+#
+# Usage: scripts/abi-check.sh [OUTDIR]   (default build/abi)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+case "$#:${1:-}" in
+0:* | 1:[!-]*) ;;
+*) echo "usage: $0 [OUTDIR]" >&2; exit 2 ;;
+esac
 out=${1:-$top/build/abi}
 mkdir -p "$out"
 structs=$(sed -n 's/^struct \(kslot_[a-z_]*\) {$/\1/p' \

@@ -43,6 +43,10 @@ if [ "${1:-}" = --native ]; then
 	native_only=1
 	shift
 fi
+case "$#:${1:-}" in
+1:[!-]*) ;;
+*) echo "usage: $0 [--native] OUTDIR" >&2; exit 2 ;;
+esac
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 sizes=${KSLOT_BENCH_SIZES:-1024,65536,1048576}

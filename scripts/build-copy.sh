@@ -15,6 +15,10 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# != 2 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 KDIR DEST   (KDIR: a kernel build tree)" >&2
+	exit 2
+fi
 kdir=$1 dest=$2
 rm -rf "$dest"
 mkdir -p "$dest"

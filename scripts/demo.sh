@@ -1,7 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The "make run" demo, run inside the VM with kslot.ko and kslot_dev.ko
-# loaded.
+# loaded.  Usage: demo.sh (no arguments)
+if [ $# != 0 ]; then
+	echo "usage: $0 (no arguments; make run runs it in the VM)" >&2
+	exit 2
+fi
 echo "kslot.ko (the library) and kslot_dev.ko (the device) are loaded;" \
 	"/dev/kslot is $(ls -l /dev/kslot | cut -c1-10)"
 echo

@@ -7,12 +7,19 @@
 # touched.  Each build must yield both modules (kslot, the library, and
 # kslot_dev, /dev/kslot) for that kernel, signed with the scratch key.
 #
-# Usage: scripts/dkms-check.sh SERIES...   (SERIES: 6.12, 6.1)
+# Usage: scripts/dkms-check.sh SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)
 # Prints TAP.
 set -uo pipefail
 # shellcheck disable=SC2012
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+for s in "$@"; do
+	case "$s" in
+	6.12 | 6.12-rt | 6.1) ;;
+	*) echo "usage: $0 SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: $0 SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)" >&2; exit 2; }
 pkgver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 n=0
 

@@ -5,6 +5,11 @@
 # fuzzers at once (seeds FUZZ_SEED, FUZZ_SEED + 1, ...) that share the
 # calls, then unloads kslot_dev and kslot and prints a kmemleak scan on the console,
 # where the verdict looks for splats and leaks.
+if [ $# != 0 ] || [ -z "${FUZZ_CALLS:-}" ]; then
+	echo "usage: FUZZ_SEED=s FUZZ_CALLS=n FUZZ_TIME=t FUZZ_JOBS=j, then source" \
+		"fuzz-guest.sh in the VM (make fuzz does)" >&2
+	exit 2
+fi
 per=$(( (FUZZ_CALLS + FUZZ_JOBS - 1) / FUZZ_JOBS ))
 echo "fuzz: $FUZZ_JOBS jobs x $per calls, seeds from $FUZZ_SEED, at most ${FUZZ_TIME}s"
 j=0

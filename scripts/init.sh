@@ -4,6 +4,12 @@
 # /init of the kslot test VM (busybox).  The kernel log goes to ttyS0
 # (console.log on the host); results go to ttyS1 (results.log) between
 # "@@" markers that scripts/verdict.py reads.
+# Usage: boot it as /init (scripts/vm.sh does); it takes no arguments of
+# its own and ignores the words the kernel passes on from its command line.
+if [ "$$" != 1 ]; then
+	echo "usage: the kslot test VM's /init, as PID 1 (scripts/vm.sh)" >&2
+	exit 2
+fi
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mkdir -p /proc /sys /dev /tmp /run

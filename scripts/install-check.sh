@@ -15,6 +15,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 series=${1:-6.12}
+case "$#:$series" in
+[01]:6.12 | [01]:6.1) ;;
+*) echo "usage: $0 [SERIES]   (6.12, the default, or 6.1)" >&2; exit 2 ;;
+esac
 n=0
 total=11
 
@@ -161,7 +165,7 @@ done
 ok "$([ -z "$warn$miss" ] && [ -n "$text" ]; echo $?)" \
 	"kslotctl.8 renders cleanly and documents: $(echo $cmds)" "$warn$miss"
 
-# 11. The udev rule states the device mode the README justifies.
+# 11. The udev rule states the device mode docs/dev.rst justifies.
 rule=$(grep -v '^#' "$d/usr/lib/udev/rules.d/60-kslot.rules" | grep .)
 ok "$([ "$rule" = 'KERNEL=="kslot", SUBSYSTEM=="misc", MODE="0666"' ]; echo $?)" \
 	"udev rule: /dev/kslot mode 0666" "$rule"

@@ -23,6 +23,10 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# != 2 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 KDIR OUT   (KDIR: the test kernel's build tree)" >&2
+	exit 2
+fi
 kdir=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)

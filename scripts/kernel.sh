@@ -22,6 +22,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -gt 0 ] || set -- "$top/configs/kslot-test.config"
 frags=()
 for f in "$@"; do
+	if [ ! -f "$f" ]; then
+		echo "usage: $0 [FRAGMENT...]   (config fragments, default configs/kslot-test.config)" >&2
+		exit 2
+	fi
 	frags+=("$(realpath "$f")")
 done
 last=${frags[${#frags[@]}-1]}

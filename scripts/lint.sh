@@ -13,6 +13,11 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ] ||
+	{ [ $# = 2 ] && [ "$2" != --tap ]; }; then
+	echo "usage: $0 KDIR [--tap]   (KDIR: a kernel build tree)" >&2
+	exit 2
+fi
 kdir=$1
 tap=${2:-}
 ksrc=$(readlink -f "$kdir/source" 2>/dev/null || echo "$kdir")
@@ -24,6 +29,7 @@ checkpatch_one() {
 	# Userspace code (selftests, tools) rightly uses <stdint.h> types.
 	case "$1" in
 	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c | \
+	docs/example/stale.c | \
 	clients/iommufd/iommufd_*.c)
 		ignore="--ignore PREFER_KERNEL_TYPES" ;;
 	esac

@@ -13,6 +13,10 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# != 1 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 DIR   (DIR holds kslot.ko, kslot_dev.ko, kslot_demo.ko)" >&2
+	exit 2
+fi
 dir=$1
 want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 tools=$(sed -n 's/^VERSION := \(.*\)$/\1/p' "$top/userspace-tools/Makefile")

@@ -3,6 +3,12 @@
 #
 # The kselftest client must skip cleanly (KSFT_SKIP, exit 4, "1..0 # SKIP")
 # where /dev/kslot is absent, as on this host.  Prints TAP.
+#
+# Usage: scripts/skip-check.sh (no arguments; after make selftests tools)
+if [ $# != 0 ]; then
+	echo "usage: $0 (no arguments)" >&2
+	exit 2
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 echo "TAP version 13"
 echo "1..8"

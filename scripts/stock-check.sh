@@ -13,6 +13,17 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage() {
+	echo "usage: $0 OUTDIR SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)" >&2
+	exit 2
+}
+[ $# -ge 2 ] || usage
+for s in "${@:2}"; do
+	case "$s" in
+	6.12 | 6.12-rt | 6.1) ;;
+	*) usage ;;
+	esac
+done
 out=$1
 shift
 mkdir -p "$out"

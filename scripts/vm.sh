@@ -19,6 +19,18 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage() {
+	echo "usage: $0 check|stock|run|script KERNEL OUTDIR [SCRIPT [FILES]]" >&2
+	exit 2
+}
+if [ $# -lt 3 ] || [ $# -gt 5 ]; then
+	usage
+fi
+case "$1" in
+check | stock | run) [ $# = 3 ] || usage ;;
+script) [ $# -ge 4 ] || usage ;;
+*) usage ;;
+esac
 mode=$1 kernel=$2 out=$3
 script=${4:-} files=${5:-}
 timeout=${KSLOT_VM_TIMEOUT:-1500}

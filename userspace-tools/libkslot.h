@@ -9,6 +9,7 @@
 #ifndef LIBKSLOT_H
 #define LIBKSLOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/kslot.h>
 

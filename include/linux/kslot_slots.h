@@ -253,7 +253,7 @@
  *   table has none and every writer takes the table lock, with the same
  *   rules.
  *
- * Storage, and why (measured on bench/native, see the README):
+ * Storage, and why (measured on bench/native, see docs/benchmarks.rst):
  *
  * - One flat array of slots, as the fd table (fs/file.c expand_fdtable()):
  *   a lookup is one dependent load (the table pointer, hot) before the
@@ -419,8 +419,8 @@ struct kslot_slots_mag {
  *
  * - rcu: Frees a replaced table after readers are done with it.
  * - nr: Slots in @slots (at least 2).
- * - slots: The slots; &slots[0] is what struct kslot_slots publishes, so
- *   a lookup indexes it directly and finds @nr just below it.
+ * - slots: The slots; slot 0's address is what struct kslot_slots
+ *   publishes, so a lookup indexes it directly and finds @nr just below.
  */
 struct kslot_slots_table {
 	/* private: */
