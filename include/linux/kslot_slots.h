@@ -3,7 +3,7 @@
  * kslot_slots: the generational slot core under kslot's handle tables.
  *
  * It owns the slot storage and its growth, the free list, the generations
- * with retire-on-wrap, the per-table tag, the one handle check, the
+ * and what happens when they wrap, the per-table tag, the one handle check, the
  * counters (rejected handles included), debugfs and the slot dump.  Each
  * slot stores a pointer; the tables built on it (kslot_map, ...) give the
  * pointer its meaning.
@@ -81,48 +81,16 @@
  *  waiting:  bit 63 | wait start << 32 |           next waiting index
  *            0 << g_shift | index^1              (32-bit tables)
  *
- * - A live slot's word is its handle, so tag, generation and index are
- *   checked by one 64-bit compare: a lookup is "mask the index (with the
- *   table's own mask, read from the cache line of the table pointer, so
- *   both formats take the same instructions), clamp it, load the word,
- *   compare it with the handle, load the object, compare the word again".
- * - Bounds: the index is clamped with array_index_nospec(), which sends an
- *   index past the table to slot 0.  Slot 0's word carries index 0 (live)
- *   or 1 (free), and a table has at least two slots, so it cannot equal a
- *   handle whose index is past the table: no separate bounds branch,
- *   architecturally or speculatively.
- * - No value, valid handle or forged, can match a free or retired word,
- *   in either format.  Say a value h equals the free word of slot i.  Its
- *   index bits are i ^ 1 (a table has at most 2^b slots, so i ^ 1 fits
- *   the mask; the free word's tag bits are 0), so the lookup compares h
- *   with slot i ^ 1, or with slot 0 if i ^ 1 is past the table.  Slot
- *   i ^ 1 is live: its generation, at the same bit g_shift, is odd where
- *   h's is even; or free or retired: its index bits are i, not i ^ 1.
- *   Slot 0's index bits are 0 or 1, and i ^ 1 past a table of at least
- *   two slots is neither.  So the object field of a free slot can hold
- *   the free-list link, only live slots ever match, and every failed
- *   compare of a nonzero handle counts as rejected (by a lookup or a
- *   writer).
- * - The formats never mix.  Every word of a 32-bit table, live, free or
- *   retired, is below 2^31; every 64-bit handle has an odd generation in
- *   bits 32-63, so it is at least 2^32 and matches no slot of a 32-bit
- *   table.  The other way round, only live words can match (above), and a
- *   live word of a 64-bit table is at least 2^32, above any 32-bit
- *   handle.  Neither depends on the tag.
- * - The null handle 0 never matches a real slot (word 0 would be free slot
- *   1 at generation 0, and index 0 routes to slot 0); before the first
- *   allocation there is no table (a NULL pointer, as in zeroed memory),
- *   and every lookup misses.
- * - Zero is empty: a zeroed struct kslot_slots (or kslot_map) is a valid
- *   empty table of max_entries 0.  Lookups miss, removes and replaces
- *   find nothing, allocations fail with -ENOSPC, the stats are zero and
- *   destroy does nothing; its lock is never taken (it was never
- *   initialised: so do not call kslot_slots_lock() on it).  A table to
- *   write to is initialised, or defined with DEFINE_KSLOT_MAP().
- * - Reuse count: the generation counts allocations and frees of the slot,
- *   odd while live, so a slot serves half as many allocations as its
- *   generation has values (the table above); the remove that would wrap
- *   its generation to 0 retires it for good.
+ * Why one compare of the word with the handle suffices (bounds, free and
+ * waiting words matching nothing, the formats never mixing, the null
+ * handle), and the reasons behind everything below: docs/core.rst.
+ *
+ * Zero is empty: a zeroed struct kslot_slots (or kslot_map) is a valid
+ * empty table of max_entries 0.  Lookups miss, removes and replaces find
+ * nothing, allocations fail with -ENOSPC, the stats are zero and destroy
+ * does nothing; its lock is never taken (it was never initialised: so do
+ * not call kslot_slots_lock() on it).  A table to write to is
+ * initialised, or defined with DEFINE_KSLOT_MAP().
  *
  * Rules:
  *
@@ -180,120 +148,9 @@
  * __kslot_slots_alloc() uses free slots only, which kslot_slots_reserve()
  * provides beforehand (the idr_preload() / xa_reserve() pattern).
  *
- * Keyed tables and restore (the block at the end of kslot_slots.c):
- *
- * - A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller with the
- *   handles of another table: kslot_slots_insert_at() makes exactly one
- *   handle live (its slot must be free at an older generation),
- *   kslot_slots_store_at() also takes over a slot live under the same or
- *   an older generation.  Lookups, replace and remove are the usual ones.
- *   It has no free list: kslot_slots_alloc() refuses.  Its tag is given
- *   (kslot_slots_init_tag()) or bound by the first insert.
- * - Restore recreates a dumped table: kslot_slots_init_tag() with the old
- *   tag, then per slot kslot_slots_restore_slot() (live entries at their
- *   handles, free slots at their generations) or
- *   kslot_slots_restore_retired(), then kslot_slots_restore_done(), which
- *   rebuilds the free list lowest slot first.  Until then the table
- *   refuses kslot_slots_alloc(); lookups see what is restored so far.
- *
- * Per-CPU tables (%KSLOT_SLOTS_PERCPU at init): lock-free alloc, remove
- * and replace, on per-CPU magazines of free slots.
- *
- * - A magazine holds up to %KSLOT_SLOTS_MAG_SIZE free slot indices.  alloc
- *   pops this CPU's magazine and remove pushes onto it, under the
- *   magazine's own lock: no shared lock, no shared cache line.  The free
- *   list is touched only to refill an empty magazine or flush a full one,
- *   %KSLOT_SLOTS_MAG_BATCH slots at a time, under the table lock.  Slots
- *   in a magazine are free: their word is the free word (nothing matches
- *   it), their link %KSLOT_SLOTS_CACHED.
- * - The magazine lock is a spinlock_t per CPU, taken with the table's lock
- *   flags, not a local_lock_t: other CPUs take it too, rarely (to flush
- *   its slots at max_entries, to quiesce it before a growth copies the
- *   table, for reserve and the dump).  Its own CPU takes it uncontended on
- *   a CPU-local cache line.  On PREEMPT_RT it is a sleeping lock, as a
- *   local_lock_t is, and the rules of kslot_lock.h apply unchanged.  Lock
- *   order: a magazine lock, then the table lock; never two magazine locks.
- * - Generation transitions are atomic: remove is cmpxchg64() of the word
- *   from the handle to the free word, so of two racing removes of one
- *   handle exactly one succeeds and owns the slot from then on.  replace
- *   is try_cmpxchg128() of {word, object} from {handle, old} to {handle,
- *   new} (replace_if and remove_if likewise), so a replace and a racing
- *   remove cannot lose an update: either the replace lands first and the
- *   remove returns the new object, or the remove does and the replace
- *   fails with -ENOENT.  alloc writes a slot it owns and needs no atomic.
- *   Slots are 16-byte aligned for the 128-bit compare.
- * - Because removes do not take the table lock, a per-CPU table offers no
- *   kslot_slots_lock() section in which "no other writer changes the
- *   table": the __ writers WARN once and fail with -EINVAL (the remove
- *   returns NULL) on such a table, and init refuses %KSLOT_SLOTS_KEYED
- *   with it, as kslot_slots_init_tag() (the restore's init) refuses the
- *   flag; reset and restore refuse a per-CPU table.
- * - Exact counts: each magazine counts the entries its writers added
- *   minus those they removed, the table lock's paths count theirs, and
- *   kslot_slots_count() sums them (exact whenever no writer runs).  The
- *   capacity limit is exact: when the free list is empty and the table
- *   cannot grow (or growing fails for memory), an allocation bypasses the
- *   magazines (below) and flushes every CPU's magazine (possible CPUs,
- *   offline ones included) into the free list before it returns -ENOSPC
- *   (-ENOMEM).  Bypassed writers free onto the list, so no free slot can
- *   move into a magazine the flush has passed: the allocation fails only
- *   when no slot is free anywhere.  kslot_slots_reserve() counts the magazines'
- *   free slots as room, since such an allocation finds them.
- * - Growth: magazines hold indices, which stay valid as the table grows,
- *   so they are kept across growth.  A growth raises the table's bypass
- *   count, then takes and releases every CPU's magazine lock (the table
- *   lock dropped) before it copies anything; a writer checks the count
- *   under its magazine lock and, while it is raised, works under the
- *   table lock instead (with the same atomic transitions, and the
- *   mirror).  Publication lowers it after publishing the new table
- *   (release; acquire in the writers), so the old table is never written
- *   after publication.  Whoever starts a growth runs it to publication.
- * - Magazines are allocated at init (process context), one per possible
- *   CPU.  Without try_cmpxchg128() (system_has_cmpxchg128()) a per-CPU
- *   table has none and every writer takes the table lock, with the same
- *   rules.
- *
- * Storage, and why (measured on bench/native, see docs/benchmarks.rst):
- *
- * - One flat array of slots, as the fd table (fs/file.c expand_fdtable()):
- *   a lookup is one dependent load (the table pointer, hot) before the
- *   slot.  Chunks add a directory load that misses the cache on large
- *   tables; kvmalloc() memory keeps huge-page TLB coverage (direct map, or
- *   huge vmap), which a page-by-page vmap'd window would not.
- * - Growth doubles the table (256 slots first, then x2, up to max_entries)
- *   by copy-on-grow.  The new table is allocated with the lock dropped and
- *   filled in batches of %KSLOT_SLOTS_COPY_BATCH slots, the lock dropped
- *   between batches, so no writer waits for more than one batch.  While
- *   the copy runs, readers use the old table and writers keep writing it;
- *   a writer that changes a slot already copied writes the new table too
- *   (the mirror), so the new table equals the old one when it is
- *   published.  The allocator that needs a slot does the copying; another
- *   one that needs a slot meanwhile continues the copy where it stands,
- *   so no writer ever waits for another (none spins in atomic context).
- * - Publication is rcu_assign_pointer() under the lock; the old table is
- *   freed with kvfree_rcu().  Stored objects never move; slots do, which
- *   is why the API hands out handles and objects, never slot pointers.
- * - Stale-table readers: the old table is never written after the new one
- *   is published.  A reader still on it sees the table as it was at the
- *   publication, an instant inside its own lookup (it loaded the table
- *   pointer before), so it returns only what was live at some point during
- *   the lookup.  kslot_slots_lookup_get() re-checks the slot in the
- *   current table after taking its reference, as __fget_files_rcu()
- *   re-checks the fdtable, which keeps it correct for objects in
- *   SLAB_TYPESAFE_BY_RCU caches.
- * - Cost: during growth old and new tables coexist (3x the old size);
- *   growth from atomic context uses kmalloc(), so it cannot build a table
- *   beyond KMALLOC_MAX_SIZE (262144 slots on 4K pages): grow such tables
- *   from process context first (or size them so).  An atomic writer that
- *   needs a slot while a growth is in progress finishes that copy itself,
- *   batch by batch, without leaving its atomic context: a large table
- *   written from atomic context should be grown (or sized) from process
- *   context first.
- *
- * Writers publish with release: the object before the word on alloc, the
- * word before clearing the object on remove.  Readers load the word, the
- * object and the word again; a changed word means the slot was removed
- * (and maybe reused) under them, and the lookup fails.
+ * Keyed tables and restore, per-CPU tables (their magazines, the exact
+ * drain, growth under them), the storage, its growth and the ordering of
+ * writers and readers: docs/core.rst.
  */
 #ifndef _LINUX_KSLOT_SLOTS_H
 #define _LINUX_KSLOT_SLOTS_H
