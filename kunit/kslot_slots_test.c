@@ -1063,9 +1063,10 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	kslot_slots_get_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
+	/* Full: the waiting slots are room, taken as allocations need them. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 2, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.waiting, 2);
 	/* Slot 1 waited longest: generation 1 again, then slot 0. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, s.waiting, 1);
 	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x3);
 	flags = kslot_slots_lock(&s);
 	ret[0] = __kslot_slots_alloc(&s, COOKIE(3), &x);
@@ -2699,7 +2700,20 @@ static void tp_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
 	tp.busy = false;
 }
 
-static void tp_set(struct kslot_slots *s, enum kslot_slots_test_point point,
+static void tp_clear(void)
+{
+	kslot_slots_test_set_hook(NULL);
+	tp.s = NULL;
+}
+
+static void tp_clear_action(void *unused)
+{
+	tp_clear();
+}
+
+/* Set the hook for the case; cleared when the case ends, however. */
+static void tp_set(struct kunit *test, struct kslot_slots *s,
+		   enum kslot_slots_test_point point,
 		   void (*fn)(struct kslot_slots *s))
 {
 	tp.s = s;
@@ -2708,12 +2722,9 @@ static void tp_set(struct kslot_slots *s, enum kslot_slots_test_point point,
 	tp.calls = 0;
 	tp.busy = false;
 	kslot_slots_test_set_hook(tp_hook);
-}
-
-static void tp_clear(void)
-{
-	kslot_slots_test_set_hook(NULL);
-	tp.s = NULL;
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, tp_clear_action, NULL),
+			0);
 }
 
 /* An object the table holds a reference to. */
@@ -2758,7 +2769,7 @@ static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 	kref_init(&lg->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(&s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_remove);
+	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_remove);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
 						       offsetof(struct lg_obj, ref),
 						       lg_release));
@@ -2768,6 +2779,44 @@ static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, lg->released_in_rcu);
 	KUNIT_EXPECT_EQ(test, kref_read(&lg->ref), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Between the lookup's reference and its re-check: replace the object. */
+static struct lg_obj *lg2;
+
+static void lg_replace(struct kslot_slots *s)
+{
+	if (kslot_slots_replace(s, lg->h, lg2) == lg)
+		kref_put(&lg->ref, lg_release);
+}
+
+/*
+ * kslot_slots_lookup_get() whose entry's object is replaced after it took
+ * its reference: the handle is still live, so it starts over and returns
+ * the new object, with a reference, as __fget_files_rcu() retries.
+ */
+static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
+{
+	struct kslot_slots s;
+	void *got;
+
+	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
+	lg2 = kunit_kzalloc(test, sizeof(*lg2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lg);
+	KUNIT_ASSERT_NOT_NULL(test, lg2);
+	kref_init(&lg->ref);
+	kref_init(&lg2->ref);
+	slots_init(test, &s, 16);
+	lg->h = slots_alloc(test, &s, lg);
+	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_replace);
+	got = kslot_slots_lookup_get(&s, lg->h, offsetof(struct lg_obj, ref),
+				     lg_release);
+	tp_clear();
+	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
+	KUNIT_EXPECT_EQ(test, lg->released, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&lg2->ref), 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -2830,6 +2879,8 @@ static void kslot_slots_test_lock_classes(struct kunit *test)
 	struct ctx_writer w = {};
 	unsigned long f1, f2;
 
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !debug_locks)
+		kunit_skip(test, "lockdep is off already");
 	slots_init_flags(test, &plain, 0);
 	slots_init_flags(test, &other, 0);
 	slots_init_flags(test, &bh, KSLOT_SLOTS_LOCK_BH);
@@ -2906,10 +2957,15 @@ static void grow_finishes(struct kunit *test, struct kslot_slots *s)
 	gf_done = false;
 	gf_h = kunit_kcalloc(test, n, sizeof(*gf_h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, gf_h);
+	/* On one CPU, so no other magazine keeps slots: n slots, full. */
+	migrate_disable();
 	for (i = 0; i < n; i++)
-		gf_h[i] = slots_alloc(test, s, COOKIE(i));
+		if (kslot_slots_alloc(s, COOKIE(i), &gf_h[i], GFP_KERNEL))
+			break;
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, i, n);
 	KUNIT_ASSERT_EQ(test, s->capacity, n);
-	tp_set(s, KSLOT_SLOTS_TP_GROW_PAUSE, gf_remove);
+	tp_set(test, s, KSLOT_SLOTS_TP_GROW_PAUSE, gf_remove);
 	h = slots_alloc(test, s, COOKIE(n));
 	tp_clear();
 	KUNIT_EXPECT_TRUE(test, gf_done);
@@ -2932,10 +2988,18 @@ static void grow_finishes(struct kunit *test, struct kslot_slots *s)
 	}
 	KUNIT_EXPECT_NULL(test, s->grow.next);
 	if (s->mags) {
-		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(s, gf_h[10]),
-				    COOKIE(10));
-		/* The caller keeps migration disabled. */
-		KUNIT_EXPECT_EQ(test, this_cpu_ptr(s->mags)->nr, 1);
+		u32 before, after;
+		void *obj;
+
+		/* A remove goes to this CPU's magazine again. */
+		migrate_disable();
+		before = this_cpu_ptr(s->mags)->nr;
+		obj = kslot_slots_remove(s, gf_h[10]);
+		after = this_cpu_ptr(s->mags)->nr;
+		migrate_enable();
+		KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(10));
+		KUNIT_EXPECT_LT(test, before, KSLOT_SLOTS_MAG_SIZE);
+		KUNIT_EXPECT_EQ(test, after, before + 1);
 	}
 	for (i = 20; i < n; i++)
 		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(s, gf_h[i]),
@@ -2957,9 +3021,7 @@ static void kslot_slots_test_grow_finishes_percpu(struct kunit *test)
 	struct kslot_slots s;
 
 	pc_init(test, &s, 8 * KSLOT_SLOTS_COPY_BATCH);
-	migrate_disable();
 	grow_finishes(test, &s);
-	migrate_enable();
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -2975,10 +3037,10 @@ static void qa_regrow(struct kslot_slots *s)
 
 /*
  * The quiesce drops the table lock: meanwhile another writer publishes
- * the growth that was quiescing and starts the next.  The quiescer must
- * not take the next growth for its own (by its table's address, which
- * may be the old one's): it copies only once that growth is quiesced,
- * from the current table, and every entry survives both growths.
+ * the growth that was quiescing and starts (and quiesces) the next.  The
+ * quiescer takes that growth by its sequence number, not as its own: it
+ * goes on with it from the current table, and every entry survives both
+ * growths.
  */
 static void kslot_slots_test_quiesce_regrow(struct kunit *test)
 {
@@ -2990,15 +3052,18 @@ static void kslot_slots_test_quiesce_regrow(struct kunit *test)
 	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	pc_init(test, &s, 8 * n);
+	/* On one CPU, so no other magazine keeps slots: n slots, full. */
 	migrate_disable();
 	for (i = 0; i < n; i++)
-		h[i] = slots_alloc(test, &s, COOKIE(i));
+		if (kslot_slots_alloc(&s, COOKIE(i), &h[i], GFP_KERNEL))
+			break;
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, i, n);
 	KUNIT_ASSERT_EQ(test, s.capacity, n);
 	seq = s.grow_seq;
-	tp_set(&s, KSLOT_SLOTS_TP_QUIESCE, qa_regrow);
+	tp_set(test, &s, KSLOT_SLOTS_TP_QUIESCE, qa_regrow);
 	h2 = slots_alloc(test, &s, COOKIE(n));
 	tp_clear();
-	migrate_enable();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	/* Two growths: n, 2n, then 4n slots. */
 	KUNIT_EXPECT_EQ(test, s.grow_seq, seq + 2);
@@ -3081,7 +3146,7 @@ static void kslot_slots_test_drain_race(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, dr->b)->nr, 1);
 	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, a)->nr, 0);
 	KUNIT_ASSERT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
-	tp_set(&s, KSLOT_SLOTS_TP_DRAIN, dr_hook);
+	tp_set(test, &s, KSLOT_SLOTS_TP_DRAIN, dr_hook);
 	KUNIT_ASSERT_EQ(test, work_on_cpu(a, dr_alloc, NULL), 0);
 	tp_clear();
 	KUNIT_EXPECT_GE(test, tp.calls, 1);
@@ -3208,6 +3273,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_mag_fault),
 	KUNIT_CASE(kslot_slots_test_mag_fault_quiesce),
 	KUNIT_CASE(kslot_slots_test_lookup_get_last_ref),
+	KUNIT_CASE(kslot_slots_test_lookup_get_replaced),
 	KUNIT_CASE(kslot_slots_test_lock_classes),
 	KUNIT_CASE(kslot_slots_test_grow_finishes),
 	KUNIT_CASE(kslot_slots_test_grow_finishes_percpu),

@@ -685,9 +685,17 @@ static bool kslot_slots_has_index(const struct kslot_slots *s, u32 index)
 
 static u32 kslot_slots_free_slots(const struct kslot_slots *s);
 
+/*
+ * A full table's waiting slots are room: an allocation that finds no
+ * other slot takes them (see kslot_slots_thaw()).
+ */
 static bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
 {
-	return kslot_slots_free_slots(s) >= nr;
+	u32 room = kslot_slots_free_slots(s);
+
+	if (s->capacity >= s->max_entries)
+		room += s->waiting;
+	return room >= nr;
 }
 
 /*
@@ -719,7 +727,9 @@ static int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 				continue;
 			ret = kslot_slots_grow_start(s, irqflags, gfp, done,
 						     arg);
-			if (ret == -ENOSPC && kslot_slots_thaw(s, true))
+			/* Per-CPU tables drain their magazines first. */
+			if (ret == -ENOSPC && !s->mags &&
+			    kslot_slots_thaw(s, true))
 				continue;
 			if (ret)
 				return ret;
@@ -991,7 +1001,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * object under this handle.  That keeps it correct for objects from a
  * SLAB_TYPESAFE_BY_RCU cache, whose memory may hold a new object by the
  * time the reference is taken; then the reference is dropped with
- * @release semantics and NULL returned.
+ * @release semantics and NULL returned, or, if the handle is still live
+ * and only its object was replaced meanwhile, the lookup starts over.
  *
  * Context: Any context.  Takes and releases the RCU read lock.  @release
  * may be called (for the last reference, when the entry was removed while
@@ -1004,10 +1015,12 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     void (*release)(struct kref *ref))
 {
 	const struct kslot_slot *slot;
-	struct kref *ref = NULL;
-	bool stale = false;
+	struct kref *ref;
+	bool stale, live;
 	void *obj;
 
+again:
+	stale = false;
 	rcu_read_lock();
 	obj = __kslot_slots_lookup(s, handle);
 	if (!obj)
@@ -1025,7 +1038,8 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
 	slot = __kslot_slots_slot(rcu_dereference(s->slots),
 				  kslot_slots_handle_index(s, handle));
-	stale = READ_ONCE(slot->word) != handle || READ_ONCE(slot->obj) != obj;
+	live = READ_ONCE(slot->word) == handle;
+	stale = !live || READ_ONCE(slot->obj) != obj;
 out:
 	rcu_read_unlock();
 	/*
@@ -1036,6 +1050,9 @@ out:
 	if (stale) {
 		kref_put(ref, release);
 		obj = NULL;
+		/* Still live, replaced meanwhile: as __fget_files_rcu(). */
+		if (live)
+			goto again;
 	}
 	return obj;
 }
@@ -1234,9 +1251,11 @@ static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 
 /*
  * Allocations the table issued, modulo 2^32: under the lock, and by each
- * CPU's magazine.  Called with the lock held; magazine writers may add
- * to the sum as it is read, which only makes a stamp or a wait look
- * shorter than it is.
+ * CPU's magazine.  Called with the lock held.  A magazine counts a slot's
+ * allocation before it publishes the handle, so the remove that ends the
+ * slot's cycle (after it saw the handle) finds every allocation of the
+ * slot in its stamp; allocations of other slots racing with the sum are
+ * in it or not.
  */
 static u32 kslot_slots_issued(const struct kslot_slots *s)
 {
@@ -1890,11 +1909,15 @@ static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
 	u64 h = kslot_slots_make(s, index,
 				 kslot_slots_word_gen(s, READ_ONCE(slot->word)) + 1);
 
+	/*
+	 * Counted before the word is published: the remove that ends the
+	 * slot's cycle, on any CPU, then sees it in the stamp it takes.
+	 */
+	WRITE_ONCE(m->count, m->count + 1);
+	WRITE_ONCE(m->issued, m->issued + 1);
 	WRITE_ONCE(slot->obj, obj);
 	/* Object before word; see __kslot_slots_lookup(). */
 	smp_store_release(&slot->word, h);
-	WRITE_ONCE(m->count, m->count + 1);
-	WRITE_ONCE(m->issued, m->issued + 1);
 	return h;
 }
 
@@ -1923,7 +1946,9 @@ static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
 		kslot_slots_unlock(s, irqflags);
 		kslot_slots_drain(s);
 		irqflags = kslot_slots_lock(s);
-		if (s->free_head != KSLOT_SLOTS_NONE)
+		/* None free anywhere: a full 32-bit table's oldest waiting slot. */
+		if (s->free_head != KSLOT_SLOTS_NONE ||
+		    (ret == -ENOSPC && kslot_slots_thaw(s, true)))
 			ret = 0;
 		kslot_slots_bypass_end(s);
 	}
@@ -2102,7 +2127,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_count_percpu);
  */
 static u32 kslot_slots_free_slots(const struct kslot_slots *s)
 {
-	return s->capacity - kslot_slots_count(s) - s->retired - s->waiting;
+	/* A per-CPU count summed under racing writers may be one too many. */
+	s64 n = (s64)s->capacity - kslot_slots_count(s) - s->retired -
+		s->waiting;
+
+	return max_t(s64, n, 0);
 }
 
 /**

@@ -193,6 +193,8 @@ static inline size_t size_add(size_t a, size_t b)
 /* No lockdep: a class key is empty, setting one does nothing. */
 struct lock_class_key { };
 #define lockdep_set_class(l, key)	do { (void)(key); } while (0)
+#define lockdep_set_class_and_name(l, key, name) \
+	do { (void)(key); (void)(name); } while (0)
 #define SINGLE_DEPTH_NESTING	1
 
 struct va_format {

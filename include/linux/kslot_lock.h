@@ -117,7 +117,12 @@ static inline unsigned int kslot_lock_mode(unsigned int flags)
 static inline void kslot_lock_set_class(spinlock_t *lock, unsigned int flags,
 					struct lock_class_key *keys)
 {
-	lockdep_set_class(lock, &keys[kslot_lock_mode(flags)]);
+	static const char * const names[KSLOT_LOCK_MODES] = {
+		"kslot_table_lock", "kslot_table_lock_bh", "kslot_table_lock_irq",
+	};
+	unsigned int mode = kslot_lock_mode(flags);
+
+	lockdep_set_class_and_name(lock, &keys[mode], names[mode]);
 }
 
 /**

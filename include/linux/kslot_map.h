@@ -191,7 +191,9 @@ struct kslot_map {
  *	for per-CPU magazines.
  *
  * No memory is allocated for slots until the first kslot_map_alloc(); a
- * per-CPU map allocates its magazines here.
+ * per-CPU map allocates its magazines here.  Each call site gives the
+ * map lock lockdep classes of its own, one per lock mode, as
+ * spin_lock_init() does.
  *
  * Context: Process context if @name is given or @flags holds
  * %KSLOT_MAP_PERCPU, otherwise any context.
@@ -199,13 +201,30 @@ struct kslot_map {
  * unknown bits or both lock flags, or -ENOMEM if a per-CPU map's
  * magazines could not be allocated.
  */
-static inline int kslot_map_init(struct kslot_map *map, const char *name,
-				 u32 max_entries, unsigned int flags)
+#define kslot_map_init(map, name, max_entries, flags)			\
+	__kslot_map_init(map, name, max_entries, flags, kslot_lock_classes())
+
+/**
+ * __kslot_map_init() - kslot_map_init() with the lock classes given.
+ * @map: The map to initialise.
+ * @name: As kslot_map_init().
+ * @max_entries: As kslot_map_init().
+ * @flags: As kslot_map_init().
+ * @keys: The lockdep classes of the map lock, one per lock mode (what
+ *	kslot_lock_classes() gives).
+ *
+ * Context: As kslot_map_init().
+ * Return: As kslot_map_init().
+ */
+static inline int __kslot_map_init(struct kslot_map *map, const char *name,
+				   u32 max_entries, unsigned int flags,
+				   struct lock_class_key *keys)
 {
 	/* A map issues its own handles: it is never a keyed table. */
 	if (flags & ~KSLOT_MAP_FLAGS_ALL)
 		return -EINVAL;
-	return kslot_slots_init(&map->slots, "map", name, max_entries, flags);
+	return __kslot_slots_init(&map->slots, "map", name, max_entries,
+				  flags, keys);
 }
 
 /**
