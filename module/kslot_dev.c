@@ -829,7 +829,8 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 		goto free;
 	t->id = id;
 	if (img) {
-		ret = kslot_seal_set(&t->seal, img->seal) ? -EBADMSG :
+		/* kslot_import_check() has checked the key. */
+		ret = kslot_seal_set(&t->seal, img->seal) ?:
 		      kslot_table_restore_init(t, img->tag);
 	} else {
 		kslot_seal_init(&t->seal, &f->secret, id);
@@ -1540,7 +1541,7 @@ unlock:
 /* Check an image's header against the image size; 0 or -errno. */
 static int kslot_import_check(const struct kslot_image *img, u64 size)
 {
-	int ret;
+	int ret, i;
 
 	if (img->magic != KSLOT_IMAGE_MAGIC)
 		return -EBADMSG;
@@ -1557,10 +1558,16 @@ static int kslot_import_check(const struct kslot_image *img, u64 size)
 	if (img->nr_slots > img->max_entries || img->live > img->nr_slots ||
 	    img->tag > KSLOT_TAG_MASK)
 		return -EBADMSG;
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++)
+		if (!(img->seal[i] & 1))
+			return -EBADMSG;
 	if (size != sizeof(*img) +
 		    (u64)img->nr_slots * sizeof(struct kslot_image_slot) +
 		    (u64)img->live * img->record_size)
 		return -EBADMSG;
+	/* Well formed, but a key that does not mix (see the uapi header). */
+	if (!kslot_seal_key_ok(img->seal))
+		return -EINVAL;
 	return 0;
 }
 

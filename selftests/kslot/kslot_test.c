@@ -1464,6 +1464,100 @@ TEST(import_rejects_bad_images)
 	close(fd);
 }
 
+/*
+ * GET of the handles next to live handle @h (+1, -1, bit 0 flipped) in
+ * table @t finds nothing: -ENOENT, unless one of them is @live's other
+ * handle, which none may be.
+ */
+static void expect_neighbours_stale(struct __test_metadata *_metadata,
+				    int fd, uint32_t t, uint64_t h)
+{
+	uint64_t near[] = { h ^ 1, h - 1, h + 1 };
+	struct rec got;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!near[i])
+			continue;
+		EXPECT_EQ(-ENOENT, kslot_get(fd, t, near[i], &got, RS)) {
+			TH_LOG("handle %#llx, neighbour %#llx",
+			       (unsigned long long)h,
+			       (unsigned long long)near[i]);
+		}
+	}
+}
+
+/*
+ * The seal of an imported table holds: IMPORT refuses keys that do not
+ * mix (-EINVAL, the image otherwise valid, nothing created), and in a
+ * table it accepts, the handles next to a live one (h ^ 1, h - 1,
+ * h + 1) get -ENOENT, for the key EXPORT wrote and for a key written by
+ * hand.
+ */
+TEST_F(kdev, import_seal_keys)
+{
+	static const uint64_t weak[][3] = {
+		{ 1, 1, 1 },			/* the identity */
+		{ 3, 5, 7 },			/* below 2^32 */
+		{ ~0ULL, ~0ULL, ~0ULL },	/* -1 */
+		{ 0x9e3779b97f4a7c15ULL, 1, 0xc4ceb9fe1a85ec53ULL },
+		{ 0x9e3779b97f4a7c15ULL, 0xff51afd7ed558ccdULL,
+		  (1ULL << 63) | 1 },		/* bits 1..62 zero */
+		{ (1ULL << 32) | 1, 0xff51afd7ed558ccdULL,
+		  0xc4ceb9fe1a85ec53ULL },	/* its inverse: 1 - 2^32 */
+	};
+	static const uint64_t sparse[3] = {
+		0x0000030000010001ULL, 0x0000400800200001ULL,
+		0x0010000400800001ULL,
+	};
+	struct rec r = { 1, 2 }, got;
+	struct kslot_image *hdr;
+	uint64_t h[3], ih[8], cursor = 0;
+	uint32_t t2, n, i, k;
+	size_t size;
+	void *img;
+
+	for (i = 0; i < 3; i++) {
+		r.a = i;
+		ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h[i]));
+	}
+	ASSERT_EQ(0, kslot_export(self->fd, self->t, &img, &size));
+	hdr = img;
+	for (i = 0; i < ARRAY_SIZE(weak); i++) {
+		struct kslot_image *bad = malloc(size);
+
+		ASSERT_TRUE(bad != 0);
+		memcpy(bad, img, size);
+		memcpy(bad->seal, weak[i], sizeof(bad->seal));
+		import_fails(_metadata, self->fd, bad, size, -EINVAL,
+			     "a seal key that does not mix");
+		free(bad);
+	}
+	/* The key EXPORT wrote: the same handles, none of their neighbours. */
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, kslot_get(self->fd, t2, h[i], &got, RS));
+		EXPECT_EQ(i, got.a);
+		expect_neighbours_stale(_metadata, self->fd, t2, h[i]);
+	}
+	/* A sparse key written by hand: other handles, found by ITERATE. */
+	memcpy(hdr->seal, sparse, sizeof(hdr->seal));
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	for (k = 0; cursor != KSLOT_CURSOR_END; k += n) {
+		ASSERT_GE(3, k);
+		ASSERT_EQ(0, kslot_iterate(self->fd, t2, &cursor, ih + k, NULL,
+					   0, 8 - k, &n));
+	}
+	ASSERT_EQ(3, k);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, kslot_get(self->fd, t2, ih[i], &got, RS));
+		EXPECT_EQ(i, got.a);
+		EXPECT_NE(h[i], ih[i]);
+		expect_neighbours_stale(_metadata, self->fd, t2, ih[i]);
+	}
+	free(img);
+}
+
 /* A retired slot comes back retired: never reissued, counted. */
 TEST(import_retired_slot)
 {
