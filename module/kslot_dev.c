@@ -30,6 +30,7 @@
 #include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -282,20 +283,45 @@ static int kslot_table_init(struct kslot_table *t)
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
 }
 
-/* Destroy runs in process context: one record at a time, preemptibly. */
-static void kslot_rec_free(void *obj, u64 handle, void *data)
+/* Slots a walk of a table covers between two resched points. */
+#define KSLOT_WALK_CHUNK	256U
+
+/*
+ * Free the records of map table @t, KSLOT_WALK_CHUNK slots at a time,
+ * rescheduling after each chunk, empty slots included: the core's destroy
+ * walks every slot for its callback, without a resched point between
+ * empty ones.  Destroy runs in process context (DESTROY, close, a failed
+ * CREATE or IMPORT).
+ */
+static void kslot_map_free_recs(struct kslot_table *t)
 {
-	kfree(obj);
-	cond_resched();
+	u32 pos = 0, end;
+	void *rec;
+	u64 h;
+
+	for (;;) {
+		end = pos + KSLOT_WALK_CHUNK;
+		while ((rec = kslot_slots_find_range(t->slots, &pos, end, &h))) {
+			kfree(rec);
+			pos++;
+		}
+		/* Short of @end: the table ends there. */
+		if (pos < end)
+			break;
+		cond_resched();
+	}
 }
 
 /* Commands hold the file's rwsem, so no reader is left. */
 static void kslot_table_destroy(struct kslot_table *t)
 {
-	if (kslot_table_is_dense(t))
+	if (kslot_table_is_dense(t)) {
 		kslot_dense_destroy(&t->dense, NULL, NULL);
-	else
-		kslot_map_destroy(&t->map, kslot_rec_free, NULL);
+		return;
+	}
+	/* The records go first; the slots still point at them, unread. */
+	kslot_map_free_recs(t);
+	kslot_map_destroy(&t->map, NULL, NULL);
 }
 
 /*
@@ -1397,9 +1423,6 @@ out:
 
 /* ---- checkpoint and restore ---- */
 
-/* Slots EXPORT reads from a table per dump. */
-#define KSLOT_WALK_CHUNK	256U
-
 struct kslot_export_walk {
 	void __user *image;	/* NULL: count only */
 	u64 off;		/* bytes of the image so far */
@@ -1644,6 +1667,19 @@ static int kslot_import_slots(struct kslot_table *t,
 	bool grow;
 
 	for (i = 0; i < img->nr_slots; i++) {
+		/*
+		 * Every slot, whatever its state: an image may list millions
+		 * of slots the loop skips.  A fatal signal fails the whole
+		 * IMPORT, which then creates nothing.
+		 */
+		ret = -EINTR;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+		if (i && !(i % KSLOT_WALK_CHUNK)) {
+			kslot_dev_write_end(t, pre);
+			pre = 0;
+		}
 		ret = -EFAULT;
 		if (copy_from_user(&is, src + off, sizeof(is)))
 			break;
@@ -1675,11 +1711,6 @@ static int kslot_import_slots(struct kslot_table *t,
 		if (is.state == KSLOT_SLOT_LIVE) {
 			off += t->record_size;
 			live++;
-		}
-		if (!(i % KSLOT_WALK_CHUNK)) {
-			kslot_dev_write_end(t, pre);
-			pre = 0;
-			cond_resched();
 		}
 	}
 	kslot_dev_write_end(t, pre);

@@ -1558,6 +1558,80 @@ TEST_F(kdev, import_seal_keys)
 	free(img);
 }
 
+/*
+ * An image whose slots lie far apart grows the table to its last one;
+ * IMPORT rebuilds the free list over the whole capacity, a chunk of slots
+ * at a time: every free slot is handed out once, lowest first, and the
+ * live and retired slots never.
+ */
+TEST_F(kdev, import_relink_spread)
+{
+	const uint32_t spots[] = { 5, 2000, 3000, MAXE - 1 };
+	size_t size = sizeof(struct kslot_image) +
+		      4 * sizeof(struct kslot_image_slot) + 2 * RS;
+	struct kslot_image_slot *is;
+	struct kslot_image *hdr;
+	struct kslot_dump d;
+	struct kslot_dump_slot ds;
+	struct kslot_stats st;
+	struct rec r = { 9, 9 };
+	uint8_t *img, *p;
+	uint64_t h;
+	uint32_t t2, i, n = 0;
+	void *exp;
+	size_t esize;
+
+	/* The fixture's table's key, from its image. */
+	ASSERT_EQ(0, kslot_export(self->fd, self->t, &exp, &esize));
+	img = calloc(1, size);
+	ASSERT_TRUE(img != 0);
+	hdr = (struct kslot_image *)img;
+	memcpy(hdr, exp, sizeof(*hdr));
+	free(exp);
+	hdr->nr_slots = 4;
+	hdr->live = 2;
+	p = img + sizeof(*hdr);
+	for (i = 0; i < 4; i++) {
+		is = (struct kslot_image_slot *)p;
+		is->index = spots[i];
+		/* Free at gen 2, retired, live at gen 5, live at gen 1. */
+		is->state = i == 0 ? KSLOT_SLOT_FREE :
+			    i == 1 ? KSLOT_SLOT_RETIRED : KSLOT_SLOT_LIVE;
+		is->gen = i == 0 ? 2 : i == 1 ? 0 : i == 2 ? 5 : 1;
+		p += sizeof(*is);
+		if (is->state == KSLOT_SLOT_LIVE) {
+			memcpy(p, &r, RS);
+			p += RS;
+		}
+	}
+	ASSERT_EQ(size, (size_t)(p - img));
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	ASSERT_EQ(0, kslot_stats(self->fd, t2, &st));
+	EXPECT_EQ(MAXE, st.capacity);
+	EXPECT_EQ(2, st.entries);
+	EXPECT_EQ(1, st.retired);
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = t2, .max = 1,
+				 .slots_ptr = (uintptr_t)&ds };
+	ASSERT_EQ(0, kslot_dump(self->fd, &d));
+	EXPECT_EQ(0, d.free_head);
+	/* Every free slot once, lowest first; then the table is full. */
+	for (i = 0; i < MAXE; i++) {
+		if (i == 2000 || i == 3000 || i == MAXE - 1)
+			continue;
+		ASSERT_EQ(0, kslot_insert(self->fd, t2, &r, RS, &h));
+		d = (struct kslot_dump){ .size = sizeof(d), .table_id = t2,
+					 .max = 1, .slots_ptr = (uintptr_t)&ds,
+					 .user_handle = h };
+		ASSERT_EQ(0, kslot_dump(self->fd, &d));
+		ASSERT_EQ(i, d.decoded_index);
+		EXPECT_EQ(i == 5 ? 3 : 1, d.decoded_gen);
+		n++;
+	}
+	EXPECT_EQ(MAXE - 3, n);
+	EXPECT_EQ(-ENOSPC, kslot_insert(self->fd, t2, &r, RS, &h));
+	free(img);
+}
+
 /* A retired slot comes back retired: never reissued, counted. */
 TEST(import_retired_slot)
 {

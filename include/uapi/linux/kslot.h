@@ -418,6 +418,7 @@ struct kslot_export {
  *   -EPROTONOSUPPORT  an image version this kernel does not read
  *   -EOPNOTSUPP  a known kind this kernel cannot import (see info.kinds
  *                and info.import_kinds)
+ *   -EINTR       a fatal signal came during the IMPORT
  *
  * On failure nothing is created.
  */
