@@ -1614,13 +1614,16 @@ static int kslot_import_check_slot(const struct kslot_image *img,
 }
 
 /*
- * Precharge the restore of slot @index into @t: its record, and the slot
- * capacity it makes the table grow to (restoring a slot grows the table
- * to it, whatever the slots below hold, so a small image cannot pin a
- * large uncharged slot array): the core doubles its capacity from
- * KSLOT_SLOTS_MIN until the slot exists, capped at max_entries.  *@grow
- * is set if a growth is precharged.  Returns the bytes charged, or
- * -EDQUOT.
+ * Precharge the restore of slot @index into @t: everything it may
+ * allocate, before it does, under the checks of an insert.  That is its
+ * record (a map table's own object; a dense table's value goes to the
+ * packed array, which a full array makes grow by
+ * kslot_dense_stats.vals_grow_bytes), and the slot capacity it makes the
+ * table grow to (restoring a slot grows the table to it, whatever the
+ * slots below hold, so a small image cannot pin a large uncharged slot
+ * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
+ * slot exists, capped at max_entries.  *@grow is set if a growth is
+ * precharged.  Returns the bytes charged, or -EDQUOT.
  */
 static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
@@ -1632,7 +1635,16 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 
 	kslot_table_stats(t, &ts);
 	*grow = index >= ts.capacity;
-	if (*grow) {
+	if (live && kslot_table_is_dense(t)) {
+		struct kslot_dense_stats ds;
+
+		kslot_dense_get_stats(&t->dense, &ds);
+		if (ds.vals_grow_bytes) {
+			bytes += ds.vals_grow_bytes;
+			*grow = true;
+		}
+	}
+	if (index >= ts.capacity) {
 		u64 want = ts.capacity;
 
 		while (want <= index)

@@ -403,7 +403,10 @@ struct kslot_export {
  * exactly image_size bytes; table_id (out) is its id.  Besides CREATE's
  * errors for the image's kind, record_size and max_entries (-EINVAL,
  * -ENOSPC at max_tables, -EDQUOT if the table, its slots and its records
- * would take the file past max_bytes or its user past max_user_bytes):
+ * would take the file past max_bytes or its user past max_user_bytes;
+ * as for an insert, each is charged before it is allocated, a dense
+ * table's packed array included, so IMPORTs running at once cannot
+ * together pass a limit):
  *
  *   -EBADMSG     a malformed image: bad magic, image_size not the size
  *                the header implies (truncated, trailing bytes), nr_slots
