@@ -158,17 +158,101 @@ static void seal_off_by_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slot, 0);
 }
 
+/* Two keys the weak-key rule accepts: one dense, one sparse. */
+static const u64 accepted[][KSLOT_SEAL_ROUNDS] = {
+	{ 0x9e3779b97f4a7c15ULL, 0xff51afd7ed558ccdULL, 0xc4ceb9fe1a85ec53ULL },
+	{ 0x0000030000010001ULL, 0x0000400800200001ULL, 0x0010000400800001ULL },
+};
+
 static void seal_set_rejects_even(struct kunit *test)
 {
-	u64 mul[KSLOT_SEAL_ROUNDS] = { 3, 5, 7 };
+	u64 mul[KSLOT_SEAL_ROUNDS];
 	struct kslot_seal s;
 
+	memcpy(mul, accepted[0], sizeof(mul));
 	KUNIT_EXPECT_EQ(test, kslot_seal_set(&s, mul), 0);
 	KUNIT_EXPECT_EQ(test, kslot_unseal(&s, kslot_seal(&s, 12345)), 12345ULL);
 	mul[2] = 8;
 	KUNIT_EXPECT_EQ(test, kslot_seal_set(&s, mul), -EINVAL);
 	mul[2] = 0;
 	KUNIT_EXPECT_EQ(test, kslot_seal_set(&s, mul), -EINVAL);
+}
+
+/*
+ * Keys that do not mix: a multiplier, or its inverse, with 32 equal bits
+ * in a row among bits 1..63.
+ */
+static void seal_set_rejects_weak(struct kunit *test)
+{
+	static const u64 weak[] = {
+		1, 3, 0xffffffffULL, U64_MAX, U64_MAX - 2,
+		BIT_ULL(63) | 1,		/* bits 1..62 zero */
+		BIT_ULL(32) | 1,		/* its inverse: bits 32..63 one */
+		0xffffffff00000001ULL,		/* bits 32..63 one */
+		0x00000003fffffffdULL,		/* bits 2..33 one */
+	};
+	u64 mul[KSLOT_SEAL_ROUNDS];
+	struct kslot_seal s;
+	int i, r;
+
+	for (i = 0; i < ARRAY_SIZE(weak); i++) {
+		KUNIT_EXPECT_TRUE(test, kslot_seal_mul_weak(weak[i]) ||
+				  kslot_seal_mul_weak(kslot_seal_inverse(weak[i])));
+		for (r = 0; r < KSLOT_SEAL_ROUNDS; r++) {
+			memcpy(mul, accepted[1], sizeof(mul));
+			mul[r] = weak[i];
+			KUNIT_EXPECT_EQ(test, kslot_seal_set(&s, mul), -EINVAL);
+		}
+	}
+	/* The run of 31 equal bits is the longest that passes. */
+	KUNIT_EXPECT_FALSE(test, kslot_seal_mul_weak(0xaaaaaaab00000001ULL));
+	KUNIT_EXPECT_TRUE(test, kslot_seal_mul_weak(0xaaaaaaaa00000001ULL));
+	for (i = 0; i < ARRAY_SIZE(accepted); i++)
+		KUNIT_EXPECT_EQ(test, kslot_seal_set(&s, accepted[i]), 0);
+}
+
+/* CREATE's keys all pass IMPORT's check. */
+static void seal_init_mixes(struct kunit *test)
+{
+	struct kslot_seal s;
+	u32 id;
+
+	for (id = 0; id < 4096; id++) {
+		kslot_seal_init(&s, &key_a, id);
+		KUNIT_ASSERT_TRUE(test, kslot_seal_key_ok(s.mul));
+	}
+}
+
+/*
+ * Keys the rule accepts: a handle off by one or with a flipped bit never
+ * decodes to the tag and generation of the handle (the neighbouring
+ * slots' handles, which the key {1, 1, 1} reached).
+ */
+static void seal_accepted_off_by_one(struct kunit *test)
+{
+	struct kslot_seal s;
+	struct rnd_state rs;
+	int i, k, bit, same = 0;
+
+	for (k = 0; k < ARRAY_SIZE(accepted); k++) {
+		KUNIT_ASSERT_EQ(test, kslot_seal_set(&s, accepted[k]), 0);
+		prandom_seed_state(&rs, 9 + k);
+		for (i = 0; i < SAMPLES; i++) {
+			u64 h = rnd_handle(&rs), uh = kslot_seal(&s, h);
+			u64 near[] = { uh + 1, uh - 1, 0 };
+			int j;
+
+			bit = prandom_u32_state(&rs) % 64;
+			near[2] = uh ^ BIT_ULL(bit);
+			for (j = 0; j < ARRAY_SIZE(near); j++) {
+				u64 got = kslot_unseal(&s, near[j]);
+
+				same += got >> KSLOT_INDEX_BITS ==
+					h >> KSLOT_INDEX_BITS;
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, same, 0);
 }
 
 static struct kunit_case kslot_dev_test_cases[] = {
@@ -178,6 +262,9 @@ static struct kunit_case kslot_dev_test_cases[] = {
 	KUNIT_CASE(seal_files_differ),
 	KUNIT_CASE(seal_off_by_one),
 	KUNIT_CASE(seal_set_rejects_even),
+	KUNIT_CASE(seal_set_rejects_weak),
+	KUNIT_CASE(seal_init_mixes),
+	KUNIT_CASE(seal_accepted_off_by_one),
 	{}
 };
 

@@ -875,12 +875,14 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	/* What one more insert may allocate: the growth of a full array. */
 	st->grow_bytes = ss.count + ss.retired >= ss.capacity ?
 			 ss.grow_bytes : 0;
+	st->vals_grow_bytes = 0;
 	if (!next && dense->count >= dense->room &&
 	    dense->room < ss.max_entries) {
 		u32 room = kslot_dense_grown_room(dense, 1);
 		size_t size = kslot_dense_bytes(dense->elem_size, room);
 
-		st->grow_bytes += kslot_kvmalloc_bytes(NULL, size);
+		st->vals_grow_bytes = kslot_kvmalloc_bytes(NULL, size);
+		st->grow_bytes += st->vals_grow_bytes;
 	}
 	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);

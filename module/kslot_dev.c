@@ -30,6 +30,7 @@
 #include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -282,20 +283,45 @@ static int kslot_table_init(struct kslot_table *t)
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
 }
 
-/* Destroy runs in process context: one record at a time, preemptibly. */
-static void kslot_rec_free(void *obj, u64 handle, void *data)
+/* Slots a walk of a table covers between two resched points. */
+#define KSLOT_WALK_CHUNK	256U
+
+/*
+ * Free the records of map table @t, KSLOT_WALK_CHUNK slots at a time,
+ * rescheduling after each chunk, empty slots included: the core's destroy
+ * walks every slot for its callback, without a resched point between
+ * empty ones.  Destroy runs in process context (DESTROY, close, a failed
+ * CREATE or IMPORT).
+ */
+static void kslot_map_free_recs(struct kslot_table *t)
 {
-	kfree(obj);
-	cond_resched();
+	u32 pos = 0, end;
+	void *rec;
+	u64 h;
+
+	for (;;) {
+		end = pos + KSLOT_WALK_CHUNK;
+		while ((rec = kslot_slots_find_range(t->slots, &pos, end, &h))) {
+			kfree(rec);
+			pos++;
+		}
+		/* Short of @end: the table ends there. */
+		if (pos < end)
+			break;
+		cond_resched();
+	}
 }
 
 /* Commands hold the file's rwsem, so no reader is left. */
 static void kslot_table_destroy(struct kslot_table *t)
 {
-	if (kslot_table_is_dense(t))
+	if (kslot_table_is_dense(t)) {
 		kslot_dense_destroy(&t->dense, NULL, NULL);
-	else
-		kslot_map_destroy(&t->map, kslot_rec_free, NULL);
+		return;
+	}
+	/* The records go first; the slots still point at them, unread. */
+	kslot_map_free_recs(t);
+	kslot_map_destroy(&t->map, NULL, NULL);
 }
 
 /*
@@ -829,7 +855,8 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 		goto free;
 	t->id = id;
 	if (img) {
-		ret = kslot_seal_set(&t->seal, img->seal) ? -EBADMSG :
+		/* kslot_import_check() has checked the key. */
+		ret = kslot_seal_set(&t->seal, img->seal) ?:
 		      kslot_table_restore_init(t, img->tag);
 	} else {
 		kslot_seal_init(&t->seal, &f->secret, id);
@@ -1396,9 +1423,6 @@ out:
 
 /* ---- checkpoint and restore ---- */
 
-/* Slots EXPORT reads from a table per dump. */
-#define KSLOT_WALK_CHUNK	256U
-
 struct kslot_export_walk {
 	void __user *image;	/* NULL: count only */
 	u64 off;		/* bytes of the image so far */
@@ -1540,7 +1564,7 @@ unlock:
 /* Check an image's header against the image size; 0 or -errno. */
 static int kslot_import_check(const struct kslot_image *img, u64 size)
 {
-	int ret;
+	int ret, i;
 
 	if (img->magic != KSLOT_IMAGE_MAGIC)
 		return -EBADMSG;
@@ -1557,10 +1581,16 @@ static int kslot_import_check(const struct kslot_image *img, u64 size)
 	if (img->nr_slots > img->max_entries || img->live > img->nr_slots ||
 	    img->tag > KSLOT_TAG_MASK)
 		return -EBADMSG;
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++)
+		if (!(img->seal[i] & 1))
+			return -EBADMSG;
 	if (size != sizeof(*img) +
 		    (u64)img->nr_slots * sizeof(struct kslot_image_slot) +
 		    (u64)img->live * img->record_size)
 		return -EBADMSG;
+	/* Well formed, but a key that does not mix (see the uapi header). */
+	if (!kslot_seal_key_ok(img->seal))
+		return -EINVAL;
 	return 0;
 }
 
@@ -1584,13 +1614,16 @@ static int kslot_import_check_slot(const struct kslot_image *img,
 }
 
 /*
- * Precharge the restore of slot @index into @t: its record, and the slot
- * capacity it makes the table grow to (restoring a slot grows the table
- * to it, whatever the slots below hold, so a small image cannot pin a
- * large uncharged slot array): the core doubles its capacity from
- * KSLOT_SLOTS_MIN until the slot exists, capped at max_entries.  *@grow
- * is set if a growth is precharged.  Returns the bytes charged, or
- * -EDQUOT.
+ * Precharge the restore of slot @index into @t: everything it may
+ * allocate, before it does, under the checks of an insert.  That is its
+ * record (a map table's own object; a dense table's value goes to the
+ * packed array, which a full array makes grow by
+ * kslot_dense_stats.vals_grow_bytes), and the slot capacity it makes the
+ * table grow to (restoring a slot grows the table to it, whatever the
+ * slots below hold, so a small image cannot pin a large uncharged slot
+ * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
+ * slot exists, capped at max_entries.  *@grow is set if a growth is
+ * precharged.  Returns the bytes charged, or -EDQUOT.
  */
 static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
@@ -1602,7 +1635,16 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 
 	kslot_table_stats(t, &ts);
 	*grow = index >= ts.capacity;
-	if (*grow) {
+	if (live && kslot_table_is_dense(t)) {
+		struct kslot_dense_stats ds;
+
+		kslot_dense_get_stats(&t->dense, &ds);
+		if (ds.vals_grow_bytes) {
+			bytes += ds.vals_grow_bytes;
+			*grow = true;
+		}
+	}
+	if (index >= ts.capacity) {
 		u64 want = ts.capacity;
 
 		while (want <= index)
@@ -1637,6 +1679,19 @@ static int kslot_import_slots(struct kslot_table *t,
 	bool grow;
 
 	for (i = 0; i < img->nr_slots; i++) {
+		/*
+		 * Every slot, whatever its state: an image may list millions
+		 * of slots the loop skips.  A fatal signal fails the whole
+		 * IMPORT, which then creates nothing.
+		 */
+		ret = -EINTR;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+		if (i && !(i % KSLOT_WALK_CHUNK)) {
+			kslot_dev_write_end(t, pre);
+			pre = 0;
+		}
 		ret = -EFAULT;
 		if (copy_from_user(&is, src + off, sizeof(is)))
 			break;
@@ -1668,11 +1723,6 @@ static int kslot_import_slots(struct kslot_table *t,
 		if (is.state == KSLOT_SLOT_LIVE) {
 			off += t->record_size;
 			live++;
-		}
-		if (!(i % KSLOT_WALK_CHUNK)) {
-			kslot_dev_write_end(t, pre);
-			pre = 0;
-			cond_resched();
 		}
 	}
 	kslot_dev_write_end(t, pre);

@@ -54,32 +54,84 @@ static inline u64 kslot_seal_inverse(u64 m)
 }
 
 /*
- * Key @s with odd multipliers @mul.  Returns -EINVAL if one is even (a
- * hostile IMPORT image), 0 otherwise.
+ * Does multiplying by @m let a one-bit difference of the low half through
+ * unmixed?  A round turns a difference of +-2^j (j < 32: off by one, a
+ * flipped bit of the low half) into +-2^j * @m, whose bits 32..63 are
+ * bits 32 - j .. 63 - j of @m.  If those are all 0 or all 1 for some j,
+ * the product lies in [-2^32, 2^32) as a signed number: the difference
+ * stays in the low half, where the xorshift does not move it.  So @m is
+ * weak exactly if it has 32 equal bits in a row among bits 1..63 (1,
+ * -1, and every @m below 2^32 or above -2^32 among them).
+ */
+static inline bool kslot_seal_mul_weak(u64 m)
+{
+	int j;
+
+	for (j = 0; j < 32; j++) {
+		u32 hi = (m << j) >> 32;
+
+		if (!hi || hi == U32_MAX)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A key that mixes: every multiplier odd, and neither it nor its inverse
+ * (the multiplier of unsealing, which a change to a user handle goes
+ * through) weak.
+ */
+static inline bool kslot_seal_key_ok(const u64 mul[KSLOT_SEAL_ROUNDS])
+{
+	int i;
+
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++) {
+		if (!(mul[i] & 1) || kslot_seal_mul_weak(mul[i]) ||
+		    kslot_seal_mul_weak(kslot_seal_inverse(mul[i])))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Key @s with multipliers @mul.  Returns -EINVAL if the key does not mix
+ * (kslot_seal_key_ok(): an even or weak multiplier, from a hostile IMPORT
+ * image), 0 otherwise.
  */
 static inline int kslot_seal_set(struct kslot_seal *s,
 				 const u64 mul[KSLOT_SEAL_ROUNDS])
 {
 	int i;
 
+	if (!kslot_seal_key_ok(mul))
+		return -EINVAL;
 	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++) {
-		if (!(mul[i] & 1))
-			return -EINVAL;
 		s->mul[i] = mul[i];
 		s->inv[i] = kslot_seal_inverse(mul[i]);
 	}
 	return 0;
 }
 
-/* The seal of table @table_id of the file whose secret is @secret. */
+/*
+ * The seal of table @table_id of the file whose secret is @secret.  A
+ * multiplier that does not mix (one random odd value in 2^25 or fewer) is
+ * derived again, so that every key CREATE makes, and EXPORT writes,
+ * passes IMPORT's check.
+ */
 static inline void kslot_seal_init(struct kslot_seal *s,
 				   const siphash_key_t *secret, u32 table_id)
 {
 	u64 mul[KSLOT_SEAL_ROUNDS];
+	u32 n;
 	int i;
 
-	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++)
+	for (i = 0; i < KSLOT_SEAL_ROUNDS; i++) {
 		mul[i] = siphash_2u32(table_id, i, secret) | 1;
+		n = 1;
+		while (kslot_seal_mul_weak(mul[i]) ||
+		       kslot_seal_mul_weak(kslot_seal_inverse(mul[i])))
+			mul[i] = siphash_3u32(table_id, i, n++, secret) | 1;
+	}
 	kslot_seal_set(s, mul);
 }
 

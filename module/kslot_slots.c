@@ -2403,12 +2403,16 @@ out:
 }
 EXPORT_SYMBOL_GPL(kslot_slots_store_at);
 
-/* Chain the free slots, lowest first; lock held. */
-static void kslot_slots_relink(struct kslot_slots *s)
+/*
+ * Chain the free slots of @lo .. @hi - 1, lowest first, in front of
+ * @head; lock held.  Returns the new head.
+ */
+static u32 kslot_slots_relink_range(struct kslot_slots *s, u32 lo, u32 hi,
+				    u32 head)
 {
-	u32 head = KSLOT_SLOTS_NONE, i;
+	u32 i;
 
-	for (i = s->capacity; i-- > 0;) {
+	for (i = hi; i-- > lo;) {
 		struct kslot_slot *slot = kslot_slots_at(s, i);
 
 		if (kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) ||
@@ -2418,7 +2422,14 @@ static void kslot_slots_relink(struct kslot_slots *s)
 		kslot_slots_mirror(s, slot, i);
 		head = i;
 	}
-	s->free_head = head;
+	return head;
+}
+
+/* Chain the free slots, lowest first; lock held. */
+static void kslot_slots_relink(struct kslot_slots *s)
+{
+	s->free_head = kslot_slots_relink_range(s, 0, s->capacity,
+						KSLOT_SLOTS_NONE);
 }
 
 /**
@@ -2593,28 +2604,77 @@ int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
 
+/* Slots kslot_slots_restore_done() chains per hold of the table lock. */
+#define KSLOT_SLOTS_RELINK_CHUNK	1024U
+
+/*
+ * Between two chunks of kslot_slots_restore_done(), which has chained the
+ * free slots from @pos up in front of @head, removes pushed slots on the
+ * free list: keep those at or above @pos (the walk has passed them) in
+ * front of @head and leave out the others, which the walk chains when it
+ * gets to them.  Lock held; returns the new head.
+ */
+static u32 kslot_slots_relink_pushed(struct kslot_slots *s, u32 head, u32 pos)
+{
+	u32 i = s->free_head, keep = head;
+
+	while (i != head) {
+		struct kslot_slot *slot = kslot_slots_at(s, i);
+		u32 next = kslot_slots_next(slot);
+
+		if (i >= pos) {
+			WRITE_ONCE(slot->obj, kslot_slots_link(keep));
+			kslot_slots_mirror(s, slot, i);
+			keep = i;
+		}
+		i = next;
+	}
+	s->free_head = keep;
+	return keep;
+}
+
 /**
  * kslot_slots_restore_done() - End a restore: rebuild the free list.
  * @s: The table.
  *
  * Chains every free slot below the capacity, lowest first (so the next
  * allocations take the lowest free slots, whatever order the checkpoint's
- * free list had), and leaves restore mode.  Harmless on a table that is
- * not being restored.
+ * free list had; slots removed during the call may come first), and
+ * leaves restore mode.  Harmless on a table that is not being restored.
+ * The walk holds the table lock for %KSLOT_SLOTS_RELINK_CHUNK slots at a
+ * time, never for the whole capacity; lookups, replace and remove may run
+ * between its chunks, as during the restore.  The caller serialises it
+ * with the restore calls and kslot_slots_reset().
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock, for a walk of every slot.
+ * the table lock, once per chunk of slots.
  */
 void kslot_slots_restore_done(struct kslot_slots *s)
 {
+	u32 head = KSLOT_SLOTS_NONE, hi, lo;
 	unsigned long irqflags;
 
 	if (kslot_slots_zeroed(s))
 		return;
 	irqflags = kslot_slots_lock(s);
-	if (s->restoring)
-		kslot_slots_relink(s);
+	if (!s->restoring)
+		goto out;
+	for (hi = s->capacity; hi; hi = lo) {
+		lo = hi - min(hi, KSLOT_SLOTS_RELINK_CHUNK);
+		head = kslot_slots_relink_range(s, lo, hi, head);
+		s->free_head = head;
+		if (!lo)
+			break;
+		kslot_slots_unlock(s, irqflags);
+		irqflags = kslot_slots_lock(s);
+		if (s->free_head != head)
+			head = kslot_slots_relink_pushed(s, head, lo);
+	}
+	/* An empty table: no slot, an empty list. */
+	if (!s->capacity)
+		s->free_head = KSLOT_SLOTS_NONE;
 	s->restoring = false;
+out:
 	kslot_slots_unlock(s, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_restore_done);

@@ -180,6 +180,9 @@ struct kslot_dense {
  *	full and no growth of it is filling already (an upper bound); 0 if
  *	neither must (or can) grow.  The current allocation stays until
  *	the new one is filled.
+ * @vals_grow_bytes: The packed array's part of @grow_bytes: memory the
+ *	next value stored allocates for it (kslot_dense_restore_slot() too)
+ *	if it is full and no growth of it is filling already; 0 otherwise.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -191,6 +194,7 @@ struct kslot_dense_stats {
 	size_t bytes;
 	u64 rejected;
 	size_t grow_bytes;
+	size_t vals_grow_bytes;
 };
 
 int __kslot_dense_init(struct kslot_dense *dense, const char *name,

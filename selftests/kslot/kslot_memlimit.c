@@ -852,6 +852,165 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 
 /* ---- a command stuck on a user page ---- */
 
+/* The image of a dense table whose live slots start high. */
+#define HIGH_RS		4096U
+#define HIGH_MAX	32768U
+#define HIGH_FIRST	16384U
+#define HIGH_LIVE	256U
+
+static void *high_image(size_t *size)
+{
+	struct kslot_image hdr = {
+		.magic = KSLOT_IMAGE_MAGIC, .version = KSLOT_IMAGE_VERSION,
+		.kind = KSLOT_KIND_DENSE, .record_size = HIGH_RS,
+		.max_entries = HIGH_MAX, .nr_slots = HIGH_LIVE,
+		.live = HIGH_LIVE,
+		/* A key that mixes (see the uapi header). */
+		.seal = { 0x9e3779b97f4a7c15ULL, 0xff51afd7ed558ccdULL,
+			  0xc4ceb9fe1a85ec53ULL },
+	};
+	uint8_t *img, *p;
+	uint32_t i;
+
+	*size = sizeof(hdr) +
+		HIGH_LIVE * (sizeof(struct kslot_image_slot) + HIGH_RS);
+	img = calloc(1, *size);
+	if (!img)
+		return NULL;
+	memcpy(img, &hdr, sizeof(hdr));
+	p = img + sizeof(hdr);
+	for (i = 0; i < HIGH_LIVE; i++) {
+		struct kslot_image_slot is = {
+			.index = HIGH_FIRST + i, .gen = 1,
+			.state = KSLOT_SLOT_LIVE,
+		};
+
+		memcpy(p, &is, sizeof(is));
+		p += sizeof(is);
+		memset(p, i, HIGH_RS);
+		p += HIGH_RS;
+	}
+	return img;
+}
+
+/* The file holds no table and is charged nothing. */
+static void expect_empty(struct __test_metadata *_metadata, int fd)
+{
+	struct kslot_stats st;
+
+	ASSERT_EQ(0, kslot_stats(fd, 0, &st));
+	EXPECT_EQ(0, st.tables);
+	EXPECT_EQ(0, st.entries);
+	EXPECT_EQ(0, st.bytes);
+}
+
+struct importer {
+	pthread_barrier_t *go;
+	const void *img;
+	size_t size;
+	int fd;
+	uint32_t t;
+	int ret;
+};
+
+static void *import_thread(void *arg)
+{
+	struct importer *im = arg;
+
+	pthread_barrier_wait(im->go);
+	im->ret = kslot_import(im->fd, im->img, im->size, &im->t);
+	return NULL;
+}
+
+/*
+ * IMPORT charges what it allocates before it allocates it, the packed
+ * array of a dense table included, as an insert does.  A dense image of
+ * 4096-byte records in slots 16384 .. 16639 of 32768: with max_bytes one
+ * byte below what it takes, -EDQUOT and nothing changed.  Two files of
+ * one user importing it at once under a user limit of 1.5 times that
+ * cannot both succeed, and never hold more than the limit.
+ */
+TEST_F_TIMEOUT(nobody, import_charged_first, 600)
+{
+	pthread_barrier_t go;
+	struct importer im[2];
+	struct kslot_stats st;
+	uint64_t need, user_limit, sum = 0;
+	size_t size;
+	uint32_t t;
+	void *img;
+	int fd, i, ok = 0;
+
+	img = high_image(&size);
+	ASSERT_NE(NULL, img);
+	/* What it takes, imported with room to spare. */
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_import(fd, img, size, &t));
+	ASSERT_EQ(0, kslot_stats(fd, t, &st));
+	EXPECT_EQ(HIGH_LIVE, st.entries);
+	EXPECT_EQ(HIGH_MAX, st.capacity);
+	need = st.bytes;
+	EXPECT_EQ(need, file_bytes(_metadata, fd));
+	/* More than the slots and the table: the packed array is charged. */
+	EXPECT_LT((uint64_t)HIGH_LIVE * HIGH_RS, need);
+	ASSERT_EQ(0, kslot_destroy(fd, t));
+	expect_empty(_metadata, fd);
+	/* One byte short of it: -EDQUOT, and the file as it was. */
+	ASSERT_EQ(0, write_num(PARAM("max_bytes"), need - 1));
+	EXPECT_EQ(-EDQUOT, kslot_import(fd, img, size, &t));
+	expect_empty(_metadata, fd);
+	ASSERT_EQ(0, write_num(PARAM("max_bytes"), FILE_LIMIT));
+	close(fd);
+
+	/* Two files of 65534 at once, under room for one and a half. */
+	user_limit = need + need / 2;
+	ASSERT_EQ(0, write_num(PARAM("max_user_bytes"), user_limit));
+	become_nobody(_metadata);
+	ASSERT_EQ(0, pthread_barrier_init(&go, NULL, 2));
+	for (i = 0; i < 2; i++) {
+		im[i] = (struct importer){ .go = &go, .img = img,
+					   .size = size };
+		im[i].fd = kslot_open();
+		ASSERT_LE(0, im[i].fd);
+	}
+	{
+		pthread_t th[2];
+
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(0, pthread_create(&th[i], NULL,
+						    import_thread, &im[i]));
+		for (i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		uint64_t bytes = file_bytes(_metadata, im[i].fd);
+
+		if (!im[i].ret) {
+			ok++;
+			EXPECT_EQ(need, bytes);
+		} else {
+			EXPECT_EQ(-EDQUOT, im[i].ret);
+			expect_empty(_metadata, im[i].fd);
+		}
+		sum += bytes;
+	}
+	EXPECT_GE(1, ok);
+	EXPECT_GE(user_limit, sum);
+	/* In turn: the first fits, the second does not and changes nothing. */
+	for (i = 0; i < 2; i++)
+		if (!im[i].ret)
+			ASSERT_EQ(0, kslot_destroy(im[i].fd, im[i].t));
+	ASSERT_EQ(0, kslot_import(im[0].fd, img, size, &t));
+	EXPECT_EQ(need, file_bytes(_metadata, im[0].fd));
+	EXPECT_EQ(-EDQUOT, kslot_import(im[1].fd, img, size, &t));
+	expect_empty(_metadata, im[1].fd);
+	for (i = 0; i < 2; i++)
+		close(im[i].fd);
+	pthread_barrier_destroy(&go);
+	free(img);
+}
+
 struct stuck {
 	int fd;
 	uint32_t t;

@@ -1464,6 +1464,174 @@ TEST(import_rejects_bad_images)
 	close(fd);
 }
 
+/*
+ * GET of the handles next to live handle @h (+1, -1, bit 0 flipped) in
+ * table @t finds nothing: -ENOENT, unless one of them is @live's other
+ * handle, which none may be.
+ */
+static void expect_neighbours_stale(struct __test_metadata *_metadata,
+				    int fd, uint32_t t, uint64_t h)
+{
+	uint64_t near[] = { h ^ 1, h - 1, h + 1 };
+	struct rec got;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!near[i])
+			continue;
+		EXPECT_EQ(-ENOENT, kslot_get(fd, t, near[i], &got, RS)) {
+			TH_LOG("handle %#llx, neighbour %#llx",
+			       (unsigned long long)h,
+			       (unsigned long long)near[i]);
+		}
+	}
+}
+
+/*
+ * The seal of an imported table holds: IMPORT refuses keys that do not
+ * mix (-EINVAL, the image otherwise valid, nothing created), and in a
+ * table it accepts, the handles next to a live one (h ^ 1, h - 1,
+ * h + 1) get -ENOENT, for the key EXPORT wrote and for a key written by
+ * hand.
+ */
+TEST_F(kdev, import_seal_keys)
+{
+	static const uint64_t weak[][3] = {
+		{ 1, 1, 1 },			/* the identity */
+		{ 3, 5, 7 },			/* below 2^32 */
+		{ ~0ULL, ~0ULL, ~0ULL },	/* -1 */
+		{ 0x9e3779b97f4a7c15ULL, 1, 0xc4ceb9fe1a85ec53ULL },
+		{ 0x9e3779b97f4a7c15ULL, 0xff51afd7ed558ccdULL,
+		  (1ULL << 63) | 1 },		/* bits 1..62 zero */
+		{ (1ULL << 32) | 1, 0xff51afd7ed558ccdULL,
+		  0xc4ceb9fe1a85ec53ULL },	/* its inverse: 1 - 2^32 */
+	};
+	static const uint64_t sparse[3] = {
+		0x0000030000010001ULL, 0x0000400800200001ULL,
+		0x0010000400800001ULL,
+	};
+	struct rec r = { 1, 2 }, got;
+	struct kslot_image *hdr;
+	uint64_t h[3], ih[8], cursor = 0;
+	uint32_t t2, n, i, k;
+	size_t size;
+	void *img;
+
+	for (i = 0; i < 3; i++) {
+		r.a = i;
+		ASSERT_EQ(0, kslot_insert(self->fd, self->t, &r, RS, &h[i]));
+	}
+	ASSERT_EQ(0, kslot_export(self->fd, self->t, &img, &size));
+	hdr = img;
+	for (i = 0; i < ARRAY_SIZE(weak); i++) {
+		struct kslot_image *bad = malloc(size);
+
+		ASSERT_TRUE(bad != 0);
+		memcpy(bad, img, size);
+		memcpy(bad->seal, weak[i], sizeof(bad->seal));
+		import_fails(_metadata, self->fd, bad, size, -EINVAL,
+			     "a seal key that does not mix");
+		free(bad);
+	}
+	/* The key EXPORT wrote: the same handles, none of their neighbours. */
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, kslot_get(self->fd, t2, h[i], &got, RS));
+		EXPECT_EQ(i, got.a);
+		expect_neighbours_stale(_metadata, self->fd, t2, h[i]);
+	}
+	/* A sparse key written by hand: other handles, found by ITERATE. */
+	memcpy(hdr->seal, sparse, sizeof(hdr->seal));
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	for (k = 0; cursor != KSLOT_CURSOR_END; k += n) {
+		ASSERT_GE(3, k);
+		ASSERT_EQ(0, kslot_iterate(self->fd, t2, &cursor, ih + k, NULL,
+					   0, 8 - k, &n));
+	}
+	ASSERT_EQ(3, k);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, kslot_get(self->fd, t2, ih[i], &got, RS));
+		EXPECT_EQ(i, got.a);
+		EXPECT_NE(h[i], ih[i]);
+		expect_neighbours_stale(_metadata, self->fd, t2, ih[i]);
+	}
+	free(img);
+}
+
+/*
+ * An image whose slots lie far apart grows the table to its last one;
+ * IMPORT rebuilds the free list over the whole capacity, a chunk of slots
+ * at a time: every free slot is handed out once, lowest first, and the
+ * live and retired slots never.
+ */
+TEST_F(kdev, import_relink_spread)
+{
+	const uint32_t spots[] = { 5, 2000, 3000, MAXE - 1 };
+	size_t size = sizeof(struct kslot_image) +
+		      4 * sizeof(struct kslot_image_slot) + 2 * RS;
+	struct kslot_image_slot *is;
+	struct kslot_image *hdr;
+	struct kslot_dump d;
+	struct kslot_dump_slot ds;
+	struct kslot_stats st;
+	struct rec r = { 9, 9 };
+	uint8_t *img, *p;
+	uint64_t h;
+	uint32_t t2, i, n = 0;
+	void *exp;
+	size_t esize;
+
+	/* The fixture's table's key, from its image. */
+	ASSERT_EQ(0, kslot_export(self->fd, self->t, &exp, &esize));
+	img = calloc(1, size);
+	ASSERT_TRUE(img != 0);
+	hdr = (struct kslot_image *)img;
+	memcpy(hdr, exp, sizeof(*hdr));
+	free(exp);
+	hdr->nr_slots = 4;
+	hdr->live = 2;
+	p = img + sizeof(*hdr);
+	for (i = 0; i < 4; i++) {
+		is = (struct kslot_image_slot *)p;
+		is->index = spots[i];
+		/* Free at gen 2, retired, live at gen 5, live at gen 1. */
+		is->state = i == 0 ? KSLOT_SLOT_FREE :
+			    i == 1 ? KSLOT_SLOT_RETIRED : KSLOT_SLOT_LIVE;
+		is->gen = i == 0 ? 2 : i == 1 ? 0 : i == 2 ? 5 : 1;
+		p += sizeof(*is);
+		if (is->state == KSLOT_SLOT_LIVE) {
+			memcpy(p, &r, RS);
+			p += RS;
+		}
+	}
+	ASSERT_EQ(size, (size_t)(p - img));
+	ASSERT_EQ(0, kslot_import(self->fd, img, size, &t2));
+	ASSERT_EQ(0, kslot_stats(self->fd, t2, &st));
+	EXPECT_EQ(MAXE, st.capacity);
+	EXPECT_EQ(2, st.entries);
+	EXPECT_EQ(1, st.retired);
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = t2, .max = 1,
+				 .slots_ptr = (uintptr_t)&ds };
+	ASSERT_EQ(0, kslot_dump(self->fd, &d));
+	EXPECT_EQ(0, d.free_head);
+	/* Every free slot once, lowest first; then the table is full. */
+	for (i = 0; i < MAXE; i++) {
+		if (i == 2000 || i == 3000 || i == MAXE - 1)
+			continue;
+		ASSERT_EQ(0, kslot_insert(self->fd, t2, &r, RS, &h));
+		d = (struct kslot_dump){ .size = sizeof(d), .table_id = t2,
+					 .max = 1, .slots_ptr = (uintptr_t)&ds,
+					 .user_handle = h };
+		ASSERT_EQ(0, kslot_dump(self->fd, &d));
+		ASSERT_EQ(i, d.decoded_index);
+		EXPECT_EQ(i == 5 ? 3 : 1, d.decoded_gen);
+		n++;
+	}
+	EXPECT_EQ(MAXE - 3, n);
+	EXPECT_EQ(-ENOSPC, kslot_insert(self->fd, t2, &r, RS, &h));
+	free(img);
+}
+
 /* A retired slot comes back retired: never reissued, counted. */
 TEST(import_retired_slot)
 {

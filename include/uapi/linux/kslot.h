@@ -312,6 +312,40 @@ struct kslot_dump {
  * image accept each other's handles; a table imported from an image
  * accepts no handle of the file's other tables.
  *
+ * The seal of an imported table.  The image's key is taken as it is, so
+ * IMPORT refuses (-EINVAL) a key that does not mix: one of whose three
+ * multipliers m, or m's inverse modulo 2^64, has 32 equal bits in a row
+ * among bits 1..63 (1, -1 and every m below 2^32 or above 2^64 - 2^32
+ * among them).  Why that suffices: a round of the seal (and of its
+ * inverse, with the inverse multipliers) multiplies by m, then xors the
+ * high half into the low half.  A handle off by one, or with bit j < 32
+ * flipped, differs by +-2^j, and after the multiplication by +-2^j * m,
+ * whose bits 32..63 are bits 32 - j .. 63 - j of m.  A refused m is
+ * exactly one for which, for some j, these are all 0 or all 1: the
+ * difference stays within the low half (the key {1, 1, 1} left it in
+ * bit 0, so the handles of neighbouring slots differed in bit 0 only).
+ * With any accepted key every round carries such a difference into the
+ * high half, and its xorshift back into the low half, so no round passes
+ * it through unmixed.  A random odd multiplier is refused with a
+ * probability below 2^-25; CREATE derives none that is, so every image
+ * EXPORT writes passes.
+ *
+ * What the seal then guarantees for an imported table: with the key of
+ * an image EXPORT wrote, what it guarantees a created table (see Handles
+ * above; the KUnit suite checks both keys CREATE makes and keys the rule
+ * accepts).  With a key written by hand and accepted, a handle off by one
+ * or with a bit flipped decodes to another kernel handle, which is
+ * refused unless it matches a live slot by chance; the seal being no
+ * cryptographic permutation, no bound is promised against a key chosen
+ * to make such matches (whoever writes the image can list every handle
+ * anyway).  The handles an imported table accepts are exactly those of
+ * the slots the image lists as live, at their listed generations.  An
+ * image EXPORT wrote sets no generation back, so a handle stale in the
+ * exported table stays stale in the imported one; an image edited to set
+ * a slot's generation back makes that slot's old handle of that
+ * generation work again in the imported table (only there: IMPORT never
+ * changes the exported table).
+ *
  * The image, in host byte order, without padding:
  *
  *   struct kslot_image                  the header
@@ -369,7 +403,10 @@ struct kslot_export {
  * exactly image_size bytes; table_id (out) is its id.  Besides CREATE's
  * errors for the image's kind, record_size and max_entries (-EINVAL,
  * -ENOSPC at max_tables, -EDQUOT if the table, its slots and its records
- * would take the file past max_bytes or its user past max_user_bytes):
+ * would take the file past max_bytes or its user past max_user_bytes;
+ * as for an insert, each is charged before it is allocated, a dense
+ * table's packed array included, so IMPORTs running at once cannot
+ * together pass a limit):
  *
  *   -EBADMSG     a malformed image: bad magic, image_size not the size
  *                the header implies (truncated, trailing bytes), nr_slots
@@ -379,9 +416,12 @@ struct kslot_export {
  *                even, free odd, retired nonzero), a live count not the
  *                header's, a tag above 255, an even seal multiplier, or a
  *                nonzero __reserved
+ *   -EINVAL      besides CREATE's: a well-formed image whose seal key does
+ *                not mix (see "The seal of an imported table" above)
  *   -EPROTONOSUPPORT  an image version this kernel does not read
  *   -EOPNOTSUPP  a known kind this kernel cannot import (see info.kinds
  *                and info.import_kinds)
+ *   -EINTR       a fatal signal came during the IMPORT
  *
  * On failure nothing is created.
  */
