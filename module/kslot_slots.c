@@ -1395,15 +1395,20 @@ static __always_inline void kslot_slots_release(struct kslot_slots *s,
 	u32 index = kslot_slots_handle_index(s, handle);
 	/* The format's last generation was used: 0 ends the slot's cycle. */
 	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
-	void *link;
-	u64 word = kslot_slots_free_to(s, index, gen, &link);
+	void *link = kslot_slots_link(s->free_head);
+	u64 word = kslot_slots_free_word(s, index, gen);
 
+	if (unlikely(!gen))
+		word = kslot_slots_free_to(s, index, gen, &link);
 	WRITE_ONCE(slot->word, word);
 	/* Word before object; see __kslot_slots_lookup(). */
 	smp_wmb();
 	WRITE_ONCE(slot->obj, link);
 	kslot_slots_mirror(s, slot, index);
-	kslot_slots_freed(s, index, gen);
+	if (likely(gen))
+		s->free_head = index;
+	else
+		kslot_slots_freed(s, index, gen);
 	WRITE_ONCE(s->count, s->count - 1);
 }
 
