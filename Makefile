@@ -132,10 +132,15 @@ host-checks: kernel selftests tools
 	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
 # The host checks run beside the stock-kernel VMs; the debug VMs (the
-# preemptible test kernel, then the PREEMPT_RT one) each run alone.
+# preemptible test kernel, then the PREEMPT_RT one) each run alone.  Each
+# VM prints its progress (scripts/vm.sh); the summary shows each part's
+# wall time.
 check: test-modules rt-modules selftests tools iommufd
 	@mkdir -p $(VM_OUT)
-	@$(MAKE) -s host-checks eco-checks > $(VM_OUT)/host-checks.log 2>&1 & \
+	@rm -f $(VM_OUT)/host-checks.time
+	@{ s=$$(date +%s); $(MAKE) -s host-checks eco-checks; \
+	  echo $$(( $$(date +%s) - s )) > $(VM_OUT)/host-checks.time; } \
+		> $(VM_OUT)/host-checks.log 2>&1 & \
 	pid=$$!; $(MAKE) -s stock-vms; rc=$$?; wait $$pid; \
 	cat $(VM_OUT)/host-checks.log; exit $$rc
 	@kdir=$(TEST_KDIR); \

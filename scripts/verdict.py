@@ -7,7 +7,9 @@ and OUTDIR/console.log (the kernel console).  KUnit sections are parsed
 with the kernel tree's own tools/testing/kunit/kunit.py; selftest sections
 are TAP.  Any kernel splat on the console, or missing results, fails the
 run.  The last line printed is "N passed, N failed" (", N skipped" when any
-were skipped); the exit status is 0 only for a clean run.
+were skipped); the exit status is 0 only for a clean run.  The wall times
+scripts/vm.sh (OUTDIR/vm-time) and make check (OUTDIR/host-checks.time)
+record are shown beside the counts; they are never judged.
 
 Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [[debug=]OUTDIR...]
   MODE  check (KUnit results and the host checks required), debug or
@@ -366,6 +368,16 @@ def judge(mode, outdir, ksrc, tally, label=''):
     return exits
 
 
+def wall_time(path):
+    """A wall time recorded in PATH (seconds) as "m:ss", or None."""
+    try:
+        with open(path) as f:
+            secs = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return '%d:%02d' % (secs // 60, secs % 60)
+
+
 def main():
     mode = sys.argv[1]
     outdir, ksrc = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
@@ -373,6 +385,9 @@ def main():
 
     if mode in ('run', 'script'):
         exits = judge(mode, outdir, ksrc, tally)
+        vm = wall_time(os.path.join(outdir, 'vm-time'))
+        if vm:
+            print('time: VM %s' % vm)
         rc = exits.get('demo' if mode == 'run' else 'script', 1)
         if rc != 0:
             print('%s exited with status %d' % (mode, rc))
@@ -391,11 +406,17 @@ def main():
         if len(runs) > 1 and not label:
             print('== %s' % os.path.basename(path))
         judge(kind, path, ksrc, tally, label=label)
+        vm = wall_time(os.path.join(path, 'vm-time'))
         if len(runs) > 1:
-            print('-- %s: %d passed, %d failed, %d skipped' % (
+            print('-- %s: %d passed, %d failed, %d skipped%s' % (
                 label[:-1] or os.path.basename(path), tally.passed - before[0],
                 tally.failed + len(tally.problems) - before[1],
-                tally.skipped - before[2]))
+                tally.skipped - before[2], ' (VM %s)' % vm if vm else ''))
+        elif vm:
+            print('time: VM %s' % vm)
+    host = wall_time(os.path.join(outdir, 'host-checks.time'))
+    if mode == 'check' and host:
+        print('time: host checks %s (beside the stock-kernel VMs)' % host)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:

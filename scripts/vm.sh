@@ -16,6 +16,13 @@
 # selftests (build/selftests/*), the tools (build/bin/*), the demo
 # (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
 # iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd.
+#
+# While QEMU runs, scripts/vm-progress.py prints a line per suite or
+# program the guest reports, a kernel panic/Oops/BUG/WARNING line as it
+# reaches the console, and a warning when the guest has written nothing
+# for $KSLOT_VM_SILENCE seconds (default 300; the VM is not stopped for
+# that: $KSLOT_VM_TIMEOUT, default 1500, does).  OUTDIR/vm-time gets the
+# VM's wall time in seconds, for scripts/verdict.py's summary.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -75,7 +82,8 @@ image=$kernel
 # kasan_sees_use_after_free): report every bug, not only the first.  A
 # kernel without KASAN passes the word on to init, which ignores it.
 extra=" kasan_multi_shot"
-rm -f "$out/console.log" "$out/results.log"
+silence=${KSLOT_VM_SILENCE:-300}
+rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
 echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
 # KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
@@ -83,7 +91,21 @@ set +e
 # of the soft-MMU's refills.
 icount=
 [ "${KSLOT_VM_ICOUNT:-}" = 1 ] && icount="-icount shift=0,sleep=off"
+# The progress reader of the running boot: stopped (it prints what is
+# left, then exits) and waited for when QEMU exits, and on any exit of
+# this script; it also exits by itself if this script is gone.
+progress=
+stop_progress() {
+	[ -n "$progress" ] || return 0
+	kill -TERM "$progress" 2>/dev/null
+	wait "$progress" 2>/dev/null
+	progress=
+	return 0
+}
+trap stop_progress EXIT
 boot() {
+	python3 "$top/scripts/vm-progress.py" "$out" "$silence" >&2 </dev/null &
+	progress=$!
 	# shellcheck disable=SC2086 # $icount is two words or none
 	timeout --foreground -k 10 "$timeout" \
 		qemu-system-x86_64 -accel tcg $icount -smp 2 -m 2G -no-reboot \
@@ -93,7 +115,11 @@ boot() {
 		-display none -monitor none -nodefaults \
 		-serial "file:$out/console.log" -serial "file:$out/results.log" \
 		</dev/null
+	local qrc=$?
+	stop_progress
+	return $qrc
 }
+started=$SECONDS
 boot
 rc=$?
 # A kernel that panics before it runs init (nothing of kslot is loaded
@@ -107,6 +133,7 @@ if grep -q "Kernel panic" "$out/console.log" &&
 	boot
 	rc=$?
 fi
+echo $((SECONDS - started)) > "$out/vm-time"
 set -e
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "vm.sh: VM timed out after ${timeout}s" >&2
