@@ -895,15 +895,24 @@ static void kslot_pool_test_fault(struct kunit *test)
 								     100, objs));
 		if (!injected)
 			break;
-		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
 		pool_stats(pool, &st);
-		KUNIT_ASSERT_EQ(test, st.slabs, 1);
-		KUNIT_ASSERT_EQ(test, st.in_use, 2);
+		if (ret != -ENOMEM || st.in_use != 2 || st.slabs > 2)
+			break;
 		faults++;
 	}
 	migrate_enable();
+	/*
+	 * A failed bulk gives back every object it took (in_use stays 2);
+	 * the slab it grew before a later allocation failed may stay, empty.
+	 */
+	if (injected) {
+		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+		KUNIT_ASSERT_EQ(test, st.in_use, 2);
+		KUNIT_ASSERT_LE(test, st.slabs, 2);
+	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
+	/* One fault at least: growing the slab (the task's others may count). */
+	KUNIT_EXPECT_GE(test, faults, 1);
 	pool_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.slabs, 2);
 	KUNIT_EXPECT_EQ(test, st.in_use, 102);
