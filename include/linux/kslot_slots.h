@@ -570,7 +570,7 @@ static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
 	return (u32)handle & s->index_mask;
 }
 
-/* Keyed tables and restore: see kslot_slots.c. */
+/* Keyed tables and restore: see module/kslot_slots_keyed.c. */
 int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 			   const char *name, u32 max_entries,
 			   unsigned int flags, u32 tag,
