@@ -10,6 +10,7 @@
 #include <linux/export.h>
 #include <linux/kref.h>
 #include <linux/percpu.h>
+#include <linux/prefetch.h>
 #include <linux/slab.h>
 
 #include "kslot_slots_core.h"
@@ -317,8 +318,11 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	unsigned long irqflags;
 	void *obj;
 
-	if (unlikely(s->mags))
-		return kslot_slots_remove_percpu(s, handle);
+	if (unlikely(s->mags)) {
+		obj = NULL;
+		kslot_slots_remove_percpu(s, handle, &obj);
+		return obj;
+	}
 	if (kslot_slots_zeroed(s)) {
 		kslot_slots_count_reject(s, handle);
 		return NULL;
@@ -330,6 +334,130 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	return obj;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_remove);
+
+/**
+ * kslot_slots_alloc_bulk() - Issue handles for several pointers at once.
+ * @s: The table.
+ * @objs: The pointers (NULL entries are placeholders).
+ * @nr: How many.
+ * @handles: Receives the handle of each pointer issued, in order.
+ * @gfp: Allocation flags for growing the table.
+ *
+ * kslot_slots_alloc() of @objs[0], @objs[1], ... in order, with one hold
+ * of the table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
+ * atomics are paid once per batch, not once per entry.  It stops at the
+ * first that fails; the ones before stay issued.  As kmem_cache_alloc_bulk()
+ * is to kmem_cache_alloc().  A per-CPU table issues each from this CPU's
+ * magazine, one call at a time.
+ *
+ * Context: As kslot_slots_alloc(); the table lock is dropped between
+ * batches.
+ * Return: The number of handles issued, 1 .. @nr (0 for @nr 0); or, if
+ * not even the first could be, kslot_slots_alloc()'s error for it
+ * (-ENOMEM, -ENOSPC or -EINVAL).  Fewer than @nr means the next one
+ * failed: a call for the rest returns its error.
+ */
+int kslot_slots_alloc_bulk(struct kslot_slots *s, void **objs, u32 nr,
+			   u64 *handles, gfp_t gfp)
+{
+	unsigned long irqflags;
+	u32 done = 0, end;
+	int ret = 0;
+
+	if (unlikely(s->mags)) {
+		for (; done < nr && !ret; done++)
+			ret = kslot_slots_alloc_percpu(s, objs[done],
+						       &handles[done], gfp);
+		done -= !!ret;
+		goto out;
+	}
+	if (kslot_slots_zeroed(s))
+		return nr ? -ENOSPC : 0;
+	while (done < nr && !ret) {
+		end = min(nr, done + KSLOT_SLOTS_BULK);
+		irqflags = kslot_slots_lock(s);
+		ret = kslot_slots_no_alloc(s);
+		for (; done < end && !ret; done++) {
+			if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
+				ret = kslot_slots_grow(s, &irqflags, gfp,
+						       kslot_slots_has_free, 0);
+				if (ret)
+					break;
+			}
+			handles[done] = kslot_slots_take(s, objs[done]);
+			/* Fetch the next slot while this one is written. */
+			if (s->free_head != KSLOT_SLOTS_NONE)
+				prefetchw(kslot_slots_at(s, s->free_head));
+		}
+		kslot_slots_unlock(s, irqflags);
+	}
+out:
+	return done ? done : ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
+
+/**
+ * kslot_slots_remove_bulk() - Remove several entries at once.
+ * @s: The table.
+ * @handles: The handles, valid or not.
+ * @nr: How many.
+ * @objs: Receives the pointer each removed entry held (NULL for a
+ *	placeholder), in order.
+ *
+ * kslot_slots_remove() of @handles[0], @handles[1], ... in order, with one
+ * hold of the table lock for up to %KSLOT_SLOTS_BULK of them, whose slots
+ * are prefetched first so that their cache misses overlap.  It stops at
+ * the first handle that is not live (counted as rejected): that one and
+ * those after it are left alone, and their @objs untouched.  A per-CPU
+ * table removes each onto this CPU's magazine, one call at a time.
+ *
+ * Context: As kslot_slots_remove(); the table lock is dropped between
+ * batches.
+ * Return: The number of entries removed: @nr, or the index of the first
+ * handle that was not live.
+ */
+u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
+			    u32 nr, void **objs)
+{
+	unsigned long irqflags;
+	u32 done = 0, end, i;
+
+	if (unlikely(s->mags)) {
+		while (done < nr &&
+		       !kslot_slots_remove_percpu(s, handles[done], &objs[done]))
+			done++;
+		return done;
+	}
+	if (kslot_slots_zeroed(s)) {
+		if (nr)
+			kslot_slots_count_reject(s, handles[0]);
+		return 0;
+	}
+	while (done < nr) {
+		struct kslot_slot *slots, *slot;
+
+		end = min(nr, done + KSLOT_SLOTS_BULK);
+		irqflags = kslot_slots_lock(s);
+		slots = kslot_slots_locked(s);
+		for (i = done; slots && i < end; i++) {
+			u32 index = kslot_slots_handle_index(s, handles[i]);
+
+			prefetchw(__kslot_slots_slot(slots, index));
+		}
+		for (; done < end; done++) {
+			slot = kslot_slots_live(s, handles[done]);
+			if (!slot)
+				break;
+			objs[done] = slot->obj;
+			kslot_slots_release(s, slot, handles[done], 0, NULL);
+		}
+		kslot_slots_unlock(s, irqflags);
+		if (done < end)
+			break;
+	}
+	return done;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_remove_bulk);
 
 /**
  * kslot_slots_count_reject() - Count a handle that named no live entry.

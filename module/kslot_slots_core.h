@@ -474,7 +474,7 @@ struct kslot_slots_mag __percpu *
 kslot_slots_mags_alloc(const struct kslot_slots *s);
 int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj, u64 *handle,
 			     gfp_t gfp);
-void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle);
+int kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle, void **obj);
 void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
 				 void *obj);
 int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,

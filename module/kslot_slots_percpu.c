@@ -321,12 +321,11 @@ locked:
 	return kslot_slots_free_percpu_locked(s, handle, old, any);
 }
 
-noinline void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle)
+/* kslot_slots_remove(): 0 with the object in *@obj, or -ENOENT. */
+noinline int kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle,
+				       void **obj)
 {
-	void *obj = NULL;
-
-	kslot_slots_free_percpu(s, handle, &obj, true);
-	return obj;
+	return kslot_slots_free_percpu(s, handle, obj, true);
 }
 
 int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle, void *old)
