@@ -112,6 +112,15 @@ def callgrind_rows(path):
         'flat_floor', 'kn_count_inline_floor')
     add('native_instr_lookup_inlined', 'kn_count_inline_lookup',
         'slotmap::SlotMap', 'sn_count_inline_get')
+    # Growth scheme (b): the two-level tables (kn_tl_fill()), inlined.
+    for name, loop, one in (('twolevel', 'kn_count_inline_tl', 'kn_tl_one'),
+                            ('chunked', 'kn_count_inline_fc', 'kn_fc_one')):
+        add('native_instr_%s_lookup' % name, one, 'flat_floor',
+            'kn_floor_one')
+        add('native_instr_%s_lookup_inlined' % name, loop, 'flat_floor',
+            'kn_count_inline_floor')
+        add('native_instr_%s_lookup_inlined' % name, loop, 'map_lookup',
+            'kn_count_inline_lookup')
     add('native_instr_hive_insert', 'kn_hive_insert_one', 'dense_insert',
         'kn_dense_insert_one')
     add('native_instr_hive_erase_rand', 'kn_hive_erase_one',
@@ -190,6 +199,9 @@ HEADLINE = [
      'id': 'G2\'', 'ratio': derived_lookup_rcu(''),
      'what': 'in-kernel kslot_map_lookup() within 1.3x of the inline lookup '
              '(random)'},
+    {'label': 'two-level table lookup vs flat floor (growth scheme b)',
+     'name': 'native_twolevel_lookup_inline_rand',
+     'anchor': 'flat_floor_inline', 'goal': 1 / 1.1},
     {'label': 'lookup vs xa_load', 'name': 'native_map_lookup_rand',
      'anchor': 'xa_load', 'goal': 10},
     {'label': 'alloc+remove vs SlotMap', 'name': 'native_map_alloc_remove',

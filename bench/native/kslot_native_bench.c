@@ -36,7 +36,7 @@
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
-static int hive_only, dense_only, churn_only;
+static int hive_only, dense_only, churn_only, twolevel_only;
 /* "percpu_" after --percpu: the rows of a KSLOT_MAP_PERCPU map. */
 static const char *flavour = "";
 static uint64_t rnd_state;
@@ -500,6 +500,62 @@ static void run_hive(uint32_t n, const struct keys *k)
 }
 
 /*
+ * Growth scheme (b): random lookups, inlined into the caller's loop, in the
+ * two-level tables of kn_tl_fill() (doubling chunks under an embedded
+ * directory; fixed chunks under an RCU-published one) against the flat
+ * floor and against the map's own inline lookup, the four loops taken in
+ * turn.  The map and the floor are filled (k->h, k->rh).
+ */
+static void run_twolevel(struct keys *k)
+{
+	uint32_t n = k->n, passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes, best[4], t;
+	unsigned int r, i;
+
+	if (kn_tl_fill(k->h, n) || kn_tl_check(k->h, n)) {
+		fail("twolevel_lookup_inline_rand", n);
+		kn_tl_free();
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		best[i] = UINT64_MAX;
+	for (r = 0; r < size_reps; r++) {
+		for (i = 0; i < 4; i++) {
+			t = i == 0 ? kn_floor_inline_time(k->rh, n, passes) :
+			    i == 1 ? kn_map_lookup_inline_time(k->rh, n, passes) :
+			    i == 2 ? kn_tl_inline_time(k->rh, n, passes) :
+				     kn_fc_inline_time(k->rh, n, passes);
+			best[i] = t && t < best[i] ? t : best[i];
+		}
+	}
+	kn_tl_free();
+	row("twolevel_lookup_inline_rand", n, per(best[2], lookups),
+	    "flat_floor_inline", per(best[0], lookups));
+	row("twolevel_lookup_inline_rand", n, per(best[2], lookups),
+	    "map_lookup_inline", per(best[1], lookups));
+	row("chunked_lookup_inline_rand", n, per(best[3], lookups),
+	    "flat_floor_inline", per(best[0], lookups));
+	row("chunked_lookup_inline_rand", n, per(best[3], lookups),
+	    "map_lookup_inline", per(best[1], lookups));
+}
+
+/* --twolevel: only run_twolevel()'s rows. */
+static void run_twolevel_size(uint32_t n, unsigned int seed)
+{
+	struct keys k;
+
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
+	keys_init(&k, n, seed, 0);
+	if (kn_map_fill(n, k.h) || kn_floor_fill(n)) {
+		fail("twolevel_lookup_inline_rand", n);
+	} else {
+		keys_shuffle(&k);
+		run_twolevel(&k);
+	}
+	keys_free(&k);
+}
+
+/*
  * --churn: only the alloc+remove rows, as run_size() and run_slotmap()
  * measure them (against xa_alloc+xa_erase, the 2-CPU row, against
  * slotmap::SlotMap), for a quick comparison of map flavours (--percpu).
@@ -574,6 +630,8 @@ static void run_size(uint32_t n, unsigned int seed)
 		row(name, n, per(a, lookups), "xas_load_caller_rcu",
 		    per(c, lookups));
 	}
+
+	run_twolevel(&k);
 
 	a = BEST(kn_map_churn_time(k.rh, n));
 	b = BEST(xn_churn_time(k.rid, n));
@@ -765,6 +823,12 @@ static int count_mode(uint32_t n)
 	kn_count_inline_lookup(k.rh, n);
 	kn_count_inline_floor(k.rh, n);
 	kn_count_inline_base(k.rh, n);
+	if (kn_tl_fill(k.h, n))
+		return 1;
+	kn_count_tl(k.rh, n);
+	kn_count_inline_tl(k.rh, n);
+	kn_count_inline_fc(k.rh, n);
+	kn_tl_free();
 	xn_count_loads(k.rid, n);
 	if (!sn_alloc_time(0, n))
 		return 1;
@@ -847,6 +911,10 @@ int main(int argc, char **argv)
 			churn_only = 1;
 		else if (churn_only)
 			run_churn(strtoul(argv[i], NULL, 0), seed);
+		else if (!strcmp(argv[i], "--twolevel"))
+			twolevel_only = 1;
+		else if (twolevel_only)
+			run_twolevel_size(strtoul(argv[i], NULL, 0), seed);
 		else if (!strcmp(argv[i], "--hive"))
 			hive_only = 1;
 		else if (!strcmp(argv[i], "--sets"))
