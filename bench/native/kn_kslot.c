@@ -27,6 +27,7 @@ unsigned long kn_sink(void)
 
 int kn_setup(void)
 {
+	rcu_register_thread();
 	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
 }
 
@@ -34,11 +35,15 @@ int kn_setup(void)
 int kn_map_percpu(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	map_flags = KSLOT_MAP_PERCPU;
 	return kn_setup();
 }
 
-/* A CPU of the shim for the calling thread, and liburcu's registration. */
+/*
+ * A CPU of the shim for the calling thread, and its registration with the
+ * shim's RCU (the XArray side registers with liburcu: xn_thread_start()).
+ */
 void kn_thread_start(int cpu)
 {
 	kslot_shim_set_cpu(cpu);
@@ -53,6 +58,7 @@ void kn_thread_stop(void)
 static int kn_map_reset(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
 }
 
@@ -458,6 +464,7 @@ int kn_dense_fill(uint32_t n)
 	int ret;
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
 		v = (uintptr_t)nb_val(i);
@@ -492,6 +499,7 @@ static int kn_hive_insert_all(uint32_t n, u64 **ptrs)
 	int ret;
 
 	kslot_hive_destroy(&hive, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	ret = kslot_hive_init(&hive, &params);
 	for (i = 0; !ret && i < n; i++) {
 		ptrs[i] = kslot_hive_insert(&hive, GFP_KERNEL);
@@ -562,6 +570,7 @@ uint64_t kn_dense_insert_time(uint32_t n)
 	if (kn_dense_handles(n))
 		return 0;
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	t = nb_now();
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
@@ -688,6 +697,7 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 	if (kn_hive_ptrs(n))
 		return -1;
 	kslot_hive_destroy(&hive, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_hive_init(&hive, &params))
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -707,6 +717,7 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 	free(packed);
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kn_dense_handles(n) ||
 	    kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
 		return -1;
@@ -909,6 +920,7 @@ static u64 stall_h;
 int kn_stall_setup(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0))
 		return -1;
 	return kslot_map_alloc(&map, nb_val(0), &stall_h, GFP_KERNEL);
@@ -940,6 +952,7 @@ int kn_dense_stall_setup(void)
 	char v[KN_DENSE_STALL_SIZE] = { 0 };
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_dense_init(&dense, NULL, sizeof(v), KSLOT_MAX_ENTRIES, 0))
 		return -1;
 	return kslot_dense_insert(&dense, v, &dense_stall_h, GFP_KERNEL);
@@ -974,6 +987,7 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 	u64 h;
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (map ? kslot_map_init(&kmap_hold, NULL, n, 0) :
 		  kslot_dense_init(&dense, NULL, sizeof(v), n, 0))
 		return 0;
@@ -986,6 +1000,7 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 		kslot_map_destroy(&kmap_hold, NULL, NULL);
 	else
 		kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	return ret ? 0 : worst;
 }
 
@@ -1107,6 +1122,7 @@ int kn_sset_fill(const uint32_t *keys, uint32_t n)
 	uint32_t i;
 
 	kslot_sparse_set_destroy(&sset);
+	kslot_shim_rcu_reclaim();
 	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
 		return -1;
 	for (i = 0; i < n; i++)
@@ -1121,6 +1137,7 @@ uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n)
 	uint32_t i;
 
 	kslot_sparse_set_destroy(&sset);
+	kslot_shim_rcu_reclaim();
 	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
 		return 0;
 	t = nb_now();
@@ -1164,6 +1181,7 @@ int kn_sec_fill(const uint64_t *h, uint32_t n)
 
 	if (ksec_ready)
 		kslot_secondary_destroy(&ksec);
+	kslot_shim_rcu_reclaim();
 	ksec_ready = 1;
 	if (kslot_secondary_init(&ksec, NULL, sizeof(u64), KSLOT_MAX_ENTRIES,
 				 0))

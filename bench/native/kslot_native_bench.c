@@ -165,10 +165,12 @@ static void *part_main(void *arg)
 	CPU_SET(p->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	kn_thread_start(p->cpu);
+	xn_thread_start();
 	pthread_barrier_wait(p->start);
 	p->t0 = nb_now();
 	p->ok = p->xa ? xn_churn_time(p->id, p->n) : kn_map_churn_time(p->h, p->n);
 	p->t1 = nb_now();
+	xn_thread_stop();
 	kn_thread_stop();
 	return NULL;
 }
@@ -351,6 +353,7 @@ static void *stall_poker(void *arg)
 	struct stall_run *r = arg;
 
 	kn_thread_start(1);
+	xn_thread_start();
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		uint64_t t = nb_now();
 
@@ -363,6 +366,7 @@ static void *stall_poker(void *arg)
 		r->pokes++;
 		__atomic_store_n(&r->started, 1, __ATOMIC_RELAXED);
 	}
+	xn_thread_stop();
 	kn_thread_stop();
 	return NULL;
 }

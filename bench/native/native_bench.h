@@ -98,6 +98,8 @@ int kn_sec_fill(const uint64_t *h, uint32_t n);
 uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes);
 
 int xn_setup(void);
+void xn_thread_start(void);
+void xn_thread_stop(void);
 int xn_fill(uint32_t n, uint32_t *ids);
 uint64_t xn_alloc_time(uint32_t n, uint32_t *ids);
 uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes);
