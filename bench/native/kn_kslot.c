@@ -854,6 +854,67 @@ void kn_count_lookups(const uint64_t *h, uint32_t n)
 	rcu_read_unlock();
 }
 
+/*
+ * The calling thread's atomic read-modify-write operations so far, in the
+ * counting build (kslot_native_bench_count), in all or (0 .. KN_RMW_KINDS
+ * - 1, see kn_rmw_name()) of one kind; UINT64_MAX in the other build.
+ */
+uint64_t kn_atomics_of(int kind)
+{
+#ifdef KSLOT_SHIM_COUNT_ATOMICS
+	uint64_t sum = 0;
+	int i;
+
+	if (kind >= 0)
+		return kslot_shim_atomics[kind];
+	for (i = 0; i < KSLOT_SHIM_RMW_KINDS; i++)
+		sum += kslot_shim_atomics[i];
+	return sum;
+#else
+	return UINT64_MAX;
+#endif
+}
+
+uint64_t kn_atomics(void)
+{
+	return kn_atomics_of(-1);
+}
+
+const char *kn_rmw_name(int kind)
+{
+	static const char * const names[KN_RMW_KINDS] = {
+		[KSLOT_SHIM_RMW_LOCK] = "lock",
+		[KSLOT_SHIM_RMW_CMPXCHG] = "cmpxchg",
+		[KSLOT_SHIM_RMW_CMPXCHG128] = "cmpxchg128",
+		[KSLOT_SHIM_RMW_XCHG] = "xchg",
+		[KSLOT_SHIM_RMW_ADD] = "atomic_add",
+	};
+
+	_Static_assert(KN_RMW_KINDS == KSLOT_SHIM_RMW_KINDS, "RMW kinds");
+	return names[kind];
+}
+
+/* The atomics of a remove and of an alloc of the churn, apart. */
+uint64_t kn_map_churn_atomics(uint64_t *h, uint32_t n, uint64_t *rm,
+			      uint64_t *al)
+{
+	uint32_t i;
+
+	*rm = 0;
+	*al = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t a = kn_atomics();
+
+		sink += (unsigned long)kslot_map_remove(&map, h[i]);
+		*rm += kn_atomics() - a;
+		a = kn_atomics();
+		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
+			return 0;
+		*al += kn_atomics() - a;
+	}
+	return 1;
+}
+
 /* callgrind: alloc+remove, each kslot_map_remove() then kslot_map_alloc(). */
 noinline uint64_t kn_count_churn(uint64_t *h, uint32_t n)
 {

@@ -868,6 +868,55 @@ static int count_churn(uint32_t n)
 }
 
 /*
+ * --count-atomics N (the counting build, kslot_native_bench_count; after
+ * --percpu for the per-CPU map): atomic read-modify-write operations per
+ * alloc+remove pair (the same loop as --count-churn), per
+ * kslot_map_lookup() and per inline lookup, over a map of N entries in
+ * random order.  Rows native_[percpu_]atomics_*, the count in kslot_ns.
+ */
+static int count_atomics(uint32_t n)
+{
+	uint64_t a, rm, al, kind[KN_RMW_KINDS];
+	struct keys k;
+	int i;
+
+	if (kn_atomics() == UINT64_MAX) {
+		fprintf(stderr, "--count-atomics: not the counting build\n");
+		return 1;
+	}
+	printf("TAP version 13\n");
+	keys_init(&k, n, 1, 0);
+	if (kn_map_fill(n, k.h))
+		return 1;
+	keys_shuffle(&k);
+	for (i = 0; i < KN_RMW_KINDS; i++)
+		kind[i] = kn_atomics_of(i);
+	a = kn_atomics();
+	if (!kn_map_churn_time(k.rh, n))
+		return 1;
+	row("atomics_map_alloc_remove", n, per(kn_atomics() - a, n), "none", 0);
+	printf("# native: %satomics per alloc+remove pair, by kind:", flavour);
+	for (i = 0; i < KN_RMW_KINDS; i++)
+		printf(" %s=%.2f", kn_rmw_name(i),
+		       per(kn_atomics_of(i) - kind[i], n));
+	printf("\n");
+	if (!kn_map_churn_atomics(k.rh, n, &rm, &al))
+		return 1;
+	row("atomics_map_remove", n, per(rm, n), "none", 0);
+	row("atomics_map_alloc", n, per(al, n), "none", 0);
+	a = kn_atomics();
+	kn_map_lookup_time(k.rh, n, 1);
+	row("atomics_map_lookup_rand", n, per(kn_atomics() - a, n), "none", 0);
+	a = kn_atomics();
+	kn_map_lookup_inline_time(k.rh, n, 1);
+	row("atomics_map_lookup_inline_rand", n, per(kn_atomics() - a, n),
+	    "none", 0);
+	printf("1..%u\n", tests);
+	keys_free(&k);
+	return 0;
+}
+
+/*
  * --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map, and
  * every row from here on is named native_percpu_*.
  */
@@ -898,6 +947,8 @@ int main(int argc, char **argv)
 		return count_mode(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
 		return count_churn(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--count-atomics"))
+		return count_atomics(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
 		run_stall(strtoul(argv[2], NULL, 0));
 		return 0;

@@ -20,7 +20,7 @@ __thread unsigned int kslot_shim_preempt_count KSLOT_SHIM_TLS =
 __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
 __thread int kslot_shim_rcu_nesting KSLOT_SHIM_TLS;
 #ifdef KSLOT_SHIM_COUNT_ATOMICS
-__thread unsigned long kslot_shim_atomics KSLOT_SHIM_TLS;
+__thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS] KSLOT_SHIM_TLS;
 #endif
 
 /* Lock-hold tracking: locks taken in this stretch, its start, the worst. */
@@ -48,7 +48,7 @@ void kslot_shim_spin_lock_slow(spinlock_t *l)
 						__ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			break;
-		kslot_shim_count_atomic();
+		kslot_shim_count_atomic(KSLOT_SHIM_RMW_LOCK);
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
 			__builtin_ia32_pause();
 	}

@@ -57,7 +57,7 @@
  * Built with -DKSLOT_SHIM_COUNT_ATOMICS (the Makefile's counting build,
  * kslot_native_bench_count), every atomic read-modify-write above (a lock
  * acquire, xchg, cmpxchg, cmpxchg128, atomic inc/dec, kref) also adds one
- * to the thread's kslot_shim_atomics.
+ * to the thread's kslot_shim_atomics[] of its kind (KSLOT_SHIM_RMW_*).
  */
 #ifndef KSLOT_SHIM_H
 #define KSLOT_SHIM_H
@@ -99,18 +99,29 @@ typedef unsigned int gfp_t;
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 /* Per-thread counters: one %fs-relative instruction each. */
 #define KSLOT_SHIM_TLS		__attribute__((__tls_model__("local-exec")))
+/* The kinds of atomic read-modify-write the counting build tells apart. */
+enum {
+	KSLOT_SHIM_RMW_LOCK,		/* a spinlock acquire (cmpxchg) */
+	KSLOT_SHIM_RMW_CMPXCHG,		/* cmpxchg64(), kref_get_unless_zero() */
+	KSLOT_SHIM_RMW_CMPXCHG128,	/* try_cmpxchg128() */
+	KSLOT_SHIM_RMW_XCHG,		/* xchg() */
+	KSLOT_SHIM_RMW_ADD,		/* atomic*_inc/dec(), kref_put() */
+	KSLOT_SHIM_RMW_KINDS
+};
+
 #ifdef KSLOT_SHIM_COUNT_ATOMICS
-extern __thread unsigned long kslot_shim_atomics KSLOT_SHIM_TLS;
-#define kslot_shim_count_atomic()	((void)kslot_shim_atomics++)
+extern __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS]
+	KSLOT_SHIM_TLS;
+#define kslot_shim_count_atomic(kind)	((void)kslot_shim_atomics[kind]++)
 #else
-#define kslot_shim_count_atomic()	((void)0)
+#define kslot_shim_count_atomic(kind)	((void)0)
 #endif
 #define xchg(p, v) ({							\
-	kslot_shim_count_atomic();					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_XCHG);					\
 	__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); })
 #define cmpxchg64(p, o, n) ({						\
 	__typeof__(*(p)) __o = (o);					\
-	kslot_shim_count_atomic();					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG);					\
 	__atomic_compare_exchange_n(p, &__o, n, 0, __ATOMIC_SEQ_CST,	\
 				    __ATOMIC_SEQ_CST);			\
 	__o; })
@@ -125,7 +136,7 @@ static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
 	u64 lo = (u64)*o, hi = (u64)(*o >> 64);
 	bool ok;
 
-	kslot_shim_count_atomic();
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG128);
 
 	__asm__ __volatile__("lock cmpxchg16b %1"
 			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
@@ -280,10 +291,10 @@ typedef struct {
 #define atomic_long_read(v)	atomic_read(v)
 #define atomic_long_set(v, i)	atomic_set(v, i)
 #define atomic_long_inc(v) ({					\
-	kslot_shim_count_atomic();					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
 	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define atomic_long_dec(v) ({					\
-	kslot_shim_count_atomic();					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
 	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define ATOMIC_LONG_INIT(i)	{ (i) }
 
@@ -294,7 +305,7 @@ typedef struct {
 #define atomic64_read(v)	atomic_read(v)
 #define atomic64_set(v, i)	atomic_set(v, i)
 #define atomic64_inc(v) ({						\
-	kslot_shim_count_atomic();					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
 	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 
 struct kref {
@@ -305,7 +316,7 @@ static inline bool kref_get_unless_zero(struct kref *k)
 {
 	int old = atomic_read(&k->refcount);
 
-	while (old && (kslot_shim_count_atomic(), 1) &&
+	while (old && (kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG), 1) &&
 	       !__atomic_compare_exchange_n(&k->refcount.counter, &old,
 						   old + 1, false,
 						   __ATOMIC_SEQ_CST,
@@ -316,7 +327,7 @@ static inline bool kref_get_unless_zero(struct kref *k)
 
 static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 {
-	kslot_shim_count_atomic();
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);
 	if (__atomic_sub_fetch(&k->refcount.counter, 1, __ATOMIC_SEQ_CST))
 		return 0;
 	release(k);
@@ -384,7 +395,7 @@ static __always_inline void spin_lock(spinlock_t *l)
 	int old = kslot_shim_lock_expect;
 
 	kslot_shim_preempt_disable();
-	kslot_shim_count_atomic();
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_LOCK);
 	if (unlikely(!__atomic_compare_exchange_n(&l->locked, &old, 1, false,
 						  __ATOMIC_ACQUIRE,
 						  __ATOMIC_RELAXED)))

@@ -34,6 +34,12 @@ static inline void *nb_val(uint32_t i)
 int kn_setup(void);
 int kn_map_percpu(void);
 uint64_t kn_count_churn(uint64_t *h, uint32_t n);
+uint64_t kn_atomics(void);
+#define KN_RMW_KINDS	5
+uint64_t kn_atomics_of(int kind);
+const char *kn_rmw_name(int kind);
+uint64_t kn_map_churn_atomics(uint64_t *h, uint32_t n, uint64_t *rm,
+			      uint64_t *al);
 void kn_thread_start(int cpu);
 void kn_thread_stop(void);
 int kn_map_fill(uint32_t n, uint64_t *handles);
