@@ -15,6 +15,12 @@
  *	only the growth-stall rows
  *	for every size (after --hive: only the hive's rows; after --dense:
  *	only kslot_dense's)
+ *   kslot_native_bench --twolevel SIZE...
+ *	only the two-level tables' lookups against the flat floor and the
+ *	map's own (growth scheme b, see run_twolevel())
+ *   kslot_native_bench_count [--percpu] --count-atomics N
+ *	atomic read-modify-writes per alloc+remove pair and per lookup
+ *	(the counting build)
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, and N hive
  *	and kslot_dense inserts, N/2 random erases and a walk, for
