@@ -14,7 +14,8 @@
 
 #include "kslot_shim.h"
 
-__thread int kslot_shim_cpu;
+__thread int kslot_shim_cpu KSLOT_SHIM_TLS;
+__thread unsigned long kslot_shim_cpu_off KSLOT_SHIM_TLS;
 __thread unsigned int kslot_shim_preempt_count KSLOT_SHIM_TLS =
 	KSLOT_SHIM_PREEMPT_IDLE;
 __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
@@ -211,6 +212,7 @@ void kslot_shim_set_cpu(int cpu)
 		abort();
 	}
 	kslot_shim_cpu = cpu;
+	kslot_shim_cpu_off = (unsigned long)cpu * KSLOT_SHIM_PERCPU_STRIDE;
 }
 
 /*

@@ -42,8 +42,10 @@
  * | preempt_disable(),        | thread counter inc / dec | per-CPU preempt_count inc / dec |
  * | local_lock()              | + branch on zero         | + branch on zero                |
  * | local_lock_irqsave()      | nothing                  | pushf, cli ... popf             |
- * | this_cpu_*()              | TLS CPU id, multiply,    | one %gs-relative instruction    |
- * |                           | add: ~3 instructions     |                                 |
+ * | this_cpu_ptr()            | add of the thread's CPU  | add of %gs:this_cpu_off         |
+ * |                           | offset (%fs-relative)    |                                 |
+ * | this_cpu_read/write/add() | that add, then the plain | one %gs-relative instruction    |
+ * |                           | access: ~2 instructions  |                                 |
  * | xchg(), cmpxchg64(),      | the same locked          | the same                        |
  * | try_cmpxchg128(),         | instruction              |                                 |
  * | atomic*_inc/dec(), kref   |                          |                                 |
@@ -486,7 +488,9 @@ typedef struct {
 #define KSLOT_SHIM_CPUS			2
 #define KSLOT_SHIM_PERCPU_STRIDE	(1UL << 30)
 #define nr_cpu_ids			KSLOT_SHIM_CPUS
-extern __thread int kslot_shim_cpu;
+extern __thread int kslot_shim_cpu KSLOT_SHIM_TLS;
+/* This CPU's offset, as the kernel's this_cpu_off: one add per access. */
+extern __thread unsigned long kslot_shim_cpu_off KSLOT_SHIM_TLS;
 void kslot_shim_set_cpu(int cpu);
 void *kslot_shim_alloc_percpu(size_t size, size_t align);
 void kslot_shim_free_percpu(void *p);
@@ -509,7 +513,8 @@ void kslot_shim_free_percpu(void *p);
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + \
 			 (size_t)(cpu) * KSLOT_SHIM_PERCPU_STRIDE))
-#define this_cpu_ptr(p)			per_cpu_ptr(p, kslot_shim_cpu)
+#define this_cpu_ptr(p) \
+	((__typeof__(p))((char *)(p) + kslot_shim_cpu_off))
 #define raw_cpu_ptr(p)			this_cpu_ptr(p)
 #define per_cpu(var, cpu)		(*per_cpu_ptr(&(var), cpu))
 #define this_cpu_read(var)		READ_ONCE(*this_cpu_ptr(&(var)))
