@@ -275,10 +275,11 @@ static __always_inline void *tl_lookup(struct tl_table *t, u64 handle)
 	if (unlikely(!chunk))
 		return NULL;
 	slot = &chunk[j ^ (1UL << h)];
+	/* Word, object, word, as __kslot_slots_lookup(). */
 	if (unlikely(smp_load_acquire(&slot->word) != handle))
 		return NULL;
 	obj = READ_ONCE(slot->obj);
-	smp_rmb();
+	smp_rmb(); /* Object before the word re-check. */
 	if (unlikely(READ_ONCE(slot->word) != handle))
 		return NULL;
 	return obj;
@@ -321,10 +322,11 @@ static __always_inline void *fc_lookup(struct fc_table *t, u64 handle)
 		return NULL;
 	i = array_index_nospec(i, dir->nr);
 	slot = &dir->chunk[i >> FC_SHIFT][i & (FC_SLOTS - 1)];
+	/* Word, object, word, as __kslot_slots_lookup(). */
 	if (unlikely(smp_load_acquire(&slot->word) != handle))
 		return NULL;
 	obj = READ_ONCE(slot->obj);
-	smp_rmb();
+	smp_rmb(); /* Object before the word re-check. */
 	if (unlikely(READ_ONCE(slot->word) != handle))
 		return NULL;
 	return obj;
@@ -345,7 +347,7 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	tl.index_mask = KSLOT_INDEX_MAX;
 	fc.index_mask = KSLOT_INDEX_MAX;
 	for (k = 0, cap = 0; cap < nr; k++) {
-		tl.dir[k] = kvzalloc(sizeof(struct kslot_slot) * (TL_B << k),
+		tl.dir[k] = kvzalloc(sizeof(*tl.dir[k]) * (TL_B << k),
 				     GFP_KERNEL);
 		if (!tl.dir[k])
 			return -1;
@@ -357,7 +359,7 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	if (!fc.dir)
 		return -1;
 	for (k = 0; k < chunks; k++) {
-		fc.dir->chunk[k] = kvzalloc(sizeof(struct kslot_slot) * FC_SLOTS,
+		fc.dir->chunk[k] = kvzalloc(sizeof(*fc.dir->chunk[k]) * FC_SLOTS,
 					    GFP_KERNEL);
 		if (!fc.dir->chunk[k])
 			return -1;
@@ -890,8 +892,7 @@ const char *kn_rmw_name(int kind)
 		[KSLOT_SHIM_RMW_ADD] = "atomic_add",
 	};
 
-	_Static_assert(KN_RMW_KINDS == KSLOT_SHIM_RMW_KINDS, "RMW kinds");
-	return names[kind];
+	return kind >= 0 && kind < KN_RMW_KINDS && names[kind] ? names[kind] : "?";
 }
 
 /* The atomics of a remove and of an alloc of the churn, apart. */
