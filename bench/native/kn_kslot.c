@@ -449,6 +449,62 @@ uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
 	return t;
 }
 
+/*
+ * The batch reader: runs of KN_READ_RUN lookups, each under one RCU
+ * section with the table loaded once (kslot_map_read_begin()), as
+ * GET_BATCH reads its chunks.
+ */
+#define KN_READ_RUN	256U
+
+uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes)
+{
+	struct kslot_map_reader r;
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i, end;
+
+	for (p = 0; p < passes; p++) {
+		for (i = 0; i < n; i = end) {
+			end = i + KN_READ_RUN < n ? i + KN_READ_RUN : n;
+			rcu_read_lock();
+			kslot_map_read_begin(&r, &map);
+			for (; i < end; i++)
+				sum += (unsigned long)kslot_map_read(&r, h[i]);
+			rcu_read_unlock();
+		}
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+/*
+ * kn_map_churn_time() in bulk: KSLOT_SLOTS_BULK entries removed with one
+ * kslot_map_remove_bulk(), then as many stored again with one
+ * kslot_map_alloc_bulk().
+ */
+uint64_t kn_map_bulk_churn_time(uint64_t *h, uint32_t n)
+{
+	void *objs[KSLOT_SLOTS_BULK];
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t i, k, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < KSLOT_SLOTS_BULK ? n - i : KSLOT_SLOTS_BULK;
+		if (kslot_map_remove_bulk(&map, h + i, m, objs) != m)
+			return 0;
+		for (k = 0; k < m; k++)
+			sum += (unsigned long)objs[k];
+		if (kslot_map_alloc_bulk(&map, objs, m, h + i, GFP_KERNEL) !=
+		    (int)m)
+			return 0;
+	}
+	t = nb_now() - t;
+	__atomic_fetch_add(&sink, sum, __ATOMIC_RELAXED);
+	return t;
+}
+
 uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n)
 {
 	uint64_t t = nb_now();

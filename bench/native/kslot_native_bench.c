@@ -294,9 +294,17 @@ static void run_slotmap(struct keys *k, int dense_ok)
 			snprintf(name, sizeof(name), "map_lookup_inline_%s",
 				 order[o]);
 			row(name, n, per(a, lookups), anchor, per(b, lookups));
+			BEST2(kn_map_read_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
+			snprintf(name, sizeof(name), "map_read_batch_%s",
+				 order[o]);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
 		}
 		BEST2(kn_map_churn_time(k->rh, n), sn_churn_time(kind), &a, &b);
 		row("map_alloc_remove", n, per(a, n), anchor, per(b, n));
+		BEST2(kn_map_bulk_churn_time(k->rh, n), sn_churn_time(kind), &a,
+		      &b);
+		row("map_alloc_remove_bulk", n, per(a, n), anchor, per(b, n));
 
 		a = UINT64_MAX;
 		b = UINT64_MAX;
@@ -591,6 +599,10 @@ static void run_churn(uint32_t n, unsigned int seed)
 		sn_shuffle(0, k.perm, n);
 		BEST2(kn_map_churn_time(k.rh, n), sn_churn_time(0), &a, &b);
 		row("map_alloc_remove", n, per(a, n), sn_name(0), per(b, n));
+		BEST2(kn_map_bulk_churn_time(k.rh, n), sn_churn_time(0), &a,
+		      &b);
+		row("map_alloc_remove_bulk", n, per(a, n), sn_name(0),
+		    per(b, n));
 		sn_free(0);
 	} else {
 		fail("map_alloc_remove", n);

@@ -86,6 +86,9 @@ typedef unsigned int gfp_t;
 /* ---- compiler ---- */
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+/* <linux/prefetch.h>: prefetchw() is PREFETCHW on x86, as here. */
+#define prefetch(x)		__builtin_prefetch(x)
+#define prefetchw(x)		__builtin_prefetch(x, 1)
 #ifndef barrier
 #define barrier()		__asm__ __volatile__("" : : : "memory")
 #endif

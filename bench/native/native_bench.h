@@ -51,6 +51,8 @@ int kn_floor_fill(uint32_t n);
 uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n,
 			      uint32_t passes);
 uint64_t kn_map_churn_time(uint64_t *h, uint32_t n);
+uint64_t kn_map_bulk_churn_time(uint64_t *h, uint32_t n);
+uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes);
 uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n);
 int kn_map_check(const uint64_t *h, uint32_t n);
 int kn_map_check_live(const uint64_t *h, uint32_t n);
