@@ -464,6 +464,12 @@ static int kslot_table_update(struct kslot_table *t, u64 h,
 	return 0;
 }
 
+/* The record of an entry erased from map table @t: freed after RCU. */
+static void kslot_map_rec_erased(struct kslot_table *t, struct kslot_rec *rec)
+{
+	kfree_rcu(rec, rcu);
+}
+
 static int kslot_table_erase(struct kslot_table *t, u64 h)
 {
 	struct kslot_rec *rec;
@@ -473,7 +479,7 @@ static int kslot_table_erase(struct kslot_table *t, u64 h)
 	rec = kslot_map_remove(&t->map, h);
 	if (!rec)
 		return -ENOENT;
-	kfree_rcu(rec, rcu);
+	kslot_map_rec_erased(t, rec);
 	return 0;
 }
 
@@ -1201,6 +1207,52 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	return ret;
 }
 
+/*
+ * ERASE_BATCH of a map table, %KSLOT_SLOTS_BULK entries per
+ * kslot_map_remove_bulk(): one copy in of their handles, their checks,
+ * one hold of the table lock with the slots prefetched.  It stops where
+ * erasing them one by one would, with that entry's error: the first
+ * handle that cannot be read (-EFAULT), is the null handle (-EINVAL) or
+ * is not live (-ENOENT).
+ */
+static int kslot_dev_erase_batch(struct kslot_table *t,
+				 const u64 __user *handles, u32 count,
+				 u32 *done)
+{
+	struct kslot_rec *recs[KSLOT_SLOTS_BULK];
+	u64 h[KSLOT_SLOTS_BULK];
+	u32 i = 0, n, j, k;
+	size_t left;
+	int ret = 0;
+
+	while (i < count && !ret) {
+		n = min(count - i, KSLOT_SLOTS_BULK);
+		left = copy_from_user(h, &handles[i], n * sizeof(*h));
+		if (left) {
+			n -= DIV_ROUND_UP(left, sizeof(*h));
+			ret = -EFAULT;
+		}
+		for (j = 0; j < n; j++) {
+			int err = kslot_dev_handle(t, h[j], &h[j]);
+
+			if (err) {
+				n = j;
+				ret = err;
+				break;
+			}
+		}
+		k = kslot_map_remove_bulk(&t->map, h, n, (void **)recs);
+		for (j = 0; j < k; j++)
+			kslot_map_rec_erased(t, recs[j]);
+		/* A handle that is not live comes before the others' errors. */
+		if (k < n)
+			ret = -ENOENT;
+		i += k;
+	}
+	*done = i;
+	return ret;
+}
+
 static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 			   unsigned int cmd)
 {
@@ -1225,6 +1277,9 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 		i = 0;
 	} else if (cmd == KSLOT_IOC_GET_BATCH) {
 		ret = kslot_dev_get_batch(t, b, &i);
+	} else if (cmd == KSLOT_IOC_ERASE_BATCH && !kslot_table_is_dense(t)) {
+		ret = kslot_dev_erase_batch(t, handles, b->count, &i);
+		kslot_dev_write_end(t, 0);
 	} else {
 		for (i = 0; i < b->count; i++) {
 			ret = kslot_dev_batch_one(t, cmd, &handles[i],

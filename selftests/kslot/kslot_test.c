@@ -303,6 +303,37 @@ TEST_F(kdev, batch_chunks)
 
 	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
 	EXPECT_EQ(1, st.rejected);
+
+	/*
+	 * ERASE_BATCH across the kernel's bulk chunks stops where erasing
+	 * one by one would: the null handle at entry 350 of this batch.
+	 */
+	saved = h[450];
+	h[450] = 0;
+	EXPECT_EQ(-EINVAL, kslot_erase_batch(self->fd, t, h + 100, n - 100,
+					     &done));
+	EXPECT_EQ(350, done);
+	h[450] = saved;
+	/* Erased already: -ENOENT at once, nothing erased, one rejection. */
+	EXPECT_EQ(-ENOENT, kslot_erase_batch(self->fd, t, h + 100, 10, &done));
+	EXPECT_EQ(0, done);
+	/* Handles running into an unmapped page at entry 40. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	edge = (uint64_t *)(map + page) - 40;
+	memcpy(edge, h, 40 * sizeof(*h));
+	EXPECT_EQ(-EFAULT, kslot_erase_batch(self->fd, t, edge, 100, &done));
+	EXPECT_EQ(40, done);
+	ASSERT_EQ(0, munmap(map, page));
+	EXPECT_EQ(0, kslot_erase_batch(self->fd, t, h + 40, 60, &done));
+	EXPECT_EQ(60, done);
+	EXPECT_EQ(0, kslot_erase_batch(self->fd, t, h + 450, n - 450, &done));
+	EXPECT_EQ(n - 450, done);
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(0, st.entries);
+	EXPECT_EQ(2, st.rejected);
 	free(in);
 	free(out);
 	free(h);
