@@ -1219,7 +1219,7 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 				 const u64 __user *handles, u32 count,
 				 u32 *done)
 {
-	struct kslot_rec *recs[KSLOT_SLOTS_BULK];
+	void *recs[KSLOT_SLOTS_BULK];
 	u64 h[KSLOT_SLOTS_BULK];
 	u32 i = 0, n, j, k;
 	size_t left;
@@ -1241,13 +1241,14 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 				break;
 			}
 		}
-		k = kslot_map_remove_bulk(&t->map, h, n, (void **)recs);
+		k = kslot_map_remove_bulk(&t->map, h, n, recs);
 		for (j = 0; j < k; j++)
 			kslot_map_rec_erased(t, recs[j]);
 		/* A handle that is not live comes before the others' errors. */
 		if (k < n)
 			ret = -ENOENT;
 		i += k;
+		cond_resched();
 	}
 	*done = i;
 	return ret;

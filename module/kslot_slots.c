@@ -318,11 +318,8 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	unsigned long irqflags;
 	void *obj;
 
-	if (unlikely(s->mags)) {
-		obj = NULL;
-		kslot_slots_remove_percpu(s, handle, &obj);
-		return obj;
-	}
+	if (unlikely(s->mags))
+		return kslot_slots_remove_percpu(s, handle);
 	if (kslot_slots_zeroed(s)) {
 		kslot_slots_count_reject(s, handle);
 		return NULL;
@@ -346,23 +343,26 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * kslot_slots_alloc() of @objs[0], @objs[1], ... in order, with one hold
  * of the table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
  * atomics are paid once per batch, not once per entry.  It stops at the
- * first that fails; the ones before stay issued.  As kmem_cache_alloc_bulk()
- * is to kmem_cache_alloc().  A per-CPU table issues each from this CPU's
- * magazine, one call at a time.
+ * first that fails; the ones before stay issued (unlike
+ * kmem_cache_alloc_bulk(), it is not all or nothing).  A per-CPU table
+ * issues each from this CPU's magazine, one call at a time.
  *
  * Context: As kslot_slots_alloc(); the table lock is dropped between
- * batches.
+ * batches (and the CPU yielded if @gfp may sleep).
  * Return: The number of handles issued, 1 .. @nr (0 for @nr 0); or, if
  * not even the first could be, kslot_slots_alloc()'s error for it
- * (-ENOMEM, -ENOSPC or -EINVAL).  Fewer than @nr means the next one
- * failed: a call for the rest returns its error.
+ * (-ENOMEM, -ENOSPC or -EINVAL); -EINVAL if @nr is above %INT_MAX.
+ * Fewer than @nr means the next one failed.
  */
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void **objs, u32 nr,
+int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 			   u64 *handles, gfp_t gfp)
 {
 	unsigned long irqflags;
 	u32 done = 0, end;
 	int ret = 0;
+
+	if (nr > INT_MAX)
+		return -EINVAL;
 
 	if (unlikely(s->mags)) {
 		for (; done < nr && !ret; done++)
@@ -390,6 +390,8 @@ int kslot_slots_alloc_bulk(struct kslot_slots *s, void **objs, u32 nr,
 				prefetchw(kslot_slots_at(s, s->free_head));
 		}
 		kslot_slots_unlock(s, irqflags);
+		if (gfpflags_allow_blocking(gfp))
+			cond_resched();
 	}
 out:
 	return done ? done : ret;
@@ -407,8 +409,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
  * kslot_slots_remove() of @handles[0], @handles[1], ... in order, with one
  * hold of the table lock for up to %KSLOT_SLOTS_BULK of them, whose slots
  * are prefetched first so that their cache misses overlap.  It stops at
- * the first handle that is not live (counted as rejected): that one and
- * those after it are left alone, and their @objs untouched.  A per-CPU
+ * the first handle that is not live (counted as rejected, unless it is
+ * the null handle): that one and those after it are left alone, and their
+ * @objs untouched.  A per-CPU
  * table removes each onto this CPU's magazine, one call at a time.
  *
  * Context: As kslot_slots_remove(); the table lock is dropped between
@@ -424,7 +427,8 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 
 	if (unlikely(s->mags)) {
 		while (done < nr &&
-		       !kslot_slots_remove_percpu(s, handles[done], &objs[done]))
+		       !kslot_slots_remove_percpu_one(s, handles[done],
+						      &objs[done]))
 			done++;
 		return done;
 	}

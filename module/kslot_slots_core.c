@@ -172,25 +172,6 @@ kslot_slots_table_alloc(struct kslot_slots *s, u32 nr, u32 from, gfp_t gfp)
 	return t;
 }
 
-/*
- * Per-CPU tables: send the magazine writers to the table lock, for a
- * growth (whose mirror only sees writers under the lock) or an exact
- * drain; the count of reasons is written under the lock.
- */
-void kslot_slots_bypass_begin(struct kslot_slots *s)
-	__must_hold(&s->lock)
-{
-	WRITE_ONCE(s->bypass, s->bypass + 1);
-}
-
-/* The magazines may be used again: pairs with kslot_slots_mag_get(). */
-void kslot_slots_bypass_end(struct kslot_slots *s)
-	__must_hold(&s->lock)
-{
-	/* What the bypassed writers wrote, before the magazines return. */
-	smp_store_release(&s->bypass, s->bypass - 1);
-}
-
 /* Publish the fully copied new table, its new slots first on the free list. */
 static void kslot_slots_publish(struct kslot_slots *s)
 {

@@ -272,17 +272,25 @@ enum kslot_slots_op {
 	KSLOT_SLOTS_FREE,
 	/* Live -> live: another object (release). */
 	KSLOT_SLOTS_SET,
-	/* Not live -> not live: a new word and link (relinks, retires). */
+	/*
+	 * Live -> live under a newer handle (a keyed store over an older
+	 * generation): through a free word, so that no lookup pairs either
+	 * handle with the other's object; the count does not change.
+	 */
+	KSLOT_SLOTS_RELIVE,
+	/* Not live -> not live: a new word and link (thaw, reset, restore). */
 	KSLOT_SLOTS_LINK,
-	KSLOT_SLOTS_OP_MASK = 3,
+	/* Not live -> not live: a new link only (free list, magazines). */
+	KSLOT_SLOTS_RELINK,
+	KSLOT_SLOTS_OP_MASK = 7,
 	/*
 	 * FREE and SET of a per-CPU table, whose magazine writers bypass
 	 * the table lock: only if the slot still holds its handle (and the
 	 * object given, unless KSLOT_SLOTS_ANY), in one atomic, so that of
 	 * two racing writers exactly one wins.
 	 */
-	KSLOT_SLOTS_ATOMIC = 4,
-	KSLOT_SLOTS_ANY = 8,
+	KSLOT_SLOTS_ATOMIC = 8,
+	KSLOT_SLOTS_ANY = 16,
 };
 
 /*
@@ -293,11 +301,12 @@ enum kslot_slots_op {
  * @slot: The slot.
  * @index: Its index.
  * @op: An enum kslot_slots_op, with its modifiers.
- * @word: The new word (LIVE: the handle; FREE and LINK: a word that
- *	matches no handle; SET: unused).
- * @obj: The new object (LIVE, SET) or link (FREE, LINK).
+ * @word: The new word (LIVE, RELIVE: the handle; FREE and LINK: a word
+ *	that matches no handle; SET, RELINK: unused).
+ * @obj: The new object (LIVE, SET, RELIVE) or link (FREE, LINK, RELINK).
  * @old: ATOMIC only: in, the object the slot must hold (not read with
- *	KSLOT_SLOTS_ANY); out, the object it held.
+ *	KSLOT_SLOTS_ANY); on success, the object it held (FREE with
+ *	KSLOT_SLOTS_ANY, and SET).
  * @handle: ATOMIC only: the handle the slot must hold.
  *
  * The one place a slot's word and object are written: it owns their
@@ -331,11 +340,9 @@ kslot_slots_store(struct kslot_slots *s, struct kslot_slots_mag *m,
 		WRITE_ONCE(slot->obj, obj);
 		/* Object before word; see __kslot_slots_lookup(). */
 		smp_store_release(&slot->word, word);
-		if (!m) {
-			/* kslot_slots_count() reads it without the lock. */
+		/* kslot_slots_count() reads it without the lock. */
+		if (!m)
 			WRITE_ONCE(s->count, s->count + 1);
-			s->issued++;
-		}
 		break;
 	case KSLOT_SLOTS_FREE:
 		if (!(op & KSLOT_SLOTS_ATOMIC)) {
@@ -375,8 +382,21 @@ kslot_slots_store(struct kslot_slots *s, struct kslot_slots_mag *m,
 				goto lost;
 		*old = cur.obj;
 		break;
+	case KSLOT_SLOTS_RELIVE:
+		cur.word = kslot_slots_free_word(s, index,
+						 kslot_slots_word_gen(s, word) - 1);
+		WRITE_ONCE(slot->word, cur.word);
+		/* Word before object; see __kslot_slots_lookup(). */
+		smp_wmb();
+		WRITE_ONCE(slot->obj, obj);
+		/* Object before the new word, as LIVE. */
+		smp_store_release(&slot->word, word);
+		break;
 	case KSLOT_SLOTS_LINK:
 		WRITE_ONCE(slot->word, word);
+		WRITE_ONCE(slot->obj, obj);
+		break;
+	case KSLOT_SLOTS_RELINK:
 		WRITE_ONCE(slot->obj, obj);
 		break;
 	}
@@ -397,7 +417,7 @@ static __always_inline void kslot_slots_relink_to(struct kslot_slots *s,
 						  struct kslot_slot *slot,
 						  u32 index, u32 next)
 {
-	kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_LINK, slot->word,
+	kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_RELINK, 0,
 			  kslot_slots_link(next), 0, NULL);
 }
 
@@ -422,8 +442,26 @@ int kslot_slots_grow_start(struct kslot_slots *s, unsigned long *irqflags,
 	__must_hold(&s->lock);
 void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
 	__must_hold(&s->lock);
-void kslot_slots_bypass_begin(struct kslot_slots *s) __must_hold(&s->lock);
-void kslot_slots_bypass_end(struct kslot_slots *s) __must_hold(&s->lock);
+
+/*
+ * Per-CPU tables: send the magazine writers to the table lock, for a
+ * growth (whose mirror only sees writers under the lock) or an exact
+ * drain; the count of reasons is written under the lock.
+ */
+static inline void kslot_slots_bypass_begin(struct kslot_slots *s)
+	__must_hold(&s->lock)
+{
+	WRITE_ONCE(s->bypass, s->bypass + 1);
+}
+
+/* The magazines may be used again: pairs with kslot_slots_mag_get(). */
+static inline void kslot_slots_bypass_end(struct kslot_slots *s)
+	__must_hold(&s->lock)
+{
+	/* What the bypassed writers wrote, before the magazines return. */
+	smp_store_release(&s->bypass, s->bypass - 1);
+}
+
 u32 kslot_slots_free_slots(const struct kslot_slots *s);
 bool kslot_slots_thaw(struct kslot_slots *s, bool force);
 int kslot_slots_release_last(struct kslot_slots *s, struct kslot_slot *slot,
@@ -440,6 +478,8 @@ static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 	h = kslot_slots_make(s, index, kslot_slots_word_gen(s, slot->word) + 1);
 	kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_LIVE, h, obj, 0,
 			  NULL);
+	/* An allocation issued (the stamps of 32-bit waits). */
+	s->issued++;
 	return h;
 }
 
@@ -474,7 +514,9 @@ struct kslot_slots_mag __percpu *
 kslot_slots_mags_alloc(const struct kslot_slots *s);
 int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj, u64 *handle,
 			     gfp_t gfp);
-int kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle, void **obj);
+void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle);
+int kslot_slots_remove_percpu_one(struct kslot_slots *s, u64 handle,
+				  void **obj);
 void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
 				 void *obj);
 int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,

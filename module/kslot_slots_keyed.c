@@ -203,10 +203,8 @@ void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 		 * Through a free word: no lookup pairs a handle and the
 		 * other's object.
 		 */
-		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_FREE,
-				  kslot_slots_free_word(s, index, gen - 1), obj,
-				  0, NULL);
-		kslot_slots_make_live(s, index, handle, obj);
+		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_RELIVE,
+				  handle, obj, 0, NULL);
 	} else {
 		kslot_slots_make_live(s, index, handle, obj);
 	}

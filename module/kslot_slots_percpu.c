@@ -321,9 +321,18 @@ locked:
 	return kslot_slots_free_percpu_locked(s, handle, old, any);
 }
 
-/* kslot_slots_remove(): 0 with the object in *@obj, or -ENOENT. */
-noinline int kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle,
-				       void **obj)
+/* kslot_slots_remove() of a table with magazines. */
+noinline void *kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle)
+{
+	void *obj = NULL;
+
+	kslot_slots_free_percpu(s, handle, &obj, true);
+	return obj;
+}
+
+/* One entry of kslot_slots_remove_bulk(): 0, or -ENOENT if not live. */
+int kslot_slots_remove_percpu_one(struct kslot_slots *s, u64 handle,
+				  void **obj)
 {
 	return kslot_slots_free_percpu(s, handle, obj, true);
 }

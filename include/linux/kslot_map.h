@@ -336,11 +336,12 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
  *
  * Context: As kslot_map_alloc().
  * Return: The number of objects stored, 1 .. @nr (0 for @nr 0); or, if
- * not even the first could be, its error: -ENOMEM or -ENOSPC.  Fewer
- * than @nr means the next one failed.
+ * not even the first could be, its error: -ENOMEM or -ENOSPC; -EINVAL if
+ * @nr is above %INT_MAX.  Fewer than @nr means the next one failed.
  */
-static inline int kslot_map_alloc_bulk(struct kslot_map *map, void **objs,
-				       u32 nr, u64 *handles, gfp_t gfp)
+static inline int kslot_map_alloc_bulk(struct kslot_map *map,
+				       void *const *objs, u32 nr, u64 *handles,
+				       gfp_t gfp)
 {
 	return kslot_slots_alloc_bulk(&map->slots, objs, nr, handles, gfp);
 }
@@ -646,8 +647,8 @@ static __always_inline void kslot_map_read_begin(struct kslot_map_reader *r,
  * @handle: A handle, valid or not.
  *
  * Context: As kslot_map_read_begin().
- * Return: The object, or NULL if @handle is not live (or is a
- * placeholder).
+ * Return: The object, or NULL if @handle is not live in the pinned table
+ * (or is a placeholder).
  */
 static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
 					    u64 handle)

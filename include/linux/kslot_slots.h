@@ -500,7 +500,7 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp);
 void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void **objs, u32 nr,
+int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 			   u64 *handles, gfp_t gfp);
 u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 			    u32 nr, void **objs);
@@ -676,7 +676,10 @@ struct kslot_slots_reader {
  * call, as a lookup that started then would: never a later occupant of
  * the slot under an old handle, but maybe an entry removed since.  A run
  * that must see every write completed before each lookup calls this
- * again.
+ * again.  A caller that takes references on objects from a
+ * SLAB_TYPESAFE_BY_RCU cache re-checks each in the current table, as
+ * kslot_slots_lookup_get() does: the run widens the window in which the
+ * pinned table may be an old one from one lookup to the whole run.
  *
  * Context: Caller holds rcu_read_lock() (or the table lock) from this call
  * to its last kslot_slots_read().
