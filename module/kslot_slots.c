@@ -327,6 +327,8 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_init);
 
+static size_t kslot_slots_table_bytes(struct kslot_slot *slots);
+
 /**
  * kslot_slots_destroy() - Tear down a table.
  * @s: The table.
@@ -364,13 +366,15 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	if (slots) {
 		struct kslot_slots_table *t = kslot_slots_hdr(slots);
 
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(slots));
 	}
 	/* Never published; freed the same way so any context may destroy. */
 	if (s->grow.next) {
 		struct kslot_slots_table *t = s->grow.next;
 
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(t->slots));
 	}
 	s->grow.next = NULL;
 	s->bypass = 0;
@@ -562,7 +566,8 @@ static void kslot_slots_publish(struct kslot_slots *s)
 		kslot_slots_bypass_end(s);
 	if (old) {
 		t = kslot_slots_hdr(old);
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(old));
 	}
 }
 
