@@ -204,10 +204,11 @@ struct kslot_rec {
 
 /*
  * Charging.  A table is charged what it really takes: the struct
- * kslot_table, its structure's memory as the structure reports it (slot
- * storage and dense arrays at their capacity, not their live entries, and
- * a growth's new table while it fills), and each separately allocated
- * record at its slab size.  The charge goes to the file
+ * kslot_table and its share of the file's id index (a fixed
+ * KSLOT_TABLE_ID_BYTES), its structure's memory as the structure reports
+ * it (slot storage and dense arrays at their capacity, not their live
+ * entries, and a growth's new table while it fills), and each separately
+ * allocated record at its slab size.  The charge goes to the file
  * (max_bytes) and to the opener's user across all its files
  * (max_user_bytes), at every level of its user namespace.
  *
@@ -496,10 +497,17 @@ static struct kslot_acct *kslot_acct_new(const struct cred *cred)
 	return a;
 }
 
-/* Memory of the struct kslot_table itself. */
+/*
+ * A table alone under each of the XArray nodes below the top one of a
+ * 31-bit index (shifts 0 to 24: 5 of them) takes 5 nodes.
+ */
+static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
+
+/* Memory of the struct kslot_table itself, and of its id in f->tables. */
 static u64 kslot_dev_table_size(void)
 {
-	return kmalloc_size_roundup(sizeof(struct kslot_table));
+	return kmalloc_size_roundup(sizeof(struct kslot_table)) +
+	       KSLOT_TABLE_ID_BYTES;
 }
 
 /* A bounce buffer for one record. */

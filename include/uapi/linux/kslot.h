@@ -41,7 +41,8 @@
  *            read as "too many open files")
  *   -EDQUOT  the memory the file's tables take (each table, its slots or
  *            arrays at their allocated capacity, each record at its slab
- *            size) would exceed max_bytes, or the memory of all the files of
+ *            size, and a fixed KSLOT_TABLE_ID_BYTES for the table's id)
+ *            would exceed max_bytes, or the memory of all the files of
  *            the opener's user would exceed max_user_bytes (not applied
  *            to files opened with CAP_SYS_RESOURCE in the initial user
  *            namespace).  A user is a uid of a user namespace, and its
@@ -99,6 +100,14 @@
 #include <linux/types.h>
 
 #define KSLOT_ABI_VERSION	1
+
+/*
+ * What each table is charged for its id in its file's index of tables,
+ * a fixed estimate whatever ids the file's tables hold: the index is an
+ * XArray of 31-bit ids, where one table may be alone in up to 5 nodes of
+ * 576 bytes (64-bit), however far apart CREATE spaces the ids.
+ */
+#define KSLOT_TABLE_ID_BYTES	3072
 
 /*
  * The ioctl type.  0xBC has no entry in the 6.12 kernel's
