@@ -1936,14 +1936,15 @@ static int kslot_import_check_slot(const struct kslot_image *img,
  * table grow to (restoring a slot grows the table to it, whatever the
  * slots below hold, so a small image cannot pin a large uncharged slot
  * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
- * slot exists, capped at max_entries.  *@grow is set if a growth is
- * precharged.  Returns the bytes charged, or -EDQUOT.
+ * slot exists, capped at max_entries, each table replacing the last.
+ * *@grow is set if a growth is precharged.  Returns the bytes charged,
+ * -EDQUOT, or -EINTR.
  */
 static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
 {
 	struct kslot_table_stats ts;
-	u64 bytes = live ? t->rec_bytes : 0;
+	u64 bytes = live ? t->rec_bytes : 0, want;
 	u32 nr;
 	int ret;
 
@@ -1958,11 +1959,12 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 			*grow = true;
 		}
 	}
-	if (index >= ts.capacity) {
-		u64 want = ts.capacity;
-
-		while (want <= index)
-			want = want ? 2 * want : KSLOT_SLOTS_MIN;
+	/*
+	 * Every doubling's table: each but the last waits for its grace
+	 * period when the next replaces it, and stays charged until then.
+	 */
+	for (want = ts.capacity; want <= index && want < t->max_entries;) {
+		want = want ? 2 * want : KSLOT_SLOTS_MIN;
 		nr = min_t(u64, want, t->max_entries);
 		bytes += kslot_kvmalloc_bytes(NULL,
 				struct_size_t(struct kslot_slots_table, slots,
