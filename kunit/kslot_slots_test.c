@@ -3218,6 +3218,233 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
 }
 
+/* kslot_slots_alloc_bulk(): in order, up to max_entries, then -ENOSPC. */
+static void kslot_slots_test_alloc_bulk(struct kunit *test)
+{
+	u64 *h = kunit_kcalloc(test, 300, sizeof(*h), GFP_KERNEL);
+	void **objs = kunit_kcalloc(test, 300, sizeof(*objs), GFP_KERNEL);
+	struct kslot_slots s, k;
+	u64 one = 0;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	for (i = 0; i < 300; i++)
+		objs[i] = i == 7 ? NULL : COOKIE(i);
+	slots_init(test, &s, 300);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 0, h,
+						     GFP_KERNEL), 0);
+	/* More than one batch, and a growth in the middle of one. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+						     GFP_KERNEL), 100);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 100);
+	/* The rest: room for 200 of them only. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + 100, 250,
+						     h + 100, GFP_KERNEL), 200);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 300);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 1, &one,
+						     GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, one, 0);
+	for (i = 0; i < 300; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+				    objs[i]);
+		KUNIT_EXPECT_EQ(test, kslot_handle_index(h[i]), i);
+	}
+	kslot_slots_destroy(&s, NULL, NULL);
+
+	/* A keyed table has no free list. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&k, "test", NULL, 64,
+						   KSLOT_SLOTS_KEYED, 5), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&k, objs, 3, h,
+						     GFP_KERNEL), -EINVAL);
+	kslot_slots_destroy(&k, NULL, NULL);
+}
+
+/* A bulk whose second growth fails: the first table's worth is issued. */
+static void kslot_slots_test_alloc_bulk_fault(struct kunit *test)
+{
+	u32 n = KSLOT_SLOTS_MIN + 44, i;
+	u64 *h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	void **objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
+	struct kslot_slots s;
+	bool injected;
+	int ret;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	for (i = 0; i < n; i++)
+		objs[i] = COOKIE(i);
+	slots_init(test, &s, 4096);
+	ret = kslot_test_with_fail_nth(2, &injected,
+				       kslot_slots_alloc_bulk(&s, objs, n, h,
+							      GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
+	/* The rest: none issued, the error itself. */
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_alloc_bulk(&s, objs + ret,
+							      44, h + ret,
+							      GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + KSLOT_SLOTS_MIN,
+						     44, h + KSLOT_SLOTS_MIN,
+						     GFP_KERNEL), 44);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+				    objs[i]);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * kslot_slots_remove_bulk(): in order, placeholders included, stopping at
+ * the first handle that is not live.
+ */
+static void kslot_slots_bulk_remove_case(struct kunit *test,
+					 unsigned int flags)
+{
+	u64 *h = kunit_kcalloc(test, 100, sizeof(*h), GFP_KERNEL);
+	void **objs = kunit_kcalloc(test, 100, sizeof(*objs), GFP_KERNEL);
+	void **out = kunit_kcalloc(test, 100, sizeof(*out), GFP_KERNEL);
+	struct kslot_slots s;
+	u64 three[3];
+	s64 rej;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < 100; i++)
+		objs[i] = i == 10 ? NULL : COOKIE(i);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 1024, flags),
+			0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+						     GFP_KERNEL), 100);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 0, out), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 50, out), 50);
+	for (i = 0; i < 50; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, out[i], objs[i]);
+		KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[i]));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 50);
+	/* A stale handle in the middle: the one before goes, not the one after. */
+	three[0] = h[50];
+	three[1] = h[0];
+	three[2] = h[51];
+	out[2] = COOKIE(999);
+	rej = rejected(&s);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, three, 3, out), 1);
+	KUNIT_EXPECT_PTR_EQ(test, out[0], objs[50]);
+	KUNIT_EXPECT_PTR_EQ(test, out[2], COOKIE(999));
+	KUNIT_EXPECT_EQ(test, rejected(&s), rej + 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[51]), objs[51]);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 49);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h + 51, 49, out), 49);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	/* The freed slots are issued again, under new generations. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 3, three,
+						     GFP_KERNEL), 3);
+	KUNIT_EXPECT_LT(test, kslot_handle_index(three[0]), 100);
+	KUNIT_EXPECT_NE(test, three[0], h[kslot_handle_index(three[0])]);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static void kslot_slots_test_remove_bulk(struct kunit *test)
+{
+	struct kslot_slots *z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	u64 h = kslot_handle_make(0, 0, 1);
+	void *obj = COOKIE(3);
+
+	kslot_slots_bulk_remove_case(test, 0);
+	/* A zeroed table removes nothing, and counts one rejection. */
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(z, &h, 1, &obj), 0);
+	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(3));
+	KUNIT_EXPECT_EQ(test, rejected(z), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &obj, 1, &h,
+						     GFP_KERNEL), -ENOSPC);
+}
+
+static void kslot_slots_test_bulk_percpu(struct kunit *test)
+{
+	kslot_slots_bulk_remove_case(test, KSLOT_SLOTS_PERCPU);
+}
+
+/*
+ * The batch reader: one table pinned for a run of lookups.  Writes to the
+ * pinned table show; a growth published meanwhile leaves it readable, and
+ * a new reader sees the new table.
+ */
+static void kslot_slots_test_reader(struct kunit *test)
+{
+	struct kslot_slots *z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+	u64 *h = kunit_kcalloc(test, KSLOT_SLOTS_MIN + 1, sizeof(*h),
+			       GFP_KERNEL);
+	struct kslot_slots_reader r;
+	struct kslot_slots s;
+	u64 gone, forged;
+	s64 rej;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, 4096);
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	/* No table yet. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, kslot_handle_make(0, 0, 1)));
+	rcu_read_unlock();
+	for (i = 0; i < KSLOT_SLOTS_MIN; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	gone = h[3];
+	kslot_slots_remove(&s, gone);
+	forged = kslot_handle_make(kslot_handle_index(h[4]),
+				   kslot_handle_tag(h[4]) ^ 1,
+				   kslot_handle_gen(h[4]));
+	rej = rejected(&s);
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	for (i = 0; i < KSLOT_SLOTS_MIN; i++)
+		if (i != 3)
+			KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[i]),
+					    COOKIE(i));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, gone));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, forged));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, 0));
+	/* An index past the table is clamped, and matches nothing. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[5] + 4096));
+	KUNIT_EXPECT_EQ(test, rejected(&s), rej + 3);
+	/* A remove in the pinned table shows at once. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[6]), COOKIE(6));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[6]));
+	/* Fill the hole, then grow: the pinned table stays readable. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(3), &h[3],
+						GFP_ATOMIC), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(6), &h[6],
+						GFP_ATOMIC), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(KSLOT_SLOTS_MIN),
+						&h[KSLOT_SLOTS_MIN],
+						GFP_ATOMIC), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[0]), COOKIE(0));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[KSLOT_SLOTS_MIN]));
+	kslot_slots_read_begin(&r, &s);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[KSLOT_SLOTS_MIN]),
+			    COOKIE(KSLOT_SLOTS_MIN));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[6]), COOKIE(6));
+	/* A zeroed table: nothing to pin. */
+	kslot_slots_read_begin(&r, z);
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[0]));
+	rcu_read_unlock();
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -3280,6 +3507,11 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_quiesce_regrow),
 	KUNIT_CASE(kslot_slots_test_drain_race),
 	KUNIT_CASE(kslot_slots_test_zeroed),
+	KUNIT_CASE(kslot_slots_test_alloc_bulk),
+	KUNIT_CASE(kslot_slots_test_alloc_bulk_fault),
+	KUNIT_CASE(kslot_slots_test_remove_bulk),
+	KUNIT_CASE(kslot_slots_test_bulk_percpu),
+	KUNIT_CASE(kslot_slots_test_reader),
 	{}
 };
 

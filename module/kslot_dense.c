@@ -2,7 +2,7 @@
 /*
  * kslot_dense: dense generational slot map, a kslot_slots table whose slots
  * point into a packed value array.  See include/linux/kslot_dense.h for the
- * rules.
+ * rules.  The restore of a checkpointed table is in kslot_dense_restore.c.
  */
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
@@ -14,7 +14,7 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
-#include "kslot_internal.h"
+#include "kslot_dense_internal.h"
 
 /*
  * The packed array and the reverse map share one allocation:
@@ -56,12 +56,6 @@ static size_t kslot_dense_vals_bytes(const struct kslot_dense *dense,
 							    vals->room));
 }
 
-/* The value at @pos, without asserting the lock (init, destroy). */
-static void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
-{
-	return dense->data + (size_t)pos * dense->elem_size;
-}
-
 /* The reverse map of packed array @vals. */
 static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
 				 struct kslot_dense_vals *vals)
@@ -75,20 +69,13 @@ static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
  * that position already, write the new array too (the core's mirror).
  * Called with the lock held.
  */
-static void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
+void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
 {
 	struct kslot_dense_vals *next = dense->grow.next;
 
 	memcpy((void *)next->data + (size_t)pos * dense->elem_size,
 	       kslot_dense_elem(dense, pos), dense->elem_size);
 	kslot_dense_vals_rev(dense, next)[pos] = dense->rev[pos];
-}
-
-static __always_inline void kslot_dense_mirror(struct kslot_dense *dense,
-					       u32 pos)
-{
-	if (unlikely(kslot_grow_copied(&dense->grow, pos)))
-		__kslot_dense_mirror(dense, pos);
 }
 
 static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
@@ -236,7 +223,7 @@ static struct kslot_dense_vals *kslot_dense_vals_alloc(struct kslot_dense *d,
  * the lock is dropped.  A vmalloc'ed one cannot be vfree()d where the
  * caller may not sleep, so it goes through kvfree_rcu() then.
  */
-static void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp)
+void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp)
 {
 	if (!vals)
 		return;
@@ -337,9 +324,9 @@ static void kslot_dense_resched(gfp_t gfp)
  * allocate and between copy batches, so no writer waits for more than one
  * batch.  *@stale collects an allocation to free after the final unlock.
  */
-static int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
-				 unsigned long *irqflags,
-				 struct kslot_dense_vals **stale)
+int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
+			  unsigned long *irqflags,
+			  struct kslot_dense_vals **stale)
 	__must_hold(&dense->lock)
 {
 	while (dense->room - dense->count < n) {
@@ -900,135 +887,6 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	kslot_dense_unlock(dense, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get_stats);
-
-/*
- * Restore: recreate a checkpointed table slot by slot, as the core restores
- * its slots (kslot_slots.h, "Keyed tables and restore"), each live entry's
- * value appended to the packed array.
- */
-
-/**
- * kslot_dense_restore_slot() - Recreate one slot of a checkpointed table.
- * @dense: The table, new (kslot_dense_init_tag() with the old tag, no
- *	value inserted) or being restored.
- * @index: The slot.
- * @gen: Its generation: odd recreates a live entry, whose handle is
- *	kslot_handle_make(@index, tag, @gen) with the table's tag; even
- *	recreates a free slot at that generation, so that the old handles of
- *	the slot stay stale.
- * @elem: The live entry's value (elem_size bytes, not pointing into the
- *	table), or NULL for a zeroed one; NULL for a free slot.
- * @gfp: Allocation flags for growing the slots to @index and the packed
- *	array by one value.
- *
- * The first restore call puts the table in restore mode: until
- * kslot_dense_restore_done(), inserts and kslot_dense_reserve() fail with
- * -EINVAL; lookups, updates and erases work on what is restored so far.
- * A live entry's value goes to the end of the packed array, so the packed
- * order is the order of the restore calls (a checkpoint's packed order is
- * not restored).  Each slot may be restored once; slots never restored
- * stay free at generation 0.  The caller serialises the restore calls.
- *
- * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is
- * even and @elem is not NULL; -EBUSY if the table holds values and is not
- * being restored; -EEXIST if the slot was restored already; -ENOSPC if
- * the packed array is full (max_entries values); -ENOMEM if growing
- * failed.  The table is unchanged on error (but for growth and restore
- * mode).
- */
-int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
-			     const void *elem, gfp_t gfp)
-{
-	struct kslot_dense_vals *stale = NULL;
-	unsigned long irqflags;
-	u64 handle;
-	void *dst;
-	u32 pos;
-	int ret;
-
-	if (!kslot_gen_is_live(gen)) {
-		if (elem)
-			return -EINVAL;
-		return kslot_slots_restore_slot(&dense->slots, index, gen, NULL,
-						gfp);
-	}
-	/* Room first: its failure leaves the slots as they were. */
-	irqflags = kslot_dense_lock(dense);
-	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
-	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
-	stale = NULL;
-	if (ret)
-		return ret;
-	/* The slot, a placeholder (NULL): lookups skip it until published. */
-	ret = kslot_slots_restore_slot(&dense->slots, index, gen, NULL, gfp);
-	if (ret)
-		return ret;
-	handle = kslot_handle_make(index, kslot_slots_tag(&dense->slots), gen);
-	irqflags = kslot_dense_lock(dense);
-	/* Inserts refuse while restoring: the room is still there. */
-	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
-	if (ret) {
-		kslot_slots_remove(&dense->slots, handle);
-		goto out;
-	}
-	pos = dense->count;
-	dst = kslot_dense_elem(dense, pos);
-	if (elem)
-		memcpy(dst, elem, dense->elem_size);
-	else
-		memset(dst, 0, dense->elem_size);
-	dense->rev[pos] = handle;
-	kslot_dense_mirror(dense, pos);
-	WRITE_ONCE(dense->count, pos + 1);
-	/* Publish: the value before the slot's position, as insert. */
-	kslot_slots_replace(&dense->slots, handle, kslot_dense_pos_obj(pos));
-out:
-	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(kslot_dense_restore_slot);
-
-/**
- * kslot_dense_restore_retired() - Recreate a retired slot.
- * @dense: The table, new or being restored (see kslot_dense_restore_slot()).
- * @index: The slot, retired in the checkpoint.
- * @gfp: Allocation flags for growing the slots to @index.
- *
- * The slot is retired for good and counted, as an erase at the last
- * generation would have left it (kslot_slots_restore_retired()).
- *
- * Context: As kslot_dense_restore_slot().
- * Return: 0; -EINVAL if @index is at or beyond max_entries; -EBUSY if the
- * table holds values and is not being restored; -EEXIST if the slot was
- * restored already; -ENOMEM if growing the slots failed.
- */
-int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
-				gfp_t gfp)
-{
-	return kslot_slots_restore_retired(&dense->slots, index, gfp);
-}
-EXPORT_SYMBOL_GPL(kslot_dense_restore_retired);
-
-/**
- * kslot_dense_restore_done() - End a restore: rebuild the free list.
- * @dense: The table.
- *
- * Chains every free slot, lowest first (kslot_slots_restore_done()), and
- * leaves restore mode: inserts work again.  Harmless on a table that is
- * not being restored.
- *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the core's lock, for a walk of every slot.
- */
-void kslot_dense_restore_done(struct kslot_dense *dense)
-{
-	kslot_slots_restore_done(&dense->slots);
-}
-EXPORT_SYMBOL_GPL(kslot_dense_restore_done);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**

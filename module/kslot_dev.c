@@ -656,13 +656,16 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 					      size_t rs,
 					      const struct kslot_seal *seal)
 {
+	struct kslot_map_reader r;
 	struct kslot_rec *rec;
 	u32 i;
 
+	/* The table is loaded once for the run (a chunk of GET_BATCH). */
+	kslot_map_read_begin(&r, &t->map);
 	for (i = 0; i < n; i++) {
 		if (seal)
 			h[i] = kslot_unseal(seal, h[i]);
-		rec = __kslot_map_lookup(&t->map, h[i]);
+		rec = kslot_map_read(&r, h[i]);
 		if (!rec)
 			break;
 		memcpy(buf + i * rs, rec->data, rs);

@@ -12,16 +12,22 @@
  * | operation               | lock                 | may sleep          |
  * +-------------------------+----------------------+--------------------+
  * | kslot_map_lookup()      | none (takes RCU)     | no                 |
- * | __kslot_map_lookup()    | caller: RCU or lock  | no                 |
+ * | __kslot_map_lookup(),   | caller: RCU or lock  | no                 |
+ * | kslot_map_read_begin(), |                      |                    |
+ * | kslot_map_read()        |                      |                    |
  * | kslot_map_lookup_get()  | none (takes RCU)     | no                 |
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
- * | kslot_map_alloc()       | map lock, dropped to | only if gfp allows |
- * |                         | allocate and between |                    |
+ * | kslot_map_alloc(),      | map lock, dropped to | only if gfp allows |
+ * | kslot_map_alloc_bulk()  | allocate and between |                    |
  * |                         | growth copy batches  |                    |
+ * |                         | (bulk: and every     |                    |
+ * |                         | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_map_reserve()     | as kslot_map_alloc() | only if gfp allows |
  * | kslot_map_replace(),    | map lock             | no                 |
  * | kslot_map_remove(),     |                      |                    |
+ * | kslot_map_remove_bulk() | (bulk: dropped every |                    |
+ * |                         | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_map_replace_if(), |                      |                    |
  * | kslot_map_remove_if()   |                      |                    |
  * | kslot_map_lock()        | takes the map lock   | no                 |
@@ -40,7 +46,8 @@
  * | kslot_map_remove(),     | map lock to refill   |                    |
  * | kslot_map_replace(),    | or flush it, to grow |                    |
  * | kslot_map_replace_if(), | and while a growth   |                    |
- * | kslot_map_remove_if()   | runs                 |                    |
+ * | kslot_map_remove_if(),  | runs; bulk: as many  |                    |
+ * | the bulk calls          | single calls         |                    |
  * | kslot_map_lock(), the   | not offered: removes | -                  |
  * | __kslot_map_*() writers | bypass the map lock, |                    |
  * |                         | the __ writers WARN  |                    |
@@ -316,6 +323,53 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 }
 
 /**
+ * kslot_map_alloc_bulk() - Store several objects at once.
+ * @map: The map.
+ * @objs: The objects (NULL entries are placeholders).
+ * @nr: How many.
+ * @handles: Receives the handle of each object stored, in order.
+ * @gfp: Allocation flags for growing the map.
+ *
+ * kslot_map_alloc() of each object in order, with one hold of the map
+ * lock for up to %KSLOT_SLOTS_BULK of them (kslot_slots_alloc_bulk()).
+ * It stops at the first that fails; the ones before stay stored.
+ *
+ * Context: As kslot_map_alloc().
+ * Return: The number of objects stored, 1 .. @nr (0 for @nr 0); or, if
+ * not even the first could be, its error: -ENOMEM or -ENOSPC.  Fewer
+ * than @nr means the next one failed.
+ */
+static inline int kslot_map_alloc_bulk(struct kslot_map *map, void **objs,
+				       u32 nr, u64 *handles, gfp_t gfp)
+{
+	return kslot_slots_alloc_bulk(&map->slots, objs, nr, handles, gfp);
+}
+
+/**
+ * kslot_map_remove_bulk() - Remove several entries at once.
+ * @map: The map.
+ * @handles: The handles, valid or not.
+ * @nr: How many.
+ * @objs: Receives the object each removed entry held (NULL for a
+ *	placeholder), in order.
+ *
+ * kslot_map_remove() of each handle in order, with one hold of the map
+ * lock for up to %KSLOT_SLOTS_BULK of them, their slots prefetched
+ * (kslot_slots_remove_bulk()).  It stops at the first handle that is not
+ * live, leaving it and the ones after it alone.
+ *
+ * Context: As kslot_map_remove().
+ * Return: The number of entries removed: @nr, or the index of the first
+ * handle that was not live.
+ */
+static inline u32 kslot_map_remove_bulk(struct kslot_map *map,
+					const u64 *handles, u32 nr,
+					void **objs)
+{
+	return kslot_slots_remove_bulk(&map->slots, handles, nr, objs);
+}
+
+/**
  * kslot_map_lock() - Take the map's writer lock.
  * @map: The map.
  *
@@ -553,6 +607,52 @@ static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
 						u64 handle)
 {
 	return __kslot_slots_lookup(&map->slots, handle);
+}
+
+/**
+ * struct kslot_map_reader - A map pinned for a run of lookups.
+ *
+ * kslot_map_read_begin() fills it; kslot_map_read() uses it.  On the
+ * caller's stack, no cleanup (&struct kslot_slots_reader).
+ */
+struct kslot_map_reader {
+	/* private: */
+	struct kslot_slots_reader r;
+};
+
+/**
+ * kslot_map_read_begin() - Pin a map for a run of lookups.
+ * @r: The reader, on the caller's stack.
+ * @map: The map.
+ *
+ * The batch reader (kslot_slots_read_begin()): the published table is
+ * loaded once for the run, as XArray's xas walks do.  Each
+ * kslot_map_read() then sees its slot as it was at some moment since this
+ * call: never a later occupant under an old handle, maybe an entry
+ * removed since (as a lookup that started then).
+ *
+ * Context: Caller holds rcu_read_lock() (or the map lock) from this call
+ * to its last kslot_map_read().
+ */
+static __always_inline void kslot_map_read_begin(struct kslot_map_reader *r,
+						 struct kslot_map *map)
+{
+	kslot_slots_read_begin(&r->r, &map->slots);
+}
+
+/**
+ * kslot_map_read() - Look up a handle in a pinned map.
+ * @r: A reader begun by kslot_map_read_begin() in this RCU section.
+ * @handle: A handle, valid or not.
+ *
+ * Context: As kslot_map_read_begin().
+ * Return: The object, or NULL if @handle is not live (or is a
+ * placeholder).
+ */
+static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
+					    u64 handle)
+{
+	return kslot_slots_read(&r->r, handle);
 }
 
 /**

@@ -97,16 +97,22 @@
  * +----------------------------+----------------------+--------------------+
  * | operation                  | lock                 | may sleep          |
  * +----------------------------+----------------------+--------------------+
- * | __kslot_slots_lookup()     | caller: RCU or lock  | no                 |
+ * | __kslot_slots_lookup(),    | caller: RCU or lock  | no                 |
+ * | kslot_slots_read_begin(),  |                      |                    |
+ * | kslot_slots_read()         |                      |                    |
  * | kslot_slots_lookup(),      | none (takes RCU)     | no                 |
  * | kslot_slots_lookup_get(),  |                      |                    |
  * | kslot_slots_find(),        |                      |                    |
  * | kslot_slots_find_range()   |                      |                    |
  * | kslot_slots_alloc(),       | table lock, dropped  | only if gfp allows |
- * | kslot_slots_reserve()      | to allocate and      |                    |
- * |                            | between copy batches |                    |
+ * | kslot_slots_alloc_bulk(),  | to allocate and      |                    |
+ * | kslot_slots_reserve()      | between copy batches |                    |
+ * |                            | (bulk: and every     |                    |
+ * |                            | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_slots_replace(),     | table lock           | no                 |
  * | kslot_slots_remove(),      |                      |                    |
+ * | kslot_slots_remove_bulk(), | (bulk: dropped every |                    |
+ * |                            | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_slots_replace_if(),  |                      |                    |
  * | kslot_slots_remove_if(),   |                      |                    |
  * | kslot_slots_get_stats(),   |                      |                    |
@@ -131,7 +137,8 @@
  * | kslot_slots_remove(),      | table lock to refill |                    |
  * | kslot_slots_replace(),     | or flush it, to grow |                    |
  * | kslot_slots_replace_if(),  | and while a growth   |                    |
- * | kslot_slots_remove_if()    | runs                 |                    |
+ * | kslot_slots_remove_if(),   | runs; bulk: as many  |                    |
+ * | the bulk calls             | single calls         |                    |
  * | kslot_slots_count()        | none (sums magazines)| no                 |
  * | kslot_slots_dump()         | every magazine, then | no                 |
  * |                            | the table lock       |                    |
@@ -212,6 +219,8 @@ struct dentry;
 #define KSLOT_SLOTS_MIN32	1024U
 /* Slots copied per batch (with the lock held) while a table grows. */
 #define KSLOT_SLOTS_COPY_BATCH	4096U
+/* Entries a bulk alloc or remove handles per hold of the table lock. */
+#define KSLOT_SLOTS_BULK	32U
 
 /* Free-list link values, in a free slot's object field. */
 #define KSLOT_SLOTS_NONE	U32_MAX
@@ -498,6 +507,10 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp);
 void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
+int kslot_slots_alloc_bulk(struct kslot_slots *s, void **objs, u32 nr,
+			   u64 *handles, gfp_t gfp);
+u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
+			    u32 nr, void **objs);
 void *kslot_slots_lookup(struct kslot_slots *s, u64 handle);
 void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     size_t ref_offset,
@@ -590,7 +603,7 @@ static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
 	return (u32)handle & s->index_mask;
 }
 
-/* Keyed tables and restore: see kslot_slots.c. */
+/* Keyed tables and restore: see module/kslot_slots_keyed.c. */
 int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 			   const char *name, u32 max_entries,
 			   unsigned int flags, u32 tag,
@@ -643,13 +656,96 @@ __kslot_slots_slot(const struct kslot_slot *slots, u32 index)
 }
 
 /**
- * __kslot_slots_lookup() - Look up a handle without taking any lock.
+ * struct kslot_slots_reader - A table pinned for a run of lookups.
+ *
+ * The batch reader, as &struct xa_state is XArray's: kslot_slots_read_begin()
+ * loads the published table once, and each kslot_slots_read() resolves a
+ * handle against it with no further load of the table's own fields.  On
+ * the caller's stack; no cleanup.
+ */
+struct kslot_slots_reader {
+	/* private: */
+	struct kslot_slots *s;
+	const struct kslot_slot *slots;
+	unsigned long nr;
+	u32 index_mask;
+};
+
+/**
+ * kslot_slots_read_begin() - Pin a table for a run of lookups.
+ * @r: The reader, on the caller's stack.
  * @s: The table.
+ *
+ * A growth may publish a new table while the run goes on: the pinned one
+ * stays readable until the caller's RCU read-side section ends, and
+ * writers stop changing it once the new one is published.  So each
+ * kslot_slots_read() sees its slot as it was at some moment since this
+ * call, as a lookup that started then would: never a later occupant of
+ * the slot under an old handle, but maybe an entry removed since.  A run
+ * that must see every write completed before each lookup calls this
+ * again.
+ *
+ * Context: Caller holds rcu_read_lock() (or the table lock) from this call
+ * to its last kslot_slots_read().
+ */
+static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
+						   struct kslot_slots *s)
+{
+	const struct kslot_slot *slots =
+		rcu_dereference_check(s->slots, lockdep_is_held(&s->lock));
+
+	r->s = s;
+	r->slots = slots;
+	/* No table before the first growth (or in a zeroed one). */
+	r->nr = slots ? container_of(slots, struct kslot_slots_table,
+				     slots[0])->nr : 0;
+	r->index_mask = s->index_mask;
+}
+
+/**
+ * kslot_slots_read() - Look up a handle in a pinned table.
+ * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  * @handle: A handle, valid or not.
  *
  * Clamp the index, compare the slot's word with @handle, load the object,
  * compare again: the object returned is the one published under @handle,
  * never a later occupant of the slot.
+ *
+ * Context: As kslot_slots_read_begin().
+ * Return: The object, or NULL if @handle is not live in the pinned table
+ * or is a placeholder.
+ */
+static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r,
+					      u64 handle)
+{
+	const struct kslot_slot *slot;
+	void *obj;
+
+	if (unlikely(!r->nr))
+		goto reject;
+	/* Clamped as __kslot_slots_slot() does. */
+	slot = &r->slots[array_index_nospec((unsigned long)((u32)handle &
+							    r->index_mask),
+					    r->nr)];
+	/* Word, object, word: pairs with the release in the writers. */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		goto reject;
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	if (unlikely(READ_ONCE(slot->word) != handle))
+		goto reject;
+	return obj;
+reject:
+	kslot_slots_count_reject(r->s, handle);
+	return NULL;
+}
+
+/**
+ * __kslot_slots_lookup() - Look up a handle without taking any lock.
+ * @s: The table.
+ * @handle: A handle, valid or not.
+ *
+ * A run of one lookup: kslot_slots_read_begin() then kslot_slots_read().
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
  * Return: The object, or NULL if @handle is not live in @s or is a
@@ -660,26 +756,10 @@ __kslot_slots_slot(const struct kslot_slot *slots, u32 index)
 static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 						  u64 handle)
 {
-	const struct kslot_slot *slots =
-		rcu_dereference_check(s->slots, lockdep_is_held(&s->lock));
-	const struct kslot_slot *slot;
-	void *obj;
+	struct kslot_slots_reader r;
 
-	/* No table before the first growth (or in a zeroed one). */
-	if (unlikely(!slots))
-		goto reject;
-	slot = __kslot_slots_slot(slots, kslot_slots_handle_index(s, handle));
-	/* Word, object, word: pairs with the release in the writers. */
-	if (unlikely(smp_load_acquire(&slot->word) != handle))
-		goto reject;
-	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the word re-check. */
-	if (unlikely(READ_ONCE(slot->word) != handle))
-		goto reject;
-	return obj;
-reject:
-	kslot_slots_count_reject(s, handle);
-	return NULL;
+	kslot_slots_read_begin(&r, s);
+	return kslot_slots_read(&r, handle);
 }
 
 u32 kslot_slots_count_percpu(const struct kslot_slots *s);

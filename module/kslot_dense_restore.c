@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kslot_dense: restore, recreating a checkpointed table slot by slot, as
+ * the core restores its slots (kslot_slots.h, "Keyed tables and restore"),
+ * each live entry's value appended to the packed array.  The rest of the
+ * table is in kslot_dense.c.
+ */
+#include <linux/export.h>
+#include <linux/kslot_dense.h>
+#include <linux/string.h>
+
+#include "kslot_dense_internal.h"
+
+/**
+ * kslot_dense_restore_slot() - Recreate one slot of a checkpointed table.
+ * @dense: The table, new (kslot_dense_init_tag() with the old tag, no
+ *	value inserted) or being restored.
+ * @index: The slot.
+ * @gen: Its generation: odd recreates a live entry, whose handle is
+ *	kslot_handle_make(@index, tag, @gen) with the table's tag; even
+ *	recreates a free slot at that generation, so that the old handles of
+ *	the slot stay stale.
+ * @elem: The live entry's value (elem_size bytes, not pointing into the
+ *	table), or NULL for a zeroed one; NULL for a free slot.
+ * @gfp: Allocation flags for growing the slots to @index and the packed
+ *	array by one value.
+ *
+ * The first restore call puts the table in restore mode: until
+ * kslot_dense_restore_done(), inserts and kslot_dense_reserve() fail with
+ * -EINVAL; lookups, updates and erases work on what is restored so far.
+ * A live entry's value goes to the end of the packed array, so the packed
+ * order is the order of the restore calls (a checkpoint's packed order is
+ * not restored).  Each slot may be restored once; slots never restored
+ * stay free at generation 0.  The caller serialises the restore calls.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is
+ * even and @elem is not NULL; -EBUSY if the table holds values and is not
+ * being restored; -EEXIST if the slot was restored already; -ENOSPC if
+ * the packed array is full (max_entries values); -ENOMEM if growing
+ * failed.  The table is unchanged on error (but for growth and restore
+ * mode).
+ */
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+			     const void *elem, gfp_t gfp)
+{
+	struct kslot_dense_vals *stale = NULL;
+	unsigned long irqflags;
+	u64 handle;
+	void *dst;
+	u32 pos;
+	int ret;
+
+	if (!kslot_gen_is_live(gen)) {
+		if (elem)
+			return -EINVAL;
+		return kslot_slots_restore_slot(&dense->slots, index, gen, NULL,
+						gfp);
+	}
+	/* Room first: its failure leaves the slots as they were. */
+	irqflags = kslot_dense_lock(dense);
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_vals_free(stale, gfp);
+	stale = NULL;
+	if (ret)
+		return ret;
+	/* The slot, a placeholder (NULL): lookups skip it until published. */
+	ret = kslot_slots_restore_slot(&dense->slots, index, gen, NULL, gfp);
+	if (ret)
+		return ret;
+	handle = kslot_handle_make(index, kslot_slots_tag(&dense->slots), gen);
+	irqflags = kslot_dense_lock(dense);
+	/* Inserts refuse while restoring: the room is still there. */
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	if (ret) {
+		kslot_slots_remove(&dense->slots, handle);
+		goto out;
+	}
+	pos = dense->count;
+	dst = kslot_dense_elem(dense, pos);
+	if (elem)
+		memcpy(dst, elem, dense->elem_size);
+	else
+		memset(dst, 0, dense->elem_size);
+	dense->rev[pos] = handle;
+	kslot_dense_mirror(dense, pos);
+	WRITE_ONCE(dense->count, pos + 1);
+	/* Publish: the value before the slot's position, as insert. */
+	kslot_slots_replace(&dense->slots, handle, kslot_dense_pos_obj(pos));
+out:
+	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_vals_free(stale, gfp);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_slot);
+
+/**
+ * kslot_dense_restore_retired() - Recreate a retired slot.
+ * @dense: The table, new or being restored (see kslot_dense_restore_slot()).
+ * @index: The slot, retired in the checkpoint.
+ * @gfp: Allocation flags for growing the slots to @index.
+ *
+ * The slot is retired for good and counted, as an erase at the last
+ * generation would have left it (kslot_slots_restore_retired()).
+ *
+ * Context: As kslot_dense_restore_slot().
+ * Return: 0; -EINVAL if @index is at or beyond max_entries; -EBUSY if the
+ * table holds values and is not being restored; -EEXIST if the slot was
+ * restored already; -ENOMEM if growing the slots failed.
+ */
+int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
+				gfp_t gfp)
+{
+	return kslot_slots_restore_retired(&dense->slots, index, gfp);
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_retired);
+
+/**
+ * kslot_dense_restore_done() - End a restore: rebuild the free list.
+ * @dense: The table.
+ *
+ * Chains every free slot, lowest first (kslot_slots_restore_done()), and
+ * leaves restore mode: inserts work again.  Harmless on a table that is
+ * not being restored.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the core's lock, for a walk of every slot.
+ */
+void kslot_dense_restore_done(struct kslot_dense *dense)
+{
+	kslot_slots_restore_done(&dense->slots);
+}
+EXPORT_SYMBOL_GPL(kslot_dense_restore_done);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot core's windows: counters, debugfs, the dump, and the KUnit
+ * hooks.
+ */
+#include <linux/export.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "kslot_slots_core.h"
+
+static int kslot_slots_stats_show(struct seq_file *m, void *unused)
+{
+	struct kslot_slots_stats st;
+
+	kslot_slots_get_stats(m->private, &st);
+	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
+		   st.count, st.capacity, st.max_entries);
+	seq_printf(m, "retired: %u\nwaiting: %u\nrejected: %llu\nbytes: %llu\n",
+		   st.retired, st.waiting, st.rejected, st.bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
+
+/* The debugfs file of table @s named @name, or NULL.  Process context. */
+struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
+				   const char *name)
+{
+	return kslot_debugfs_create(kind, name, s, &kslot_slots_stats_fops);
+}
+
+/**
+ * kslot_slots_get_stats() - Read a table's counters.
+ * @s: The table.
+ * @st: Filled with a consistent snapshot of the counters.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ */
+void kslot_slots_get_stats(struct kslot_slots *s,
+			   struct kslot_slots_stats *st)
+{
+	struct kslot_slots_table *next;
+	unsigned long irqflags;
+
+	if (kslot_slots_zeroed(s)) {
+		memset(st, 0, sizeof(*st));
+		st->rejected = atomic64_read(&s->rejected);
+		return;
+	}
+	irqflags = kslot_slots_lock(s);
+	next = s->grow.next;
+
+	st->count = kslot_slots_count(s);
+	st->capacity = s->capacity;
+	st->max_entries = s->max_entries;
+	st->retired = s->retired;
+	st->waiting = s->waiting;
+	st->bytes = kslot_slots_table_bytes(kslot_slots_locked(s)) +
+		    (next ? kslot_slots_table_bytes(next->slots) : 0);
+	st->grow_bytes = 0;
+	if (!next && s->capacity < s->max_entries) {
+		u32 nr = max(kslot_slots_grown(s, s->capacity), 2U);
+		size_t size = struct_size_t(struct kslot_slots_table, slots, nr);
+
+		st->grow_bytes = kslot_kvmalloc_bytes(NULL, size);
+	}
+	kslot_slots_unlock(s, irqflags);
+	st->rejected = atomic64_read(&s->rejected);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
+
+/**
+ * kslot_slots_dump() - Copy a consistent snapshot of some slots.
+ * @s: The table.
+ * @start: First slot.
+ * @max: Slots @d->slots has room for.
+ * @d: Receives the slots, the free-list head and the counts.
+ *
+ * For debugging tools (the /dev/kslot DUMP command).  In a per-CPU table
+ * every CPU's magazine is flushed into the free list first, in the order
+ * its slots would be handed out, so the free list shown is complete.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock (in a per-CPU table: every magazine lock first).
+ */
+void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
+		      struct kslot_slots_dump *d)
+{
+	unsigned long irqflags;
+	u32 i;
+
+	if (kslot_slots_zeroed(s)) {
+		d->capacity = 0;
+		d->free_head = KSLOT_SLOTS_NONE;
+		d->count = 0;
+		d->returned = 0;
+		return;
+	}
+	kslot_slots_drain(s);
+	irqflags = kslot_slots_lock(s);
+	d->capacity = s->capacity;
+	d->free_head = s->free_head;
+	d->count = kslot_slots_count(s);
+	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
+	     i++) {
+		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
+		/* Per-CPU tables: magazine writers do not take the lock. */
+		u32 gen = kslot_slots_word_gen(s, READ_ONCE(slot->word)) &
+			  kslot_slots_gen_max(s);
+		bool live = kslot_gen_is_live(gen);
+
+		d->slots[i].obj = live ? READ_ONCE(slot->obj) : NULL;
+		d->slots[i].gen = gen;
+		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
+					  kslot_slots_next(slot);
+	}
+	d->returned = i;
+	kslot_slots_unlock(s, irqflags);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_dump);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+kslot_slots_test_hook_t kslot_slots_test_hook;
+
+/**
+ * kslot_slots_test_set_hook() - Run a function at the core's test points (KUnit only).
+ * @fn: Called with the table and the point (enum kslot_slots_test_point)
+ *	wherever the core drops its locks or may be raced between two
+ *	reads; NULL for none.  It filters on the table itself.
+ *
+ * A case sets it to force an interleaving, and sets it back before it
+ * ends.
+ *
+ * Context: Process context.
+ * Return: The hook set before.
+ */
+kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn)
+{
+	kslot_slots_test_hook_t old = READ_ONCE(kslot_slots_test_hook);
+
+	WRITE_ONCE(kslot_slots_test_hook, fn);
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_hook);
+
+/**
+ * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
+ * @s: The table.
+ * @index: A free slot below the capacity.
+ * @gen: New even generation, to start the slot near retirement.
+ *
+ * Context: Any context the table's lock flags allow.
+ * Return: 0, or -EINVAL if the slot is not free (live or retired), is
+ * beyond the capacity, or @gen is odd or does not fit the table's
+ * generation bits.
+ */
+int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot;
+	int ret = -EINVAL;
+
+	if (index < s->capacity && !kslot_gen_is_live(gen) &&
+	    gen <= kslot_slots_gen_max(s)) {
+		slot = kslot_slots_at(s, index);
+		if (!kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
+		    !(slot->word & KSLOT_SLOTS_WAIT_BIT) &&
+		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
+			kslot_slots_store(s, NULL, slot, index,
+					  KSLOT_SLOTS_LINK,
+					  kslot_slots_free_word(s, index, gen),
+					  slot->obj, 0, NULL);
+			ret = 0;
+		}
+	}
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
+
+/* The KUnit step grows for its own sake. */
+static bool kslot_slots_never(const struct kslot_slots *s, u32 unused)
+{
+	return false;
+}
+
+/**
+ * kslot_slots_test_grow_step() - One growth step on demand (KUnit only).
+ * @s: The table.
+ *
+ * Starts a growth (allocates the next table) or copies one batch of it,
+ * publishing after the last, whether or not the free list is empty, so a
+ * test can write between batches.
+ *
+ * Context: Process context.
+ * Return: 0, -ENOMEM, or -ENOSPC if the table cannot grow.
+ */
+int kslot_slots_test_grow_step(struct kslot_slots *s)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret = 0;
+
+	if (!s->grow.next)
+		ret = kslot_slots_grow_start(s, &irqflags, GFP_KERNEL,
+					     kslot_slots_never, 0);
+	/* Quiesce the magazines first if need be, then copy one batch. */
+	if (!ret && s->grow.next && !s->quiesced)
+		kslot_slots_grow_step(s, &irqflags);
+	if (!ret && s->grow.next)
+		kslot_slots_grow_step(s, &irqflags);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_grow_step);
+#endif

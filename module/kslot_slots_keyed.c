@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot core's keyed tables and checkpoint/restore (docs/core.rst).
+ */
+#include <linux/err.h>
+#include <linux/export.h>
+
+#include "kslot_slots_core.h"
+
+/*
+ * Keyed tables and restore.
+ *
+ * A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller: entries
+ * go in at the handles another table issued (kslot_slots_insert_at(),
+ * kslot_slots_store_at()), lookups and removes are the usual ones, and
+ * there is no free list (kslot_slots_alloc() refuses).  Restore rebuilds
+ * any table slot by slot (a checkpoint's live entries, free slots at their
+ * generations, retired slots), then its free list.  Both only ever add to
+ * the slot format of the top of kslot_slots.h: a live word is the handle,
+ * a free word names the neighbour slot.
+ */
+
+/**
+ * __kslot_slots_init_tag() - Initialise a table whose handles carry a given tag.
+ * @s: The table.
+ * @kind: As kslot_slots_init().
+ * @name: As kslot_slots_init().
+ * @max_entries: As kslot_slots_init().
+ * @flags: As kslot_slots_init(), %KSLOT_SLOTS_KEYED included.
+ * @tag: The tag, 0 .. %KSLOT_TAG_MASK (a restored table keeps its old
+ *	one), or, for a keyed table only, %KSLOT_SLOTS_TAG_UNBOUND: the first
+ *	kslot_slots_insert_at() or kslot_slots_store_at() binds the tag of
+ *	its handle.
+ * @keys: As __kslot_slots_init().
+ *
+ * kslot_slots_init() chooses a random tag instead.
+ *
+ * Context: As kslot_slots_init().
+ * Return: 0, or -EINVAL if @tag is out of range (%KSLOT_SLOTS_TAG_UNBOUND
+ * without %KSLOT_SLOTS_KEYED included), if @flags holds
+ * %KSLOT_SLOTS_HANDLE32 or %KSLOT_SLOTS_PERCPU, or for
+ * kslot_slots_init()'s reasons.
+ */
+int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
+			   const char *name, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys)
+{
+	int ret;
+
+	/* Keyed and restored tables: 64-bit, and a lock no writer bypasses. */
+	if (flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU))
+		return -EINVAL;
+	if (tag > KSLOT_TAG_MASK &&
+	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(flags & KSLOT_SLOTS_KEYED)))
+		return -EINVAL;
+	ret = __kslot_slots_init(s, kind, name, max_entries, flags, keys);
+	if (!ret)
+		s->tag = tag;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__kslot_slots_init_tag);
+
+/* Is slot @slot retired?  Called with the lock held. */
+static bool kslot_slots_is_retired(const struct kslot_slots *s,
+				   const struct kslot_slot *slot)
+{
+	return !kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
+	       kslot_slots_next(slot) == KSLOT_SLOTS_RETIRED;
+}
+
+/* Make free slot @index live under @handle, holding @obj; lock held. */
+static void kslot_slots_make_live(struct kslot_slots *s, u32 index,
+				  u64 handle, void *obj)
+{
+	kslot_slots_store(s, NULL, kslot_slots_at(s, index), index,
+			  KSLOT_SLOTS_LIVE, handle, obj, 0, NULL);
+}
+
+/*
+ * Check @handle for a keyed write and grow the table to its slot.  Called
+ * and returns with the lock held (dropped to grow); binds an unbound tag
+ * once the checks passed.
+ */
+static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
+				     unsigned long *irqflags, gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	u32 index = kslot_handle_index(handle), tag = kslot_handle_tag(handle);
+	int ret;
+
+	if (!(s->flags & KSLOT_SLOTS_KEYED) ||
+	    !kslot_gen_is_live(kslot_handle_gen(handle)) ||
+	    index >= s->max_entries ||
+	    (s->tag != KSLOT_SLOTS_TAG_UNBOUND && s->tag != tag))
+		return -EINVAL;
+	ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_index, index);
+	if (ret)
+		return ret;
+	/* The lock was dropped: another insert may have bound the tag. */
+	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND)
+		WRITE_ONCE(s->tag, tag);
+	return s->tag == tag ? 0 : -EINVAL;
+}
+
+/**
+ * kslot_slots_insert_at() - Make exactly one handle live in a keyed table.
+ * @s: A table created with %KSLOT_SLOTS_KEYED.
+ * @handle: The handle, issued by another table (the primary).
+ * @obj: The pointer to store; NULL stores a placeholder (lookups return
+ *	NULL until kslot_slots_replace()).
+ * @gfp: Allocation flags for growing the table to @handle's index.
+ *
+ * The slot @handle names must be free at a generation older than
+ * @handle's: then it becomes live under @handle, exactly as if this table
+ * had issued it.  An unbound tag (kslot_slots_init_tag()) is bound to
+ * @handle's.  The object's contents must be initialised before the call.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if the table is not keyed, or @handle has an even
+ * generation, an index at or beyond max_entries, or a tag other than the
+ * table's; -ENOMEM if growing the table failed; -EEXIST if the slot is
+ * live (under @handle or any other generation); -ESTALE if the slot's
+ * generation is as new as @handle's or newer, or the slot is retired.
+ * The table is unchanged on error (but for growth).
+ */
+int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
+			  gfp_t gfp)
+{
+	u32 index = kslot_handle_index(handle);
+	const struct kslot_slot *slot;
+	unsigned long irqflags;
+	int ret;
+
+	if (kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
+	if (ret)
+		goto out;
+	slot = kslot_slots_at(s, index);
+	if (kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)))
+		ret = -EEXIST;
+	else if (kslot_slots_is_retired(s, slot) ||
+		 kslot_slots_word_gen(s, slot->word) > kslot_handle_gen(handle))
+		ret = -ESTALE;
+	else
+		kslot_slots_make_live(s, index, handle, obj);
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
+
+/**
+ * kslot_slots_store_at() - Store a pointer under a handle of a keyed table.
+ * @s: A table created with %KSLOT_SLOTS_KEYED.
+ * @handle: The handle, issued by another table (the primary).
+ * @obj: The pointer to store (NULL for a placeholder, as
+ *	kslot_slots_insert_at()).
+ * @gfp: Allocation flags for growing the table to @handle's index.
+ *
+ * kslot_slots_insert_at() that also takes over a live slot: if the slot
+ * is live under @handle, its pointer is replaced (kslot_slots_replace());
+ * if it is live under an older generation (the primary has since reused
+ * the slot), the old entry gives way to @handle, as a remove and an insert
+ * would, with no lookup of either handle seeing the other's pointer.
+ *
+ * Context: As kslot_slots_insert_at().
+ * Return: The previous pointer of the slot (NULL if it was free or a
+ * placeholder), which the caller owns, or ERR_PTR() of
+ * kslot_slots_insert_at()'s errors but -EEXIST: -ESTALE covers a slot live
+ * under a newer generation.
+ */
+void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
+			   gfp_t gfp)
+{
+	u32 index = kslot_handle_index(handle), gen = kslot_handle_gen(handle);
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	void *old = NULL;
+	u32 cur;
+	int ret;
+
+	if (kslot_slots_zeroed(s))
+		return ERR_PTR(-EINVAL);
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
+	if (ret)
+		goto out;
+	slot = kslot_slots_at(s, index);
+	cur = kslot_slots_word_gen(s, slot->word);
+	if (kslot_slots_is_retired(s, slot) || cur > gen) {
+		ret = -ESTALE;
+	} else if (cur == gen) {
+		old = slot->obj;
+		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_SET, 0, obj,
+				  0, NULL);
+	} else if (kslot_gen_is_live(cur)) {
+		old = slot->obj;
+		/*
+		 * Through a free word: no lookup pairs a handle and the
+		 * other's object.
+		 */
+		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_FREE,
+				  kslot_slots_free_word(s, index, gen - 1), obj,
+				  0, NULL);
+		kslot_slots_make_live(s, index, handle, obj);
+	} else {
+		kslot_slots_make_live(s, index, handle, obj);
+	}
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret ? ERR_PTR(ret) : old;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_store_at);
+
+/*
+ * Chain the free slots of @lo .. @hi - 1, lowest first, in front of
+ * @head; lock held.  Returns the new head.
+ */
+static u32 kslot_slots_relink_range(struct kslot_slots *s, u32 lo, u32 hi,
+				    u32 head)
+{
+	u32 i;
+
+	for (i = hi; i-- > lo;) {
+		struct kslot_slot *slot = kslot_slots_at(s, i);
+
+		if (kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) ||
+		    kslot_slots_is_retired(s, slot))
+			continue;
+		kslot_slots_relink_to(s, slot, i, head);
+		head = i;
+	}
+	return head;
+}
+
+/* Chain the free slots, lowest first; lock held. */
+static void kslot_slots_relink(struct kslot_slots *s)
+{
+	s->free_head = kslot_slots_relink_range(s, 0, s->capacity,
+						KSLOT_SLOTS_NONE);
+}
+
+/**
+ * kslot_slots_reset() - Forget every generation of an empty table.
+ * @s: The table.
+ * @tag: The tag from now on, as kslot_slots_init_tag() takes it.
+ *
+ * Every slot becomes free at generation 0, retired ones included, and the
+ * free list is rebuilt, lowest slot first: the table is as new, but keeps
+ * its memory, its name and its rejected counter.  Handles issued before
+ * may match again once the slots are reused, so only reset a table whose
+ * old handles are all gone, or whose @tag differs from the old one.
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock, for a walk of every slot.
+ * Return: 0, -EBUSY if the table holds live entries, or -EINVAL if @tag is
+ * out of range (any tag but 0 for a table of 32-bit handles) or the table
+ * is per-CPU.
+ */
+int kslot_slots_reset(struct kslot_slots *s, u32 tag)
+{
+	unsigned long irqflags;
+	int ret = 0;
+	u32 i;
+
+	if (tag > KSLOT_TAG_MASK &&
+	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(s->flags & KSLOT_SLOTS_KEYED)))
+		return -EINVAL;
+	/* A 32-bit table's handles carry no tag. */
+	if ((s->flags & KSLOT_SLOTS_HANDLE32) && tag)
+		return -EINVAL;
+	/* Its slots may sit in magazines: a per-CPU table is never reset. */
+	if ((s->flags & KSLOT_SLOTS_PERCPU) || kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	if (s->count) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < s->capacity; i++) {
+		/* Un-retire; kslot_slots_relink() chains it. */
+		kslot_slots_store(s, NULL, kslot_slots_at(s, i), i,
+				  KSLOT_SLOTS_LINK, kslot_slots_free_word(s, i, 0),
+				  kslot_slots_link(KSLOT_SLOTS_NONE), 0, NULL);
+	}
+	kslot_slots_relink(s);
+	s->retired = 0;
+	s->waiting = 0;
+	s->restoring = false;
+	WRITE_ONCE(s->tag, tag);
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_reset);
+
+/*
+ * Start or continue a restore: grow to @index, whose slot must still be
+ * as a new table has it.  Called and returns with the lock held.
+ */
+static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
+				       unsigned long *irqflags, gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	const struct kslot_slot *slot;
+	int ret;
+
+	/* Restore speaks the 64-bit format only, under the table lock. */
+	if (index >= s->max_entries ||
+	    (s->flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU)))
+		return -EINVAL;
+	if (!s->restoring && s->count)
+		return -EBUSY;
+	/* From now on kslot_slots_alloc() refuses: the free list is stale. */
+	s->restoring = true;
+	ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_index, index);
+	if (ret)
+		return ret;
+	slot = kslot_slots_at(s, index);
+	if (slot->word != kslot_slots_free_word(s, index, 0) ||
+	    kslot_slots_is_retired(s, slot))
+		return -EEXIST;
+	return 0;
+}
+
+/**
+ * kslot_slots_restore_slot() - Recreate one slot of a checkpointed table.
+ * @s: The table, new (no live entry) or being restored.
+ * @index: The slot.
+ * @gen: Its generation: odd recreates a live entry, whose handle is
+ *	kslot_handle_make(@index, tag, @gen) with the table's tag (give the
+ *	old one to kslot_slots_init_tag()); even recreates a free slot at
+ *	that generation, so the old handles of the slot stay stale.
+ * @obj: The live entry's pointer (NULL for a placeholder); NULL for a
+ *	free slot.
+ * @gfp: Allocation flags for growing the table to @index.
+ *
+ * The first restore call puts the table in restore mode: until
+ * kslot_slots_restore_done(), kslot_slots_alloc() refuses with -EINVAL
+ * (lookups, replace and remove work on what is restored so far).  Each
+ * slot may be restored once; slots never restored stay free at
+ * generation 0.  The caller serialises the restore calls.
+ *
+ * Context: Process context if @gfp allows sleeping, otherwise any context
+ * the table's lock flags allow.  Takes and releases the table lock.
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
+ * and @obj is not NULL, if the table issues 32-bit handles (restore
+ * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table
+ * holds entries and is not being restored; -EEXIST if the slot was
+ * restored already; -ENOMEM if growing the table failed.  The table is
+ * unchanged on error (but for growth and restore mode).
+ */
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+			     void *obj, gfp_t gfp)
+{
+	unsigned long irqflags;
+	int ret;
+
+	if ((!kslot_gen_is_live(gen) && obj) || kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
+	if (ret)
+		goto out;
+	if (kslot_gen_is_live(gen)) {
+		kslot_slots_make_live(s, index,
+				      kslot_handle_make(index, s->tag, gen), obj);
+	} else {
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_LINK,
+				  kslot_slots_free_word(s, index, gen), slot->obj,
+				  0, NULL);
+	}
+out:
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_slot);
+
+/**
+ * kslot_slots_restore_retired() - Recreate a retired slot.
+ * @s: The table, new or being restored (see kslot_slots_restore_slot()).
+ * @index: The slot, retired in the checkpoint.
+ * @gfp: Allocation flags for growing the table to @index.
+ *
+ * The slot is retired for good and counted, as a remove at the last
+ * generation would have left it.
+ *
+ * Context: As kslot_slots_restore_slot().
+ * Return: 0, or kslot_slots_restore_slot()'s errors but the one of @gen.
+ */
+int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
+{
+	unsigned long irqflags;
+	int ret;
+
+	if (kslot_slots_zeroed(s))
+		return -EINVAL;
+	irqflags = kslot_slots_lock(s);
+	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
+	if (!ret) {
+		kslot_slots_relink_to(s, kslot_slots_at(s, index), index,
+				      KSLOT_SLOTS_RETIRED);
+		s->retired++;
+	}
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
+
+/* Slots kslot_slots_restore_done() chains per hold of the table lock. */
+#define KSLOT_SLOTS_RELINK_CHUNK	1024U
+
+/*
+ * Between two chunks of kslot_slots_restore_done(), which has chained the
+ * free slots from @pos up in front of @head, removes pushed slots on the
+ * free list: keep those at or above @pos (the walk has passed them) in
+ * front of @head and leave out the others, which the walk chains when it
+ * gets to them.  Lock held; returns the new head.
+ */
+static u32 kslot_slots_relink_pushed(struct kslot_slots *s, u32 head, u32 pos)
+{
+	u32 i = s->free_head, keep = head;
+
+	while (i != head) {
+		struct kslot_slot *slot = kslot_slots_at(s, i);
+		u32 next = kslot_slots_next(slot);
+
+		if (i >= pos) {
+			kslot_slots_relink_to(s, slot, i, keep);
+			keep = i;
+		}
+		i = next;
+	}
+	s->free_head = keep;
+	return keep;
+}
+
+/**
+ * kslot_slots_restore_done() - End a restore: rebuild the free list.
+ * @s: The table.
+ *
+ * Chains every free slot below the capacity, lowest first (so the next
+ * allocations take the lowest free slots, whatever order the checkpoint's
+ * free list had; slots removed during the call may come first), and
+ * leaves restore mode.  Harmless on a table that is not being restored.
+ * The walk holds the table lock for %KSLOT_SLOTS_RELINK_CHUNK slots at a
+ * time, never for the whole capacity; lookups, replace and remove may run
+ * between its chunks, as during the restore.  The caller serialises it
+ * with the restore calls and kslot_slots_reset().
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock, once per chunk of slots.
+ */
+void kslot_slots_restore_done(struct kslot_slots *s)
+{
+	u32 head = KSLOT_SLOTS_NONE, hi, lo;
+	unsigned long irqflags;
+
+	if (kslot_slots_zeroed(s))
+		return;
+	irqflags = kslot_slots_lock(s);
+	if (!s->restoring)
+		goto out;
+	for (hi = s->capacity; hi; hi = lo) {
+		lo = hi - min(hi, KSLOT_SLOTS_RELINK_CHUNK);
+		head = kslot_slots_relink_range(s, lo, hi, head);
+		s->free_head = head;
+		if (!lo)
+			break;
+		kslot_slots_unlock(s, irqflags);
+		irqflags = kslot_slots_lock(s);
+		if (s->free_head != head)
+			head = kslot_slots_relink_pushed(s, head, lo);
+	}
+	/* An empty table: no slot, an empty list. */
+	if (!s->capacity)
+		s->free_head = KSLOT_SLOTS_NONE;
+	s->restoring = false;
+out:
+	kslot_slots_unlock(s, irqflags);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_restore_done);

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot core's per-CPU magazines (%KSLOT_SLOTS_PERCPU; docs/core.rst):
+ * each CPU keeps free slots of its own, so an allocation and a remove on
+ * one CPU take its magazine lock instead of the table lock.  Magazine
+ * writers change live slots only atomically (kslot_slots_store() with
+ * KSLOT_SLOTS_ATOMIC), so that they and the table lock's writers decide
+ * every race by one compare-and-exchange.
+ */
+#include <linux/percpu.h>
+#include <linux/string.h>
+
+#include "kslot_slots_core.h"
+
+/*
+ * spin_lock_init() makes one lockdep class per call site: one site per
+ * lock mode, so that magazines of tables whose writers run in interrupts
+ * and of tables whose writers do not are not taken for one lock used both
+ * ways.
+ */
+static void kslot_slots_mag_lock_init_task(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+static void kslot_slots_mag_lock_init_bh(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+static void kslot_slots_mag_lock_init_irq(struct kslot_slots_mag *m)
+{
+	spin_lock_init(&m->lock);
+}
+
+/* The magazines of a per-CPU table, or NULL.  Process context. */
+struct kslot_slots_mag __percpu *
+kslot_slots_mags_alloc(const struct kslot_slots *s)
+{
+	struct kslot_slots_mag __percpu *mags;
+	int cpu;
+
+	if (kslot_should_fail_alloc())
+		return NULL;
+	mags = alloc_percpu_gfp(struct kslot_slots_mag,
+				kslot_gfp(GFP_KERNEL,
+					  s->flags & KSLOT_SLOTS_ACCOUNT));
+	if (!mags)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		struct kslot_slots_mag *m = per_cpu_ptr(mags, cpu);
+
+		if (s->flags & KSLOT_SLOTS_LOCK_IRQ)
+			kslot_slots_mag_lock_init_irq(m);
+		else if (s->flags & KSLOT_SLOTS_LOCK_BH)
+			kslot_slots_mag_lock_init_bh(m);
+		else
+			kslot_slots_mag_lock_init_task(m);
+	}
+	return mags;
+}
+
+/*
+ * This CPU's magazine, locked, if no growth runs; NULL otherwise (then
+ * use the table lock).
+ */
+static __always_inline struct kslot_slots_mag *
+kslot_slots_mag_get(struct kslot_slots *s, unsigned long *irqflags)
+{
+	/* A migration here only makes this CPU use another's magazine. */
+	struct kslot_slots_mag *m = raw_cpu_ptr(s->mags);
+
+	*irqflags = kslot_slots_mag_lock(s, m);
+	/*
+	 * Pairs with kslot_slots_bypass_end(): not bypassed, so no growth
+	 * runs and this is the current table.
+	 */
+	if (likely(!smp_load_acquire(&s->bypass)))
+		return m;
+	kslot_slots_mag_unlock(s, m, *irqflags);
+	return NULL;
+}
+
+/* The current table, for a writer holding a magazine lock. */
+static __always_inline struct kslot_slot *
+kslot_slots_mag_table(struct kslot_slots *s)
+{
+	/* Growths wait for magazine locks before they copy or publish. */
+	return rcu_dereference_check(s->slots, rcu_read_lock_any_held());
+}
+
+/* The slot @handle names for a magazine writer, or NULL. */
+static __always_inline struct kslot_slot *
+kslot_slots_mag_slot(struct kslot_slots *s, u64 handle)
+{
+	/* A free word never equals a handle; the atomics decide races. */
+	return kslot_slots_match(s, kslot_slots_mag_table(s), handle);
+}
+
+/*
+ * Move @n free slots from the bottom of @m (handed out last) to the head
+ * of the free list, keeping the order in which they would be handed out.
+ * Called with @m's lock and the table lock held.  Returns @n.
+ */
+static u32 kslot_slots_flush(struct kslot_slots *s, struct kslot_slots_mag *m,
+			     u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 index = m->idx[i];
+
+		kslot_slots_relink_to(s, kslot_slots_at(s, index), index,
+				      s->free_head);
+		s->free_head = index;
+	}
+	m->nr -= n;
+	memmove(m->idx, m->idx + n, m->nr * sizeof(m->idx[0]));
+	return n;
+}
+
+/* Make room in the full, locked @m: a batch to the free list. */
+static noinline void kslot_slots_flush_batch(struct kslot_slots *s,
+					     struct kslot_slots_mag *m)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	kslot_slots_flush(s, m, KSLOT_SLOTS_MAG_BATCH);
+	kslot_slots_unlock(s, irqflags);
+}
+
+/*
+ * Fill the empty @m with up to a batch of slots from the free list, in
+ * free-list order.  Called with @m's lock held; takes the table lock.
+ */
+static noinline void kslot_slots_refill(struct kslot_slots *s,
+					struct kslot_slots_mag *m)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	u32 i, n = 0;
+
+	while (n < KSLOT_SLOTS_MAG_BATCH && s->free_head != KSLOT_SLOTS_NONE) {
+		u32 index = s->free_head;
+		struct kslot_slot *slot = kslot_slots_at(s, index);
+
+		s->free_head = kslot_slots_next(slot);
+		kslot_slots_relink_to(s, slot, index, KSLOT_SLOTS_CACHED);
+		m->idx[n++] = index;
+	}
+	kslot_slots_unlock(s, irqflags);
+	/* The first taken is handed out first: reverse into stack order. */
+	for (i = 0; i < n / 2; i++)
+		swap(m->idx[i], m->idx[n - 1 - i]);
+	m->nr = n;
+}
+
+/*
+ * Flush every CPU's magazine (offline CPUs' too) into the free list, for
+ * an allocation that found none free, for reserve and for the dump.
+ * Called with no lock held.  Returns the slots moved.
+ */
+u32 kslot_slots_drain(struct kslot_slots *s)
+{
+	u32 moved = 0;
+	int cpu;
+
+	if (!s->mags)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
+		unsigned long mflags = kslot_slots_mag_lock(s, m);
+
+		if (m->nr) {
+			unsigned long irqflags = kslot_slots_lock(s);
+
+			moved += kslot_slots_flush(s, m, m->nr);
+			kslot_slots_unlock(s, irqflags);
+		}
+		kslot_slots_mag_unlock(s, m, mflags);
+		kslot_slots_test_point(s, KSLOT_SLOTS_TP_DRAIN);
+	}
+	return moved;
+}
+
+/*
+ * Hand out the slot on top of @m, locked and not empty: it is this
+ * magazine's alone, so no atomic is needed.  Returns the handle.
+ */
+static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
+					       struct kslot_slots_mag *m,
+					       void *obj)
+{
+	u32 index = m->idx[--m->nr];
+	struct kslot_slot *slot = &kslot_slots_mag_table(s)[index];
+	u64 h = kslot_slots_make(s, index,
+				 kslot_slots_word_gen(s, READ_ONCE(slot->word)) + 1);
+
+	kslot_slots_store(s, m, slot, index, KSLOT_SLOTS_LIVE, h, obj, 0, NULL);
+	return h;
+}
+
+/*
+ * kslot_slots_alloc() of a table with magazines, when this CPU's had no
+ * free slot (or a growth runs): under the table lock.
+ */
+static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
+						    void *obj, u64 *handle,
+						    gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	int ret;
+
+	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free, 0);
+	if (unlikely(ret)) {
+		/*
+		 * No free slot and no room to grow (or no memory): free
+		 * slots may sit in magazines.  Bypassed magazine writers
+		 * free onto the list instead, so no slot can move into a
+		 * magazine the drain has passed: once it is done, every
+		 * free slot is on the list, and an empty list means no
+		 * slot is free anywhere.
+		 */
+		kslot_slots_bypass_begin(s);
+		kslot_slots_unlock(s, irqflags);
+		kslot_slots_drain(s);
+		irqflags = kslot_slots_lock(s);
+		/* None free anywhere: a full 32-bit table's oldest waiting slot. */
+		if (s->free_head != KSLOT_SLOTS_NONE ||
+		    (ret == -ENOSPC && kslot_slots_thaw(s, true)))
+			ret = 0;
+		kslot_slots_bypass_end(s);
+	}
+	if (!ret)
+		*handle = kslot_slots_take(s, obj);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+/* kslot_slots_alloc() of a table with magazines. */
+noinline int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj,
+				      u64 *handle, gfp_t gfp)
+{
+	struct kslot_slots_mag *m;
+	unsigned long irqflags;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (likely(m)) {
+		if (unlikely(!m->nr))
+			kslot_slots_refill(s, m);
+		if (likely(m->nr)) {
+			*handle = kslot_slots_mag_pop(s, m, obj);
+			kslot_slots_mag_unlock(s, m, irqflags);
+			return 0;
+		}
+		kslot_slots_mag_unlock(s, m, irqflags);
+	}
+	return kslot_slots_alloc_percpu_locked(s, obj, handle, gfp);
+}
+
+/*
+ * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
+ * entry holds *@old) of a table with magazines, under the table lock:
+ * while a growth runs, or to retire the slot.
+ */
+static noinline int kslot_slots_free_percpu_locked(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_slot *slot = kslot_slots_live(s, handle);
+	int ret = -ENOENT;
+
+	if (slot)
+		ret = kslot_slots_release(s, slot, handle,
+					  KSLOT_SLOTS_ATOMIC |
+					  (any ? KSLOT_SLOTS_ANY : 0), old);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+/*
+ * kslot_slots_remove() (@any) or kslot_slots_remove_if() (only if the
+ * entry holds *@old) of a table with magazines.  Returns 0 with the
+ * removed object in *@old, -ENOENT or -EBUSY.
+ */
+static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
+						   u64 handle, void **old,
+						   bool any)
+{
+	u32 index = kslot_slots_handle_index(s, handle);
+	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	struct kslot_slots_mag *m;
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	int ret = -ENOENT;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (unlikely(!m))
+		goto locked;
+	/* Ending a slot's cycle (its last generation) takes the table lock. */
+	if (unlikely(!gen)) {
+		kslot_slots_mag_unlock(s, m, irqflags);
+		goto locked;
+	}
+	slot = kslot_slots_mag_slot(s, handle);
+	if (slot)
+		ret = kslot_slots_store(s, m, slot, index,
+					KSLOT_SLOTS_FREE | KSLOT_SLOTS_ATOMIC |
+					(any ? KSLOT_SLOTS_ANY : 0),
+					kslot_slots_free_word(s, index, gen),
+					kslot_slots_link(KSLOT_SLOTS_CACHED),
+					handle, old);
+	if (likely(!ret)) {
+		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))
+			kslot_slots_flush_batch(s, m);
+		m->idx[m->nr++] = index;
+	}
+	kslot_slots_mag_unlock(s, m, irqflags);
+	return ret;
+locked:
+	return kslot_slots_free_percpu_locked(s, handle, old, any);
+}
+
+/* kslot_slots_remove(): 0 with the object in *@obj, or -ENOENT. */
+noinline int kslot_slots_remove_percpu(struct kslot_slots *s, u64 handle,
+				       void **obj)
+{
+	return kslot_slots_free_percpu(s, handle, obj, true);
+}
+
+int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle, void *old)
+{
+	return kslot_slots_free_percpu(s, handle, &old, false);
+}
+
+/*
+ * kslot_slots_replace() (@any) or kslot_slots_replace_if() (only if the
+ * entry holds *@old) of a table with magazines.  Returns 0 with the
+ * replaced object in *@old, -ENOENT or -EBUSY.
+ */
+int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle, void **old,
+			   bool any, void *obj)
+{
+	unsigned int op = KSLOT_SLOTS_SET | KSLOT_SLOTS_ATOMIC |
+			  (any ? KSLOT_SLOTS_ANY : 0);
+	u32 index = kslot_slots_handle_index(s, handle);
+	struct kslot_slots_mag *m;
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	int ret = -ENOENT;
+
+	m = kslot_slots_mag_get(s, &irqflags);
+	if (m) {
+		slot = kslot_slots_mag_slot(s, handle);
+		if (slot)
+			ret = kslot_slots_store(s, m, slot, index, op, handle,
+						obj, handle, old);
+		kslot_slots_mag_unlock(s, m, irqflags);
+		return ret;
+	}
+	irqflags = kslot_slots_lock(s);
+	slot = kslot_slots_live(s, handle);
+	if (slot)
+		ret = kslot_slots_store(s, NULL, slot, index, op, handle, obj,
+					handle, old);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
+void *kslot_slots_replace_percpu(struct kslot_slots *s, u64 handle,
+				 void *obj)
+{
+	void *old;
+	int ret = kslot_slots_set_percpu(s, handle, &old, true, obj);
+
+	return ret ? ERR_PTR(ret) : old;
+}
+
+/**
+ * kslot_slots_count_percpu() - kslot_slots_count() of a per-CPU table.
+ * @s: A table created with %KSLOT_SLOTS_PERCPU.
+ *
+ * The sum of the table lock's count and every CPU's magazine count,
+ * modulo 2^32 (each may have wrapped; the sum fits), clamped to
+ * 0 .. max_entries while writers run.
+ *
+ * Context: Any context.  Lockless.
+ * Return: Live entries, placeholders included.
+ */
+u32 kslot_slots_count_percpu(const struct kslot_slots *s)
+{
+	u32 n = READ_ONCE(s->count);
+	int cpu;
+
+	if (s->mags)
+		for_each_possible_cpu(cpu)
+			n += READ_ONCE(per_cpu_ptr(s->mags, cpu)->count);
+	if ((s32)n < 0)
+		return 0;
+	return min(n, s->max_entries);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_count_percpu);
