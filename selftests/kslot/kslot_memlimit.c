@@ -1114,7 +1114,7 @@ TEST_F_TIMEOUT(nobody, import_charged_first, 600)
  * MemAvailable every millisecond or so while it runs.
  */
 #define PEAK_LIMIT	(4 * MiB)
-#define PEAK_MS		800	/* the loops of the churn attacks */
+#define PEAK_MS		600	/* the loops of the churn attacks */
 #define PEAK_THREADS	16
 #define DEV_STATS	"/sys/kernel/debug/kslot/dev-stats"
 
@@ -1158,7 +1158,13 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-#define PT_FAIL(pt, e)	((pt)->err = (e), (pt)->line = __LINE__)
+static void pt_fail(struct peak_thread *pt, int err, int line)
+{
+	pt->err = err;
+	pt->line = line;
+}
+
+#define PT_FAIL(pt, e)	pt_fail(pt, e, __LINE__)
 
 /*
  * IMPORT, then DESTROY what it made: p->tables times, or (0) for
@@ -1236,7 +1242,8 @@ static void peak_threads(const struct pattern *p, struct result *r,
 		n = PEAK_THREADS;
 	for (i = 0; i < n; i++) {
 		pt[i].p = p;
-		pt[i].fd = fds[i] = kslot_open();
+		fds[i] = kslot_open();
+		pt[i].fd = fds[i];
 		if (pt[i].fd < 0) {
 			WFAIL(r, pt[i].fd);
 			return;
@@ -1268,9 +1275,9 @@ static void peak_churn(const struct pattern *p, struct result *r)
 }
 
 static const struct pattern peak_patterns[] = {
-	{ "map 4096 B, fill/erase/next", KSLOT_KIND_MAP, 4096, 1, 3 },
-	{ "dense 4083 B, fill/erase/next", KSLOT_KIND_DENSE, 4083, 1, 3 },
-	{ "odd sizes, 4 files", 0, 0, 4, 2, .odd = 1 },
+	{ "map 4096 B, fill/erase/next", KSLOT_KIND_MAP, 4096, 1, 2 },
+	{ "dense 4083 B, fill/erase/next", KSLOT_KIND_DENSE, 4083, 1, 2 },
+	{ "odd sizes, 4 files", 0, 0, 4, 1, .odd = 1 },
 	{ "dense IMPORT, 1 file", KSLOT_KIND_DENSE, 4000, 1, 2,
 	  .attack = peak_import, .prepare = peak_prepare_import },
 	{ "dense IMPORT, 4 files", KSLOT_KIND_DENSE, 4000, 4, 1,
@@ -1298,14 +1305,14 @@ static long long dev_pending(void)
 
 /*
  * Until kslot frees nothing more and the memory counts hold still for
- * three samples 50 ms apart: at most 2 s.
+ * two samples 50 ms apart: at most 1 s.
  */
 static void peak_settle(int cgroup)
 {
 	long long last = -1, now;
 	int i, stable = 0;
 
-	for (i = 0; i < 40 && stable < 3; i++) {
+	for (i = 0; i < 20 && stable < 2; i++) {
 		usleep(50 * 1000);
 		now = cgroup ? read_num(CGDIR "/memory.current") :
 			       -meminfo("MemAvailable");
