@@ -112,6 +112,15 @@ def callgrind_rows(path):
         'flat_floor', 'kn_count_inline_floor')
     add('native_instr_lookup_inlined', 'kn_count_inline_lookup',
         'slotmap::SlotMap', 'sn_count_inline_get')
+    # Growth scheme (b): the two-level tables (kn_tl_fill()), inlined.
+    for name, loop, one in (('twolevel', 'kn_count_inline_tl', 'kn_tl_one'),
+                            ('chunked', 'kn_count_inline_fc', 'kn_fc_one')):
+        add('native_instr_%s_lookup' % name, one, 'flat_floor',
+            'kn_floor_one')
+        add('native_instr_%s_lookup_inlined' % name, loop, 'flat_floor',
+            'kn_count_inline_floor')
+        add('native_instr_%s_lookup_inlined' % name, loop, 'map_lookup',
+            'kn_count_inline_lookup')
     add('native_instr_hive_insert', 'kn_hive_insert_one', 'dense_insert',
         'kn_dense_insert_one')
     add('native_instr_hive_erase_rand', 'kn_hive_erase_one',
@@ -130,6 +139,28 @@ def callgrind_rows(path):
         'malloc_x%d' % BULK, 'kn_malloc_bulk', bulk, COUNT // BULK)
     add('native_instr_pool_free_bulk%d' % BULK, 'kn_pool_free_bulk_one',
         'free_x%d' % BULK, 'kn_free_bulk', bulk, COUNT // BULK)
+    return rows
+
+
+CHURN_COUNT = 65536
+
+
+def churn_rows(outdir):
+    """Instructions per alloc+remove pair (callgrind-churn*.out)."""
+    rows = []
+    for flavour in ('', 'percpu'):
+        path = os.path.join(outdir, 'callgrind-churn%s.out' % flavour)
+        try:
+            text = open(path, errors='replace').read()
+        except OSError:
+            continue
+        m = re.search(r'^summary: (\d+)', text, re.M)
+        if m:
+            rows.append({'name': 'native_%sinstr_map_alloc_remove' % (
+                flavour + '_' if flavour else ''), 'size': CHURN_COUNT,
+                'kslot_ns': round(int(m.group(1)) / CHURN_COUNT, 2),
+                'anchor': 'none', 'anchor_ns': 0, 'ratio': None,
+                'unit': 'instructions'})
     return rows
 
 
@@ -190,6 +221,9 @@ HEADLINE = [
      'id': 'G2\'', 'ratio': derived_lookup_rcu(''),
      'what': 'in-kernel kslot_map_lookup() within 1.3x of the inline lookup '
              '(random)'},
+    {'label': 'two-level lookup vs flat floor (scheme b)',
+     'name': 'native_twolevel_lookup_inline_rand',
+     'anchor': 'flat_floor_inline', 'goal': 1 / 1.1},
     {'label': 'lookup vs xa_load', 'name': 'native_map_lookup_rand',
      'anchor': 'xa_load', 'goal': 10},
     {'label': 'alloc+remove vs SlotMap', 'name': 'native_map_alloc_remove',
@@ -551,6 +585,15 @@ def main():
     nrows += prows
     nnotes += [n for n in pnotes if n not in nnotes]
     crows = callgrind_rows(os.path.join(outdir, 'callgrind.txt'))
+    crows += churn_rows(outdir)
+    # Atomic read-modify-writes per operation (the counting build).
+    arows, anotes = rows_of(os.path.join(outdir, 'atomics.tap'))
+    for r in arows:
+        r['unit'] = 'atomics'
+        r['ratio'] = None
+    crows += arows
+    nnotes += [n for n in anotes if n not in nnotes and
+               not n.startswith('missing')]
     rows = krows + nrows + crows
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(rows, f, indent=1)
@@ -561,14 +604,15 @@ def main():
     print('%-32s %8s %10s  %-38s %10s %7s' % (
         'benchmark', 'size', 'kslot', 'anchor', 'anchor', 'ratio'))
     for r in rows:
-        unit = ' instr' if r.get('unit') else ''
+        unit = {'instructions': ' instr', 'atomics': ' atomics'}.get(
+            r.get('unit'), ' ' + r['unit'] if r.get('unit') else '')
         extra = ''.join(' %s=%g' % (k, v) for k, v in r.items()
                         if k not in BASE_KEYS)
         print('%-32s %8d %10.2f  %-38s %10.2f %7s%s%s' % (
             r['name'], r['size'], r['kslot_ns'], r['anchor'],
             r['anchor_ns'], '%.2f' % r['ratio'] if r['ratio'] else '-',
             unit, extra))
-    print('(ns/op unless marked instr; ratio = anchor / kslot, '
+    print('(ns/op unless marked instr or atomics; ratio = anchor / kslot, '
           'bigger is better for kslot; in-kernel rows run under QEMU TCG)')
     print()
     print('Goals:')

@@ -19,8 +19,11 @@
 #     scripts/kernel.sh, runs it, runs its alloc+remove rows again on a
 #     per-CPU map (--percpu --churn, up to 1M entries, into
 #     native-percpu.tap: rows native_percpu_*, on which goal 5 is
-#     checked), and counts lookup instructions with valgrind
-#     --tool=callgrind;
+#     checked), counts lookup instructions and the instructions of an
+#     alloc+remove pair (locked and per-CPU map) with valgrind
+#     --tool=callgrind, and the atomic read-modify-writes per pair and
+#     per lookup with the counting build (kslot_native_bench_count, into
+#     atomics.tap);
 #  3. boots the test kernel with the iommufd client (make iommufd,
 #     clients/iommufd/) and times IOMMU_IOAS_IOVA_RANGES, an ioctl that
 #     resolves an object id, on the stock iommufd.ko and on the kslot
@@ -54,7 +57,8 @@ nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
 only=${KSLOT_BENCH_ONLY:-}
-rm -f "$out"/kernel.tap "$out"/native.tap "$out"/native-percpu.tap "$out"/iommufd.tap "$out"/callgrind.*
+rm -f "$out"/kernel.tap "$out"/native.tap "$out"/native-percpu.tap "$out"/iommufd.tap "$out"/callgrind.* \
+	"$out"/callgrind-churn*.out "$out"/atomics.tap
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
 # The in-kernel half, in the VM.
@@ -178,5 +182,16 @@ valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	> /dev/null 2> "$out/callgrind.log"
 callgrind_annotate --inclusive=yes "$out/callgrind.out" \
 	> "$out/callgrind.txt"
+# Instructions per alloc+remove pair (report.py divides by the 65536
+# pairs), and atomics per pair and per lookup, on both map flavours.
+for fl in "" --percpu; do
+	# shellcheck disable=SC2086 # no argument for the locked map
+	valgrind --tool=callgrind --toggle-collect=kn_count_churn \
+		--callgrind-out-file="$out/callgrind-churn${fl#--}.out" \
+		"$out/native/kslot_native_bench" $fl --count-churn 65536 \
+		> /dev/null 2>> "$out/callgrind.log"
+	# shellcheck disable=SC2086
+	"$out/native/kslot_native_bench_count" $fl --count-atomics 65536
+done > "$out/atomics.tap"
 
 python3 "$top/bench/report.py" ${native_only:+--native} "$out"

@@ -27,6 +27,7 @@ unsigned long kn_sink(void)
 
 int kn_setup(void)
 {
+	rcu_register_thread();
 	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
 }
 
@@ -34,11 +35,15 @@ int kn_setup(void)
 int kn_map_percpu(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	map_flags = KSLOT_MAP_PERCPU;
 	return kn_setup();
 }
 
-/* A CPU of the shim for the calling thread, and liburcu's registration. */
+/*
+ * A CPU of the shim for the calling thread, and its registration with the
+ * shim's RCU (the XArray side registers with liburcu: xn_thread_start()).
+ */
 void kn_thread_start(int cpu)
 {
 	kslot_shim_set_cpu(cpu);
@@ -53,6 +58,7 @@ void kn_thread_stop(void)
 static int kn_map_reset(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
 }
 
@@ -204,6 +210,228 @@ uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n, uint32_t passes)
 	return t;
 }
 
+/*
+ * Growth scheme (b) of the slot core: a two-level table, measured here
+ * against the flat floor and kslot's flat table before any module change.
+ * The same 16-byte slot (struct kslot_slot) and the same lookup as
+ * __kslot_slots_lookup() (clamp, word == handle with acquire, object,
+ * re-check), only the address of the slot differs:
+ *
+ *  - doubling chunks (tl_*): a directory of TL_DIR chunk pointers
+ *    embedded in the table, chunk k of TL_B << k slots covering indices
+ *    [TL_B * (2^k - 1), TL_B * (2^(k+1) - 1)).  With j = i + TL_B and
+ *    h = fls(j) - 1, slot i is dir[h - TL_B_SHIFT][j ^ (1 << h)].  A
+ *    growth publishes one more chunk and then the new nr: nothing moves,
+ *    no mirror, no quiesce, nothing copied.
+ *  - fixed chunks (fc_*): chunks of FC_SLOTS slots under an
+ *    RCU-published directory (reloaded per lookup, as kslot reloads its
+ *    table pointer); a growth copies only the directory.
+ *
+ * Both are filled from a kslot_map's handles, so the handles looked up are
+ * the map's, and every word matches as in the map.
+ */
+#define TL_B_SHIFT	6
+#define TL_B		BIT(TL_B_SHIFT)
+#define TL_DIR		32
+
+struct tl_table {
+	u32 nr;
+	u32 index_mask;
+	struct kslot_slot __rcu *dir[TL_DIR];
+};
+
+static struct tl_table tl;
+
+static void tl_free(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < TL_DIR; k++)
+		free(tl.dir[k]);
+	memset(&tl, 0, sizeof(tl));
+}
+
+/* The slot of index @i < the table's capacity, for the fill. */
+static struct kslot_slot *tl_slot(u32 i)
+{
+	u32 j = i + TL_B, h = fls64(j) - 1;
+
+	return &tl.dir[h - TL_B_SHIFT][j ^ (1U << h)];
+}
+
+static __always_inline void *tl_lookup(struct tl_table *t, u64 handle)
+{
+	const struct kslot_slot *chunk, *slot;
+	u32 i = (u32)handle & t->index_mask;
+	unsigned long j, h;
+	void *obj;
+
+	i = array_index_nospec(i, READ_ONCE(t->nr));
+	j = i + TL_B;
+	/* The kernel's __fls(): one bsr (j is never 0). */
+	__asm__("bsr %1, %0" : "=r" (h) : "rm" (j));
+	chunk = rcu_dereference((t->dir - TL_B_SHIFT)[h]);
+	/* A zeroed table has no chunk. */
+	if (unlikely(!chunk))
+		return NULL;
+	slot = &chunk[j ^ (1UL << h)];
+	/* Word, object, word, as __kslot_slots_lookup(). */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		return NULL;
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	if (unlikely(READ_ONCE(slot->word) != handle))
+		return NULL;
+	return obj;
+}
+
+#define FC_SHIFT	12
+#define FC_SLOTS	BIT(FC_SHIFT)
+
+struct fc_dir {
+	u32 nr;
+	struct kslot_slot *chunk[];
+};
+
+struct fc_table {
+	struct fc_dir __rcu *dir;
+	u32 index_mask;
+};
+
+static struct fc_table fc;
+
+static void fc_free(void)
+{
+	u32 k;
+
+	if (fc.dir)
+		for (k = 0; k < DIV_ROUND_UP(fc.dir->nr, FC_SLOTS); k++)
+			free(fc.dir->chunk[k]);
+	free(fc.dir);
+	memset(&fc, 0, sizeof(fc));
+}
+
+static __always_inline void *fc_lookup(struct fc_table *t, u64 handle)
+{
+	const struct fc_dir *dir = rcu_dereference(t->dir);
+	const struct kslot_slot *slot;
+	u32 i = (u32)handle & t->index_mask;
+	void *obj;
+
+	if (unlikely(!dir))
+		return NULL;
+	i = array_index_nospec(i, dir->nr);
+	slot = &dir->chunk[i >> FC_SHIFT][i & (FC_SLOTS - 1)];
+	/* Word, object, word, as __kslot_slots_lookup(). */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		return NULL;
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	if (unlikely(READ_ONCE(slot->word) != handle))
+		return NULL;
+	return obj;
+}
+
+/*
+ * Both tables, holding every handle of h[0 .. n-1] (the map's, entry i
+ * nb_val(i)), at least one slot.
+ */
+int kn_tl_fill(const uint64_t *h, uint32_t n)
+{
+	u32 i, k, nr = 1, cap, chunks;
+
+	tl_free();
+	fc_free();
+	for (i = 0; i < n; i++)
+		nr = max(nr, kslot_handle_index(h[i]) + 1);
+	tl.index_mask = KSLOT_INDEX_MAX;
+	fc.index_mask = KSLOT_INDEX_MAX;
+	for (k = 0, cap = 0; cap < nr; k++) {
+		tl.dir[k] = kvzalloc(sizeof(*tl.dir[k]) * (TL_B << k),
+				     GFP_KERNEL);
+		if (!tl.dir[k])
+			return -1;
+		cap += TL_B << k;
+	}
+	tl.nr = cap;
+	chunks = DIV_ROUND_UP(nr, FC_SLOTS);
+	fc.dir = calloc(1, struct_size(fc.dir, chunk, chunks));
+	if (!fc.dir)
+		return -1;
+	for (k = 0; k < chunks; k++) {
+		fc.dir->chunk[k] = kvzalloc(sizeof(*fc.dir->chunk[k]) * FC_SLOTS,
+					    GFP_KERNEL);
+		if (!fc.dir->chunk[k])
+			return -1;
+	}
+	fc.dir->nr = chunks * FC_SLOTS;
+	for (i = 0; i < n; i++) {
+		u32 x = kslot_handle_index(h[i]);
+		struct kslot_slot *s = tl_slot(x);
+
+		s->word = h[i];
+		s->obj = nb_val(i);
+		s = &fc.dir->chunk[x >> FC_SHIFT][x & (FC_SLOTS - 1)];
+		s->word = h[i];
+		s->obj = nb_val(i);
+	}
+	return 0;
+}
+
+uint64_t kn_tl_inline_time(const uint64_t *h, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++) {
+		rcu_read_lock();
+		for (i = 0; i < n; i++)
+			sum += (unsigned long)tl_lookup(&tl, h[i]);
+		rcu_read_unlock();
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+uint64_t kn_fc_inline_time(const uint64_t *h, uint32_t n, uint32_t passes)
+{
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i;
+
+	for (p = 0; p < passes; p++) {
+		rcu_read_lock();
+		for (i = 0; i < n; i++)
+			sum += (unsigned long)fc_lookup(&fc, h[i]);
+		rcu_read_unlock();
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+void kn_tl_free(void)
+{
+	tl_free();
+	fc_free();
+}
+
+/* Every handle of h[0 .. n-1] finds nb_val(i) in both tables. */
+int kn_tl_check(const uint64_t *h, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (tl_lookup(&tl, h[i]) != nb_val(i) ||
+		    fc_lookup(&fc, h[i]) != nb_val(i) ||
+		    tl_lookup(&tl, h[i] ^ BIT_ULL(KSLOT_GEN_SHIFT + 1)) ||
+		    fc_lookup(&fc, h[i] ^ BIT_ULL(KSLOT_GEN_SHIFT + 1)))
+			return -1;
+	return 0;
+}
+
 /* Also run by two threads at once on disjoint parts of h. */
 uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
 {
@@ -214,6 +442,62 @@ uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
 	for (i = 0; i < n; i++) {
 		sum += (unsigned long)kslot_map_remove(&map, h[i]);
 		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
+			return 0;
+	}
+	t = nb_now() - t;
+	__atomic_fetch_add(&sink, sum, __ATOMIC_RELAXED);
+	return t;
+}
+
+/*
+ * The batch reader: runs of KN_READ_RUN lookups, each under one RCU
+ * section with the table loaded once (kslot_map_read_begin()), as
+ * GET_BATCH reads its chunks.
+ */
+#define KN_READ_RUN	256U
+
+uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes)
+{
+	struct kslot_map_reader r;
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t p, i, end;
+
+	for (p = 0; p < passes; p++) {
+		for (i = 0; i < n; i = end) {
+			end = i + KN_READ_RUN < n ? i + KN_READ_RUN : n;
+			rcu_read_lock();
+			kslot_map_read_begin(&r, &map);
+			for (; i < end; i++)
+				sum += (unsigned long)kslot_map_read(&r, h[i]);
+			rcu_read_unlock();
+		}
+	}
+	t = nb_now() - t;
+	sink += sum;
+	return t;
+}
+
+/*
+ * kn_map_churn_time() in bulk: KSLOT_SLOTS_BULK entries removed with one
+ * kslot_map_remove_bulk(), then as many stored again with one
+ * kslot_map_alloc_bulk().
+ */
+uint64_t kn_map_bulk_churn_time(uint64_t *h, uint32_t n)
+{
+	void *objs[KSLOT_SLOTS_BULK];
+	unsigned long sum = 0;
+	uint64_t t = nb_now();
+	uint32_t i, k, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < KSLOT_SLOTS_BULK ? n - i : KSLOT_SLOTS_BULK;
+		if (kslot_map_remove_bulk(&map, h + i, m, objs) != m)
+			return 0;
+		for (k = 0; k < m; k++)
+			sum += (unsigned long)objs[k];
+		if (kslot_map_alloc_bulk(&map, objs, m, h + i, GFP_KERNEL) !=
+		    (int)m)
 			return 0;
 	}
 	t = nb_now() - t;
@@ -238,6 +522,7 @@ int kn_dense_fill(uint32_t n)
 	int ret;
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
 		v = (uintptr_t)nb_val(i);
@@ -272,6 +557,7 @@ static int kn_hive_insert_all(uint32_t n, u64 **ptrs)
 	int ret;
 
 	kslot_hive_destroy(&hive, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	ret = kslot_hive_init(&hive, &params);
 	for (i = 0; !ret && i < n; i++) {
 		ptrs[i] = kslot_hive_insert(&hive, GFP_KERNEL);
@@ -342,6 +628,7 @@ uint64_t kn_dense_insert_time(uint32_t n)
 	if (kn_dense_handles(n))
 		return 0;
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	t = nb_now();
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
@@ -468,6 +755,7 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 	if (kn_hive_ptrs(n))
 		return -1;
 	kslot_hive_destroy(&hive, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_hive_init(&hive, &params))
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -487,6 +775,7 @@ int kn_count_hive(uint32_t n, const uint32_t *perm)
 	free(packed);
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kn_dense_handles(n) ||
 	    kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
 		return -1;
@@ -591,6 +880,28 @@ static noinline void *kn_floor_one(u64 handle)
 	return floor_lookup(handle);
 }
 
+static noinline void *kn_tl_one(u64 handle)
+{
+	return tl_lookup(&tl, handle);
+}
+
+static noinline void *kn_fc_one(u64 handle)
+{
+	return fc_lookup(&fc, handle);
+}
+
+/* callgrind: both two-level tables, one noinline call per lookup. */
+void kn_count_tl(const uint64_t *h, uint32_t n)
+{
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++)
+		sink += (unsigned long)kn_tl_one(h[i]) +
+			(unsigned long)kn_fc_one(h[i]);
+	rcu_read_unlock();
+}
+
 void kn_count_lookups(const uint64_t *h, uint32_t n)
 {
 	u32 i;
@@ -599,6 +910,66 @@ void kn_count_lookups(const uint64_t *h, uint32_t n)
 	for (i = 0; i < n; i++)
 		sink += (unsigned long)kn_lookup_one(h[i]);
 	rcu_read_unlock();
+}
+
+/*
+ * The calling thread's atomic read-modify-write operations so far, in the
+ * counting build (kslot_native_bench_count), in all or (0 .. KN_RMW_KINDS
+ * - 1, see kn_rmw_name()) of one kind; UINT64_MAX in the other build.
+ */
+uint64_t kn_atomics_of(int kind)
+{
+#ifdef KSLOT_SHIM_COUNT_ATOMICS
+	uint64_t sum = 0;
+	int i;
+
+	if (kind >= 0)
+		return kslot_shim_atomics[kind];
+	for (i = 0; i < KSLOT_SHIM_RMW_KINDS; i++)
+		sum += kslot_shim_atomics[i];
+	return sum;
+#else
+	return UINT64_MAX;
+#endif
+}
+
+uint64_t kn_atomics(void)
+{
+	return kn_atomics_of(-1);
+}
+
+const char *kn_rmw_name(int kind)
+{
+	static const char * const names[KN_RMW_KINDS] = {
+		[KSLOT_SHIM_RMW_LOCK] = "lock",
+		[KSLOT_SHIM_RMW_CMPXCHG] = "cmpxchg",
+		[KSLOT_SHIM_RMW_CMPXCHG128] = "cmpxchg128",
+		[KSLOT_SHIM_RMW_XCHG] = "xchg",
+		[KSLOT_SHIM_RMW_ADD] = "atomic_add",
+	};
+
+	return kind >= 0 && kind < KN_RMW_KINDS && names[kind] ? names[kind] : "?";
+}
+
+/* The atomics of a remove and of an alloc of the churn, apart. */
+uint64_t kn_map_churn_atomics(uint64_t *h, uint32_t n, uint64_t *rm,
+			      uint64_t *al)
+{
+	uint32_t i;
+
+	*rm = 0;
+	*al = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t a = kn_atomics();
+
+		sink += (unsigned long)kslot_map_remove(&map, h[i]);
+		*rm += kn_atomics() - a;
+		a = kn_atomics();
+		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
+			return 0;
+		*al += kn_atomics() - a;
+	}
+	return 1;
 }
 
 /* callgrind: alloc+remove, each kslot_map_remove() then kslot_map_alloc(). */
@@ -654,6 +1025,8 @@ noinline void name(const uint64_t *h, uint32_t n)			\
 KN_COUNT_LOOP(kn_count_inline_lookup, __kslot_map_lookup(&map, h[i]))
 KN_COUNT_LOOP(kn_count_inline_floor, floor_lookup(h[i]))
 KN_COUNT_LOOP(kn_count_inline_base, kn_inline_base(h[i]))
+KN_COUNT_LOOP(kn_count_inline_tl, tl_lookup(&tl, h[i]))
+KN_COUNT_LOOP(kn_count_inline_fc, fc_lookup(&fc, h[i]))
 
 /*
  * Growth stall: one thread allocates (the map grows, copying in batches)
@@ -665,6 +1038,7 @@ static u64 stall_h;
 int kn_stall_setup(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0))
 		return -1;
 	return kslot_map_alloc(&map, nb_val(0), &stall_h, GFP_KERNEL);
@@ -696,6 +1070,7 @@ int kn_dense_stall_setup(void)
 	char v[KN_DENSE_STALL_SIZE] = { 0 };
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (kslot_dense_init(&dense, NULL, sizeof(v), KSLOT_MAX_ENTRIES, 0))
 		return -1;
 	return kslot_dense_insert(&dense, v, &dense_stall_h, GFP_KERNEL);
@@ -730,6 +1105,7 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 	u64 h;
 
 	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	if (map ? kslot_map_init(&kmap_hold, NULL, n, 0) :
 		  kslot_dense_init(&dense, NULL, sizeof(v), n, 0))
 		return 0;
@@ -742,6 +1118,7 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 		kslot_map_destroy(&kmap_hold, NULL, NULL);
 	else
 		kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
 	return ret ? 0 : worst;
 }
 
@@ -863,6 +1240,7 @@ int kn_sset_fill(const uint32_t *keys, uint32_t n)
 	uint32_t i;
 
 	kslot_sparse_set_destroy(&sset);
+	kslot_shim_rcu_reclaim();
 	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
 		return -1;
 	for (i = 0; i < n; i++)
@@ -877,6 +1255,7 @@ uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n)
 	uint32_t i;
 
 	kslot_sparse_set_destroy(&sset);
+	kslot_shim_rcu_reclaim();
 	if (kslot_sparse_set_init(&sset, KSLOT_SPARSE_SET_MAX_COUNT, 0))
 		return 0;
 	t = nb_now();
@@ -920,6 +1299,7 @@ int kn_sec_fill(const uint64_t *h, uint32_t n)
 
 	if (ksec_ready)
 		kslot_secondary_destroy(&ksec);
+	kslot_shim_rcu_reclaim();
 	ksec_ready = 1;
 	if (kslot_secondary_init(&ksec, NULL, sizeof(u64), KSLOT_MAX_ENTRIES,
 				 0))

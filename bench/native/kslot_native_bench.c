@@ -15,6 +15,12 @@
  *	only the growth-stall rows
  *	for every size (after --hive: only the hive's rows; after --dense:
  *	only kslot_dense's)
+ *   kslot_native_bench --twolevel SIZE...
+ *	only the two-level tables' lookups against the flat floor and the
+ *	map's own (growth scheme b, see run_twolevel())
+ *   kslot_native_bench_count [--percpu] --count-atomics N
+ *	atomic read-modify-writes per alloc+remove pair and per lookup
+ *	(the counting build)
  *   kslot_native_bench --count N
  *	one pass of each lookup over N entries in random order, and N hive
  *	and kslot_dense inserts, N/2 random erases and a walk, for
@@ -36,7 +42,7 @@
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
-static int hive_only, dense_only, churn_only;
+static int hive_only, dense_only, churn_only, twolevel_only;
 /* "percpu_" after --percpu: the rows of a KSLOT_MAP_PERCPU map. */
 static const char *flavour = "";
 static uint64_t rnd_state;
@@ -165,10 +171,12 @@ static void *part_main(void *arg)
 	CPU_SET(p->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	kn_thread_start(p->cpu);
+	xn_thread_start();
 	pthread_barrier_wait(p->start);
 	p->t0 = nb_now();
 	p->ok = p->xa ? xn_churn_time(p->id, p->n) : kn_map_churn_time(p->h, p->n);
 	p->t1 = nb_now();
+	xn_thread_stop();
 	kn_thread_stop();
 	return NULL;
 }
@@ -286,9 +294,17 @@ static void run_slotmap(struct keys *k, int dense_ok)
 			snprintf(name, sizeof(name), "map_lookup_inline_%s",
 				 order[o]);
 			row(name, n, per(a, lookups), anchor, per(b, lookups));
+			BEST2(kn_map_read_time(h, n, passes),
+			      sn_lookup_time(kind, o, passes), &a, &b);
+			snprintf(name, sizeof(name), "map_read_batch_%s",
+				 order[o]);
+			row(name, n, per(a, lookups), anchor, per(b, lookups));
 		}
 		BEST2(kn_map_churn_time(k->rh, n), sn_churn_time(kind), &a, &b);
 		row("map_alloc_remove", n, per(a, n), anchor, per(b, n));
+		BEST2(kn_map_bulk_churn_time(k->rh, n), sn_churn_time(kind), &a,
+		      &b);
+		row("map_alloc_remove_bulk", n, per(a, n), anchor, per(b, n));
 
 		a = UINT64_MAX;
 		b = UINT64_MAX;
@@ -351,6 +367,7 @@ static void *stall_poker(void *arg)
 	struct stall_run *r = arg;
 
 	kn_thread_start(1);
+	xn_thread_start();
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		uint64_t t = nb_now();
 
@@ -363,6 +380,7 @@ static void *stall_poker(void *arg)
 		r->pokes++;
 		__atomic_store_n(&r->started, 1, __ATOMIC_RELAXED);
 	}
+	xn_thread_stop();
 	kn_thread_stop();
 	return NULL;
 }
@@ -500,6 +518,62 @@ static void run_hive(uint32_t n, const struct keys *k)
 }
 
 /*
+ * Growth scheme (b): random lookups, inlined into the caller's loop, in the
+ * two-level tables of kn_tl_fill() (doubling chunks under an embedded
+ * directory; fixed chunks under an RCU-published one) against the flat
+ * floor and against the map's own inline lookup, the four loops taken in
+ * turn.  The map and the floor are filled (k->h, k->rh).
+ */
+static void run_twolevel(struct keys *k)
+{
+	uint32_t n = k->n, passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes, best[4], t;
+	unsigned int r, i;
+
+	if (kn_tl_fill(k->h, n) || kn_tl_check(k->h, n)) {
+		fail("twolevel_lookup_inline_rand", n);
+		kn_tl_free();
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		best[i] = UINT64_MAX;
+	for (r = 0; r < size_reps; r++) {
+		for (i = 0; i < 4; i++) {
+			t = i == 0 ? kn_floor_inline_time(k->rh, n, passes) :
+			    i == 1 ? kn_map_lookup_inline_time(k->rh, n, passes) :
+			    i == 2 ? kn_tl_inline_time(k->rh, n, passes) :
+				     kn_fc_inline_time(k->rh, n, passes);
+			best[i] = t && t < best[i] ? t : best[i];
+		}
+	}
+	kn_tl_free();
+	row("twolevel_lookup_inline_rand", n, per(best[2], lookups),
+	    "flat_floor_inline", per(best[0], lookups));
+	row("twolevel_lookup_inline_rand", n, per(best[2], lookups),
+	    "map_lookup_inline", per(best[1], lookups));
+	row("chunked_lookup_inline_rand", n, per(best[3], lookups),
+	    "flat_floor_inline", per(best[0], lookups));
+	row("chunked_lookup_inline_rand", n, per(best[3], lookups),
+	    "map_lookup_inline", per(best[1], lookups));
+}
+
+/* --twolevel: only run_twolevel()'s rows. */
+static void run_twolevel_size(uint32_t n, unsigned int seed)
+{
+	struct keys k;
+
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
+	keys_init(&k, n, seed, 0);
+	if (kn_map_fill(n, k.h) || kn_floor_fill(n)) {
+		fail("twolevel_lookup_inline_rand", n);
+	} else {
+		keys_shuffle(&k);
+		run_twolevel(&k);
+	}
+	keys_free(&k);
+}
+
+/*
  * --churn: only the alloc+remove rows, as run_size() and run_slotmap()
  * measure them (against xa_alloc+xa_erase, the 2-CPU row, against
  * slotmap::SlotMap), for a quick comparison of map flavours (--percpu).
@@ -525,6 +599,10 @@ static void run_churn(uint32_t n, unsigned int seed)
 		sn_shuffle(0, k.perm, n);
 		BEST2(kn_map_churn_time(k.rh, n), sn_churn_time(0), &a, &b);
 		row("map_alloc_remove", n, per(a, n), sn_name(0), per(b, n));
+		BEST2(kn_map_bulk_churn_time(k.rh, n), sn_churn_time(0), &a,
+		      &b);
+		row("map_alloc_remove_bulk", n, per(a, n), sn_name(0),
+		    per(b, n));
 		sn_free(0);
 	} else {
 		fail("map_alloc_remove", n);
@@ -574,6 +652,8 @@ static void run_size(uint32_t n, unsigned int seed)
 		row(name, n, per(a, lookups), "xas_load_caller_rcu",
 		    per(c, lookups));
 	}
+
+	run_twolevel(&k);
 
 	a = BEST(kn_map_churn_time(k.rh, n));
 	b = BEST(xn_churn_time(k.rid, n));
@@ -765,6 +845,12 @@ static int count_mode(uint32_t n)
 	kn_count_inline_lookup(k.rh, n);
 	kn_count_inline_floor(k.rh, n);
 	kn_count_inline_base(k.rh, n);
+	if (kn_tl_fill(k.h, n))
+		return 1;
+	kn_count_tl(k.rh, n);
+	kn_count_inline_tl(k.rh, n);
+	kn_count_inline_fc(k.rh, n);
+	kn_tl_free();
 	xn_count_loads(k.rid, n);
 	if (!sn_alloc_time(0, n))
 		return 1;
@@ -800,6 +886,55 @@ static int count_churn(uint32_t n)
 }
 
 /*
+ * --count-atomics N (the counting build, kslot_native_bench_count; after
+ * --percpu for the per-CPU map): atomic read-modify-write operations per
+ * alloc+remove pair (the same loop as --count-churn), per
+ * kslot_map_lookup() and per inline lookup, over a map of N entries in
+ * random order.  Rows native_[percpu_]atomics_*, the count in kslot_ns.
+ */
+static int count_atomics(uint32_t n)
+{
+	uint64_t a, rm, al, kind[KN_RMW_KINDS];
+	struct keys k;
+	int i;
+
+	if (kn_atomics() == UINT64_MAX) {
+		fprintf(stderr, "--count-atomics: not the counting build\n");
+		return 1;
+	}
+	printf("TAP version 13\n");
+	keys_init(&k, n, 1, 0);
+	if (kn_map_fill(n, k.h))
+		return 1;
+	keys_shuffle(&k);
+	for (i = 0; i < KN_RMW_KINDS; i++)
+		kind[i] = kn_atomics_of(i);
+	a = kn_atomics();
+	if (!kn_map_churn_time(k.rh, n))
+		return 1;
+	row("atomics_map_alloc_remove", n, per(kn_atomics() - a, n), "none", 0);
+	printf("# native: %satomics per alloc+remove pair, by kind:", flavour);
+	for (i = 0; i < KN_RMW_KINDS; i++)
+		printf(" %s=%.2f", kn_rmw_name(i),
+		       per(kn_atomics_of(i) - kind[i], n));
+	printf("\n");
+	if (!kn_map_churn_atomics(k.rh, n, &rm, &al))
+		return 1;
+	row("atomics_map_remove", n, per(rm, n), "none", 0);
+	row("atomics_map_alloc", n, per(al, n), "none", 0);
+	a = kn_atomics();
+	kn_map_lookup_time(k.rh, n, 1);
+	row("atomics_map_lookup_rand", n, per(kn_atomics() - a, n), "none", 0);
+	a = kn_atomics();
+	kn_map_lookup_inline_time(k.rh, n, 1);
+	row("atomics_map_lookup_inline_rand", n, per(kn_atomics() - a, n),
+	    "none", 0);
+	printf("1..%u\n", tests);
+	keys_free(&k);
+	return 0;
+}
+
+/*
  * --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map, and
  * every row from here on is named native_percpu_*.
  */
@@ -830,6 +965,8 @@ int main(int argc, char **argv)
 		return count_mode(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
 		return count_churn(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--count-atomics"))
+		return count_atomics(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
 		run_stall(strtoul(argv[2], NULL, 0));
 		return 0;
@@ -847,6 +984,10 @@ int main(int argc, char **argv)
 			churn_only = 1;
 		else if (churn_only)
 			run_churn(strtoul(argv[i], NULL, 0), seed);
+		else if (!strcmp(argv[i], "--twolevel"))
+			twolevel_only = 1;
+		else if (twolevel_only)
+			run_twolevel_size(strtoul(argv[i], NULL, 0), seed);
 		else if (!strcmp(argv[i], "--hive"))
 			hive_only = 1;
 		else if (!strcmp(argv[i], "--sets"))

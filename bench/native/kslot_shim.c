@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Out-of-line parts of the native shim (see kslot_shim.h): per-CPU
- * memory, deferred frees through liburcu's call_rcu(), size-aligned page
- * blocks that an interior pointer finds again (a direct map and its
- * vmemmap), a fixed-seed random source, and the debugfs hooks kslot_main.c
- * provides in the kernel.
+ * Out-of-line parts of the native shim (see kslot_shim.h): the slow paths
+ * of locks and preemption, RCU's grace periods and deferred frees,
+ * per-CPU memory, size-aligned page blocks that an interior pointer finds
+ * again (a direct map and its vmemmap), a fixed-seed random source, and
+ * the debugfs hooks kslot_main.c provides in the kernel.
  */
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "kslot_shim.h"
 
-__thread int kslot_shim_cpu;
+__thread int kslot_shim_cpu KSLOT_SHIM_TLS;
+__thread unsigned long kslot_shim_cpu_off KSLOT_SHIM_TLS;
+__thread unsigned int kslot_shim_preempt_count KSLOT_SHIM_TLS =
+	KSLOT_SHIM_PREEMPT_IDLE;
+__thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
+__thread int kslot_shim_rcu_nesting KSLOT_SHIM_TLS;
+#ifdef KSLOT_SHIM_COUNT_ATOMICS
+__thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS] KSLOT_SHIM_TLS;
+#endif
 
-int kslot_shim_hold_on;
-__thread unsigned int kslot_shim_hold_depth;
-__thread uint64_t kslot_shim_hold_t0, kslot_shim_hold_max;
+/* Lock-hold tracking: locks taken in this stretch, its start, the worst. */
+static __thread unsigned int hold_locks;
+static __thread uint64_t hold_t0, hold_max;
 
 uint64_t kslot_shim_thread_ns(void)
 {
@@ -25,19 +36,173 @@ uint64_t kslot_shim_thread_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A lock word never holds 2: while tracking, every acquire comes here. */
+#define HOLD_EXPECT	2
+
+void kslot_shim_spin_lock_slow(spinlock_t *l)
+{
+	int old;
+
+	for (;;) {
+		old = 0;
+		if (__atomic_compare_exchange_n(&l->locked, &old, 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			break;
+		kslot_shim_count_atomic(KSLOT_SHIM_RMW_LOCK);
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+	}
+	if (kslot_shim_lock_expect == HOLD_EXPECT && !hold_locks++)
+		hold_t0 = kslot_shim_thread_ns();
+}
+
+/* Only while tracking: every lock and preemption section has ended. */
+void kslot_shim_preempt_zero(void)
+{
+	uint64_t t;
+
+	if (!hold_locks)
+		return;
+	hold_locks = 0;
+	t = kslot_shim_thread_ns() - hold_t0;
+	if (t > hold_max)
+		hold_max = t;
+}
+
 /* Start tracking the calling thread's lock holds (no lock held). */
 void kslot_shim_hold_begin(void)
 {
-	kslot_shim_hold_depth = 0;
-	kslot_shim_hold_max = 0;
-	__atomic_store_n(&kslot_shim_hold_on, 1, __ATOMIC_RELAXED);
+	hold_locks = 0;
+	hold_max = 0;
+	kslot_shim_preempt_count &= ~KSLOT_SHIM_PREEMPT_IDLE;
+	kslot_shim_lock_expect = HOLD_EXPECT;
 }
 
 /* Stop tracking (no lock held): the longest hold seen, in ns. */
 uint64_t kslot_shim_hold_end(void)
 {
-	__atomic_store_n(&kslot_shim_hold_on, 0, __ATOMIC_RELAXED);
-	return kslot_shim_hold_max;
+	kslot_shim_lock_expect = 0;
+	kslot_shim_preempt_count |= KSLOT_SHIM_PREEMPT_IDLE;
+	return hold_max;
+}
+
+/*
+ * RCU.  A reader only counts (kslot_shim_rcu_nesting, and a lock or a
+ * preempt_disable() section, kslot_shim_preempt_count, as in the kernel
+ * since RCU's flavours merged), with no barrier, so a grace period first
+ * makes every thread run a full barrier (membarrier()), then waits until
+ * it has seen each registered thread other than the caller outside any
+ * such section, then runs another barrier everywhere.  Deferred callbacks
+ * wait on a list for kslot_shim_rcu_reclaim(): nothing runs them behind
+ * the bench's back, inside its timed loops.
+ */
+#define RCU_THREADS	16
+
+static pthread_mutex_t rcu_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rcu_thread {
+	int *nesting;
+	unsigned int *preempt;
+} rcu_threads[RCU_THREADS];
+static struct rcu_head *rcu_pending;
+static int rcu_membarrier = -1;
+
+static void rcu_barrier_all(void)
+{
+	if (rcu_membarrier > 0) {
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		return;
+	}
+	if (rcu_membarrier == 0 &&
+	    !syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	/* No membarrier(): correct only while one thread reads. */
+	smp_mb();
+}
+
+void kslot_shim_rcu_register(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&rcu_lock);
+	if (rcu_membarrier < 0)
+		rcu_membarrier = !syscall(__NR_membarrier,
+					  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+					  0, 0);
+	for (i = 0; i < RCU_THREADS; i++) {
+		if (rcu_threads[i].nesting == &kslot_shim_rcu_nesting)
+			break;
+		if (!rcu_threads[i].nesting) {
+			rcu_threads[i].nesting = &kslot_shim_rcu_nesting;
+			rcu_threads[i].preempt = &kslot_shim_preempt_count;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rcu_lock);
+	if (i == RCU_THREADS) {
+		fprintf(stderr, "kslot_shim: more than %d RCU threads\n",
+			RCU_THREADS);
+		abort();
+	}
+}
+
+void kslot_shim_rcu_unregister(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&rcu_lock);
+	for (i = 0; i < RCU_THREADS; i++)
+		if (rcu_threads[i].nesting == &kslot_shim_rcu_nesting)
+			rcu_threads[i].nesting = NULL;
+	pthread_mutex_unlock(&rcu_lock);
+}
+
+void kslot_shim_synchronize_rcu(void)
+{
+	unsigned int i;
+
+	rcu_barrier_all();
+	pthread_mutex_lock(&rcu_lock);
+	for (i = 0; i < RCU_THREADS; i++) {
+		struct rcu_thread *t = &rcu_threads[i];
+
+		if (!t->nesting || t->nesting == &kslot_shim_rcu_nesting)
+			continue;
+		while (__atomic_load_n(t->nesting, __ATOMIC_ACQUIRE) ||
+		       (__atomic_load_n(t->preempt, __ATOMIC_ACQUIRE) &
+			~KSLOT_SHIM_PREEMPT_IDLE))
+			__builtin_ia32_pause();
+	}
+	pthread_mutex_unlock(&rcu_lock);
+	rcu_barrier_all();
+}
+
+void kslot_shim_call_rcu(struct rcu_head *head,
+			 void (*func)(struct rcu_head *head))
+{
+	head->func = func;
+	pthread_mutex_lock(&rcu_lock);
+	head->next = rcu_pending;
+	rcu_pending = head;
+	pthread_mutex_unlock(&rcu_lock);
+}
+
+/* A grace period, then every callback queued before it. */
+void kslot_shim_rcu_reclaim(void)
+{
+	struct rcu_head *head, *next;
+
+	pthread_mutex_lock(&rcu_lock);
+	head = rcu_pending;
+	rcu_pending = NULL;
+	pthread_mutex_unlock(&rcu_lock);
+	if (!head)
+		return;
+	kslot_shim_synchronize_rcu();
+	for (; head; head = next) {
+		next = head->next;
+		head->func(head);
+	}
 }
 
 void kslot_shim_set_cpu(int cpu)
@@ -47,6 +212,7 @@ void kslot_shim_set_cpu(int cpu)
 		abort();
 	}
 	kslot_shim_cpu = cpu;
+	kslot_shim_cpu_off = (unsigned long)cpu * KSLOT_SHIM_PERCPU_STRIDE;
 }
 
 /*
@@ -139,8 +305,8 @@ struct kslot_shim_rcu {
 
 static void kslot_shim_rcu_cb(struct rcu_head *head)
 {
-	struct kslot_shim_rcu *r = caa_container_of(head, struct kslot_shim_rcu,
-						    head);
+	struct kslot_shim_rcu *r = container_of(head, struct kslot_shim_rcu,
+						head);
 
 	free(r->ptr);
 	free(r);

@@ -8,11 +8,58 @@
  * Model: KSLOT_SHIM_CPUS CPUs.  A thread says which CPU it is with
  * kslot_shim_set_cpu() (the main thread is CPU 0), and no two running
  * threads claim the same CPU, so per-CPU data has one copy per CPU while
- * local locks, preemption and interrupt masking do nothing.  Spinlocks are
- * real test-and-set locks, RCU is liburcu's default flavour (the one the
- * kernel's XArray test harness in tools/testing/radix-tree uses; every
- * thread registers), memory comes from malloc.  The red-black
- * tree and its header come from the kernel tree's tools/ at build time.
+ * local locks and interrupt masking only count (see below).  Memory comes
+ * from malloc.  The red-black tree and its header come from the kernel
+ * tree's tools/ at build time.
+ *
+ * What each primitive costs, here and in the kernel (x86-64; the kernel
+ * figures are for a production config without lockdep, "preempt" being
+ * CONFIG_PREEMPT_RCU, as Debian's PREEMPT_DYNAMIC kernels have it):
+ *
+ * | primitive                 | shim                     | kernel                          |
+ * |---------------------------|--------------------------|---------------------------------|
+ * | rcu_read_lock()           | thread counter inc,      | preempt: call of __rcu_read_lock|
+ * |                           | barrier(): 1 instruction | (task counter inc), ~4 instr.;  |
+ * |                           |                          | non-preempt: nothing            |
+ * | rcu_read_unlock()         | barrier(), counter dec:  | preempt: call, dec, test of     |
+ * |                           | 1 instruction            | ->rcu_read_unlock_special,      |
+ * |                           |                          | ~7 instr.; non-preempt: nothing |
+ * | synchronize_rcu(),        | membarrier(), then wait  | a grace period                  |
+ * | call_rcu(), kvfree_rcu()  | for every registered     |                                 |
+ * |                           | thread's RCU and preempt |                                 |
+ * |                           | counts to read 0; frees  |                                 |
+ * |                           | wait for the bench's     |                                 |
+ * |                           | kslot_shim_rcu_reclaim() |                                 |
+ * | spin_lock()               | counter inc + locked     | preempt_count inc + locked      |
+ * |                           | cmpxchg, branch to slow  | cmpxchg, branch to slow path    |
+ * |                           | path: 1 atomic           | (the call of _raw_spin_lock     |
+ * |                           |                          | adds ~3 instr.): 1 atomic       |
+ * | spin_unlock()             | release store, counter   | release store, preempt_count    |
+ * |                           | dec + branch on zero     | dec + branch on zero            |
+ * | spin_lock_bh()/_irqsave() | as spin_lock()           | + local_bh_disable() (~15       |
+ * |                           |                          | instr. on enable) / pushf, cli, |
+ * |                           |                          | popf                            |
+ * | preempt_disable(),        | thread counter inc / dec | per-CPU preempt_count inc / dec |
+ * | local_lock()              | + branch on zero         | + branch on zero                |
+ * | local_lock_irqsave()      | nothing                  | pushf, cli ... popf             |
+ * | this_cpu_ptr()            | add of the thread's CPU  | add of %gs:this_cpu_off         |
+ * |                           | offset (%fs-relative)    |                                 |
+ * | this_cpu_read/write/add() | that add, then the plain | one %gs-relative instruction    |
+ * |                           | access: ~2 instructions  |                                 |
+ * | xchg(), cmpxchg64(),      | the same locked          | the same                        |
+ * | try_cmpxchg128(),         | instruction              |                                 |
+ * | atomic*_inc/dec(), kref   |                          |                                 |
+ *
+ * The counts are per thread (TLS, local-exec: one %fs-relative instruction
+ * each), as the kernel's are per task or per CPU.  The bench drives grace
+ * periods: the frees RCU defers wait on a list until it calls
+ * kslot_shim_rcu_reclaim() (kn_kslot.c does at every table reset), and
+ * only registered threads (rcu_register_thread()) are waited for.
+ *
+ * Built with -DKSLOT_SHIM_COUNT_ATOMICS (the Makefile's counting build,
+ * kslot_native_bench_count), every atomic read-modify-write above (a lock
+ * acquire, xchg, cmpxchg, cmpxchg128, atomic inc/dec, kref) also adds one
+ * to the thread's kslot_shim_atomics[] of its kind (KSLOT_SHIM_RMW_*).
  */
 #ifndef KSLOT_SHIM_H
 #define KSLOT_SHIM_H
@@ -27,7 +74,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -40,6 +86,9 @@ typedef unsigned int gfp_t;
 /* ---- compiler ---- */
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+/* <linux/prefetch.h>: prefetchw() is PREFETCHW on x86, as here. */
+#define prefetch(x)		__builtin_prefetch(x)
+#define prefetchw(x)		__builtin_prefetch(x, 1)
 #ifndef barrier
 #define barrier()		__asm__ __volatile__("" : : : "memory")
 #endif
@@ -53,9 +102,31 @@ typedef unsigned int gfp_t;
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_acquire__after_ctrl_dep()	smp_rmb()
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
-#define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+/* Per-thread counters: one %fs-relative instruction each. */
+#define KSLOT_SHIM_TLS		__attribute__((__tls_model__("local-exec")))
+/* The kinds of atomic read-modify-write the counting build tells apart. */
+enum {
+	KSLOT_SHIM_RMW_LOCK,		/* a spinlock acquire (cmpxchg) */
+	KSLOT_SHIM_RMW_CMPXCHG,		/* cmpxchg64(), kref_get_unless_zero() */
+	KSLOT_SHIM_RMW_CMPXCHG128,	/* try_cmpxchg128() */
+	KSLOT_SHIM_RMW_XCHG,		/* xchg() */
+	KSLOT_SHIM_RMW_ADD,		/* atomic*_inc/dec(), kref_put() */
+	KSLOT_SHIM_RMW_KINDS
+};
+
+#ifdef KSLOT_SHIM_COUNT_ATOMICS
+extern __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS]
+	KSLOT_SHIM_TLS;
+#define kslot_shim_count_atomic(kind)	((void)kslot_shim_atomics[kind]++)
+#else
+#define kslot_shim_count_atomic(kind)	((void)0)
+#endif
+#define xchg(p, v) ({							\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_XCHG);					\
+	__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); })
 #define cmpxchg64(p, o, n) ({						\
 	__typeof__(*(p)) __o = (o);					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG);					\
 	__atomic_compare_exchange_n(p, &__o, n, 0, __ATOMIC_SEQ_CST,	\
 				    __ATOMIC_SEQ_CST);			\
 	__o; })
@@ -69,6 +140,8 @@ static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
 {
 	u64 lo = (u64)*o, hi = (u64)(*o >> 64);
 	bool ok;
+
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG128);
 
 	__asm__ __volatile__("lock cmpxchg16b %1"
 			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
@@ -222,10 +295,12 @@ typedef struct {
 #define atomic_set(v, i)	__atomic_store_n(&(v)->counter, i, __ATOMIC_RELAXED)
 #define atomic_long_read(v)	atomic_read(v)
 #define atomic_long_set(v, i)	atomic_set(v, i)
-#define atomic_long_inc(v) \
-	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
-#define atomic_long_dec(v) \
-	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define atomic_long_inc(v) ({					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
+	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
+#define atomic_long_dec(v) ({					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
+	__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define ATOMIC_LONG_INIT(i)	{ (i) }
 
 typedef struct {
@@ -234,8 +309,9 @@ typedef struct {
 
 #define atomic64_read(v)	atomic_read(v)
 #define atomic64_set(v, i)	atomic_set(v, i)
-#define atomic64_inc(v) \
-	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED)
+#define atomic64_inc(v) ({						\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);					\
+	__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 
 struct kref {
 	atomic_t refcount;
@@ -245,7 +321,8 @@ static inline bool kref_get_unless_zero(struct kref *k)
 {
 	int old = atomic_read(&k->refcount);
 
-	while (old && !__atomic_compare_exchange_n(&k->refcount.counter, &old,
+	while (old && (kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG), 1) &&
+	       !__atomic_compare_exchange_n(&k->refcount.counter, &old,
 						   old + 1, false,
 						   __ATOMIC_SEQ_CST,
 						   __ATOMIC_RELAXED))
@@ -255,13 +332,43 @@ static inline bool kref_get_unless_zero(struct kref *k)
 
 static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 {
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_ADD);
 	if (__atomic_sub_fetch(&k->refcount.counter, 1, __ATOMIC_SEQ_CST))
 		return 0;
 	release(k);
 	return 1;
 }
 
-/* ---- locks: real spinlocks ---- */
+/*
+ * ---- preemption: a per-thread count, as the kernel's preempt_count ----
+ * x86 keeps need-resched inverted in the top bit of its count, so that
+ * preempt_enable() is one decrement and a branch on zero.  Here the top
+ * bit (KSLOT_SHIM_PREEMPT_IDLE) stays set except while the thread's lock
+ * holds are tracked (kslot_shim_hold_begin()), when the count reaching
+ * zero takes the branch: the end of a stretch with a lock held.
+ */
+#define KSLOT_SHIM_PREEMPT_IDLE		0x80000000U
+extern __thread unsigned int kslot_shim_preempt_count KSLOT_SHIM_TLS;
+void kslot_shim_preempt_zero(void);
+
+/* One instruction each, as the kernel's %gs-relative incl and decl. */
+static __always_inline void kslot_shim_preempt_disable(void)
+{
+	__asm__ __volatile__("incl %0" : "+m" (kslot_shim_preempt_count)
+			     : : "memory");
+}
+
+static __always_inline void kslot_shim_preempt_enable(void)
+{
+	bool zero;
+
+	__asm__ __volatile__("decl %0" : "+m" (kslot_shim_preempt_count),
+			     "=@ccz" (zero) : : "memory");
+	if (unlikely(zero))
+		kslot_shim_preempt_zero();
+}
+
+/* ---- locks: real spinlocks, with the kernel's fast paths ---- */
 typedef struct {
 	int locked;
 } spinlock_t;
@@ -272,37 +379,38 @@ static inline void spin_lock_init(spinlock_t *l)
 }
 
 /*
- * Lock-hold tracking (kslot_shim_hold_begin()/_end()): while on, the
- * thread's longest stretch with any spinlock held, in thread CPU time (so
- * that the machine's scheduler, which can preempt a userspace lock holder
- * as it cannot preempt a kernel one, does not count).
+ * Lock-hold tracking (kslot_shim_hold_begin()/_end(), called with no lock
+ * held): while on, the thread's longest stretch with any spinlock held, in
+ * thread CPU time (so that the machine's scheduler, which can preempt a
+ * userspace lock holder as it cannot preempt a kernel one, does not
+ * count).  It costs the fast paths nothing: the acquire's expected value
+ * (kslot_shim_lock_expect, 0) is then one no lock word holds, so every
+ * acquire takes the slow path, which notes the start; the release's
+ * preempt count reaches zero, which notes the end.
  */
-extern int kslot_shim_hold_on;
-extern __thread unsigned int kslot_shim_hold_depth;
-extern __thread uint64_t kslot_shim_hold_t0, kslot_shim_hold_max;
+extern __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
 uint64_t kslot_shim_thread_ns(void);
 void kslot_shim_hold_begin(void);
 uint64_t kslot_shim_hold_end(void);
+void kslot_shim_spin_lock_slow(spinlock_t *l);
 
-static inline void spin_lock(spinlock_t *l)
+/* The kernel's queued_spin_lock(): one cmpxchg, else the slow path. */
+static __always_inline void spin_lock(spinlock_t *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
-	if (unlikely(kslot_shim_hold_on) && !kslot_shim_hold_depth++)
-		kslot_shim_hold_t0 = kslot_shim_thread_ns();
+	int old = kslot_shim_lock_expect;
+
+	kslot_shim_preempt_disable();
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_LOCK);
+	if (unlikely(!__atomic_compare_exchange_n(&l->locked, &old, 1, false,
+						  __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED)))
+		kslot_shim_spin_lock_slow(l);
 }
 
-static inline void spin_unlock(spinlock_t *l)
+static __always_inline void spin_unlock(spinlock_t *l)
 {
-	if (unlikely(kslot_shim_hold_on) && kslot_shim_hold_depth &&
-	    !--kslot_shim_hold_depth) {
-		uint64_t t = kslot_shim_thread_ns() - kslot_shim_hold_t0;
-
-		if (t > kslot_shim_hold_max)
-			kslot_shim_hold_max = t;
-	}
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	kslot_shim_preempt_enable();
 }
 
 #define spin_lock_bh(l)				spin_lock(l)
@@ -365,10 +473,10 @@ typedef struct {
 } local_lock_t;
 
 #define local_lock_init(l)			do { } while (0)
-#define local_lock(l)				do { } while (0)
-#define local_unlock(l)				do { } while (0)
-#define local_bh_disable()			do { } while (0)
-#define local_bh_enable()			do { } while (0)
+#define local_lock(l)				kslot_shim_preempt_disable()
+#define local_unlock(l)				kslot_shim_preempt_enable()
+#define local_bh_disable()			kslot_shim_preempt_disable()
+#define local_bh_enable()			kslot_shim_preempt_enable()
 #define local_lock_irqsave(l, f)		do { (f) = 0; } while (0)
 #define local_unlock_irqrestore(l, f)		do { (void)(f); } while (0)
 #define cpus_read_lock()			do { } while (0)
@@ -383,7 +491,9 @@ typedef struct {
 #define KSLOT_SHIM_CPUS			2
 #define KSLOT_SHIM_PERCPU_STRIDE	(1UL << 30)
 #define nr_cpu_ids			KSLOT_SHIM_CPUS
-extern __thread int kslot_shim_cpu;
+extern __thread int kslot_shim_cpu KSLOT_SHIM_TLS;
+/* This CPU's offset, as the kernel's this_cpu_off: one add per access. */
+extern __thread unsigned long kslot_shim_cpu_off KSLOT_SHIM_TLS;
 void kslot_shim_set_cpu(int cpu);
 void *kslot_shim_alloc_percpu(size_t size, size_t align);
 void kslot_shim_free_percpu(void *p);
@@ -397,16 +507,17 @@ void kslot_shim_free_percpu(void *p);
 #define num_possible_cpus()		KSLOT_SHIM_CPUS
 #define smp_processor_id()		kslot_shim_cpu
 #define raw_smp_processor_id()		kslot_shim_cpu
-#define preempt_disable()		barrier()
-#define preempt_enable()		barrier()
-#define migrate_disable()		barrier()
-#define migrate_enable()		barrier()
+#define preempt_disable()		kslot_shim_preempt_disable()
+#define preempt_enable()		kslot_shim_preempt_enable()
+#define migrate_disable()		kslot_shim_preempt_disable()
+#define migrate_enable()		kslot_shim_preempt_enable()
 #define get_cpu()			({ preempt_disable(); kslot_shim_cpu; })
 #define put_cpu()			preempt_enable()
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + \
 			 (size_t)(cpu) * KSLOT_SHIM_PERCPU_STRIDE))
-#define this_cpu_ptr(p)			per_cpu_ptr(p, kslot_shim_cpu)
+#define this_cpu_ptr(p) \
+	((__typeof__(p))((char *)(p) + kslot_shim_cpu_off))
 #define raw_cpu_ptr(p)			this_cpu_ptr(p)
 #define per_cpu(var, cpu)		(*per_cpu_ptr(&(var), cpu))
 #define this_cpu_read(var)		READ_ONCE(*this_cpu_ptr(&(var)))
@@ -587,10 +698,49 @@ static inline struct folio *kslot_shim_virt_to_folio(const void *p)
 #define __free_pages(page, order) \
 	kslot_shim_folio_put(kslot_shim_virt_to_folio(page))
 
-/* ---- RCU: liburcu ---- */
-#define rcu_dereference_check(p, c)	rcu_dereference(p)
+/*
+ * ---- RCU: a per-thread nesting count, as preemptible RCU's ----
+ * Grace periods: see the top of this file and kslot_shim.c.
+ */
+extern __thread int kslot_shim_rcu_nesting KSLOT_SHIM_TLS;
+
+static __always_inline void rcu_read_lock(void)
+{
+	__asm__ __volatile__("incl %0" : "+m" (kslot_shim_rcu_nesting)
+			     : : "memory");
+}
+
+static __always_inline void rcu_read_unlock(void)
+{
+	__asm__ __volatile__("decl %0" : "+m" (kslot_shim_rcu_nesting)
+			     : : "memory");
+}
+
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+};
+
+void kslot_shim_rcu_register(void);
+void kslot_shim_rcu_unregister(void);
+void kslot_shim_synchronize_rcu(void);
+void kslot_shim_call_rcu(struct rcu_head *head,
+			 void (*func)(struct rcu_head *head));
+void kslot_shim_rcu_reclaim(void);
+
+#define rcu_register_thread()		kslot_shim_rcu_register()
+#define rcu_unregister_thread()		kslot_shim_rcu_unregister()
+#define synchronize_rcu()		kslot_shim_synchronize_rcu()
+#define call_rcu(head, func)		kslot_shim_call_rcu(head, func)
+#define rcu_barrier()			kslot_shim_rcu_reclaim()
+#define rcu_dereference(p)		READ_ONCE(p)
+#define rcu_dereference_check(p, c)	READ_ONCE(p)
+#define rcu_dereference_raw(p)		READ_ONCE(p)
+#define rcu_access_pointer(p)		READ_ONCE(p)
 #define rcu_read_lock_any_held()	1
 #define rcu_dereference_protected(p, c)	(p)
+#define rcu_assign_pointer(p, v) \
+	__atomic_store_n(&(p), (__typeof__(p))(v), __ATOMIC_RELEASE)
 #define RCU_INIT_POINTER(p, v)		((p) = (v))
 
 /* ---- lists ---- */

@@ -34,6 +34,12 @@ static inline void *nb_val(uint32_t i)
 int kn_setup(void);
 int kn_map_percpu(void);
 uint64_t kn_count_churn(uint64_t *h, uint32_t n);
+uint64_t kn_atomics(void);
+#define KN_RMW_KINDS	5
+uint64_t kn_atomics_of(int kind);
+const char *kn_rmw_name(int kind);
+uint64_t kn_map_churn_atomics(uint64_t *h, uint32_t n, uint64_t *rm,
+			      uint64_t *al);
 void kn_thread_start(int cpu);
 void kn_thread_stop(void);
 int kn_map_fill(uint32_t n, uint64_t *handles);
@@ -45,6 +51,8 @@ int kn_floor_fill(uint32_t n);
 uint64_t kn_floor_inline_time(const uint64_t *h, uint32_t n,
 			      uint32_t passes);
 uint64_t kn_map_churn_time(uint64_t *h, uint32_t n);
+uint64_t kn_map_bulk_churn_time(uint64_t *h, uint32_t n);
+uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes);
 uint64_t kn_map_remove_time(const uint64_t *h, uint32_t n);
 int kn_map_check(const uint64_t *h, uint32_t n);
 int kn_map_check_live(const uint64_t *h, uint32_t n);
@@ -72,6 +80,14 @@ void kn_count_floor(const uint64_t *h, uint32_t n);
 void kn_count_inline_lookup(const uint64_t *h, uint32_t n);
 void kn_count_inline_floor(const uint64_t *h, uint32_t n);
 void kn_count_inline_base(const uint64_t *h, uint32_t n);
+int kn_tl_fill(const uint64_t *h, uint32_t n);
+void kn_tl_free(void);
+int kn_tl_check(const uint64_t *h, uint32_t n);
+uint64_t kn_tl_inline_time(const uint64_t *h, uint32_t n, uint32_t passes);
+uint64_t kn_fc_inline_time(const uint64_t *h, uint32_t n, uint32_t passes);
+void kn_count_tl(const uint64_t *h, uint32_t n);
+void kn_count_inline_tl(const uint64_t *h, uint32_t n);
+void kn_count_inline_fc(const uint64_t *h, uint32_t n);
 unsigned long kn_sink(void);
 int kn_stall_setup(void);
 int kn_stall_poke(void);
@@ -90,6 +106,8 @@ int kn_sec_fill(const uint64_t *h, uint32_t n);
 uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes);
 
 int xn_setup(void);
+void xn_thread_start(void);
+void xn_thread_stop(void);
 int xn_fill(uint32_t n, uint32_t *ids);
 uint64_t xn_alloc_time(uint32_t n, uint32_t *ids);
 uint64_t xn_load_time(const uint32_t *ids, uint32_t n, uint32_t passes);

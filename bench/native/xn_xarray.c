@@ -24,6 +24,17 @@ int xn_setup(void)
 	return 0;
 }
 
+/* liburcu's registration of a thread that runs XArray code. */
+void xn_thread_start(void)
+{
+	rcu_register_thread();
+}
+
+void xn_thread_stop(void)
+{
+	rcu_unregister_thread();
+}
+
 int xn_fill(uint32_t n, uint32_t *ids)
 {
 	uint32_t i;
