@@ -279,6 +279,62 @@ static void kslot_slots_test_bytes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 }
 
+/* A free account that counts what it is given, then frees it after RCU. */
+struct tacct {
+	struct kslot_free_acct fa;
+	size_t bytes;
+	int calls;
+};
+
+static void tacct_free(struct rcu_head *rcu)
+{
+	/* struct kslot_slots_table starts with its rcu_head. */
+	kvfree(rcu);
+}
+
+static void tacct_queue(struct kslot_free_acct *fa, void *mem,
+			struct rcu_head *rcu, size_t bytes)
+{
+	struct tacct *a = container_of(fa, struct tacct, fa);
+
+	a->bytes += bytes;
+	a->calls++;
+	call_rcu(rcu, tacct_free);
+}
+
+/*
+ * A table with a free account sends it each slot array a growth
+ * replaces, and at destroy its last one, each with what it takes (the
+ * bytes its stats counted).
+ */
+static void kslot_slots_test_free_acct(struct kunit *test)
+{
+	struct tacct a = { .fa.queue = tacct_queue };
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	size_t first;
+	u32 i;
+
+	static_assert(offsetof(struct kslot_slots_table, rcu) == 0);
+	slots_init(test, &s, 1024);
+	kslot_slots_set_free_acct(&s, &a.fa);
+	slots_alloc(test, &s, COOKIE(1));
+	kslot_slots_get_stats(&s, &st);
+	first = st.bytes;
+	KUNIT_EXPECT_EQ(test, a.calls, 0);
+	/* The 257th entry grows the table: the first goes to the account. */
+	for (i = 1; i < 257; i++)
+		slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+	KUNIT_EXPECT_EQ(test, a.bytes, first);
+	kslot_slots_get_stats(&s, &st);
+	kslot_slots_destroy(&s, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, a.calls, 2);
+	KUNIT_EXPECT_EQ(test, a.bytes, first + st.bytes);
+	/* The callbacks are this module's. */
+	rcu_barrier();
+}
+
 static void sum_destroyed(void *obj, u64 handle, void *data)
 {
 	unsigned long *sum = data;
@@ -3451,6 +3507,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_lookup),
 	KUNIT_CASE(kslot_slots_test_replace),
 	KUNIT_CASE(kslot_slots_test_remove),
+	KUNIT_CASE(kslot_slots_test_free_acct),
 	KUNIT_CASE(kslot_slots_test_placeholder),
 	KUNIT_CASE(kslot_slots_test_find),
 	KUNIT_CASE(kslot_slots_test_find_range),

@@ -48,6 +48,14 @@ static size_t kslot_dense_bytes(size_t elem_size, u32 room)
 			size_mul(room, sizeof(u64)));
 }
 
+/* Memory packed array @vals takes. */
+static size_t kslot_dense_vals_bytes(const struct kslot_dense *dense,
+				     const struct kslot_dense_vals *vals)
+{
+	return kslot_kvmalloc_bytes(vals, kslot_dense_bytes(dense->elem_size,
+							    vals->room));
+}
+
 /* The reverse map of packed array @vals. */
 static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
 				 struct kslot_dense_vals *vals)
@@ -176,6 +184,7 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 	struct kslot_dense_vals *vals = rcu_dereference_protected(dense->vals,
 								  true);
 	struct kslot_dense_vals *next = dense->grow.next;
+	struct kslot_free_acct *acct = dense->slots.free_acct;
 	u32 pos;
 
 	if (!dense->elem_size)
@@ -185,10 +194,12 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 	kslot_slots_destroy(&dense->slots, NULL, NULL);
 	RCU_INIT_POINTER(dense->vals, NULL);
 	if (vals)
-		kvfree_rcu(vals, rcu);
+		kslot_free_rcu(acct, vals,
+			       kslot_dense_vals_bytes(dense, vals));
 	/* Never published; freed the same way so any context may destroy. */
 	if (next)
-		kvfree_rcu(next, rcu);
+		kslot_free_rcu(acct, next,
+			       kslot_dense_vals_bytes(dense, next));
 	dense->grow.next = NULL;
 	dense->data = NULL;
 	dense->rev = NULL;
@@ -241,7 +252,8 @@ static void kslot_dense_publish(struct kslot_dense *dense)
 	WRITE_ONCE(dense->room, vals->room);
 	dense->grow.next = NULL;
 	if (old)
-		kvfree_rcu(old, rcu);
+		kslot_free_rcu(dense->slots.free_acct, old,
+			       kslot_dense_vals_bytes(dense, old));
 }
 
 /* Room of the packed array's next growth, for @n more values. */

@@ -103,51 +103,86 @@ static DEFINE_MUTEX(kslot_dev_file_lock);
 static u32 kslot_dev_file_seq;
 
 /*
- * Users, keyed by the opener's kuid, which is global: a user namespace
- * does not give a user a budget of its own (a module cannot add a
- * ucounts type, which would charge every level).  Each open file holds a
- * reference.
+ * Users, keyed by user namespace and kuid, as ucounts are: a user's
+ * charge is charged to the owner of its namespace in the parent
+ * namespace too, and so on up to the initial namespace, so that the uids
+ * of a namespace (an /etc/subuid range, say) spend their creator's budget
+ * instead of each having one of its own.  Each open file's account holds
+ * a reference on its user, and each user on its parent.
  */
 static DEFINE_HASHTABLE(kslot_dev_users, 6);
 static DEFINE_MUTEX(kslot_dev_users_lock);
 
-static unsigned long kslot_user_key(const struct cred *cred)
+static unsigned long kslot_user_key(struct user_namespace *ns, kuid_t uid)
 {
-	return __kuid_val(cred->uid);
+	return hash_ptr(ns, 32) ^ __kuid_val(uid);
+}
+
+/* Drop a reference on @u, and on its parents as they go. */
+static void __kslot_user_put(struct kslot_user *u)
+{
+	struct kslot_user *parent;
+
+	lockdep_assert_held(&kslot_dev_users_lock);
+	while (u && refcount_dec_and_test(&u->ref)) {
+		hash_del(&u->node);
+		WARN_ON_ONCE(atomic64_read(&u->charge.bytes) ||
+			     atomic64_read(&u->charge.pending));
+		parent = u->parent;
+		put_user_ns(u->ns);
+		kfree(u);
+		u = parent;
+	}
+}
+
+/* The user @uid of @ns, with a new reference; kslot_dev_users_lock held. */
+static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
+					   kuid_t uid)
+{
+	unsigned long key = kslot_user_key(ns, uid);
+	struct kslot_user *u, *parent = NULL;
+
+	lockdep_assert_held(&kslot_dev_users_lock);
+	hash_for_each_possible(kslot_dev_users, u, node, key) {
+		if (u->ns == ns && uid_eq(u->uid, uid)) {
+			refcount_inc(&u->ref);
+			return u;
+		}
+	}
+	/* Namespaces nest at most 32 deep: so does this recursion. */
+	if (ns->parent) {
+		parent = __kslot_user_get(ns->parent, ns->owner);
+		if (!parent)
+			return NULL;
+	}
+	u = kslot_should_fail_alloc() ? NULL : kzalloc(sizeof(*u), KSLOT_DEV_GFP);
+	if (!u) {
+		__kslot_user_put(parent);
+		return NULL;
+	}
+	refcount_set(&u->ref, 1);
+	u->ns = get_user_ns(ns);
+	u->uid = uid;
+	u->parent = parent;
+	hash_add(kslot_dev_users, &u->node, key);
+	return u;
 }
 
 static struct kslot_user *kslot_user_get(const struct cred *cred)
 {
-	unsigned long key = kslot_user_key(cred);
 	struct kslot_user *u;
 
 	mutex_lock(&kslot_dev_users_lock);
-	hash_for_each_possible(kslot_dev_users, u, node, key) {
-		if (uid_eq(u->uid, cred->uid)) {
-			refcount_inc(&u->ref);
-			goto out;
-		}
-	}
-	u = kslot_should_fail_alloc() ? NULL : kzalloc(sizeof(*u), KSLOT_DEV_GFP);
-	if (!u)
-		goto out;
-	refcount_set(&u->ref, 1);
-	u->uid = cred->uid;
-	atomic64_set(&u->bytes, 0);
-	hash_add(kslot_dev_users, &u->node, key);
-out:
+	u = __kslot_user_get(cred->user_ns, cred->uid);
 	mutex_unlock(&kslot_dev_users_lock);
 	return u;
 }
 
 static void kslot_user_put(struct kslot_user *u)
 {
-	if (!refcount_dec_and_mutex_lock(&u->ref, &kslot_dev_users_lock))
-		return;
-	hash_del(&u->node);
+	mutex_lock(&kslot_dev_users_lock);
+	__kslot_user_put(u);
 	mutex_unlock(&kslot_dev_users_lock);
-	WARN_ON_ONCE(atomic64_read(&u->bytes));
-	kfree(u);
 }
 
 /* Current limits, clamped to what the implementation can do. */
@@ -169,11 +204,13 @@ struct kslot_rec {
 
 /*
  * Charging.  A table is charged what it really takes: the struct
- * kslot_table, its structure's memory as the structure reports it (slot
- * storage and dense arrays at their capacity, not their live entries, and
- * a growth's new table while it fills), and each separately allocated
- * record at its slab size.  The charge goes to the file (max_bytes) and
- * to the opener's user across all its files (max_user_bytes).
+ * kslot_table and its share of the file's id index (a fixed
+ * KSLOT_TABLE_ID_BYTES), its structure's memory as the structure reports
+ * it (slot storage and dense arrays at their capacity, not their live
+ * entries, and a growth's new table while it fills), and each separately
+ * allocated record at its slab size.  The charge goes to the file
+ * (max_bytes) and to the opener's user across all its files
+ * (max_user_bytes), at every level of its user namespace.
  *
  * - Before an insert, the memory it may allocate is charged up front (the
  *   precharge): the record, and the structure's next growth when the
@@ -182,49 +219,132 @@ struct kslot_rec {
  * - After a write command, kslot_dev_settle() measures the table again and
  *   charges or uncharges the difference; then the precharge is dropped.
  * - Tables never shrink: an emptied table keeps its capacity charged until
- *   DESTROY (or close), which uncharges everything.
+ *   DESTROY (or close), which uncharges everything it uses, and charges
+ *   it as pending until it is freed (below).
  */
 
-/* Add @bytes to counter @c unless that takes it past @limit: -EDQUOT. */
-static int kslot_dev_counter_add(atomic64_t *c, u64 bytes, u64 limit)
+/*
+ * Memory a table stops using (a map record erased or replaced, a slot
+ * array or packed array a growth replaced, what a destroyed table held)
+ * is freed after an RCU grace period, for the lookups that may still
+ * read it, and stays charged until then: as pending bytes, to the file
+ * and to every user level, which count against the limits as the bytes
+ * in use do.  Each file's account batches it: what is freed while a batch
+ * waits for its grace period waits for the next one; a work item frees
+ * each batch once its grace period is over, in process context (so a
+ * large vmalloc()ed array is really freed there), then uncharges it.  An
+ * account outlives its file until its last batch is freed.
+ */
+static struct workqueue_struct *kslot_dev_wq;
+static DECLARE_WAIT_QUEUE_HEAD(kslot_dev_free_wait);
+/* Accounts alive (a file open, or a batch waiting), for module exit. */
+static atomic_long_t kslot_dev_accts = ATOMIC_LONG_INIT(0);
+static atomic64_t kslot_dev_pending = ATOMIC64_INIT(0);
+
+/*
+ * Add @bytes to @c unless its bytes and pending bytes would exceed @limit:
+ * -EDQUOT.
+ */
+static int kslot_charge_add(struct kslot_charge *c, u64 bytes, u64 limit)
 {
-	s64 old = atomic64_read(c);
+	s64 old = atomic64_read(&c->bytes);
 
 	do {
-		if ((u64)old + bytes > limit)
+		/*
+		 * Bytes that @old no longer counts are pending by now: pairs
+		 * with the smp_wmb() of kslot_acct_defer().
+		 */
+		smp_rmb();
+		if ((u64)old + atomic64_read(&c->pending) + bytes > limit)
 			return -EDQUOT;
-	} while (!atomic64_try_cmpxchg(c, &old, old + bytes));
+	} while (!atomic64_try_cmpxchg(&c->bytes, &old, old + bytes));
 	return 0;
 }
 
-static u64 kslot_dev_user_limit(const struct kslot_file *f)
+static u64 kslot_acct_user_limit(const struct kslot_acct *a)
 {
-	return f->user_unlimited ? U64_MAX : READ_ONCE(max_user_bytes);
+	return a->unlimited ? U64_MAX : READ_ONCE(max_user_bytes);
 }
 
-/* Charge @bytes to the file and its user, or fail with -EDQUOT. */
+/*
+ * Charge @bytes to @a's file and each of its user levels, or to none:
+ * -EDQUOT, with *@full set to the counter that would have gone over.
+ */
+static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes,
+				 struct kslot_charge **full)
+{
+	u64 limit = kslot_acct_user_limit(a);
+	struct kslot_user *u, *v;
+
+	*full = &a->charge;
+	if (kslot_charge_add(&a->charge, bytes, READ_ONCE(max_bytes)))
+		return -EDQUOT;
+	for (u = a->user; u; u = u->parent)
+		if (kslot_charge_add(&u->charge, bytes, limit))
+			break;
+	if (!u) {
+		atomic64_add(bytes, &kslot_dev_bytes);
+		return 0;
+	}
+	*full = &u->charge;
+	for (v = a->user; v != u; v = v->parent)
+		atomic64_sub(bytes, &v->charge.bytes);
+	atomic64_sub(bytes, &a->charge.bytes);
+	return -EDQUOT;
+}
+
+/* Has @c freed the @pending bytes it had when its freed count was @freed? */
+static bool kslot_charge_drained(struct kslot_charge *c, u64 freed,
+				 u64 pending)
+{
+	return (u64)atomic64_read(&c->freed) - freed >= pending ||
+	       !atomic64_read(&c->pending);
+}
+
+/*
+ * Charge @bytes to @f and its user, or fail with -EDQUOT.  If a limit is
+ * in the way while memory charged to it waits for its grace period, wait
+ * (killably: -EINTR) until as much has been freed, then try once more.
+ * Process context.
+ */
 static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 {
-	int ret = kslot_dev_counter_add(&f->bytes, bytes, READ_ONCE(max_bytes));
+	struct kslot_charge *c;
+	u64 freed, pending;
+	int ret;
 
-	if (ret)
+	ret = kslot_acct_try_charge(f->acct, bytes, &c);
+	if (ret != -EDQUOT)
 		return ret;
-	ret = kslot_dev_counter_add(&f->user->bytes, bytes,
-				    kslot_dev_user_limit(f));
-	if (ret) {
-		atomic64_sub(bytes, &f->bytes);
-		return ret;
-	}
-	atomic64_add(bytes, &kslot_dev_bytes);
-	return 0;
+	freed = atomic64_read(&c->freed);
+	/*
+	 * The freed count first: a batch freed between the two reads can
+	 * only end the wait early (kslot_acct_work() lowers pending first).
+	 */
+	smp_rmb();
+	pending = atomic64_read(&c->pending);
+	if (!pending)
+		return -EDQUOT;
+	if (wait_event_killable(kslot_dev_free_wait,
+				kslot_charge_drained(c, freed, pending)))
+		return -EINTR;
+	return kslot_acct_try_charge(f->acct, bytes, &c);
 }
 
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
+static void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
+{
+	struct kslot_user *u;
+
+	atomic64_add(delta, &a->charge.bytes);
+	for (u = a->user; u; u = u->parent)
+		atomic64_add(delta, &u->charge.bytes);
+	atomic64_add(delta, &kslot_dev_bytes);
+}
+
 static void kslot_dev_adjust(struct kslot_file *f, s64 delta)
 {
-	atomic64_add(delta, &f->bytes);
-	atomic64_add(delta, &f->user->bytes);
-	atomic64_add(delta, &kslot_dev_bytes);
+	kslot_acct_adjust(f->acct, delta);
 }
 
 static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
@@ -232,10 +352,162 @@ static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
 	kslot_dev_adjust(f, -(s64)bytes);
 }
 
-/* Memory of the struct kslot_table itself. */
+/* Add @delta to the pending bytes of @a and its users. */
+static void kslot_acct_pending(struct kslot_acct *a, s64 delta)
+{
+	struct kslot_user *u;
+
+	atomic64_add(delta, &a->charge.pending);
+	for (u = a->user; u; u = u->parent)
+		atomic64_add(delta, &u->charge.pending);
+	atomic64_add(delta, &kslot_dev_pending);
+}
+
+/* Count @bytes as freed for @a and its users (for waiting charges). */
+static void kslot_acct_freed(struct kslot_acct *a, u64 bytes)
+{
+	struct kslot_user *u;
+
+	atomic64_add(bytes, &a->charge.freed);
+	for (u = a->user; u; u = u->parent)
+		atomic64_add(bytes, &u->charge.freed);
+}
+
+static void kslot_acct_put(struct kslot_acct *a)
+{
+	if (!refcount_dec_and_test(&a->ref))
+		return;
+	WARN_ON_ONCE(atomic64_read(&a->charge.bytes) ||
+		     atomic64_read(&a->charge.pending));
+	kslot_user_put(a->user);
+	kfree(a);
+	atomic_long_dec(&kslot_dev_accts);
+}
+
+/* Start a grace period for the memory freed since the last: a->lock held. */
+static void kslot_acct_start(struct kslot_acct *a)
+{
+	lockdep_assert_held(&a->lock);
+	a->gp = a->next;
+	a->gp_bytes = a->next_bytes;
+	a->next = NULL;
+	a->next_bytes = 0;
+	queue_rcu_work(kslot_dev_wq, &a->rwork);
+}
+
+/* A batch's grace period is over: free it, uncharge it, start the next. */
+static void kslot_acct_work(struct work_struct *work)
+{
+	struct kslot_acct *a = container_of(to_rcu_work(work),
+					    struct kslot_acct, rwork);
+	struct kslot_freed *fr, *next;
+	unsigned long flags;
+	u64 bytes;
+
+	spin_lock_irqsave(&a->lock, flags);
+	fr = a->gp;
+	bytes = a->gp_bytes;
+	a->gp = NULL;
+	a->gp_bytes = 0;
+	spin_unlock_irqrestore(&a->lock, flags);
+	for (; fr; fr = next) {
+		/* @fr lies in the memory it frees. */
+		next = fr->next;
+		kvfree(fr->mem);
+		cond_resched();
+	}
+	kslot_acct_pending(a, -(s64)bytes);
+	/* Pending, then freed: see kslot_dev_charge(). */
+	smp_wmb();
+	kslot_acct_freed(a, bytes);
+	if (wq_has_sleeper(&kslot_dev_free_wait))
+		wake_up_all(&kslot_dev_free_wait);
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (a->next) {
+		kslot_acct_start(a);
+		spin_unlock_irqrestore(&a->lock, flags);
+		return;
+	}
+	a->busy = false;
+	spin_unlock_irqrestore(&a->lock, flags);
+	kslot_acct_put(a);
+}
+
+static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
+
+/*
+ * Free @mem, which a table of @a no longer uses and whose rcu_head is
+ * @rcu, after a grace period.  Its @bytes, charged already, become
+ * pending bytes; the caller then uncharges them from the bytes in use (a
+ * settle, or the uncharge of a destroyed table).  Any context.
+ */
+static void kslot_acct_defer(struct kslot_acct *a, void *mem,
+			     struct rcu_head *rcu, u64 bytes)
+{
+	struct kslot_freed *fr = (struct kslot_freed *)rcu;
+	unsigned long flags;
+
+	kslot_acct_pending(a, bytes);
+	/* Pending before the caller's uncharge: see kslot_charge_add(). */
+	smp_wmb();
+	fr->mem = mem;
+	spin_lock_irqsave(&a->lock, flags);
+	fr->next = a->next;
+	a->next = fr;
+	a->next_bytes += bytes;
+	if (!a->busy) {
+		a->busy = true;
+		refcount_inc(&a->ref);
+		kslot_acct_start(a);
+	}
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
+static void kslot_acct_queue(struct kslot_free_acct *fa, void *mem,
+			     struct rcu_head *rcu, size_t bytes)
+{
+	kslot_acct_defer(container_of(fa, struct kslot_acct, free_acct), mem,
+			 rcu, bytes);
+}
+
+/* The account of a file opened with @cred, or NULL. */
+static struct kslot_acct *kslot_acct_new(const struct cred *cred)
+{
+	struct kslot_acct *a;
+
+	if (kslot_should_fail_alloc())
+		return NULL;
+	a = kzalloc(sizeof(*a), KSLOT_DEV_GFP);
+	if (!a)
+		return NULL;
+	a->user = kslot_user_get(cred);
+	if (!a->user) {
+		kfree(a);
+		return NULL;
+	}
+	refcount_set(&a->ref, 1);
+	/* As pipes: the opener's capability, checked once, at open. */
+	a->unlimited = capable(CAP_SYS_RESOURCE);
+	a->free_acct.queue = kslot_acct_queue;
+	spin_lock_init(&a->lock);
+	INIT_RCU_WORK(&a->rwork, kslot_acct_work);
+	atomic_long_inc(&kslot_dev_accts);
+	return a;
+}
+
+/*
+ * A table alone under each of the XArray nodes below the top one of a
+ * 31-bit index (shifts 0 to 24: 5 of them) takes 5 nodes.
+ */
+static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
+
+/* Memory of the struct kslot_table itself, and of its id in f->tables. */
 static u64 kslot_dev_table_size(void)
 {
-	return kmalloc_size_roundup(sizeof(struct kslot_table));
+	return kmalloc_size_roundup(sizeof(struct kslot_table)) +
+	       KSLOT_TABLE_ID_BYTES;
 }
 
 /* A bounce buffer for one record. */
@@ -281,6 +553,12 @@ static int kslot_table_init(struct kslot_table *t)
 	t->rec_bytes = kslot_map_rec_bytes(t);
 	t->slots = &t->map.slots;
 	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
+}
+
+/* The memory a new table @t stops using stays charged until it is freed. */
+static void kslot_table_set_acct(struct kslot_table *t)
+{
+	kslot_slots_set_free_acct(t->slots, &t->file->acct->free_acct);
 }
 
 /* Slots a walk of a table covers between two resched points. */
@@ -441,33 +719,70 @@ static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
 }
 
-/* Replace the record of kernel handle @h from userspace. */
-static int kslot_table_update(struct kslot_table *t, u64 h,
-			      const void __user *rec_u)
+/* Replace the record of kernel handle @h of map table @t from userspace. */
+static int kslot_map_update(struct kslot_table *t, u64 h,
+			    const void __user *rec_u)
 {
-	struct kslot_rec *rec = kslot_rec_from_user(t, rec_u), *old;
+	struct kslot_rec *rec, *old;
+	bool live;
 	int ret;
 
-	if (IS_ERR(rec))
-		return PTR_ERR(rec);
-	if (kslot_table_is_dense(t)) {
-		ret = kslot_dense_update(&t->dense, h, rec->data);
-		kfree(rec);
+	rcu_read_lock();
+	live = __kslot_map_lookup(&t->map, h);
+	rcu_read_unlock();
+	if (!live)
+		return -ENOENT;
+	/* The new record, while the old one waits for its grace period. */
+	ret = kslot_dev_charge(t->file, t->rec_bytes);
+	if (ret)
 		return ret;
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec)) {
+		ret = PTR_ERR(rec);
+		goto uncharge;
 	}
 	old = kslot_map_replace(&t->map, h, rec);
 	if (IS_ERR_OR_NULL(old)) {
 		kfree(rec);
-		return -ENOENT;
+		ret = -ENOENT;
+		goto uncharge;
 	}
-	kfree_rcu(old, rcu);
-	return 0;
+	/*
+	 * Charged until freed, as pending bytes; the table's charge counts
+	 * the new record already, so the precharge goes.
+	 */
+	kslot_acct_defer(t->file->acct, old, &old->rcu, t->rec_bytes);
+	ret = 0;
+uncharge:
+	kslot_dev_uncharge(t->file, t->rec_bytes);
+	return ret;
 }
 
-/* The record of an entry erased from map table @t: freed after RCU. */
+/* Replace the record of kernel handle @h from userspace. */
+static int kslot_table_update(struct kslot_table *t, u64 h,
+			      const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (!kslot_table_is_dense(t))
+		return kslot_map_update(t, h, rec_u);
+	/* A bounce buffer: the table copies the record in place. */
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_dense_update(&t->dense, h, rec->data);
+	kfree(rec);
+	return ret;
+}
+
+/*
+ * The record of an entry erased from map table @t: freed after RCU, and
+ * charged until then; the caller's settle uncharges it as in use.
+ */
 static void kslot_map_rec_erased(struct kslot_table *t, struct kslot_rec *rec)
 {
-	kfree_rcu(rec, rcu);
+	kslot_acct_defer(t->file->acct, rec, &rec->rcu, t->rec_bytes);
 }
 
 static int kslot_table_erase(struct kslot_table *t, u64 h)
@@ -805,7 +1120,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	info->max_entries = kslot_dev_max_entries();
 	info->max_batch = KSLOT_MAX_BATCH;
 	info->max_bytes = READ_ONCE(max_bytes);
-	info->max_user_bytes = kslot_dev_user_limit(f);
+	info->max_user_bytes = kslot_acct_user_limit(f->acct);
 	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
 	info->import_kinds = kslot_dev_kinds(true);
 	info->image_version = KSLOT_IMAGE_VERSION;
@@ -873,6 +1188,7 @@ static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	}
 	if (ret)
 		goto erase;
+	kslot_table_set_acct(t);
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
 	return t;
@@ -1420,7 +1736,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 			st->rejected += ts.rejected;
 		}
 		st->tables = f->nr_tables;
-		st->bytes = atomic64_read(&f->bytes);
+		st->bytes = atomic64_read(&f->acct->charge.bytes);
 	}
 	up_read(&f->rwsem);
 	return 0;
@@ -1681,14 +1997,15 @@ static int kslot_import_check_slot(const struct kslot_image *img,
  * table grow to (restoring a slot grows the table to it, whatever the
  * slots below hold, so a small image cannot pin a large uncharged slot
  * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
- * slot exists, capped at max_entries.  *@grow is set if a growth is
- * precharged.  Returns the bytes charged, or -EDQUOT.
+ * slot exists, capped at max_entries, each table replacing the last.
+ * *@grow is set if a growth is precharged.  Returns the bytes charged,
+ * -EDQUOT, or -EINTR.
  */
 static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
 {
 	struct kslot_table_stats ts;
-	u64 bytes = live ? t->rec_bytes : 0;
+	u64 bytes = live ? t->rec_bytes : 0, want;
 	u32 nr;
 	int ret;
 
@@ -1703,11 +2020,12 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 			*grow = true;
 		}
 	}
-	if (index >= ts.capacity) {
-		u64 want = ts.capacity;
-
-		while (want <= index)
-			want = want ? 2 * want : KSLOT_SLOTS_MIN;
+	/*
+	 * Every doubling's table: each but the last waits for its grace
+	 * period when the next replaces it, and stays charged until then.
+	 */
+	for (want = ts.capacity; want <= index && want < t->max_entries;) {
+		want = want ? 2 * want : KSLOT_SLOTS_MIN;
 		nr = min_t(u64, want, t->max_entries);
 		bytes += kslot_kvmalloc_bytes(NULL,
 				struct_size_t(struct kslot_slots_table, slots,
@@ -1942,17 +2260,14 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), KSLOT_DEV_GFP);
 	if (!f)
 		return -ENOMEM;
-	f->user = kslot_user_get(file->f_cred);
-	if (!f->user) {
+	f->acct = kslot_acct_new(file->f_cred);
+	if (!f->acct) {
 		kfree(f);
 		return -ENOMEM;
 	}
-	/* As pipes: the opener's capability, checked once, at open. */
-	f->user_unlimited = capable(CAP_SYS_RESOURCE);
 	init_rwsem(&f->rwsem);
 	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	get_random_bytes(&f->secret, sizeof(f->secret));
-	atomic64_set(&f->bytes, 0);
 	f->pid = task_tgid_vnr(current);
 	file->private_data = f;
 	atomic_long_inc(&kslot_dev_files);
@@ -1978,8 +2293,9 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&f->tables);
-	WARN_ON_ONCE(atomic64_read(&f->bytes));
-	kslot_user_put(f->user);
+	/* What the tables freed may still wait for its grace period. */
+	WARN_ON_ONCE(atomic64_read(&f->acct->charge.bytes));
+	kslot_acct_put(f->acct);
 	kfree(f);
 	atomic_long_dec(&kslot_dev_files);
 	return 0;
@@ -1996,10 +2312,11 @@ static const struct file_operations kslot_fops = {
 
 static int kslot_dev_stats_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "files: %ld\ntables: %ld\nbytes: %lld\n",
+	seq_printf(m, "files: %ld\ntables: %ld\nbytes: %lld\npending: %lld\n",
 		   atomic_long_read(&kslot_dev_files),
 		   atomic_long_read(&kslot_dev_tables),
-		   (long long)atomic64_read(&kslot_dev_bytes));
+		   (long long)atomic64_read(&kslot_dev_bytes),
+		   (long long)atomic64_read(&kslot_dev_pending));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_dev_stats);
@@ -2052,9 +2369,14 @@ static int __init kslot_dev_init(void)
 	if (!max_user_bytes)
 		max_user_bytes = max(totalram_pages() / 32 * PAGE_SIZE,
 				     16UL << 20);
+	kslot_dev_wq = alloc_workqueue("kslot_dev_free", 0, 0);
+	if (!kslot_dev_wq)
+		return -ENOMEM;
 	ret = misc_register(&kslot_miscdev);
-	if (ret)
+	if (ret) {
+		destroy_workqueue(kslot_dev_wq);
 		return ret;
+	}
 	kslot_dev_debugfs = kslot_debugfs_create("dev", "stats", NULL,
 						 &kslot_dev_stats_fops);
 	kslot_dev_debugfs_tables = kslot_debugfs_create("dev", "tables", NULL,
@@ -2068,6 +2390,12 @@ static void __exit kslot_dev_exit(void)
 	kslot_debugfs_remove(kslot_dev_debugfs);
 	kslot_debugfs_remove(kslot_dev_debugfs_tables);
 	misc_deregister(&kslot_miscdev);
+	/* Closed files' memory may still wait for its grace period. */
+	while (atomic_long_read(&kslot_dev_accts)) {
+		rcu_barrier();
+		flush_workqueue(kslot_dev_wq);
+	}
+	destroy_workqueue(kslot_dev_wq);
 }
 
 module_init(kslot_dev_init);

@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cred.h>
+#include <linux/kslot_slots.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
 #include <linux/mutex.h>
@@ -14,6 +15,7 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/siphash.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
 
@@ -160,17 +162,80 @@ static inline u64 kslot_unseal(const struct kslot_seal *s, u64 h)
 }
 
 /**
- * struct kslot_user - What one user has charged across its open files.
+ * struct kslot_charge - The counters of one limit: a file's or a user's.
+ * @bytes: Bytes charged for what the tables take now, and precharges.
+ * @pending: Bytes the tables no longer use, waiting for an RCU grace
+ *	period before they are freed.  They count against the limit too.
+ * @freed: Bytes freed after their grace period so far (wraps around);
+ *	a charge that waits for @pending watches it.
+ */
+struct kslot_charge {
+	atomic64_t bytes;
+	atomic64_t pending;
+	atomic64_t freed;
+};
+
+/**
+ * struct kslot_user - What one user of one user namespace has charged
+ *	across its open files.
  * @node: Entry in the module's hash of users.
- * @ref: Open files of this user.
+ * @ref: Open files (their accounts) of this user, and users whose
+ *	namespace's owner it is (@parent).
+ * @ns: The user namespace (a reference is held).
  * @uid: The user.
- * @bytes: Bytes charged against the max_user_bytes limit.
+ * @parent: The owner of @ns in the parent namespace, NULL in the initial
+ *	one: every level is charged, as ucounts do.
+ * @charge: Bytes charged against the max_user_bytes limit.
  */
 struct kslot_user {
 	struct hlist_node node;
 	refcount_t ref;
+	struct user_namespace *ns;
 	kuid_t uid;
-	atomic64_t bytes;
+	struct kslot_user *parent;
+	struct kslot_charge charge;
+};
+
+/*
+ * What the memory a table stops using keeps in its rcu_head while it
+ * waits for its grace period: the next one, and the memory itself.
+ */
+struct kslot_freed {
+	struct kslot_freed *next;
+	void *mem;
+};
+
+/**
+ * struct kslot_acct - The charges of one open file, which outlive it
+ *	while memory it freed waits for a grace period.
+ * @ref: The file, and a batch of memory waiting (@busy).
+ * @charge: Bytes charged against the max_bytes limit.
+ * @user: The opener's charges across its files (a reference is held).
+ * @unlimited: The opener had CAP_SYS_RESOURCE in the initial user
+ *	namespace: max_user_bytes does not apply (its bytes still count for
+ *	every user level).
+ * @free_acct: The hook the file's tables free memory through.
+ * @lock: Protects the lists, their bytes and @busy.
+ * @next: Memory freed since the running grace period started.
+ * @next_bytes: Its bytes.
+ * @gp: Memory freed before it: freed once it ends.
+ * @gp_bytes: Its bytes.
+ * @busy: @rwork is queued or running.
+ * @rwork: Frees @gp after a grace period, then uncharges it.
+ */
+struct kslot_acct {
+	refcount_t ref;
+	struct kslot_charge charge;
+	struct kslot_user *user;
+	bool unlimited;
+	struct kslot_free_acct free_acct;
+	spinlock_t lock;	/* see above */
+	struct kslot_freed *next;
+	u64 next_bytes;
+	struct kslot_freed *gp;
+	u64 gp_bytes;
+	bool busy;
+	struct rcu_work rwork;
 };
 
 /**
@@ -181,10 +246,7 @@ struct kslot_user {
  * @next_id: Cursor for cyclic table id allocation, so ids are not reused
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
- * @bytes: Bytes charged against the max_bytes limit.
- * @user: The opener's charges across its files.
- * @user_unlimited: The opener had CAP_SYS_RESOURCE: max_user_bytes does not
- *	apply to this file (its bytes still count for the user).
+ * @acct: Its charges, and its user's.
  * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
@@ -195,9 +257,7 @@ struct kslot_file {
 	struct xarray tables;
 	u32 next_id;
 	u32 nr_tables;
-	atomic64_t bytes;
-	struct kslot_user *user;
-	bool user_unlimited;
+	struct kslot_acct *acct;
 	siphash_key_t secret;
 	struct list_head node;
 	u32 id;

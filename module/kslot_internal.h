@@ -44,6 +44,22 @@ static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
 }
 
 /*
+ * Free @ptr, whose rcu_head is its field rcu, after a grace period:
+ * through the table's struct kslot_free_acct @acct, which counts @bytes
+ * (evaluated only then) until it is freed, or with kvfree_rcu().
+ */
+#define kslot_free_rcu(acct, ptr, bytes)				\
+	do {								\
+		struct kslot_free_acct *__acct = (acct);		\
+		typeof(ptr) __p = (ptr);				\
+									\
+		if (__acct)						\
+			__acct->queue(__acct, __p, &__p->rcu, (bytes));	\
+		else							\
+			kvfree_rcu(__p, rcu);				\
+	} while (0)
+
+/*
  * Copy-on-grow in batches, the one way kslot grows a flat array that
  * lock-free readers use (the slot core's tables, kslot_dense's packed
  * array; see "Storage" in kslot_slots.h).  The owner allocates the new

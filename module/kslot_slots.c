@@ -111,13 +111,15 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	if (slots) {
 		struct kslot_slots_table *t = kslot_slots_hdr(slots);
 
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(slots));
 	}
 	/* Never published; freed the same way so any context may destroy. */
 	if (s->grow.next) {
 		struct kslot_slots_table *t = s->grow.next;
 
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(t->slots));
 	}
 	s->grow.next = NULL;
 	s->bypass = 0;

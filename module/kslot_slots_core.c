@@ -193,7 +193,8 @@ static void kslot_slots_publish(struct kslot_slots *s)
 		kslot_slots_bypass_end(s);
 	if (old) {
 		t = kslot_slots_hdr(old);
-		kvfree_rcu(t, rcu);
+		kslot_free_rcu(s->free_acct, t,
+			       kslot_slots_table_bytes(old));
 	}
 }
 

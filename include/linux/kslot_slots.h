@@ -324,6 +324,24 @@ struct kslot_grow {
 };
 
 /**
+ * struct kslot_free_acct - Who frees the memory a table stops using.
+ * @queue: Free @mem after an RCU grace period, as kvfree_rcu() would, and
+ *	account for it until then.  @rcu is @mem's rcu_head, the callee's
+ *	to use; @bytes is what @mem takes at the allocator's size.  Called
+ *	maybe with the table lock held, in any context the table's writers
+ *	run in: it must not sleep.
+ *
+ * Optional, per table (kslot_slots_set_free_acct()).  Without one a table
+ * frees a replaced or destroyed slot array (and kslot_dense its packed
+ * array) with kvfree_rcu(), which leaves the memory uncounted until the
+ * kernel gets round to it.
+ */
+struct kslot_free_acct {
+	void (*queue)(struct kslot_free_acct *acct, void *mem,
+		      struct rcu_head *rcu, size_t bytes);
+};
+
+/**
  * struct kslot_slots - A generational slot table.
  *
  * Every field is private: use the functions below.
@@ -391,6 +409,8 @@ struct kslot_slots {
 	struct dentry *debugfs;
 	/* Between the first kslot_slots_restore_*() and restore_done(). */
 	bool restoring;
+	/* Where replaced and destroyed arrays go, or NULL: kvfree_rcu(). */
+	struct kslot_free_acct *free_acct;
 };
 
 /**
@@ -793,6 +813,24 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
 static inline u32 kslot_slots_tag(const struct kslot_slots *s)
 {
 	return READ_ONCE(s->tag);
+}
+
+/**
+ * kslot_slots_set_free_acct() - Send the memory a table stops using to an
+ *	account.
+ * @s: The table, initialised (initialising it clears its account).
+ * @acct: The account, or NULL to go back to kvfree_rcu().
+ *
+ * Every slot array the table replaces as it grows or frees at destroy,
+ * and a kslot_dense table's packed arrays too, then go to @acct->queue(),
+ * which must outlive the table's last call.
+ *
+ * Context: Any context, before the table's first writer.
+ */
+static inline void kslot_slots_set_free_acct(struct kslot_slots *s,
+					     struct kslot_free_acct *acct)
+{
+	s->free_acct = acct;
 }
 
 #endif /* _LINUX_KSLOT_SLOTS_H */

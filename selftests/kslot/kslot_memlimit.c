@@ -212,6 +212,8 @@ static int debug_kernel(void)
 
 /* ---- the unprivileged worker ---- */
 
+struct result;
+
 struct pattern {
 	const char *name;
 	uint32_t kind;
@@ -221,6 +223,11 @@ struct pattern {
 	int many;		/* many files, each many small tables */
 	uint64_t file_limit;	/* max_bytes and max_user_bytes, if not */
 	uint64_t user_limit;	/* FILE_LIMIT and USER_LIMIT */
+	/* An attack of the peak test: its own run (and set-up) instead. */
+	void (*attack)(const struct pattern *p, struct result *r);
+	int (*prepare)(const struct pattern *p);
+	int odd;		/* record sizes vary by file */
+	uint32_t image_kind;	/* IMPORT attacks: the image's */
 };
 
 struct result {
@@ -279,13 +286,21 @@ static int erase_all(int fd, uint32_t t, uint32_t n)
 	return 0;
 }
 
+/* Record sizes that leave odd remainders in slabs and packed arrays. */
+static const uint32_t odd_sizes[] = { 4083, 1000, 2049, 33 };
+
 static void run_pattern(const struct pattern *p, struct result *r)
 {
 	struct kslot_stats st;
-	uint32_t f, i, t, n;
+	uint32_t f, i, t, n, rs, kind;
 	int ret;
 
 	for (f = 0; f < p->files; f++) {
+		/* Odd sizes: dense and map files in turn. */
+		rs = p->odd ? odd_sizes[f % ARRAY_SIZE(odd_sizes)] :
+			      p->record_size;
+		kind = !p->odd ? p->kind : f & 1 ? KSLOT_KIND_MAP :
+						    KSLOT_KIND_DENSE;
 		fds[f] = kslot_open();
 		if (fds[f] < 0) {
 			WFAIL(r, fds[f]);
@@ -293,9 +308,9 @@ static void run_pattern(const struct pattern *p, struct result *r)
 		}
 		r->files++;
 		for (i = 0; i < p->tables; i++) {
-			ret = kslot_create(fds[f], p->kind, p->record_size,
+			ret = kslot_create(fds[f], kind, rs,
 					   p->many ? 16 :
-					   p->kind == KSLOT_KIND_MAP ? 1U << 20 :
+					   kind == KSLOT_KIND_MAP ? 1U << 20 :
 					   1U << 16, &t);
 			if (ret == -EDQUOT) {
 				r->edquot++;
@@ -312,13 +327,13 @@ static void run_pattern(const struct pattern *p, struct result *r)
 			if (p->many) {
 				/* One record: the table's first growth. */
 				ret = kslot_insert(fds[f], t, recbuf,
-						   p->record_size, &handles[0]);
+						   rs, &handles[0]);
 				n = !ret;
 				if (n && !r->first_bytes &&
 				    !kslot_stats(fds[f], t, &st))
 					r->first_bytes = st.bytes;
 			} else {
-				ret = fill(fds[f], t, p->record_size, &n);
+				ret = fill(fds[f], t, rs, &n);
 			}
 			r->inserted += n;
 			if (ret == -EDQUOT)
@@ -344,7 +359,7 @@ static void run_pattern(const struct pattern *p, struct result *r)
 		r->charged += st.bytes;
 		if (st.bytes > r->max_file)
 			r->max_file = st.bytes;
-		if (p->kind == KSLOT_KIND_MAP)
+		if (kind == KSLOT_KIND_MAP)
 			r->map_records += st.entries;
 	}
 }
@@ -404,9 +419,14 @@ static int start_worker(struct worker *w, const struct pattern *p,
 			_exit(2);
 		memset(recbuf, 0x5a, (size_t)BATCH * 4096);
 		memset(handles, 0, sizeof(handles));
+		if (p->prepare && p->prepare(p))
+			_exit(2);
 		wsend(up[1], 'r');
 		wrecv(down[0]);
-		run_pattern(p, &r);
+		if (p->attack)
+			p->attack(p, &r);
+		else
+			run_pattern(p, &r);
 		if (write(up[1], &r, sizeof(r)) != sizeof(r))
 			_exit(3);
 		wrecv(down[0]);
@@ -794,6 +814,63 @@ TEST_F_TIMEOUT(nobody, refill_elsewhere, 600)
 }
 
 /*
+ * A subordinate uid spends its namespace owner's budget: a child of
+ * 65534 unshares its user namespace, root in the parent maps uid 0 in it
+ * to kuid 100000 (as newuidmap does with an /etc/subuid range), and the
+ * child, now kuid 100000, cannot store what 65534 has no room for.
+ * Called as 65534 (saved uid 0) with 65534's budget used up.
+ */
+static void subuid_spends_owners(struct __test_metadata *_metadata)
+{
+	int ready[2], mapped[2], status, ok;
+	char path[64], ch;
+	uint32_t t;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(mapped));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd, ret;
+
+		if (unshare(CLONE_NEWUSER))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 ||
+		    read(mapped[0], &ch, 1) != 1 || ch != 'm')
+			_exit(2);
+		if (setresuid(0, 0, 0))
+			_exit(4);
+		fd = kslot_open();
+		if (fd < 0)
+			_exit(3);
+		ret = kslot_create(fd, KSLOT_KIND_MAP, 4096, 8, &t);
+		if (!ret)
+			ret = kslot_insert(fd, t, recbuf, 4096, handles);
+		ksft_print_msg("subuid: uid %d in the namespace: %d\n",
+			       getuid(), ret);
+		_exit(ret == -EDQUOT ? 0 : 1);
+	}
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	/* Root in the parent namespace, for the map only. */
+	ASSERT_EQ(0, setresuid(-1, 0, -1));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	ok = !write_file(path, "0 100000 1");
+	ASSERT_EQ(0, setresuid(-1, NOBODY, -1));
+	ASSERT_EQ(1, write(mapped[1], ok ? "m" : "n", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(ready[0]);
+	close(ready[1]);
+	close(mapped[0]);
+	close(mapped[1]);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		SKIP(return, "no user namespace, or no uid map, here");
+	/* 0: -EDQUOT as kuid 100000; 1: it got a budget of its own. */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
  * A new user namespace gives no new budget: a child of uid 65534 that
  * unshares its user namespace (and is root in it) still counts as 65534,
  * so the file it opens cannot store what the parent's files left no room
@@ -845,6 +922,7 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 		SKIP(return, "no unprivileged user namespaces here");
 	/* 0: -EDQUOT in the new namespace; 1: it got a budget of its own. */
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	subuid_spends_owners(_metadata);
 	close(a);
 	close(b);
 	close(c);
@@ -858,39 +936,55 @@ TEST_F_TIMEOUT(nobody, user_namespace, 600)
 #define HIGH_FIRST	16384U
 #define HIGH_LIVE	256U
 
-static void *high_image(size_t *size)
+/*
+ * An image of a @kind table of @max slots: @live records of @rs bytes in
+ * slots @first on, then, with @free_last, slot @max - 1 free at
+ * generation 2 (a table of @max slots, and nothing in it).
+ */
+static void *make_image(uint32_t kind, uint32_t rs, uint32_t max,
+			uint32_t first, uint32_t live, int free_last,
+			size_t *size)
 {
 	struct kslot_image hdr = {
 		.magic = KSLOT_IMAGE_MAGIC, .version = KSLOT_IMAGE_VERSION,
-		.kind = KSLOT_KIND_DENSE, .record_size = HIGH_RS,
-		.max_entries = HIGH_MAX, .nr_slots = HIGH_LIVE,
-		.live = HIGH_LIVE,
+		.kind = kind, .record_size = rs, .max_entries = max,
+		.nr_slots = live + !!free_last, .live = live,
 		/* A key that mixes (see the uapi header). */
 		.seal = { 0x9e3779b97f4a7c15ULL, 0xff51afd7ed558ccdULL,
 			  0xc4ceb9fe1a85ec53ULL },
 	};
+	struct kslot_image_slot is = { .gen = 2, .state = KSLOT_SLOT_FREE };
 	uint8_t *img, *p;
 	uint32_t i;
 
-	*size = sizeof(hdr) +
-		HIGH_LIVE * (sizeof(struct kslot_image_slot) + HIGH_RS);
+	*size = sizeof(hdr) + hdr.nr_slots * sizeof(is) + (size_t)live * rs;
 	img = calloc(1, *size);
 	if (!img)
 		return NULL;
 	memcpy(img, &hdr, sizeof(hdr));
 	p = img + sizeof(hdr);
-	for (i = 0; i < HIGH_LIVE; i++) {
-		struct kslot_image_slot is = {
-			.index = HIGH_FIRST + i, .gen = 1,
+	for (i = 0; i < live; i++) {
+		struct kslot_image_slot ls = {
+			.index = first + i, .gen = 1,
 			.state = KSLOT_SLOT_LIVE,
 		};
 
+		memcpy(p, &ls, sizeof(ls));
+		p += sizeof(ls);
+		memset(p, i, rs);
+		p += rs;
+	}
+	if (free_last) {
+		is.index = max - 1;
 		memcpy(p, &is, sizeof(is));
-		p += sizeof(is);
-		memset(p, i, HIGH_RS);
-		p += HIGH_RS;
 	}
 	return img;
+}
+
+static void *high_image(size_t *size)
+{
+	return make_image(KSLOT_KIND_DENSE, HIGH_RS, HIGH_MAX, HIGH_FIRST,
+			  HIGH_LIVE, 0, size);
 }
 
 /* The file holds no table and is charged nothing. */
@@ -1009,6 +1103,338 @@ TEST_F_TIMEOUT(nobody, import_charged_first, 600)
 		close(im[i].fd);
 	pthread_barrier_destroy(&go);
 	free(img);
+}
+
+/* ---- the peak, sampled while each attack runs ---- */
+
+/*
+ * Small limits, so that each attack is short: the peak test runs them
+ * all, one after the other, each in a worker of its own (uid 65534, in
+ * the memory cgroup where there is one), sampling memory.current and
+ * MemAvailable every millisecond or so while it runs.
+ */
+#define PEAK_LIMIT	(4 * MiB)
+#define PEAK_MS		600	/* the loops of the churn attacks */
+#define PEAK_THREADS	16
+#define DEV_STATS	"/sys/kernel/debug/kslot/dev-stats"
+
+static void *peak_img;
+static size_t peak_img_size;
+
+/*
+ * The IMPORT attacks' image, made before the baseline: records in slots
+ * 8192 on of a 16384-slot table (256 KiB of slots): map, 192 of 4096
+ * bytes (each an 8 KiB object); dense, 256 of 4000 (a packed array just
+ * under 1 MiB).  Or (many) an empty map table of 65534 slots, just under
+ * 1 MiB of slot array, from a 96-byte image: one free slot at its end.
+ */
+static int peak_prepare_import(const struct pattern *p)
+{
+	if (p->many)
+		peak_img = make_image(KSLOT_KIND_MAP, 64, 65534, 0, 0, 1,
+				      &peak_img_size);
+	else if (p->kind == KSLOT_KIND_MAP)
+		peak_img = make_image(p->kind, 4096, 16384, 8192, 192, 0,
+				      &peak_img_size);
+	else
+		peak_img = make_image(p->kind, 4000, 16384, 8192, 256, 0,
+				      &peak_img_size);
+	return !peak_img;
+}
+
+struct peak_thread {
+	const struct pattern *p;
+	int fd;
+	uint32_t edquot;
+	uint64_t done;
+	int err, line;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void pt_fail(struct peak_thread *pt, int err, int line)
+{
+	pt->err = err;
+	pt->line = line;
+}
+
+#define PT_FAIL(pt, e)	pt_fail(pt, e, __LINE__)
+
+/*
+ * IMPORT, then DESTROY what it made: p->tables times, or (0) for
+ * PEAK_MS.  -EDQUOT is expected (the others' tables, or memory waiting
+ * for its grace period, take the room); nothing else.
+ */
+static void *peak_import_loop(void *arg)
+{
+	struct peak_thread *pt = arg;
+	long long end = now_ms() + PEAK_MS;
+	uint32_t i, t;
+	int ret;
+
+	for (i = 0; pt->p->tables ? i < pt->p->tables : now_ms() < end;
+	     i++) {
+		ret = kslot_import(pt->fd, peak_img, peak_img_size, &t);
+		if (ret == -EDQUOT) {
+			pt->edquot++;
+			continue;
+		}
+		if (ret) {
+			PT_FAIL(pt, ret);
+			break;
+		}
+		pt->done++;
+		ret = kslot_destroy(pt->fd, t);
+		if (ret) {
+			PT_FAIL(pt, ret);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* INSERT a batch of 64 records of 4096 bytes, ERASE them, for PEAK_MS. */
+static void *peak_churn_loop(void *arg)
+{
+	struct peak_thread *pt = arg;
+	long long end = now_ms() + PEAK_MS;
+	uint64_t h[64];
+	uint32_t t, n, done;
+	int ret;
+
+	ret = kslot_create(pt->fd, KSLOT_KIND_MAP, 4096, 1U << 16, &t);
+	if (ret) {
+		PT_FAIL(pt, ret);
+		return NULL;
+	}
+	while (now_ms() < end) {
+		n = 0;
+		ret = kslot_insert_batch(pt->fd, t, recbuf, 4096, 64, h, &n);
+		if (ret == -EDQUOT)
+			pt->edquot++;
+		else if (ret)
+			PT_FAIL(pt, ret);
+		pt->done += n;
+		if (n && kslot_erase_batch(pt->fd, t, h, n, &done))
+			PT_FAIL(pt, -EIO);
+		if (pt->err)
+			break;
+	}
+	return NULL;
+}
+
+/* p->files threads (0: one per CPU), a file each, running @fn. */
+static void peak_threads(const struct pattern *p, struct result *r,
+			 void *(*fn)(void *))
+{
+	struct peak_thread pt[PEAK_THREADS] = { 0 };
+	pthread_t th[PEAK_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t i, n = p->files ? p->files : cpus > 0 ? cpus : 1;
+
+	if (n > PEAK_THREADS)
+		n = PEAK_THREADS;
+	for (i = 0; i < n; i++) {
+		pt[i].p = p;
+		fds[i] = kslot_open();
+		pt[i].fd = fds[i];
+		if (pt[i].fd < 0) {
+			WFAIL(r, pt[i].fd);
+			return;
+		}
+		r->files++;
+	}
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, fn, &pt[i])) {
+			WFAIL(r, -EAGAIN);
+			n = i;
+		}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		r->edquot += pt[i].edquot;
+		r->inserted += pt[i].done;
+		if (pt[i].err && !r->err)
+			wfail(r, pt[i].err, pt[i].line);
+	}
+}
+
+static void peak_import(const struct pattern *p, struct result *r)
+{
+	peak_threads(p, r, peak_import_loop);
+}
+
+static void peak_churn(const struct pattern *p, struct result *r)
+{
+	peak_threads(p, r, peak_churn_loop);
+}
+
+static const struct pattern peak_patterns[] = {
+	/* Map 4096 B is mem.pinned's, and the churn's below. */
+	{ "dense 4083 B, fill/erase/next", KSLOT_KIND_DENSE, 4083, 1, 2 },
+	{ "odd sizes, 4 files, fill/erase/next", 0, 0, 4, 2, .odd = 1 },
+	{ "dense IMPORT, 1 file", KSLOT_KIND_DENSE, 4000, 1, 2,
+	  .attack = peak_import, .prepare = peak_prepare_import },
+	{ "dense IMPORT, 4 files", KSLOT_KIND_DENSE, 4000, 4, 1,
+	  .attack = peak_import, .prepare = peak_prepare_import },
+	{ "map IMPORT, 1 file", KSLOT_KIND_MAP, 4096, 1, 2,
+	  .attack = peak_import, .prepare = peak_prepare_import },
+	{ "map IMPORT, 4 files", KSLOT_KIND_MAP, 4096, 4, 1,
+	  .attack = peak_import, .prepare = peak_prepare_import },
+	{ "IMPORT+DESTROY, every CPU", KSLOT_KIND_MAP, 64, 0, 0, 1,
+	  .attack = peak_import, .prepare = peak_prepare_import },
+	{ "insert/erase churn, every CPU", KSLOT_KIND_MAP, 4096, 0, 0,
+	  .attack = peak_churn },
+};
+
+/* Bytes kslot has freed but waiting for a grace period (debugfs), or -1. */
+static long long dev_pending(void)
+{
+	char buf[256], *p;
+
+	if (read_file(DEV_STATS, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "pending: ");
+	return p ? atoll(p + 9) : -1;
+}
+
+/*
+ * Until kslot frees nothing more and the memory counts hold still for
+ * two samples 50 ms apart: at most 1 s.
+ */
+static void peak_settle(int cgroup)
+{
+	long long last = -1, now;
+	int i, stable = 0;
+
+	for (i = 0; i < 20 && stable < 2; i++) {
+		usleep(50 * 1000);
+		now = cgroup ? read_num(CGDIR "/memory.current") :
+			       -meminfo("MemAvailable");
+		stable = dev_pending() <= 0 && last >= 0 &&
+			 llabs(now - last) < 64 * 1024 ? stable + 1 : 0;
+		last = now;
+	}
+}
+
+/*
+ * Debug metadata of the map records that the limit holds at most, live
+ * or waiting for their grace period.
+ */
+static long long peak_allow(const struct pattern *p, int memcg)
+{
+	long long allow = 0, a;
+	uint32_t i, rs;
+
+	for (i = 0; i < (p->odd ? ARRAY_SIZE(odd_sizes) : 1); i++) {
+		rs = p->odd ? odd_sizes[i] : p->record_size;
+		if (!p->odd && p->kind != KSLOT_KIND_MAP)
+			break;
+		if (p->many)
+			break;
+		a = (long long)(PEAK_LIMIT / rec_alloc(rs)) *
+		    debug_per_record(16 + rs, memcg);
+		if (a > allow)
+			allow = a;
+	}
+	return allow;
+}
+
+static void run_peak(struct __test_metadata *_metadata, int cgroup,
+		     const struct pattern *p)
+{
+	long long cur0 = 0, avail0, cur, avail, peak_cg = 0, peak = 0;
+	long long limit = PEAK_LIMIT * 5 / 4 + SLACK, allow = 0, allow_cg = 0;
+	struct worker w = { 0 };
+	struct pollfd pfd;
+	struct result r;
+	long samples = 0;
+	long long t0;
+
+	ASSERT_EQ(0, start_worker(&w, p, cgroup ? CGDIR "/cgroup.procs" :
+						  NULL));
+	wrecv(w.from_child);
+	peak_settle(cgroup);
+	avail0 = meminfo("MemAvailable");
+	if (cgroup)
+		cur0 = read_num(CGDIR "/memory.current");
+	t0 = now_ms();
+	wsend(w.to_child, 'g');
+	pfd = (struct pollfd){ .fd = w.from_child, .events = POLLIN };
+	do {
+		if (cgroup) {
+			cur = read_num(CGDIR "/memory.current");
+			if (cur - cur0 > peak_cg)
+				peak_cg = cur - cur0;
+		}
+		/* Slower to read; only reported where there is a cgroup. */
+		if (!cgroup || !(samples % 4)) {
+			avail = meminfo("MemAvailable");
+			if (avail0 - avail > peak)
+				peak = avail0 - avail;
+		}
+		samples++;
+	} while (poll(&pfd, 1, 1) == 0);
+	t0 = now_ms() - t0;
+	ASSERT_EQ(sizeof(r), read(w.from_child, &r, sizeof(r)));
+	wsend(w.to_child, 'c');
+	wrecv(w.from_child);
+	wsend(w.to_child, 'x');
+	ASSERT_EQ(0, stop_worker(&w));
+	free(peak_img);
+	peak_img = NULL;
+
+	EXPECT_EQ(0, r.err) {
+		TH_LOG("%s: worker: errno %d at line %d", p->name, r.err,
+		       r.line);
+	}
+	if (debug_kernel()) {
+		allow = peak_allow(p, 0);
+		allow_cg = peak_allow(p, 1);
+	}
+	ksft_print_msg("%s: %u files, %llu done, %u -EDQUOT, %ld samples in %lld ms\n",
+		       p->name, r.files, (unsigned long long)r.inserted,
+		       r.edquot, samples, t0);
+	ksft_print_msg("%s: peak MemAvailable -%lld: %.2fx, %.2fx without %lld\n",
+		       p->name, peak, (double)peak / PEAK_LIMIT,
+		       (double)(peak - allow) / PEAK_LIMIT, allow);
+	if (cgroup)
+		ksft_print_msg("%s: peak memory.current +%lld: %.2fx, %.2fx without %lld\n",
+			       p->name, peak_cg, (double)peak_cg / PEAK_LIMIT,
+			       (double)(peak_cg - allow_cg) / PEAK_LIMIT,
+			       allow_cg);
+	/* As in mem.pinned: the cgroup's count where there is one. */
+	if (cgroup) {
+		EXPECT_GE(limit, peak_cg - allow_cg) {
+			TH_LOG("%s: peak memory.current over the limit",
+			       p->name);
+		}
+	} else {
+		EXPECT_GE(limit, peak - allow) {
+			TH_LOG("%s: peak MemAvailable over the limit",
+			       p->name);
+		}
+	}
+}
+
+/*
+ * The peak memory each attack pins, sampled while it runs, is at most
+ * 1.25 times max_user_bytes plus a fixed slack: memory waiting for an RCU
+ * grace period counts, as it is charged until it is freed.
+ */
+TEST_F_TIMEOUT(nobody, peak, 600)
+{
+	size_t i;
+
+	ASSERT_EQ(0, write_num(PARAM("max_bytes"), PEAK_LIMIT));
+	ASSERT_EQ(0, write_num(PARAM("max_user_bytes"), PEAK_LIMIT));
+	for (i = 0; i < ARRAY_SIZE(peak_patterns); i++)
+		run_peak(_metadata, self->s.cgroup, &peak_patterns[i]);
 }
 
 struct stuck {

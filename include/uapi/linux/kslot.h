@@ -41,13 +41,33 @@
  *            read as "too many open files")
  *   -EDQUOT  the memory the file's tables take (each table, its slots or
  *            arrays at their allocated capacity, each record at its slab
- *            size) would exceed max_bytes, or the memory of all the files
- *            of the opener's user (its kuid: a user namespace does not
- *            give a new budget) would exceed max_user_bytes (not applied to files opened
- *            with CAP_SYS_RESOURCE).  An insert that would grow a table
- *            counts the growth.  Tables do not shrink: erasing gives back
- *            a map table's records, and only DESTROY or close gives back
- *            a table's capacity.
+ *            size, and a fixed KSLOT_TABLE_ID_BYTES for the table's id)
+ *            would exceed max_bytes, or the memory of all the files of
+ *            the opener's user would exceed max_user_bytes (not applied
+ *            to files opened with CAP_SYS_RESOURCE in the initial user
+ *            namespace).  A user is a uid of a user namespace, and its
+ *            memory counts for the namespace's owner in the parent
+ *            namespace too, up to the initial namespace, as ucounts
+ *            count (so a namespace's uids, an /etc/subuid range mapped
+ *            by newuidmap say, spend their creator's budget, at every
+ *            level against max_user_bytes).  An insert that would grow
+ *            a table counts the growth.  Tables do not shrink: erasing
+ *            gives back a map table's records, and only DESTROY or close
+ *            gives back a table's capacity.
+ *
+ *            Memory stays charged until it is freed: a record erased or
+ *            replaced, a slot array or packed array that a growth
+ *            replaced, and everything of a destroyed table (or of a
+ *            closed file) wait for an RCU grace period before they are
+ *            freed, and count against both limits until then (STATS
+ *            bytes does not show them).  A command that would pass a
+ *            limit while such memory is waiting does not fail at once:
+ *            it waits, killably (-EINTR on a fatal signal), until as
+ *            much as was waiting has been freed (a grace period or two,
+ *            milliseconds), then checks once more, and fails with
+ *            -EDQUOT only if the limit still holds it back.  An UPDATE
+ *            of a map table needs room for one more record: the new one
+ *            while the old one waits.
  *   -ENOMEM  the kernel could not allocate memory (memcg limit included;
  *            the OOM killer is not invoked for a table's memory)
  *
@@ -80,6 +100,14 @@
 #include <linux/types.h>
 
 #define KSLOT_ABI_VERSION	1
+
+/*
+ * What each table is charged for its id in its file's index of tables,
+ * a fixed estimate whatever ids the file's tables hold: the index is an
+ * XArray of 31-bit ids, where one table may be alone in up to 5 nodes of
+ * 576 bytes (64-bit), however far apart CREATE spaces the ids.
+ */
+#define KSLOT_TABLE_ID_BYTES	3072
 
 /*
  * The ioctl type.  0xBC has no entry in the 6.12 kernel's
@@ -250,7 +278,11 @@ struct kslot_stats {
 	__u64 entries;		/* out: live entries */
 	__u64 capacity;		/* out: slots allocated */
 	__u64 max_entries;	/* out: capacity limit (sum for the file) */
-	__u64 bytes;		/* out: bytes charged against max_bytes */
+	/*
+	 * out: bytes charged against max_bytes for what the tables take
+	 * now (not memory they freed that waits for a grace period)
+	 */
+	__u64 bytes;
 	__u64 retired;		/* out: slots retired for good */
 	__u64 rejected;		/* out: nonzero handles naming no live entry */
 };
