@@ -92,8 +92,9 @@ check-rt: rt-vm
 check-quick: test-modules bench-module selftests tools iommufd
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
-	KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
-	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source
+	$(IOMMUFD_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source \
+		iommufd-cache=$(IOMMUFD_CACHE)
 
 # Build the modules against the test kernel and stage the KUnit modules.
 test-modules: kernel
@@ -106,7 +107,14 @@ test-modules: kernel
 
 # iommufd on kslot (clients/iommufd/): the converted module, iommufd's own
 # selftests and ours, staged with the stock iommufd.ko for the check VM.
+# The stock module's results are cached under a key of what they depend
+# on (scripts/iommufd.sh); the check VM runs it only when they are not, or
+# with IOMMUFD_STOCK=1.
 IOMMUFD_VM := $(BUILD)/iommufd/vm
+IOMMUFD_CACHE = $$(cat $(BUILD)/iommufd/stock-cache)
+IOMMUFD_ENV = KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) \
+	KSLOT_IOMMUFD_MODULES="$$(test -f $(IOMMUFD_CACHE)/results.log && \
+		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"
 iommufd: test-modules
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/iommufd.sh $$kdir $(BUILD)/iommufd
 
@@ -144,10 +152,11 @@ check: test-modules rt-modules selftests tools iommufd
 	pid=$$!; $(MAKE) -s stock-vms; rc=$$?; wait $$pid; \
 	cat $(VM_OUT)/host-checks.log; exit $$rc
 	@kdir=$(TEST_KDIR); \
-	KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT)
+	$(IOMMUFD_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT)
 	@$(MAKE) -s rt-vm
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source \
+		iommufd-cache=$(IOMMUFD_CACHE) \
 		debug=$(RT_OUT) $$(cat $(VM_OUT)/stock-dirs)
 
 run: test-modules tools

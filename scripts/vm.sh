@@ -15,7 +15,9 @@
 # the *_test.ko of $KSLOT_TESTS_DIR, default build/tests), the
 # selftests (build/selftests/*), the tools (build/bin/*), the demo
 # (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
-# iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd.
+# iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd, with
+# $KSLOT_IOMMUFD_MODULES (default "stock kslot") the iommufd modules it
+# runs the selftests on.
 #
 # While QEMU runs, scripts/vm-progress.py prints a line per suite or
 # program the guest reports, a kernel panic/Oops/BUG/WARNING line as it
@@ -58,8 +60,10 @@ testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 	{ cp "$testsdir"/*_test.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
 # iommufd, stock and converted (check mode; scripts/iommufd.sh builds it
 # for the test kernel only).
-[ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ] &&
+if [ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ]; then
 	cp -r "$KSLOT_IOMMUFD_DIR" "$root/lib/kslot/iommufd"
+	echo "${KSLOT_IOMMUFD_MODULES:-stock kslot}" > "$root/lib/kslot/iommufd/modules"
+fi
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
 fi
