@@ -9,7 +9,8 @@ are TAP.  Any kernel splat on the console, or missing results, fails the
 run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.  The wall times
 scripts/vm.sh (OUTDIR/vm-time) and make check (OUTDIR/host-checks.time)
-record are shown beside the counts; they are never judged.
+record are shown beside the counts, and make check's OUTDIR/check.time
+(the two lanes of VMs and host checks); they are never judged.
 
 Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [iommufd-cache=DIR]
                   [[debug=]OUTDIR...]
@@ -494,7 +495,11 @@ def main():
             print('time: VM %s' % vm)
     host = wall_time(os.path.join(outdir, 'host-checks.time'))
     if mode == 'check' and host:
-        print('time: host checks %s (beside the stock-kernel VMs)' % host)
+        print('time: host checks %s (beside the debug VM)' % host)
+    lanes = wall_time(os.path.join(outdir, 'check.time'))
+    if mode == 'check' and lanes:
+        print('time: tests %s (the debug VM, then the stock VMs; beside '
+              'them the host checks, then the RT VM)' % lanes)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:

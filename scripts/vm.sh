@@ -25,6 +25,10 @@
 # for $KSLOT_VM_SILENCE seconds (default 300; the VM is not stopped for
 # that: $KSLOT_VM_TIMEOUT, default 1500, does).  OUTDIR/vm-time gets the
 # VM's wall time in seconds, for scripts/verdict.py's summary.
+#
+# For VMs that run at once (make check): $KSLOT_VM_LABEL names this one in
+# every line printed, and the file $KSLOT_VM_STAGED is created once the
+# initramfs is written (nothing of the tree is read after that).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,6 +83,8 @@ if [ "$mode" = script ]; then
 	cp "$script" "$root/files/.kslot-script"
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+[ -n "${KSLOT_VM_STAGED:-}" ] && touch "$KSLOT_VM_STAGED"
+label=${KSLOT_VM_LABEL:+$KSLOT_VM_LABEL }
 
 image=$kernel
 [ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
@@ -88,7 +94,7 @@ image=$kernel
 extra=" kasan_multi_shot"
 silence=${KSLOT_VM_SILENCE:-300}
 rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
-echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
+echo "vm.sh: ${label}booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
 # KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
 # benchmark's figures are instruction counts, free of the host's load and
@@ -133,14 +139,14 @@ rc=$?
 if grep -q "Kernel panic" "$out/console.log" &&
    ! grep -q "Run /init as init process" "$out/console.log"; then
 	mv "$out/console.log" "$out/console-boot1.log"
-	echo "vm.sh: the kernel panicked before init (console-boot1.log); booting again" >&2
+	echo "vm.sh: ${label}the kernel panicked before init (console-boot1.log); booting again" >&2
 	boot
 	rc=$?
 fi
 echo $((SECONDS - started)) > "$out/vm-time"
 set -e
 if [ $rc = 124 ] || [ $rc = 137 ]; then
-	echo "vm.sh: VM timed out after ${timeout}s" >&2
+	echo "vm.sh: ${label}VM timed out after ${timeout}s" >&2
 	echo "@@timeout" >> "$out/results.log"
 fi
 exit 0
