@@ -19,7 +19,14 @@
 #    exported uAPI headers, with clients/iommufd/selftest-compat.h;
 # 3. builds the stale-id test and the benchmark;
 # 4. stages them with the kernel's own iommufd.ko (the baseline) and
-#    clients/iommufd/run.sh in OUT/vm.
+#    clients/iommufd/run.sh in OUT/vm;
+# 5. writes OUT/stock-cache: the directory under ~/.cache/kslot where the
+#    stock module's results are kept (scripts/verdict.py stores them
+#    there after a clean run, and make check then runs only the kslot
+#    module).  The stock module's results do not depend on kslot: the
+#    directory's name is a key of the test kernel (its cache directory),
+#    the stock iommufd.ko, the three programs run on it and run.sh, so
+#    any change to one of them runs the stock module again.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,3 +92,11 @@ done
 cp "$kdir/drivers/iommu/iommufd/iommufd.ko" "$out/src/iommufd_kslot.ko" \
 	"$out/selftests/iommufd" "$out/selftests/iommufd_fail_nth" \
 	"$client/run.sh" "$out/vm/"
+
+# 5. The key of the stock module's results.
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
+key=$( { basename "$kdir"
+	cd "$out/vm" && sha256sum iommufd.ko iommufd iommufd_fail_nth \
+		iommufd_stale_id run.sh; } | sha256sum | cut -c1-16)
+echo "$cache/iommufd-stock-$(basename "$kdir" | sed 's/^kernel-//')-$key" \
+	> "$out/stock-cache"

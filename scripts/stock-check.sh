@@ -10,6 +10,7 @@
 # boot the kernel in QEMU and run the selftests there.  Writes
 # OUTDIR/host-compile.tap (one case per
 # kernel) and OUTDIR/stock-dirs (the VM output directories to judge).
+# Each VM's progress lines are labelled with its kernel's version.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +51,8 @@ for series in "$@"; do
 	fi
 	echo "ok $n W=1 build against linux-headers-$ver" >> "$tap"
 	echo "stock-check.sh: booting Debian kernel $ver" >&2
-	KSLOT_KO_DIR=$src "$top/scripts/vm.sh" stock "/boot/vmlinuz-$ver" "$vmout"
+	KSLOT_VM_LABEL=$ver KSLOT_KO_DIR=$src \
+		"$top/scripts/vm.sh" stock "/boot/vmlinuz-$ver" "$vmout"
 	echo "$vmout" >> "$out/stock-dirs"
 done
 exit 0

@@ -21,6 +21,12 @@ image=$(apt-cache depends "$meta" 2>/dev/null |
 	sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
 [ -n "$image" ] || { echo "stock-kernel.sh: cannot resolve $meta" >&2; exit 1; }
 ver=${image#linux-image-}
+# One install at a time: make check's lanes may ask for a kernel at once
+# (the DKMS and install checks, the stock-kernel VMs).
+lock=${XDG_CACHE_HOME:-$HOME/.cache}/kslot/.lock-stock-kernel
+mkdir -p "$(dirname "$lock")"
+exec 7>"$lock"
+flock 7
 if [ ! -f "/boot/vmlinuz-$ver" ] || [ ! -f "/usr/src/linux-headers-$ver/Makefile" ]; then
 	echo "stock-kernel.sh: installing linux-image-$ver and headers" >&2
 	if [ "$(id -u)" != 0 ]; then

@@ -9,13 +9,21 @@ are TAP.  Any kernel splat on the console, or missing results, fails the
 run.  The last line printed is "N passed, N failed" (", N skipped" when any
 were skipped); the exit status is 0 only for a clean run.  The wall times
 scripts/vm.sh (OUTDIR/vm-time) and make check (OUTDIR/host-checks.time)
-record are shown beside the counts; they are never judged.
+record are shown beside the counts, and make check's OUTDIR/check.time
+(the two lanes of VMs and host checks); they are never judged.
 
-Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [[debug=]OUTDIR...]
+Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [iommufd-cache=DIR]
+                  [[debug=]OUTDIR...]
   MODE  check (KUnit results and the host checks required), debug or
         kcsan (the same VM run on another debug kernel: the PREEMPT_RT or
         the KCSAN one, no host checks), stock (selftests on a kernel
         without KUnit), run or script
+  iommufd-cache=DIR  where the stock iommufd module's results are kept
+        (scripts/iommufd.sh names it after their key): a run of OUTDIR
+        without them takes them from DIR/results.log, and says so; a
+        clean run with them (every section complete, no test failing
+        on the stock module that passed on the converted one, no splat
+        on the console) stores them there
   OUTDIR  further runs to judge and count in the summary, each in a
         section of its own: debug=DIR a debug kernel's run (KUnit
         required), DIR a stock kernel's run
@@ -25,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 SPLATS = [
     r'BUG:', r'WARNING:', r'KASAN:', r'UBSAN:', r'KFENCE:',
@@ -117,6 +126,59 @@ IOMMUFD_SUITES = ('iommufd', 'iommufd_fail_nth')
 IOMMUFD_MODULES = ('stock', 'kslot')
 
 
+def iommufd_stock_text(results):
+    """The stock module's sections of results.log, as they were written."""
+    out, inside = [], False
+    for line in results.splitlines():
+        line = line.rstrip('\r')
+        if line.startswith('@@iommufd stock ') or \
+                line.startswith('@@iommufd-time stock '):
+            inside = line.startswith('@@iommufd ')
+            out.append(line)
+        elif inside:
+            out.append(line)
+            if line == '@@end':
+                inside = False
+    return '\n'.join(out) + '\n'
+
+
+def iommufd_cache_load(cache, runs, times):
+    """Take the stock module's results from the cache; a note or a problem."""
+    text = read(os.path.join(cache, 'results.log'))
+    if not text:
+        return None, 'iommufd: no stock run, and none cached in %s' % cache
+    for header, body in sections(text):
+        kind, _, rest = header.partition(' ')
+        if kind == 'iommufd':
+            module, _, prog = rest.partition(' ')
+            runs[(module, prog)] = parse_tap(body)
+        elif kind == 'iommufd-time':
+            module, _, secs = rest.partition(' ')
+            times[module] = secs + ' s (cached)'
+    when = read(os.path.join(cache, 'recorded')).strip()
+    return ('note: iommufd: the stock module\'s results come from the '
+            'cache, key %s (%s)' % (os.path.basename(cache), when)), None
+
+
+def iommufd_cache_store(cache, results, outdir):
+    """Keep the stock module's results of a clean run under their key."""
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for name, text in (('results.log', iommufd_stock_text(results)),
+                           ('recorded', 'recorded %s from %s\n' % (
+                               time.strftime('%Y-%m-%d %H:%M UTC',
+                                             time.gmtime()), outdir))):
+            tmp = os.path.join(cache, name + '.tmp')
+            with open(tmp, 'w') as f:
+                f.write(text)
+            os.rename(tmp, os.path.join(cache, name))
+    except OSError as e:
+        print('note: iommufd: could not cache the stock results: %s' % e)
+        return
+    print('note: iommufd: the stock module\'s results cached, key %s' %
+          os.path.basename(cache))
+
+
 def judge_iommufd(runs, times, tally, label):
     """Compare the stock and the kslot iommufd runs; return problems."""
     problems = []
@@ -152,7 +214,7 @@ def judge_iommufd(runs, times, tally, label):
     print('iommufd selftests: stock %d/%d passed, kslot %d/%d passed' % (
         summary['stock'] + summary['kslot']))
     if times:
-        print('iommufd: %s' % ', '.join('%s module %s s' % (m, times[m])
+        print('iommufd: %s' % ', '.join('%s module %s' % (m, times[m])
                                         for m in IOMMUFD_MODULES
                                         if m in times))
     return problems
@@ -255,7 +317,7 @@ def read(path, lines=False):
     return text.splitlines() if lines else text
 
 
-def judge(mode, outdir, ksrc, tally, label=''):
+def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     """Judge one VM run (and its host-*.tap files); return guest exits."""
     problems = []
     results = read(os.path.join(outdir, 'results.log'))
@@ -311,7 +373,7 @@ def judge(mode, outdir, ksrc, tally, label=''):
             iommufd_runs[(module, prog)] = parse_tap(body)
         elif kind == 'iommufd-time':
             module, _, secs = rest.partition(' ')
-            iommufd_times[module] = secs
+            iommufd_times[module] = secs + ' s'
         elif kind in ('demo', 'script'):
             print('\n'.join(body))
         elif kind == 'done':
@@ -340,6 +402,14 @@ def judge(mode, outdir, ksrc, tally, label=''):
             if any(s == 'FAIL' for _, s in cases):
                 print('\n'.join(l for l in body if l.startswith('#'))[:4000])
 
+    stock_fresh = any(m == 'stock' for m, _ in iommufd_runs)
+    if iommufd_cache and not stock_fresh:
+        note, problem = iommufd_cache_load(iommufd_cache, iommufd_runs,
+                                           iommufd_times)
+        if note:
+            print(note)
+        if problem:
+            problems.append(problem)
     if iommufd_runs or mode == 'check':
         problems += judge_iommufd(iommufd_runs, iommufd_times, tally, label)
 
@@ -361,6 +431,23 @@ def judge(mode, outdir, ksrc, tally, label=''):
                 if j not in shown:
                     shown.add(j)
                     print('console: ' + console[j])
+
+    # A clean run of the stock module: its results for the next runs.  Not
+    # one where a test failed on the stock module but passed on the
+    # converted one (a test the harness stopped for its time on a loaded
+    # host): that test would not count against the converted module.
+    if iommufd_cache and stock_fresh and not problems and \
+            'stock' in iommufd_times:
+        flaky = [(prog, c) for prog in IOMMUFD_SUITES
+                 for c, st in iommufd_runs.get(('stock', prog), [])
+                 if st != 'PASS' and
+                 dict(iommufd_runs.get(('kslot', prog), [])).get(c) == 'PASS']
+        if flaky:
+            print('note: iommufd: not cached, %d tests failed on the stock '
+                  'module only: %s' % (len(flaky), ' '.join(
+                      '%s:%s' % f for f in flaky)))
+        else:
+            iommufd_cache_store(iommufd_cache, results, outdir)
 
     for p in problems:
         print('PROBLEM: %s%s' % (label, p))
@@ -394,18 +481,23 @@ def main():
         sys.exit(1 if tally.problems else rc)
 
     runs = [(mode, outdir, '')]
+    iommufd_cache = None
     for arg in sys.argv[4:]:
         kind, sep, path = arg.partition('=')
         if not sep:
             kind, path = 'stock', arg
         path = os.path.abspath(path)
+        if kind == 'iommufd-cache':
+            iommufd_cache = path
+            continue
         runs.append((kind, path, os.path.basename(path.rstrip('/')) + ':'))
     for kind, path, label in runs:
         before = (tally.passed, tally.failed + len(tally.problems),
                   tally.skipped)
         if len(runs) > 1 and not label:
             print('== %s' % os.path.basename(path))
-        judge(kind, path, ksrc, tally, label=label)
+        judge(kind, path, ksrc, tally, label=label,
+              iommufd_cache=None if label else iommufd_cache)
         vm = wall_time(os.path.join(path, 'vm-time'))
         if len(runs) > 1:
             print('-- %s: %d passed, %d failed, %d skipped%s' % (
@@ -416,7 +508,11 @@ def main():
             print('time: VM %s' % vm)
     host = wall_time(os.path.join(outdir, 'host-checks.time'))
     if mode == 'check' and host:
-        print('time: host checks %s (beside the stock-kernel VMs)' % host)
+        print('time: host checks %s (beside the debug VM)' % host)
+    lanes = wall_time(os.path.join(outdir, 'check.time'))
+    if mode == 'check' and lanes:
+        print('time: tests %s (the debug VM, then the stock VMs; beside '
+              'them the host checks, then the RT VM)' % lanes)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:

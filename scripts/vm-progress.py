@@ -17,6 +17,8 @@ OUTDIR/console.log as QEMU writes them, and prints to stdout:
   - on SIGTERM (QEMU has exited), whatever is left unread, then the
     longest silence seen.
 
+With $KSLOT_VM_LABEL set, each line names the VM: "vm.sh: rt [ 3:12] ...".
+
 It only reads and prints: scripts/verdict.py judges the run, and the
 exit status is always 0.  It exits by itself when its parent (vm.sh)
 is gone.
@@ -41,6 +43,11 @@ SPLAT = re.compile(r'Kernel panic|\bOops\b|\bBUG:|kernel BUG at|'
 EXPECT_BEGIN = 'kslot: expected KASAN report begin'
 EXPECT_END = 'kslot: expected KASAN report end'
 MAX_SPLATS = 10
+
+
+# Which VM, when several run at once (vm.sh passes $KSLOT_VM_LABEL on).
+LABEL = os.environ.get('KSLOT_VM_LABEL', '') + \
+    (' ' if os.environ.get('KSLOT_VM_LABEL') else '')
 
 
 def mmss(secs):
@@ -107,8 +114,8 @@ class Progress:
         self.splats = 0
 
     def say(self, text):
-        sys.stdout.write('vm.sh: [%s] %s\n' % (mmss(time.monotonic() -
-                                                     self.t0), text))
+        sys.stdout.write('vm.sh: %s[%s] %s\n' % (LABEL, mmss(
+            time.monotonic() - self.t0), text))
         sys.stdout.flush()
 
     # ---- results.log: the sections of scripts/init.sh ----

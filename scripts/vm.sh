@@ -15,7 +15,9 @@
 # the *_test.ko of $KSLOT_TESTS_DIR, default build/tests), the
 # selftests (build/selftests/*), the tools (build/bin/*), the demo
 # (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
-# iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd.
+# iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd, with
+# $KSLOT_IOMMUFD_MODULES (default "stock kslot") the iommufd modules it
+# runs the selftests on.
 #
 # While QEMU runs, scripts/vm-progress.py prints a line per suite or
 # program the guest reports, a kernel panic/Oops/BUG/WARNING line as it
@@ -23,6 +25,10 @@
 # for $KSLOT_VM_SILENCE seconds (default 300; the VM is not stopped for
 # that: $KSLOT_VM_TIMEOUT, default 1500, does).  OUTDIR/vm-time gets the
 # VM's wall time in seconds, for scripts/verdict.py's summary.
+#
+# For VMs that run at once (make check): $KSLOT_VM_LABEL names this one in
+# every line printed, and the file $KSLOT_VM_STAGED is created once the
+# initramfs is written (nothing of the tree is read after that).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,8 +64,10 @@ testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 	{ cp "$testsdir"/*_test.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }
 # iommufd, stock and converted (check mode; scripts/iommufd.sh builds it
 # for the test kernel only).
-[ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ] &&
+if [ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ]; then
 	cp -r "$KSLOT_IOMMUFD_DIR" "$root/lib/kslot/iommufd"
+	echo "${KSLOT_IOMMUFD_MODULES:-stock kslot}" > "$root/lib/kslot/iommufd/modules"
+fi
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
 fi
@@ -75,6 +83,8 @@ if [ "$mode" = script ]; then
 	cp "$script" "$root/files/.kslot-script"
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+[ -n "${KSLOT_VM_STAGED:-}" ] && touch "$KSLOT_VM_STAGED"
+label=${KSLOT_VM_LABEL:+$KSLOT_VM_LABEL }
 
 image=$kernel
 [ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
@@ -84,7 +94,7 @@ image=$kernel
 extra=" kasan_multi_shot"
 silence=${KSLOT_VM_SILENCE:-300}
 rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
-echo "vm.sh: booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
+echo "vm.sh: ${label}booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
 # KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
 # benchmark's figures are instruction counts, free of the host's load and
@@ -129,14 +139,14 @@ rc=$?
 if grep -q "Kernel panic" "$out/console.log" &&
    ! grep -q "Run /init as init process" "$out/console.log"; then
 	mv "$out/console.log" "$out/console-boot1.log"
-	echo "vm.sh: the kernel panicked before init (console-boot1.log); booting again" >&2
+	echo "vm.sh: ${label}the kernel panicked before init (console-boot1.log); booting again" >&2
 	boot
 	rc=$?
 fi
 echo $((SECONDS - started)) > "$out/vm-time"
 set -e
 if [ $rc = 124 ] || [ $rc = 137 ]; then
-	echo "vm.sh: VM timed out after ${timeout}s" >&2
+	echo "vm.sh: ${label}VM timed out after ${timeout}s" >&2
 	echo "@@timeout" >> "$out/results.log"
 fi
 exit 0

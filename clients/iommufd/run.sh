@@ -9,11 +9,16 @@
 # compares; "@@iommufd-time MODULE SECONDS" is how long a module took.
 # IOMMUFD_DIR (default /lib/kslot/iommufd) is where the files are; for
 # make vm-run, clients/iommufd/vm-run.sh sources this from /files.
+# IOMMUFD_DIR/modules, when present, names the modules to run: make check
+# writes "kslot" there when the stock module's results are cached
+# (scripts/iommufd.sh); by default both run.
 iommufd_dir=${IOMMUFD_DIR:-/lib/kslot/iommufd}
+modules="stock kslot"
+[ -e $iommufd_dir/modules ] && modules=$(cat $iommufd_dir/modules)
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 # The hugepage variants map up to 128 MiB of 2 MiB pages (dirty128M_huge).
 [ -e $hp ] && echo 80 > $hp
-for m in stock kslot; do
+for m in $modules; do
 	ko=$iommufd_dir/iommufd.ko name=iommufd
 	[ $m = kslot ] && ko=$iommufd_dir/iommufd_kslot.ko name=iommufd_kslot
 	t0=$(date +%s)

@@ -73,13 +73,14 @@ exec 3>&-
 
 # 3. So does a file with tables and entries, in another process.
 # The session stays open until rmmod has been tried, and rmmod is tried
-# only once its tables are there (no timing: a loaded machine is slow).
+# only once its tables are there (no timing: a loaded machine is slow;
+# polled every 0.1 s, for 120 s at most).
 rm -f /tmp/lc.done
 (printf 'create t map 16 100\nbatch-insert t 50 x\ncreate u dense 16 100\nbatch-insert u 50 y\n'
- while [ ! -e /tmp/lc.done ]; do sleep 1; done) | kslotctl - > /dev/null &
-for _ in $(seq 120); do
+ while [ ! -e /tmp/lc.done ]; do sleep 0.1; done) | kslotctl - > /dev/null &
+for _ in $(seq 1200); do
 	grep -q 'tables: *2' $STATS && break
-	sleep 1
+	sleep 0.1
 done
 rmmod kslot_dev 2> /dev/null
 rc=$?

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/membarrier.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -98,7 +99,12 @@ static long long meminfo(const char *field)
 	return kb * 1024;
 }
 
-/* Shrink every slab cache, which also empties the KASAN quarantine. */
+/*
+ * Shrink every slab cache, which also empties the KASAN quarantine.  A
+ * cache without a slab (total_objects 0) holds nothing to shrink, not
+ * even an object in the quarantine: skipped, as a shrink costs a flush on
+ * every CPU and, under KASAN, a scan of the quarantine.
+ */
 static void shrink_slabs(void)
 {
 	char path[512];
@@ -111,6 +117,10 @@ static void shrink_slabs(void)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/total_objects",
+			 de->d_name);
+		if (!read_num(path))
+			continue;
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
 			 de->d_name);
 		write_file(path, "1");
@@ -119,32 +129,51 @@ static void shrink_slabs(void)
 }
 
 /*
+ * A grace period: MEMBARRIER_CMD_GLOBAL is synchronize_rcu() on a kernel
+ * with more than one CPU.  Where it is refused (nohz_full), 100 ms.
+ */
+static void grace_period(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(100 * 1000);
+}
+
+/*
  * Let freed memory really go: RCU callbacks (kfree_rcu() of records and
- * replaced slot tables) run, then every slab cache is shrunk, which also
- * empties the KASAN quarantine.
+ * replaced slot tables) run, then every slab cache is shrunk, once, which
+ * also empties the KASAN quarantine of what they freed.
  */
 static void quiesce(void)
 {
 	long long last = -1, now;
-	int i, stable = 0;
+	struct timespec t0, t;
+	int stable = 0;
 
-	shrink_slabs();
+	/* Once: drop_caches stops naming itself in the kernel log. */
+	write_file("/proc/sys/vm/drop_caches", "4");
 	/*
-	 * At least 8 s, then until the memory counts hold still:
 	 * kvfree_rcu() batches its frees for up to 5 s (KFREE_DRAIN_JIFFIES)
-	 * before it frees them, and the counts hold still meanwhile.
+	 * before it frees them, and the counts hold still meanwhile.  Its
+	 * shrinker, which drop_caches runs, sends the batches on at once;
+	 * they are freed a grace period later.  Rounds of both, until the
+	 * memory counts hold still over three of them (30 s at most).
 	 */
-	for (i = 0; i < 40 && (i < 27 || stable < 2); i++) {
-		usleep(300 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		write_file("/proc/sys/vm/drop_caches", "2");
+		grace_period();
+		usleep(50 * 1000);
 		now = read_num(CGDIR "/memory.current");
 		if (now < 0)
 			now = -meminfo("MemAvailable");
 		stable = last >= 0 && llabs(now - last) < 64 * 1024 ?
 			 stable + 1 : 0;
 		last = now;
-	}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (stable < 3 && t.tv_sec - t0.tv_sec < 30);
 	shrink_slabs();
-	usleep(300 * 1000);
+	grace_period();
+	usleep(50 * 1000);
 }
 
 static long long slab_attr(const char *cache, const char *attr)

@@ -72,12 +72,12 @@ rm -f /tmp/kslot.img
 # loaded machine the session may take seconds to start).
 rm -f /tmp/bg.done
 (printf 'create bg map 16 10\ninsert bg one\n'
- while [ ! -e /tmp/bg.done ]; do sleep 1; done) | kslotctl - > /dev/null &
+ while [ ! -e /tmp/bg.done ]; do sleep 0.1; done) | kslotctl - > /dev/null &
 found=1
-for _ in $(seq 120); do
+for _ in $(seq 1200); do
 	kslotctl stats | grep -q "kind=map record_size=16 entries=1" &&
 		{ found=0; break; }
-	sleep 1
+	sleep 0.1
 done
 ok $found "stats lists every table of every open file"
 touch /tmp/bg.done
