@@ -23,7 +23,7 @@
 # program the guest reports, a kernel panic/Oops/BUG/WARNING line as it
 # reaches the console, and a warning when the guest has written nothing
 # for $KSLOT_VM_SILENCE seconds (default 300; the VM is not stopped for
-# that: $KSLOT_VM_TIMEOUT, default 1500, does).  OUTDIR/vm-time gets the
+# that: $KSLOT_VM_TIMEOUT, default 2700, does).  OUTDIR/vm-time gets the
 # VM's wall time in seconds, for scripts/verdict.py's summary.
 #
 # For VMs that run at once (make check): $KSLOT_VM_LABEL names this one in
@@ -46,7 +46,7 @@ script) [ $# -ge 4 ] || usage ;;
 esac
 mode=$1 kernel=$2 out=$3
 script=${4:-} files=${5:-}
-timeout=${KSLOT_VM_TIMEOUT:-1500}
+timeout=${KSLOT_VM_TIMEOUT:-2700}
 root=$out/initramfs
 
 rm -rf "$root"
