@@ -42,7 +42,6 @@
 #include "kslot_dev.h"
 #include "kslot_internal.h"
 
-#define KSLOT_MAX_BATCH		1024U
 /*
  * Record bytes of a dense table at max_entries: its arrays are one
  * allocation, which kslot_dense caps at INT_MAX bytes with the slots and
@@ -53,31 +52,19 @@
 /* Slots one ITERATE call scans at most, live or not. */
 #define KSLOT_SCAN_BUDGET	16384U
 
-/*
- * Memory a file's tables keep: charged to the opener's memory cgroup, and
- * failing with -ENOMEM rather than invoking the OOM killer when the
- * cgroup (or the machine) is out of memory: userspace asked for it and
- * can handle the error, and the OOM killer would pick some other process
- * in the cgroup, since table memory counts for no task.
- */
-#define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
-				 __GFP_NOWARN)
-/* Buffers that live for one command. */
-#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
-
 /* The device's limits are kslot_dev.ko's parameters ("modinfo kslot_dev"). */
 static unsigned int max_tables = 64;
 module_param(max_tables, uint, 0644);
 MODULE_PARM_DESC(max_tables, "Tables per open file of /dev/kslot (default 64)");
 
-static unsigned long max_bytes = 64UL << 20;
-module_param(max_bytes, ulong, 0644);
+unsigned long kslot_dev_max_bytes = 64UL << 20;
+module_param_named(max_bytes, kslot_dev_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes,
 		 "Bytes of memory the tables of one open file take (default 64 MiB)");
 
 /* 0 at load: 1/32 of RAM, at least 16 MiB (set in kslot_dev_init()). */
-static unsigned long max_user_bytes;
-module_param(max_user_bytes, ulong, 0644);
+unsigned long kslot_dev_max_user_bytes;
+module_param_named(max_user_bytes, kslot_dev_max_user_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_user_bytes,
 		 "Bytes of memory the tables of one user take across its open files; CAP_SYS_RESOURCE openers are exempt (default 1/32 of RAM, at least 16 MiB)");
 
@@ -94,7 +81,7 @@ MODULE_PARM_DESC(max_entries,
 /* Totals over every open file, shown in debugfs as kslot/dev-stats. */
 static atomic_long_t kslot_dev_files = ATOMIC_LONG_INIT(0);
 static atomic_long_t kslot_dev_tables = ATOMIC_LONG_INIT(0);
-static atomic64_t kslot_dev_bytes = ATOMIC64_INIT(0);
+atomic64_t kslot_dev_bytes = ATOMIC64_INIT(0);
 static struct dentry *kslot_dev_debugfs, *kslot_dev_debugfs_tables;
 
 /* Open files, for the debugfs table listing. */
@@ -196,12 +183,6 @@ static u32 kslot_dev_max_entries(void)
 	return clamp_t(u32, READ_ONCE(max_entries), 1U, KSLOT_MAX_ENTRIES);
 }
 
-/* A record of a map table; freed after a grace period. */
-struct kslot_rec {
-	struct rcu_head rcu;
-	u8 data[];
-};
-
 /*
  * Charging.  A table is charged what it really takes: the struct
  * kslot_table and its share of the file's id index (a fixed
@@ -235,11 +216,11 @@ struct kslot_rec {
  * large vmalloc()ed array is really freed there), then uncharges it.  An
  * account outlives its file until its last batch is freed.
  */
-static struct workqueue_struct *kslot_dev_wq;
+struct workqueue_struct *kslot_dev_wq;
 static DECLARE_WAIT_QUEUE_HEAD(kslot_dev_free_wait);
 /* Accounts alive (a file open, or a batch waiting), for module exit. */
-static atomic_long_t kslot_dev_accts = ATOMIC_LONG_INIT(0);
-static atomic64_t kslot_dev_pending = ATOMIC64_INIT(0);
+atomic_long_t kslot_dev_accts = ATOMIC_LONG_INIT(0);
+atomic64_t kslot_dev_pending = ATOMIC64_INIT(0);
 
 /*
  * Add @bytes to @c unless its bytes and pending bytes would exceed @limit:
@@ -261,11 +242,6 @@ static int kslot_charge_add(struct kslot_charge *c, u64 bytes, u64 limit)
 	return 0;
 }
 
-static u64 kslot_acct_user_limit(const struct kslot_acct *a)
-{
-	return a->unlimited ? U64_MAX : READ_ONCE(max_user_bytes);
-}
-
 /*
  * Charge @bytes to @a's file and each of its user levels, or to none:
  * -EDQUOT, with *@full set to the counter that would have gone over.
@@ -277,7 +253,7 @@ static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes,
 	struct kslot_user *u, *v;
 
 	*full = &a->charge;
-	if (kslot_charge_add(&a->charge, bytes, READ_ONCE(max_bytes)))
+	if (kslot_charge_add(&a->charge, bytes, READ_ONCE(kslot_dev_max_bytes)))
 		return -EDQUOT;
 	for (u = a->user; u; u = u->parent)
 		if (kslot_charge_add(&u->charge, bytes, limit))
@@ -307,7 +283,7 @@ static bool kslot_charge_drained(struct kslot_charge *c, u64 freed,
  * (killably: -EINTR) until as much has been freed, then try once more.
  * Process context.
  */
-static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 {
 	struct kslot_charge *c;
 	u64 freed, pending;
@@ -332,7 +308,7 @@ static int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 }
 
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
-static void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
+void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
 {
 	struct kslot_user *u;
 
@@ -340,16 +316,6 @@ static void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
 	for (u = a->user; u; u = u->parent)
 		atomic64_add(delta, &u->charge.bytes);
 	atomic64_add(delta, &kslot_dev_bytes);
-}
-
-static void kslot_dev_adjust(struct kslot_file *f, s64 delta)
-{
-	kslot_acct_adjust(f->acct, delta);
-}
-
-static void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
-{
-	kslot_dev_adjust(f, -(s64)bytes);
 }
 
 /* Add @delta to the pending bytes of @a and its users. */
@@ -373,7 +339,7 @@ static void kslot_acct_freed(struct kslot_acct *a, u64 bytes)
 		atomic64_add(bytes, &u->charge.freed);
 }
 
-static void kslot_acct_put(struct kslot_acct *a)
+void kslot_acct_put(struct kslot_acct *a)
 {
 	if (!refcount_dec_and_test(&a->ref))
 		return;
@@ -442,8 +408,8 @@ static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
  * pending bytes; the caller then uncharges them from the bytes in use (a
  * settle, or the uncharge of a destroyed table).  Any context.
  */
-static void kslot_acct_defer(struct kslot_acct *a, void *mem,
-			     struct rcu_head *rcu, u64 bytes)
+void kslot_acct_defer(struct kslot_acct *a, void *mem,
+		      struct rcu_head *rcu, u64 bytes)
 {
 	struct kslot_freed *fr = (struct kslot_freed *)rcu;
 	unsigned long flags;
@@ -473,7 +439,7 @@ static void kslot_acct_queue(struct kslot_free_acct *fa, void *mem,
 }
 
 /* The account of a file opened with @cred, or NULL. */
-static struct kslot_acct *kslot_acct_new(const struct cred *cred)
+struct kslot_acct *kslot_acct_new(const struct cred *cred)
 {
 	struct kslot_acct *a;
 
@@ -497,21 +463,8 @@ static struct kslot_acct *kslot_acct_new(const struct cred *cred)
 	return a;
 }
 
-/*
- * A table alone under each of the XArray nodes below the top one of a
- * 31-bit index (shifts 0 to 24: 5 of them) takes 5 nodes.
- */
-static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
-
-/* Memory of the struct kslot_table itself, and of its id in f->tables. */
-static u64 kslot_dev_table_size(void)
-{
-	return kmalloc_size_roundup(sizeof(struct kslot_table)) +
-	       KSLOT_TABLE_ID_BYTES;
-}
-
 /* A bounce buffer for one record. */
-static void *kslot_dev_bounce(struct kslot_table *t)
+void *kslot_dev_bounce(struct kslot_table *t)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
@@ -529,11 +482,6 @@ static void *kslot_dev_bounce(struct kslot_table *t)
  * below are those payload hooks.
  */
 
-static bool kslot_table_is_dense(const struct kslot_table *t)
-{
-	return t->kind == KSLOT_KIND_DENSE;
-}
-
 /* Memory of one record of a map table: its own slab object. */
 static u32 kslot_map_rec_bytes(const struct kslot_table *t)
 {
@@ -541,7 +489,7 @@ static u32 kslot_map_rec_bytes(const struct kslot_table *t)
 						  t->record_size));
 }
 
-static int kslot_table_init(struct kslot_table *t)
+int kslot_table_init(struct kslot_table *t)
 {
 	if (kslot_table_is_dense(t)) {
 		/* Records live in the packed array. */
@@ -556,13 +504,10 @@ static int kslot_table_init(struct kslot_table *t)
 }
 
 /* The memory a new table @t stops using stays charged until it is freed. */
-static void kslot_table_set_acct(struct kslot_table *t)
+void kslot_table_set_acct(struct kslot_table *t)
 {
 	kslot_slots_set_free_acct(t->slots, &t->file->acct->free_acct);
 }
-
-/* Slots a walk of a table covers between two resched points. */
-#define KSLOT_WALK_CHUNK	256U
 
 /*
  * Free the records of map table @t, KSLOT_WALK_CHUNK slots at a time,
@@ -591,7 +536,7 @@ static void kslot_map_free_recs(struct kslot_table *t)
 }
 
 /* Commands hold the file's rwsem, so no reader is left. */
-static void kslot_table_destroy(struct kslot_table *t)
+void kslot_table_destroy(struct kslot_table *t)
 {
 	if (kslot_table_is_dense(t)) {
 		kslot_dense_destroy(&t->dense, NULL, NULL);
@@ -606,8 +551,8 @@ static void kslot_table_destroy(struct kslot_table *t)
  * A record from userspace: a map record of its own, or a bounce buffer
  * for a dense table (which copies it in).
  */
-static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-					     const void __user *src)
+struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
+				      const void __user *src)
 {
 	struct kslot_rec *rec;
 
@@ -623,27 +568,6 @@ static struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 		return ERR_PTR(-EFAULT);
 	}
 	return rec;
-}
-
-/*
- * Store @rec, a record from kslot_rec_from_user(), and set the kernel
- * handle.  @rec is the map entry's own, or freed (and always on failure).
- */
-static int kslot_table_insert(struct kslot_table *t, struct kslot_rec *rec,
-			      u64 *h)
-{
-	int ret;
-
-	if (kslot_table_is_dense(t)) {
-		ret = kslot_dense_insert(&t->dense, rec->data, h,
-					 KSLOT_DEV_GFP);
-		kfree(rec);
-		return ret;
-	}
-	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
-	if (ret)
-		kfree(rec);
-	return ret;
 }
 
 /*
@@ -681,8 +605,8 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
  * A map table looks them all up in one RCU read-side section, so the
  * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
  */
-static u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n,
-				u8 *buf, const struct kslot_seal *seal)
+u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+			 const struct kslot_seal *seal)
 {
 	size_t rs = t->record_size;
 	u32 i;
@@ -711,12 +635,6 @@ static u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n,
 	}
 	rcu_read_unlock();
 	return i;
-}
-
-/* Copy the record of kernel handle @h into @buf, taking no lock. */
-static int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
-{
-	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
 }
 
 /* Replace the record of kernel handle @h of map table @t from userspace. */
@@ -759,8 +677,8 @@ uncharge:
 }
 
 /* Replace the record of kernel handle @h from userspace. */
-static int kslot_table_update(struct kslot_table *t, u64 h,
-			      const void __user *rec_u)
+int kslot_table_update(struct kslot_table *t, u64 h,
+		       const void __user *rec_u)
 {
 	struct kslot_rec *rec;
 	int ret;
@@ -776,16 +694,7 @@ static int kslot_table_update(struct kslot_table *t, u64 h,
 	return ret;
 }
 
-/*
- * The record of an entry erased from map table @t: freed after RCU, and
- * charged until then; the caller's settle uncharges it as in use.
- */
-static void kslot_map_rec_erased(struct kslot_table *t, struct kslot_rec *rec)
-{
-	kslot_acct_defer(t->file->acct, rec, &rec->rcu, t->rec_bytes);
-}
-
-static int kslot_table_erase(struct kslot_table *t, u64 h)
+int kslot_table_erase(struct kslot_table *t, u64 h)
 {
 	struct kslot_rec *rec;
 
@@ -802,18 +711,12 @@ static int kslot_table_erase(struct kslot_table *t, u64 h)
  * ---- the generic part: the core's ----
  */
 
-static u32 kslot_table_tag(struct kslot_table *t)
-{
-	return kslot_slots_tag(t->slots);
-}
-
 /*
  * The counters of @t, and the memory its structure takes: the core's
  * slots, and a dense table's packed array, which is the one payload
  * memory the core does not know of.
  */
-static void kslot_table_stats(struct kslot_table *t,
-			      struct kslot_table_stats *st)
+void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st)
 {
 	struct kslot_slots_stats ss;
 	struct kslot_dense_stats ds;
@@ -851,7 +754,7 @@ static u64 kslot_dev_table_bytes(const struct kslot_table *t,
 }
 
 /* Charge the difference between what @t takes now and what it was charged. */
-static void kslot_dev_settle(struct kslot_table *t)
+void kslot_dev_settle(struct kslot_table *t)
 {
 	struct kslot_table_stats ts;
 	u64 now;
@@ -862,69 +765,6 @@ static void kslot_dev_settle(struct kslot_table *t)
 	kslot_dev_adjust(t->file, (s64)(now - t->charged));
 	t->charged = now;
 	spin_unlock(&t->charge_lock);
-}
-
-/* What @t is charged, as last settled. */
-static u64 kslot_dev_charged(struct kslot_table *t)
-{
-	u64 bytes;
-
-	spin_lock(&t->charge_lock);
-	bytes = t->charged;
-	spin_unlock(&t->charge_lock);
-	return bytes;
-}
-
-/*
- * Precharge the growth an insert into @t must make if the table has no
- * room left; *@bytes is set to what is charged.  The caller holds
- * t->insert_lock, so no other insert takes the room meanwhile: the insert
- * that finds none is the one that grows.  0 or -EDQUOT.
- */
-static int kslot_dev_precharge_growth(struct kslot_table *t, u64 *bytes)
-{
-	struct kslot_table_stats ts;
-	int ret;
-
-	lockdep_assert_held(&t->insert_lock);
-	*bytes = 0;
-	kslot_table_stats(t, &ts);
-	if (ts.room || !ts.grow_bytes)
-		return 0;
-	ret = kslot_dev_charge(t->file, ts.grow_bytes);
-	if (!ret)
-		*bytes = ts.grow_bytes;
-	return ret;
-}
-
-/* After a command that may have changed @t's memory: charge what it is. */
-static void kslot_dev_write_end(struct kslot_table *t, u64 pre)
-{
-	kslot_dev_settle(t);
-	kslot_dev_uncharge(t->file, pre);
-}
-
-/*
- * The first published entry in slots *@pos .. @end - 1, in slot order:
- * set *@pos and its kernel handle, and copy its record if @buf is not
- * NULL.  Or -ENOENT, with *@pos the first slot not scanned (@end, or the
- * table's size if it ends before).
- */
-static int kslot_table_next(struct kslot_table *t, u32 *pos, u32 end, u64 *h,
-			    void *buf)
-{
-	u32 i = *pos;
-
-	while (kslot_slots_find_range(t->slots, &i, end, h)) {
-		/* An entry erased since is skipped, as if found after. */
-		if (!buf || !kslot_table_get(t, *h, buf)) {
-			*pos = i;
-			return 0;
-		}
-		i++;
-	}
-	*pos = i;
-	return -ENOENT;
 }
 
 /*
@@ -950,8 +790,8 @@ static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
 }
 
 /* Fill a struct kslot_dump and its arrays from the core's slot dump. */
-static int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
-			    struct kslot_dump_slot *slots, u32 *reverse)
+int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
+		     struct kslot_dump_slot *slots, u32 *reverse)
 {
 	bool dense = kslot_table_is_dense(t);
 	struct kslot_slots_dump info;
@@ -1000,7 +840,7 @@ static int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
  * restore, or kslot_dense's, which appends each live record to the packed
  * array: the packed order is not part of an image).
  */
-static int kslot_table_restore_init(struct kslot_table *t, u32 tag)
+int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 {
 	if (kslot_table_is_dense(t)) {
 		/* Records live in the packed array. */
@@ -1039,8 +879,8 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 	return ret;
 }
 
-static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
-			       u32 state, const void __user *rec_u)
+int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+			u32 state, const void __user *rec_u)
 {
 	struct kslot_rec *rec;
 	int ret;
@@ -1063,7 +903,7 @@ static int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
 	return ret;
 }
 
-static void kslot_table_restore_done(struct kslot_table *t)
+void kslot_table_restore_done(struct kslot_table *t)
 {
 	if (kslot_table_is_dense(t))
 		kslot_dense_restore_done(&t->dense);
@@ -1071,19 +911,7 @@ static void kslot_table_restore_done(struct kslot_table *t)
 		kslot_slots_restore_done(&t->map.slots);
 }
 
-/* Bit (1 << kind) per kind; @import: only the kinds IMPORT takes. */
-static u32 kslot_dev_kinds(bool import)
-{
-	return BIT(KSLOT_KIND_MAP) | BIT(KSLOT_KIND_DENSE);
-}
-
 /* ---- commands ---- */
-
-/* The table a command names; the caller holds f->rwsem. */
-static struct kslot_table *kslot_dev_table(struct kslot_file *f, u32 id)
-{
-	return id ? xa_load(&f->tables, id) : NULL;
-}
 
 /* Decode a user handle for @t; 0 on success. */
 static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
@@ -1092,15 +920,6 @@ static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
 		return -EINVAL;
 	*h = kslot_unseal(&t->seal, uh);
 	return 0;
-}
-
-/*
- * True if bytes @first .. @end - 1 of the argument @arg (its output-only
- * fields) are zero, as they must be on input (see the uapi header).
- */
-static bool kslot_dev_out_zero(const void *arg, size_t first, size_t end)
-{
-	return !memchr_inv((const u8 *)arg + first, 0, end - first);
 }
 
 static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
@@ -1119,7 +938,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 	info->max_record_size = kslot_dev_max_record_size();
 	info->max_entries = kslot_dev_max_entries();
 	info->max_batch = KSLOT_MAX_BATCH;
-	info->max_bytes = READ_ONCE(max_bytes);
+	info->max_bytes = READ_ONCE(kslot_dev_max_bytes);
 	info->max_user_bytes = kslot_acct_user_limit(f->acct);
 	info->dense_max_bytes = KSLOT_DENSE_MAX_BYTES;
 	info->import_kinds = kslot_dev_kinds(true);
@@ -1128,7 +947,7 @@ static int kslot_ioc_info(struct kslot_file *f, void *arg, void __user *uarg)
 }
 
 /* The checks CREATE and IMPORT make of a table's shape: 0 or -EINVAL. */
-static int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
+int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
 {
 	if (kind != KSLOT_KIND_MAP && kind != KSLOT_KIND_DENSE)
 		return -EINVAL;
@@ -1147,9 +966,9 @@ static int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
  * image, whose tag and seal it takes.  The caller holds f->rwsem for
  * writing and has checked the shape.
  */
-static struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
-					       u32 record_size, u32 max,
-					       const struct kslot_image *img)
+struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
+					u32 record_size, u32 max,
+					const struct kslot_image *img)
 {
 	struct kslot_table *t;
 	u32 id;
@@ -1202,7 +1021,7 @@ uncharge:
 }
 
 /* Tear down a table already unlinked from its file. */
-static void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
+void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
 	kslot_table_destroy(t);
 	/* No command runs on it: nothing is precharged. */
@@ -1427,22 +1246,22 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	return ret;
 }
 
-static int kslot_ioc_insert(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_insert(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_INSERT);
 }
 
-static int kslot_ioc_get(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_get(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_GET);
 }
 
-static int kslot_ioc_update(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_update(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_UPDATE);
 }
 
-static int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_ERASE);
 }
@@ -1615,26 +1434,24 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 	return ret;
 }
 
-static int kslot_ioc_insert_batch(struct kslot_file *f, void *arg,
-				  void __user *uarg)
+int kslot_ioc_insert_batch(struct kslot_file *f, void *arg,
+			   void __user *uarg)
 {
 	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_INSERT_BATCH);
 }
 
-static int kslot_ioc_get_batch(struct kslot_file *f, void *arg,
-			       void __user *uarg)
+int kslot_ioc_get_batch(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_GET_BATCH);
 }
 
-static int kslot_ioc_erase_batch(struct kslot_file *f, void *arg,
-				 void __user *uarg)
+int kslot_ioc_erase_batch(struct kslot_file *f, void *arg,
+			  void __user *uarg)
 {
 	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_ERASE_BATCH);
 }
 
-static int kslot_ioc_iterate(struct kslot_file *f, void *arg,
-			     void __user *uarg)
+int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_iterate *it = arg;
 	u64 __user *handles = u64_to_user_ptr(it->handles_ptr);
@@ -1694,7 +1511,7 @@ out:
 	return ret;
 }
 
-static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_stats *st = arg;
 	struct kslot_table *t;
@@ -1742,7 +1559,7 @@ static int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 	return 0;
 }
 
-static int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_dump *d = arg;
 	struct kslot_dump_slot *slots = NULL;
@@ -1880,7 +1697,7 @@ out:
 	return ret;
 }
 
-static int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_export __user *ux = uarg;
 	struct kslot_export *x = arg;
@@ -2108,7 +1925,7 @@ static int kslot_import_slots(struct kslot_table *t,
 	return live == img->live ? 0 : -EBADMSG;
 }
 
-static int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
+int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_import __user *ui = uarg;
 	struct kslot_import *im = arg;
@@ -2366,9 +2183,9 @@ static int __init kslot_dev_init(void)
 {
 	int ret;
 
-	if (!max_user_bytes)
-		max_user_bytes = max(totalram_pages() / 32 * PAGE_SIZE,
-				     16UL << 20);
+	if (!kslot_dev_max_user_bytes)
+		kslot_dev_max_user_bytes = max(totalram_pages() / 32 * PAGE_SIZE,
+					       16UL << 20);
 	kslot_dev_wq = alloc_workqueue("kslot_dev_free", 0, 0);
 	if (!kslot_dev_wq)
 		return -ENOMEM;

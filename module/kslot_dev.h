@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /dev/kslot internals (kslot_dev.ko): open files and tables.
+ * /dev/kslot internals (kslot_dev.ko): open files and tables, and what the
+ * files of the device share.
  */
 #ifndef _KSLOT_DEV_H
 #define _KSLOT_DEV_H
@@ -10,11 +11,14 @@
 #include <linux/kslot_slots.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
@@ -325,5 +329,255 @@ struct kslot_table {
 		struct kslot_dense dense;
 	};
 };
+
+#define KSLOT_MAX_BATCH		1024U
+
+/*
+ * Memory a file's tables keep: charged to the opener's memory cgroup, and
+ * failing with -ENOMEM rather than invoking the OOM killer when the
+ * cgroup (or the machine) is out of memory: userspace asked for it and
+ * can handle the error, and the OOM killer would pick some other process
+ * in the cgroup, since table memory counts for no task.
+ */
+#define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+/* Buffers that live for one command. */
+#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
+
+/* Slots a walk of a table covers between two resched points. */
+#define KSLOT_WALK_CHUNK	256U
+
+/* A record of a map table; freed after a grace period. */
+struct kslot_rec {
+	struct rcu_head rcu;
+	u8 data[];
+};
+
+/* kslot_dev.c: the parameters, open files, table create and destroy. */
+extern unsigned long kslot_dev_max_bytes;
+extern unsigned long kslot_dev_max_user_bytes;
+extern atomic64_t kslot_dev_bytes;
+int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max);
+struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
+					u32 record_size, u32 max,
+					const struct kslot_image *img);
+void kslot_table_free(struct kslot_file *f, struct kslot_table *t);
+
+/* kslot_dev_charge.c: users, accounts and charging. */
+extern struct workqueue_struct *kslot_dev_wq;
+extern atomic_long_t kslot_dev_accts;
+extern atomic64_t kslot_dev_pending;
+int kslot_dev_charge(struct kslot_file *f, u64 bytes);
+void kslot_acct_adjust(struct kslot_acct *a, s64 delta);
+void kslot_acct_put(struct kslot_acct *a);
+void kslot_acct_defer(struct kslot_acct *a, void *mem,
+		      struct rcu_head *rcu, u64 bytes);
+struct kslot_acct *kslot_acct_new(const struct cred *cred);
+void kslot_dev_settle(struct kslot_table *t);
+
+/* kslot_dev_table.c: the table kinds. */
+void *kslot_dev_bounce(struct kslot_table *t);
+int kslot_table_init(struct kslot_table *t);
+void kslot_table_set_acct(struct kslot_table *t);
+void kslot_table_destroy(struct kslot_table *t);
+struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
+				      const void __user *src);
+u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+			 const struct kslot_seal *seal);
+int kslot_table_update(struct kslot_table *t, u64 h,
+		       const void __user *rec_u);
+int kslot_table_erase(struct kslot_table *t, u64 h);
+void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st);
+int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
+		     struct kslot_dump_slot *slots, u32 *reverse);
+int kslot_table_restore_init(struct kslot_table *t, u32 tag);
+int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+			u32 state, const void __user *rec_u);
+void kslot_table_restore_done(struct kslot_table *t);
+
+/* kslot_dev_cmds.c: the commands on entries. */
+int kslot_ioc_insert(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_get(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_update(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_insert_batch(struct kslot_file *f, void *arg,
+			   void __user *uarg);
+int kslot_ioc_get_batch(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_erase_batch(struct kslot_file *f, void *arg,
+			  void __user *uarg);
+int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg);
+
+/* kslot_dev_image.c: checkpoint and restore. */
+int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg);
+int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg);
+
+/*
+ * What the hot paths (GET, INSERT, ERASE and their batches) call in
+ * another file, and small helpers: inline, as they were when the device
+ * was one file.
+ */
+
+static inline u64 kslot_acct_user_limit(const struct kslot_acct *a)
+{
+	return a->unlimited ? U64_MAX : READ_ONCE(kslot_dev_max_user_bytes);
+}
+
+static inline void kslot_dev_adjust(struct kslot_file *f, s64 delta)
+{
+	kslot_acct_adjust(f->acct, delta);
+}
+
+static inline void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
+{
+	kslot_dev_adjust(f, -(s64)bytes);
+}
+
+/*
+ * A table alone under each of the XArray nodes below the top one of a
+ * 31-bit index (shifts 0 to 24: 5 of them) takes 5 nodes.
+ */
+static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
+
+/* Memory of the struct kslot_table itself, and of its id in f->tables. */
+static inline u64 kslot_dev_table_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_table)) +
+	       KSLOT_TABLE_ID_BYTES;
+}
+
+static inline bool kslot_table_is_dense(const struct kslot_table *t)
+{
+	return t->kind == KSLOT_KIND_DENSE;
+}
+
+/*
+ * Store @rec, a record from kslot_rec_from_user(), and set the kernel
+ * handle.  @rec is the map entry's own, or freed (and always on failure).
+ */
+static inline int kslot_table_insert(struct kslot_table *t,
+				     struct kslot_rec *rec, u64 *h)
+{
+	int ret;
+
+	if (kslot_table_is_dense(t)) {
+		ret = kslot_dense_insert(&t->dense, rec->data, h,
+					 KSLOT_DEV_GFP);
+		kfree(rec);
+		return ret;
+	}
+	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
+	if (ret)
+		kfree(rec);
+	return ret;
+}
+
+/* Copy the record of kernel handle @h into @buf, taking no lock. */
+static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
+{
+	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
+}
+
+/*
+ * The record of an entry erased from map table @t: freed after RCU, and
+ * charged until then; the caller's settle uncharges it as in use.
+ */
+static inline void kslot_map_rec_erased(struct kslot_table *t,
+					struct kslot_rec *rec)
+{
+	kslot_acct_defer(t->file->acct, rec, &rec->rcu, t->rec_bytes);
+}
+
+static inline u32 kslot_table_tag(struct kslot_table *t)
+{
+	return kslot_slots_tag(t->slots);
+}
+
+/* What @t is charged, as last settled. */
+static inline u64 kslot_dev_charged(struct kslot_table *t)
+{
+	u64 bytes;
+
+	spin_lock(&t->charge_lock);
+	bytes = t->charged;
+	spin_unlock(&t->charge_lock);
+	return bytes;
+}
+
+/*
+ * Precharge the growth an insert into @t must make if the table has no
+ * room left; *@bytes is set to what is charged.  The caller holds
+ * t->insert_lock, so no other insert takes the room meanwhile: the insert
+ * that finds none is the one that grows.  0 or -EDQUOT.
+ */
+static inline int kslot_dev_precharge_growth(struct kslot_table *t,
+					     u64 *bytes)
+{
+	struct kslot_table_stats ts;
+	int ret;
+
+	lockdep_assert_held(&t->insert_lock);
+	*bytes = 0;
+	kslot_table_stats(t, &ts);
+	if (ts.room || !ts.grow_bytes)
+		return 0;
+	ret = kslot_dev_charge(t->file, ts.grow_bytes);
+	if (!ret)
+		*bytes = ts.grow_bytes;
+	return ret;
+}
+
+/* After a command that may have changed @t's memory: charge what it is. */
+static inline void kslot_dev_write_end(struct kslot_table *t, u64 pre)
+{
+	kslot_dev_settle(t);
+	kslot_dev_uncharge(t->file, pre);
+}
+
+/*
+ * The first published entry in slots *@pos .. @end - 1, in slot order:
+ * set *@pos and its kernel handle, and copy its record if @buf is not
+ * NULL.  Or -ENOENT, with *@pos the first slot not scanned (@end, or the
+ * table's size if it ends before).
+ */
+static inline int kslot_table_next(struct kslot_table *t, u32 *pos,
+				   u32 end, u64 *h, void *buf)
+{
+	u32 i = *pos;
+
+	while (kslot_slots_find_range(t->slots, &i, end, h)) {
+		/* An entry erased since is skipped, as if found after. */
+		if (!buf || !kslot_table_get(t, *h, buf)) {
+			*pos = i;
+			return 0;
+		}
+		i++;
+	}
+	*pos = i;
+	return -ENOENT;
+}
+
+/* Bit (1 << kind) per kind; @import: only the kinds IMPORT takes. */
+static inline u32 kslot_dev_kinds(bool import)
+{
+	return BIT(KSLOT_KIND_MAP) | BIT(KSLOT_KIND_DENSE);
+}
+
+/* The table a command names; the caller holds f->rwsem. */
+static inline struct kslot_table *kslot_dev_table(struct kslot_file *f, u32 id)
+{
+	return id ? xa_load(&f->tables, id) : NULL;
+}
+
+/*
+ * True if bytes @first .. @end - 1 of the argument @arg (its output-only
+ * fields) are zero, as they must be on input (see the uapi header).
+ */
+static inline bool kslot_dev_out_zero(const void *arg, size_t first,
+				      size_t end)
+{
+	return !memchr_inv((const u8 *)arg + first, 0, end - first);
+}
 
 #endif /* _KSLOT_DEV_H */
