@@ -47,7 +47,7 @@ declared_params() {
 
 	case "$1" in
 	kslot) srcs=$(find "$top/module" -name '*.c' ! -name kslot_demo.c \
-			 ! -name kslot_dev.c) ;;
+			 ! -name 'kslot_dev*.c') ;;
 	*) srcs=$top/module/$1.c ;;
 	esac
 	# shellcheck disable=SC2086
