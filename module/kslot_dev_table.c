@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kslot: the table kinds, map and dense, over the slot core
+ * (kslot_dev.ko).
+ */
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/kslot.h>
+
+#include "kslot_dev.h"
+#include "kslot_internal.h"
+
+/* A bounce buffer for one record. */
+void *kslot_dev_bounce(struct kslot_table *t)
+{
+	if (kslot_should_fail_alloc())
+		return NULL;
+	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
+}
+
+/*
+ * ---- table kinds ----
+ *
+ * Both kinds are a kslot_slots table (t->slots): handles, their check, the
+ * counters, the slot dump and the walk in slot order are the core's, the
+ * same for every kind.  The kinds differ only in where a record lives:
+ * a map slot points at a struct kslot_rec of its own; a dense slot holds
+ * the record's position in kslot_dense's packed array.  The functions
+ * below are those payload hooks.
+ */
+
+/* Memory of one record of a map table: its own slab object. */
+static u32 kslot_map_rec_bytes(const struct kslot_table *t)
+{
+	return kmalloc_size_roundup(struct_size_t(struct kslot_rec, data,
+						  t->record_size));
+}
+
+int kslot_table_init(struct kslot_table *t)
+{
+	if (kslot_table_is_dense(t)) {
+		/* Records live in the packed array. */
+		t->rec_bytes = 0;
+		t->slots = &t->dense.slots;
+		return kslot_dense_init(&t->dense, NULL, t->record_size,
+					t->max_entries, KSLOT_DENSE_ACCOUNT);
+	}
+	t->rec_bytes = kslot_map_rec_bytes(t);
+	t->slots = &t->map.slots;
+	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
+}
+
+/* The memory a new table @t stops using stays charged until it is freed. */
+void kslot_table_set_acct(struct kslot_table *t)
+{
+	kslot_slots_set_free_acct(t->slots, &t->file->acct->free_acct);
+}
+
+/*
+ * Free the records of map table @t, KSLOT_WALK_CHUNK slots at a time,
+ * rescheduling after each chunk, empty slots included: the core's destroy
+ * walks every slot for its callback, without a resched point between
+ * empty ones.  Destroy runs in process context (DESTROY, close, a failed
+ * CREATE or IMPORT).
+ */
+static void kslot_map_free_recs(struct kslot_table *t)
+{
+	u32 pos = 0, end;
+	void *rec;
+	u64 h;
+
+	for (;;) {
+		end = pos + KSLOT_WALK_CHUNK;
+		while ((rec = kslot_slots_find_range(t->slots, &pos, end, &h))) {
+			kfree(rec);
+			pos++;
+		}
+		/* Short of @end: the table ends there. */
+		if (pos < end)
+			break;
+		cond_resched();
+	}
+}
+
+/* Commands hold the file's rwsem, so no reader is left. */
+void kslot_table_destroy(struct kslot_table *t)
+{
+	if (kslot_table_is_dense(t)) {
+		kslot_dense_destroy(&t->dense, NULL, NULL);
+		return;
+	}
+	/* The records go first; the slots still point at them, unread. */
+	kslot_map_free_recs(t);
+	kslot_map_destroy(&t->map, NULL, NULL);
+}
+
+/*
+ * A record from userspace: a map record of its own, or a bounce buffer
+ * for a dense table (which copies it in).
+ */
+struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
+				      const void __user *src)
+{
+	struct kslot_rec *rec;
+
+	if (kslot_should_fail_alloc())
+		return ERR_PTR(-ENOMEM);
+	rec = kmalloc(struct_size(rec, data, t->record_size),
+		      kslot_table_is_dense(t) ? KSLOT_DEV_GFP_TMP :
+						KSLOT_DEV_GFP);
+	if (!rec)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(rec->data, src, t->record_size)) {
+		kfree(rec);
+		return ERR_PTR(-EFAULT);
+	}
+	return rec;
+}
+
+/*
+ * A map table's run, under the caller's RCU; @rs is its record size.
+ * With @seal, h[] holds user handles, each decoded in place just before
+ * its lookup, so the run is one pass over the handles.
+ */
+static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
+					      u64 *h, u32 n, u8 *buf,
+					      size_t rs,
+					      const struct kslot_seal *seal)
+{
+	struct kslot_map_reader r;
+	struct kslot_rec *rec;
+	u32 i;
+
+	/* The table is loaded once for the run (a chunk of GET_BATCH). */
+	kslot_map_read_begin(&r, &t->map);
+	for (i = 0; i < n; i++) {
+		if (seal)
+			h[i] = kslot_unseal(seal, h[i]);
+		rec = kslot_map_read(&r, h[i]);
+		if (!rec)
+			break;
+		memcpy(buf + i * rs, rec->data, rs);
+	}
+	return i;
+}
+
+/*
+ * Copy the records of the @n handles @h into @buf, one after the other,
+ * taking no lock; stop at the first handle that is not live.  With
+ * @seal, @h holds user handles, decoded in place up to and including
+ * the one the run stops at; without, kernel handles, left as they are.
+ * A map table looks them all up in one RCU read-side section, so the
+ * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
+ */
+u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+			 const struct kslot_seal *seal)
+{
+	size_t rs = t->record_size;
+	u32 i;
+
+	if (kslot_table_is_dense(t)) {
+		for (i = 0; i < n; i++) {
+			if (seal)
+				h[i] = kslot_unseal(seal, h[i]);
+			if (kslot_dense_get(&t->dense, h[i], buf + i * rs))
+				break;
+		}
+		return i;
+	}
+	rcu_read_lock();
+	/* Small records of a constant size are copied inline. */
+	switch (rs) {
+	case 8:
+		i = kslot_map_get_many(t, h, n, buf, 8, seal);
+		break;
+	case 16:
+		i = kslot_map_get_many(t, h, n, buf, 16, seal);
+		break;
+	default:
+		i = kslot_map_get_many(t, h, n, buf, rs, seal);
+		break;
+	}
+	rcu_read_unlock();
+	return i;
+}
+
+/* Replace the record of kernel handle @h of map table @t from userspace. */
+static int kslot_map_update(struct kslot_table *t, u64 h,
+			    const void __user *rec_u)
+{
+	struct kslot_rec *rec, *old;
+	bool live;
+	int ret;
+
+	rcu_read_lock();
+	live = __kslot_map_lookup(&t->map, h);
+	rcu_read_unlock();
+	if (!live)
+		return -ENOENT;
+	/* The new record, while the old one waits for its grace period. */
+	ret = kslot_dev_charge(t->file, t->rec_bytes);
+	if (ret)
+		return ret;
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec)) {
+		ret = PTR_ERR(rec);
+		goto uncharge;
+	}
+	old = kslot_map_replace(&t->map, h, rec);
+	if (IS_ERR_OR_NULL(old)) {
+		kfree(rec);
+		ret = -ENOENT;
+		goto uncharge;
+	}
+	/*
+	 * Charged until freed, as pending bytes; the table's charge counts
+	 * the new record already, so the precharge goes.
+	 */
+	kslot_acct_defer(t->file->acct, old, &old->rcu, t->rec_bytes);
+	ret = 0;
+uncharge:
+	kslot_dev_uncharge(t->file, t->rec_bytes);
+	return ret;
+}
+
+/* Replace the record of kernel handle @h from userspace. */
+int kslot_table_update(struct kslot_table *t, u64 h,
+		       const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (!kslot_table_is_dense(t))
+		return kslot_map_update(t, h, rec_u);
+	/* A bounce buffer: the table copies the record in place. */
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_dense_update(&t->dense, h, rec->data);
+	kfree(rec);
+	return ret;
+}
+
+int kslot_table_erase(struct kslot_table *t, u64 h)
+{
+	struct kslot_rec *rec;
+
+	if (kslot_table_is_dense(t))
+		return kslot_dense_erase(&t->dense, h, NULL);
+	rec = kslot_map_remove(&t->map, h);
+	if (!rec)
+		return -ENOENT;
+	kslot_map_rec_erased(t, rec);
+	return 0;
+}
+
+/*
+ * ---- the generic part: the core's ----
+ */
+
+/*
+ * The counters of @t, and the memory its structure takes: the core's
+ * slots, and a dense table's packed array, which is the one payload
+ * memory the core does not know of.
+ */
+void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st)
+{
+	struct kslot_slots_stats ss;
+	struct kslot_dense_stats ds;
+	u32 used;
+
+	if (kslot_table_is_dense(t)) {
+		kslot_dense_get_stats(&t->dense, &ds);
+		used = ds.count + ds.retired;
+		*st = (struct kslot_table_stats){
+			.entries = ds.count, .capacity = ds.capacity,
+			.max_entries = ds.max_entries, .retired = ds.retired,
+			.bytes = ds.bytes, .grow_bytes = ds.grow_bytes,
+			.room = min(ds.room - ds.count,
+				    used < ds.capacity ? ds.capacity - used : 0),
+			.rejected = ds.rejected,
+		};
+		return;
+	}
+	kslot_slots_get_stats(t->slots, &ss);
+	used = ss.count + ss.retired;
+	*st = (struct kslot_table_stats){
+		.entries = ss.count, .capacity = ss.capacity,
+		.max_entries = ss.max_entries, .retired = ss.retired,
+		.bytes = ss.bytes, .grow_bytes = ss.grow_bytes,
+		.room = used < ss.capacity ? ss.capacity - used : 0,
+		.rejected = ss.rejected,
+	};
+}
+
+/*
+ * The core's slot dump of a dense table, with its live length and reverse
+ * map, under the table lock so that positions hold still meanwhile.
+ */
+static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
+				   struct kslot_slots_dump *info, u32 *reverse)
+{
+	struct kslot_dense *dense = &t->dense;
+	unsigned long irqflags = kslot_dense_lock(dense);
+	u32 i;
+
+	kslot_slots_dump(t->slots, d->start, d->max, info);
+	d->live = kslot_dense_count(dense);
+	for (i = 0; i < d->max && d->start + i < d->live; i++) {
+		u64 h = __kslot_dense_handle_at(dense, d->start + i);
+
+		reverse[i] = kslot_handle_index(h);
+	}
+	d->reverse_count = i;
+	kslot_dense_unlock(dense, irqflags);
+}
+
+/* Fill a struct kslot_dump and its arrays from the core's slot dump. */
+int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
+		     struct kslot_dump_slot *slots, u32 *reverse)
+{
+	bool dense = kslot_table_is_dense(t);
+	struct kslot_slots_dump info;
+	u32 i;
+
+	if (kslot_should_fail_alloc())
+		return -ENOMEM;
+	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
+	if (!info.slots)
+		return -ENOMEM;
+	if (dense) {
+		kslot_dense_table_dump(t, d, &info, reverse);
+	} else {
+		kslot_slots_dump(t->slots, d->start, d->max, &info);
+		d->live = info.count;
+		d->reverse_count = 0;
+	}
+	d->nr_slots = info.capacity;
+	d->free_head = info.free_head == KSLOT_SLOTS_NONE ? KSLOT_DUMP_NONE :
+							  info.free_head;
+	d->count = info.returned;
+	for (i = 0; i < info.returned; i++) {
+		const struct kslot_slots_dump_slot *s = &info.slots[i];
+
+		slots[i].index = d->start + i;
+		slots[i].gen = s->gen;
+		slots[i].link = KSLOT_DUMP_NONE;
+		if (kslot_gen_is_live(s->gen)) {
+			slots[i].state = KSLOT_SLOT_LIVE;
+			if (dense && s->obj)
+				slots[i].link = kslot_dense_obj_pos(s->obj);
+		} else if (s->next == KSLOT_SLOTS_RETIRED) {
+			slots[i].state = KSLOT_SLOT_RETIRED;
+		} else {
+			slots[i].state = KSLOT_SLOT_FREE;
+			if (s->next != KSLOT_SLOTS_NONE)
+				slots[i].link = s->next;
+		}
+	}
+	kvfree(info.slots);
+	return 0;
+}
+
+/*
+ * IMPORT's payload hooks: recreate a table slot by slot (the slot core's
+ * restore, or kslot_dense's, which appends each live record to the packed
+ * array: the packed order is not part of an image).
+ */
+int kslot_table_restore_init(struct kslot_table *t, u32 tag)
+{
+	if (kslot_table_is_dense(t)) {
+		/* Records live in the packed array. */
+		t->rec_bytes = 0;
+		t->slots = &t->dense.slots;
+		return kslot_dense_init_tag(&t->dense, NULL, t->record_size,
+					    t->max_entries,
+					    KSLOT_DENSE_ACCOUNT, tag);
+	}
+	t->rec_bytes = kslot_map_rec_bytes(t);
+	t->slots = &t->map.slots;
+	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
+				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+}
+
+static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
+				     u32 gen, u32 state,
+				     const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (state == KSLOT_SLOT_RETIRED)
+		return kslot_dense_restore_retired(&t->dense, index,
+						   KSLOT_DEV_GFP);
+	if (state != KSLOT_SLOT_LIVE)
+		return kslot_dense_restore_slot(&t->dense, index, gen, NULL,
+						KSLOT_DEV_GFP);
+	/* A bounce buffer: the table copies the record in. */
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_dense_restore_slot(&t->dense, index, gen, rec->data,
+				       KSLOT_DEV_GFP);
+	kfree(rec);
+	return ret;
+}
+
+int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+			u32 state, const void __user *rec_u)
+{
+	struct kslot_rec *rec;
+	int ret;
+
+	if (kslot_table_is_dense(t))
+		return kslot_dense_table_restore(t, index, gen, state, rec_u);
+	if (state == KSLOT_SLOT_RETIRED)
+		return kslot_slots_restore_retired(&t->map.slots, index,
+						   KSLOT_DEV_GFP);
+	if (state != KSLOT_SLOT_LIVE)
+		return kslot_slots_restore_slot(&t->map.slots, index, gen,
+						NULL, KSLOT_DEV_GFP);
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
+	ret = kslot_slots_restore_slot(&t->map.slots, index, gen, rec,
+				       KSLOT_DEV_GFP);
+	if (ret)
+		kfree(rec);
+	return ret;
+}
+
+void kslot_table_restore_done(struct kslot_table *t)
+{
+	if (kslot_table_is_dense(t))
+		kslot_dense_restore_done(&t->dense);
+	else
+		kslot_slots_restore_done(&t->map.slots);
+}
