@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kslot: the commands on a table's entries (kslot_dev.ko): INSERT,
+ * GET, UPDATE and ERASE, their batches, ITERATE, STATS and DUMP.
+ */
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+#include <uapi/linux/kslot.h>
+
+#include "kslot_dev.h"
+#include "kslot_internal.h"
+
+/* Slots one ITERATE call scans at most, live or not. */
+#define KSLOT_SCAN_BUDGET	16384U
+
+/* ---- commands ---- */
+
+/* Decode a user handle for @t; 0 on success. */
+static int kslot_dev_handle(struct kslot_table *t, u64 uh, u64 *h)
+{
+	if (!uh)
+		return -EINVAL;
+	*h = kslot_unseal(&t->seal, uh);
+	return 0;
+}
+
+/*
+ * Look up the table of an entry or batch command and check its record
+ * fields.  @need_record: the command moves records (else record_size and
+ * the record pointer must be 0).  Returns with f->rwsem held for reading
+ * on success.
+ */
+static struct kslot_table *kslot_dev_begin(struct kslot_file *f, u32 flags,
+					   u32 table_id, u32 record_size,
+					   u64 record_ptr, bool need_record)
+{
+	struct kslot_table *t;
+
+	if (flags)
+		return ERR_PTR(-EINVAL);
+	if (!need_record && (record_size || record_ptr))
+		return ERR_PTR(-EINVAL);
+	/* A command stuck on a user page must not hold up a fatal signal. */
+	if (down_read_killable(&f->rwsem))
+		return ERR_PTR(-EINTR);
+	t = kslot_dev_table(f, table_id);
+	if (!t) {
+		up_read(&f->rwsem);
+		return ERR_PTR(-ENOENT);
+	}
+	if (need_record && record_size != t->record_size) {
+		up_read(&f->rwsem);
+		return ERR_PTR(-EINVAL);
+	}
+	return t;
+}
+
+static void kslot_dev_end(struct kslot_file *f)
+{
+	up_read(&f->rwsem);
+}
+
+/*
+ * Insert one record; the user handle is written to @handle_u and @uh.
+ * The record is charged before it is allocated and copied in (outside any
+ * lock: the copy may wait on a user page); then, under t->insert_lock,
+ * the growth the insert must make, if any, is charged, the insert made
+ * and the table settled, so that every byte the insert allocates was
+ * charged first.
+ */
+static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
+				u64 __user *handle_u, u64 *uh)
+{
+	struct kslot_rec *rec;
+	u64 pre = t->rec_bytes, grow = 0;
+	int ret;
+	u64 h;
+
+	/* An unwritable handle fails before anything is stored. */
+	if (put_user(0, handle_u))
+		return -EFAULT;
+	ret = pre ? kslot_dev_charge(t->file, pre) : 0;
+	if (ret)
+		return ret;
+	rec = kslot_rec_from_user(t, rec_u);
+	if (IS_ERR(rec)) {
+		ret = PTR_ERR(rec);
+		goto uncharge;
+	}
+	if (mutex_lock_killable(&t->insert_lock)) {
+		kfree(rec);
+		ret = -EINTR;
+		goto uncharge;
+	}
+	ret = kslot_dev_precharge_growth(t, &grow);
+	if (!ret)
+		ret = kslot_table_insert(t, rec, &h);
+	else
+		kfree(rec);
+	kslot_dev_settle(t);
+	mutex_unlock(&t->insert_lock);
+uncharge:
+	kslot_dev_uncharge(t->file, pre + grow);
+	if (ret)
+		return ret;
+	*uh = kslot_seal(&t->seal, h);
+	if (put_user(*uh, handle_u)) {
+		/*
+		 * The page went away meanwhile: take the entry back, unless
+		 * another thread (which found it by ITERATE) already erased
+		 * it.
+		 */
+		kslot_table_erase(t, h);
+		kslot_dev_write_end(t, 0);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* Copy the record of user handle @uh out to @rec_u, through @buf. */
+static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
+			     void __user *rec_u)
+{
+	int ret;
+	u64 h;
+
+	ret = kslot_dev_handle(t, uh, &h);
+	if (ret)
+		return ret;
+	ret = kslot_table_get(t, h, buf);
+	if (ret)
+		return ret;
+	if (copy_to_user(rec_u, buf, t->record_size))
+		return -EFAULT;
+	return 0;
+}
+
+/* Erase one entry; the caller settles the table. */
+static int kslot_dev_erase_one(struct kslot_table *t, u64 uh)
+{
+	int ret;
+	u64 h;
+
+	ret = kslot_dev_handle(t, uh, &h);
+	if (ret)
+		return ret;
+	return kslot_table_erase(t, h);
+}
+
+static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
+			   unsigned int cmd)
+{
+	struct kslot_entry *e = arg;
+	struct kslot_entry __user *ue = uarg;
+	void __user *rec_u = u64_to_user_ptr(e->record_ptr);
+	struct kslot_table *t;
+	void *buf;
+	int ret;
+	u64 h;
+
+	t = kslot_dev_begin(f, e->flags, e->table_id, e->record_size,
+			    e->record_ptr, cmd != KSLOT_IOC_ERASE);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	switch (cmd) {
+	case KSLOT_IOC_INSERT:
+		ret = e->handle ? -EINVAL :
+		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
+		break;
+	case KSLOT_IOC_GET:
+		buf = kslot_dev_bounce(t);
+		ret = buf ? kslot_dev_get_one(t, e->handle, buf, rec_u) :
+			    -ENOMEM;
+		kfree(buf);
+		break;
+	case KSLOT_IOC_UPDATE:
+		ret = kslot_dev_handle(t, e->handle, &h);
+		if (!ret)
+			ret = kslot_table_update(t, h, rec_u);
+		break;
+	default:
+		ret = kslot_dev_erase_one(t, e->handle);
+		kslot_dev_write_end(t, 0);
+		break;
+	}
+	kslot_dev_end(f);
+	return ret;
+}
+
+int kslot_ioc_insert(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_INSERT);
+}
+
+int kslot_ioc_get(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_GET);
+}
+
+int kslot_ioc_update(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_UPDATE);
+}
+
+int kslot_ioc_erase(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_entry(f, arg, uarg, KSLOT_IOC_ERASE);
+}
+
+/* Entry @handle_u / @rec_u of an INSERT or ERASE batch. */
+static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
+			       u64 __user *handle_u, void __user *rec_u)
+{
+	u64 uh;
+
+	if (cmd == KSLOT_IOC_INSERT_BATCH)
+		return kslot_dev_insert_one(t, rec_u, handle_u, &uh);
+	if (get_user(uh, handle_u))
+		return -EFAULT;
+	return kslot_dev_erase_one(t, uh);
+}
+
+/*
+ * Entries GET_BATCH takes per chunk: their handles and records share one
+ * buffer of at most KSLOT_GET_CHUNK_BYTES, unless one record is larger.
+ */
+#define KSLOT_GET_CHUNK		256U
+#define KSLOT_GET_CHUNK_BYTES	4096U
+
+/*
+ * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
+ * lookups into a kernel buffer, one copy out of their records, so the
+ * per-entry cost is the lookup and the record's bytes, not two user
+ * copies.  An unreadable handle or unwritable record ends the batch at
+ * that entry with -EFAULT, as if the entries were done one by one.
+ */
+static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
+			       u32 *done)
+{
+	const u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
+	size_t rs = t->record_size;
+	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / (sizeof(u64) + rs), 1,
+			    KSLOT_GET_CHUNK);
+	u32 i = 0, n, j;
+	int ret = 0;
+	size_t left;
+	u64 *uh;
+	u8 *buf;
+
+	chunk = min(chunk, b->count);
+	uh = kslot_should_fail_alloc() ? NULL :
+	     kvmalloc(chunk * (sizeof(*uh) + rs), KSLOT_DEV_GFP_TMP);
+	if (!uh)
+		return -ENOMEM;
+	buf = (u8 *)(uh + chunk);
+	while (i < b->count && !ret) {
+		n = min(chunk, b->count - i);
+		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
+		if (left) {
+			n -= DIV_ROUND_UP(left, sizeof(*uh));
+			ret = -EFAULT;
+		}
+		/*
+		 * Decoded in place as they are looked up.  The seal keeps 0
+		 * at 0, which no table finds nor counts as rejected
+		 * (kslot_slots.h): the run stops there, and the null handle
+		 * is -EINVAL.
+		 */
+		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
+		if (j < n)
+			ret = uh[j] ? -ENOENT : -EINVAL;
+		left = copy_to_user(recs + i * rs, buf, j * rs);
+		if (left) {
+			j -= DIV_ROUND_UP(left, rs);
+			ret = -EFAULT;
+		}
+		i += j;
+		cond_resched();
+	}
+	kvfree(uh);
+	*done = i;
+	return ret;
+}
+
+/*
+ * ERASE_BATCH of a map table, %KSLOT_SLOTS_BULK entries per
+ * kslot_map_remove_bulk(): one copy in of their handles, their checks,
+ * one hold of the table lock with the slots prefetched.  It stops where
+ * erasing them one by one would, with that entry's error: the first
+ * handle that cannot be read (-EFAULT), is the null handle (-EINVAL) or
+ * is not live (-ENOENT).
+ */
+static int kslot_dev_erase_batch(struct kslot_table *t,
+				 const u64 __user *handles, u32 count,
+				 u32 *done)
+{
+	void *recs[KSLOT_SLOTS_BULK];
+	u64 h[KSLOT_SLOTS_BULK];
+	u32 i = 0, n, j, k;
+	size_t left;
+	int ret = 0;
+
+	while (i < count && !ret) {
+		n = min(count - i, KSLOT_SLOTS_BULK);
+		left = copy_from_user(h, &handles[i], n * sizeof(*h));
+		if (left) {
+			n -= DIV_ROUND_UP(left, sizeof(*h));
+			ret = -EFAULT;
+		}
+		for (j = 0; j < n; j++) {
+			int err = kslot_dev_handle(t, h[j], &h[j]);
+
+			if (err) {
+				n = j;
+				ret = err;
+				break;
+			}
+		}
+		k = kslot_map_remove_bulk(&t->map, h, n, recs);
+		for (j = 0; j < k; j++)
+			kslot_map_rec_erased(t, recs[j]);
+		/* A handle that is not live comes before the others' errors. */
+		if (k < n)
+			ret = -ENOENT;
+		i += k;
+		cond_resched();
+	}
+	*done = i;
+	return ret;
+}
+
+static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
+			   unsigned int cmd)
+{
+	struct kslot_batch *b = arg;
+	struct kslot_batch __user *ub = uarg;
+	u64 __user *handles = u64_to_user_ptr(b->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(b->records_ptr);
+	struct kslot_table *t;
+	int ret = 0;
+	u32 i;
+
+	if (b->done || b->count > KSLOT_MAX_BATCH)
+		return -EINVAL;
+	/* An unwritable done fails before any entry is processed. */
+	if (put_user(0, &ub->done))
+		return -EFAULT;
+	t = kslot_dev_begin(f, b->flags, b->table_id, b->record_size,
+			    b->records_ptr, cmd != KSLOT_IOC_ERASE_BATCH);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (!b->count) {
+		i = 0;
+	} else if (cmd == KSLOT_IOC_GET_BATCH) {
+		ret = kslot_dev_get_batch(t, b, &i);
+	} else if (cmd == KSLOT_IOC_ERASE_BATCH && !kslot_table_is_dense(t)) {
+		ret = kslot_dev_erase_batch(t, handles, b->count, &i);
+		kslot_dev_write_end(t, 0);
+	} else {
+		for (i = 0; i < b->count; i++) {
+			ret = kslot_dev_batch_one(t, cmd, &handles[i],
+						  recs + (size_t)i *
+						  t->record_size);
+			if (ret)
+				break;
+		}
+		/* Inserts settled themselves; erases are settled here. */
+		if (cmd == KSLOT_IOC_ERASE_BATCH)
+			kslot_dev_write_end(t, 0);
+	}
+	if (put_user(i, &ub->done))
+		ret = -EFAULT;
+	kslot_dev_end(f);
+	return ret;
+}
+
+int kslot_ioc_insert_batch(struct kslot_file *f, void *arg,
+			   void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_INSERT_BATCH);
+}
+
+int kslot_ioc_get_batch(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_GET_BATCH);
+}
+
+int kslot_ioc_erase_batch(struct kslot_file *f, void *arg,
+			  void __user *uarg)
+{
+	return kslot_ioc_batch(f, arg, uarg, KSLOT_IOC_ERASE_BATCH);
+}
+
+int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_iterate *it = arg;
+	u64 __user *handles = u64_to_user_ptr(it->handles_ptr);
+	u8 __user *recs = u64_to_user_ptr(it->records_ptr);
+	bool with_records = it->records_ptr != 0;
+	struct kslot_table *t;
+	u32 pos, end, n = 0;
+	void *buf = NULL;
+	bool over = false;
+	int ret = 0;
+	u64 h;
+
+	if (it->count || !it->max || it->max > KSLOT_MAX_BATCH)
+		return -EINVAL;
+	if (it->cursor > KSLOT_INDEX_MAX + 1ULL &&
+	    it->cursor != KSLOT_CURSOR_END)
+		return -EINVAL;
+	t = kslot_dev_begin(f, it->flags, it->table_id, it->record_size,
+			    it->records_ptr, with_records);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (it->cursor == KSLOT_CURSOR_END)
+		goto out;
+	if (with_records) {
+		buf = kslot_dev_bounce(t);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	/*
+	 * Bounded by the slots it scans, not by the table's capacity: a call
+	 * that scanned KSLOT_SCAN_BUDGET slots returns, maybe with fewer than
+	 * max entries, and the next call resumes from the cursor.
+	 */
+	pos = it->cursor;
+	end = min_t(u64, (u64)pos + KSLOT_SCAN_BUDGET, KSLOT_INDEX_MAX + 1ULL);
+	while (n < it->max) {
+		if (kslot_table_next(t, &pos, end, &h, buf)) {
+			over = pos < end || end == KSLOT_INDEX_MAX + 1ULL;
+			break;
+		}
+		if (put_user(kslot_seal(&t->seal, h), &handles[n]) ||
+		    (buf && copy_to_user(recs + (size_t)n * t->record_size,
+					 buf, t->record_size))) {
+			ret = -EFAULT;
+			goto out;
+		}
+		n++;
+		pos++;
+	}
+	it->count = n;
+	it->cursor = over ? KSLOT_CURSOR_END : pos;
+out:
+	kfree(buf);
+	kslot_dev_end(f);
+	return ret;
+}
+
+int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_stats *st = arg;
+	struct kslot_table *t;
+	unsigned long id;
+
+	if (st->flags ||
+	    !kslot_dev_out_zero(st, offsetof(struct kslot_stats, kind),
+				sizeof(*st)))
+		return -EINVAL;
+	if (down_read_killable(&f->rwsem))
+		return -EINTR;
+	if (st->table_id) {
+		struct kslot_table_stats ts;
+
+		t = kslot_dev_table(f, st->table_id);
+		if (!t) {
+			up_read(&f->rwsem);
+			return -ENOENT;
+		}
+		kslot_table_stats(t, &ts);
+		st->entries = ts.entries;
+		st->capacity = ts.capacity;
+		st->max_entries = ts.max_entries;
+		st->retired = ts.retired;
+		st->kind = t->kind;
+		st->record_size = t->record_size;
+		st->tables = 1;
+		st->bytes = kslot_dev_charged(t);
+		st->rejected = ts.rejected;
+	} else {
+		xa_for_each(&f->tables, id, t) {
+			struct kslot_table_stats ts;
+
+			kslot_table_stats(t, &ts);
+			st->entries += ts.entries;
+			st->capacity += ts.capacity;
+			st->max_entries += ts.max_entries;
+			st->retired += ts.retired;
+			st->rejected += ts.rejected;
+		}
+		st->tables = f->nr_tables;
+		st->bytes = atomic64_read(&f->acct->charge.bytes);
+	}
+	up_read(&f->rwsem);
+	return 0;
+}
+
+int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
+{
+	struct kslot_dump *d = arg;
+	struct kslot_dump_slot *slots = NULL;
+	struct kslot_table *t;
+	u32 *reverse = NULL;
+	int ret;
+
+	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, count),
+				offsetof(struct kslot_dump, slots_ptr)) ||
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, decoded_index),
+				sizeof(*d)))
+		return -EINVAL;
+	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	ret = -ENOMEM;
+	if (!kslot_should_fail_alloc()) {
+		slots = kvcalloc(d->max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
+		reverse = kvcalloc(d->max, sizeof(*reverse),
+				   KSLOT_DEV_GFP_TMP);
+	}
+	if (!slots || !reverse)
+		goto out;
+	d->decoded_index = KSLOT_DUMP_NONE;
+	d->decoded_gen = 0;
+	if (d->user_handle) {
+		u64 h = kslot_unseal(&t->seal, d->user_handle);
+
+		if (kslot_handle_tag(h) == kslot_table_tag(t)) {
+			d->decoded_index = kslot_handle_index(h);
+			d->decoded_gen = kslot_handle_gen(h);
+		}
+	}
+	ret = kslot_table_dump(t, d, slots, reverse);
+	if (ret)
+		goto out;
+	ret = -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(d->slots_ptr), slots,
+			 array_size(d->count, sizeof(*slots))))
+		goto out;
+	if (d->reverse_ptr &&
+	    copy_to_user(u64_to_user_ptr(d->reverse_ptr), reverse,
+			 array_size(d->reverse_count, sizeof(*reverse))))
+		goto out;
+	ret = 0;
+out:
+	kvfree(slots);
+	kvfree(reverse);
+	kslot_dev_end(f);
+	return ret;
+}
