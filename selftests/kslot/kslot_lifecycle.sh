@@ -38,10 +38,17 @@ loaded() { [ -d /sys/module/kslot ]; }
 dev_loaded() { [ -d /sys/module/kslot_dev ]; }
 refcnt() { cat "/sys/module/$1/refcnt" 2> /dev/null; }
 
-# Nothing of any file is left: 0 files, 0 tables, 0 bytes.
+# Nothing of any file is left: 0 files, 0 tables, 0 bytes, 0 pending.
 all_freed() {
 	[ -r $STATS ] || return 0
-	[ "$(tr -d ' \n' < $STATS)" = "files:0tables:0bytes:0" ]
+	# Freed memory stays charged as pending until its grace period
+	# has passed and it is really freed: polled every 0.1 s, 30 s at most.
+	for _ in $(seq 300); do
+		[ "$(tr -d ' \n' < $STATS)" = \
+			"files:0tables:0bytes:0pending:0" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # The library alone: loaded, no device and no device files in debugfs.
