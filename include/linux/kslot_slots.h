@@ -712,7 +712,7 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 
 	r->s = s;
 	r->slots = slots;
-	/* No table before the first growth (or in a zeroed one). */
+	/* The clamp; read only with a table (kslot_slots_read()). */
 	r->nr = slots ? container_of(slots, struct kslot_slots_table,
 				     slots[0])->nr : 0;
 	r->index_mask = s->index_mask;
@@ -737,7 +737,8 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
 	const struct kslot_slot *slot;
 	void *obj;
 
-	if (unlikely(!r->nr))
+	/* No table before the first growth (or in a zeroed one). */
+	if (unlikely(!r->slots))
 		goto reject;
 	/* Clamped as __kslot_slots_slot() does. */
 	slot = &r->slots[array_index_nospec((unsigned long)((u32)handle &
