@@ -342,8 +342,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * @handles: Receives the handle of each pointer issued, in order.
  * @gfp: Allocation flags for growing the table.
  *
- * kslot_slots_alloc() of @objs[0], @objs[1], ... in order, with one hold
- * of the table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
+ * kslot_slots_alloc() of each of @objs in order, with one hold of the
+ * table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
  * atomics are paid once per batch, not once per entry.  It stops at the
  * first that fails; the ones before stay issued (unlike
  * kmem_cache_alloc_bulk(), it is not all or nothing).  A per-CPU table
@@ -408,8 +408,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
  * @objs: Receives the pointer each removed entry held (NULL for a
  *	placeholder), in order.
  *
- * kslot_slots_remove() of @handles[0], @handles[1], ... in order, with one
- * hold of the table lock for up to %KSLOT_SLOTS_BULK of them, whose slots
+ * kslot_slots_remove() of each of @handles in order, with one hold of the
+ * table lock for up to %KSLOT_SLOTS_BULK of them, whose slots
  * are prefetched first so that their cache misses overlap.  It stops at
  * the first handle that is not live (counted as rejected, unless it is
  * the null handle): that one and those after it are left alone, and their
