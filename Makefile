@@ -44,6 +44,7 @@ KVER := $(shell uname -r)
 KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER)/build,$(shell $(TOP)/scripts/kernel.sh))
 
 VM_OUT := $(BUILD)/vm
+NPROC := $(shell nproc)
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
@@ -100,7 +101,7 @@ check-quick: test-modules bench-module selftests tools iommufd
 test-modules: kernel
 	@rm -f $(TOP)/*_test.ko
 	@kdir=$(TEST_KDIR); \
-	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
+	$(MAKE) -j$(NPROC) -C $$kdir M=$(TOP) W=1 modules
 	@mkdir -p $(BUILD)/tests
 	@rm -f $(BUILD)/tests/*.ko
 	@cp $(TOP)/*_test.ko $(BUILD)/tests/
@@ -142,17 +143,24 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 
 # Two lanes at once, as a VM keeps about one of the 2 cores busy: the
 # debug VM, then the stock-kernel VMs; beside them, the host checks, then
-# the PREEMPT_RT debug VM.  Everything is built first; the host checks
-# start once the debug VM has its initramfs (they rebuild in the tree).
-# Each VM prints its progress, labelled (scripts/vm.sh); the summary shows
-# each part's wall time and the whole run's.
+# the PREEMPT_RT debug VM.  When the stock iommufd.ko's results are not
+# cached (a fresh machine), the debug VM runs its selftests too, and the
+# stock-kernel VMs move to the end of the other lane to even the two.
+# Everything is built first; the host checks start once the debug VM has
+# its initramfs (they rebuild in the tree).  Each VM prints its progress,
+# labelled (scripts/vm.sh); the summary shows each part's wall time and
+# the whole run's.
 check: test-modules rt-modules selftests tools iommufd
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	{ $(IOMMUFD_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
+	mods="$$(test -f $(IOMMUFD_CACHE)/results.log && \
+		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"; \
+	stock() { $(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); }; \
+	{ KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) KSLOT_IOMMUFD_MODULES="$$mods" \
+		KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); \
-	  $(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); } & \
+	  [ "$$mods" != kslot ] || stock; } & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -161,6 +169,7 @@ check: test-modules rt-modules selftests tools iommufd
 		> $(VM_OUT)/host-checks.log 2>&1; \
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
+	[ "$$mods" = kslot ] || stock; \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \

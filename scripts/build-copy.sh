@@ -24,14 +24,14 @@ rm -rf "$dest"
 mkdir -p "$dest"
 cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$dest/"
 [ -d "$top/bench" ] && cp -r "$top/bench" "$dest/"
-log=$(make -s -C "$kdir" M="$dest" W=1 modules 2>&1)
+log=$(make -s -j"$(nproc)" -C "$kdir" M="$dest" W=1 modules 2>&1)
 rc=$?
 if [ $rc != 0 ] || echo "$log" | grep -q 'warning:'; then
 	echo "$log" >&2
 	exit 1
 fi
 if [ -d "$dest/bench" ]; then
-	make -s -C "$kdir" M="$dest/bench" \
+	make -s -j"$(nproc)" -C "$kdir" M="$dest/bench" \
 		KBUILD_EXTRA_SYMBOLS="$dest/Module.symvers" modules >&2 || exit 1
 fi
 exit 0

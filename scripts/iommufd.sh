@@ -57,7 +57,7 @@ for p in "$client"/patches/*.patch; do
 	patch -s -p4 -d "$out/src" < "$p"
 done
 cp "$client/Kbuild.iommufd" "$out/src/Kbuild"
-log=$(make -s -C "$kdir" M="$out/src" W=1 KSLOT_TOP="$top" \
+log=$(make -s -j"$(nproc)" -C "$kdir" M="$out/src" W=1 KSLOT_TOP="$top" \
 	KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" modules 2>&1) || {
 	echo "$log" >&2
 	exit 1
@@ -74,7 +74,7 @@ fi
 hdr=$out/headers/usr/include
 if [ ! -f "$out/headers/.kslot-headers" ]; then
 	rm -rf "$out/headers"
-	make -s -C "$ksrc" O="$out/headers" ARCH=x86_64 headers >&2
+	make -s -j"$(nproc)" -C "$ksrc" O="$out/headers" ARCH=x86_64 headers >&2
 	touch "$out/headers/.kslot-headers"
 fi
 mkdir -p "$out/selftests"
