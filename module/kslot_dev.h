@@ -509,9 +509,11 @@ static inline u64 kslot_dev_charged(struct kslot_table *t)
  * Precharge the growth an insert into @t must make if the table has no
  * room left; *@bytes is set to what is charged.  The caller holds
  * t->insert_lock, so no other insert takes the room meanwhile: the insert
- * that finds none is the one that grows.  0 or -EDQUOT.
+ * that finds none is the one that grows.  Returns how many inserts may be
+ * made before the next check, at most @n and at least 1 (the one that
+ * grows, or fails with -ENOSPC if the table cannot), or -EDQUOT.
  */
-static inline int kslot_dev_precharge_growth(struct kslot_table *t,
+static inline int kslot_dev_precharge_growth(struct kslot_table *t, u32 n,
 					     u64 *bytes)
 {
 	struct kslot_table_stats ts;
@@ -521,11 +523,12 @@ static inline int kslot_dev_precharge_growth(struct kslot_table *t,
 	*bytes = 0;
 	kslot_table_stats(t, &ts);
 	if (ts.room || !ts.grow_bytes)
-		return 0;
+		return clamp_t(u64, ts.room, 1, n);
 	ret = kslot_dev_charge(t->file, ts.grow_bytes);
-	if (!ret)
-		*bytes = ts.grow_bytes;
-	return ret;
+	if (ret)
+		return ret;
+	*bytes = ts.grow_bytes;
+	return 1;
 }
 
 /* After a command that may have changed @t's memory: charge what it is. */

@@ -97,8 +97,8 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		ret = -EINTR;
 		goto uncharge;
 	}
-	ret = kslot_dev_precharge_growth(t, &grow);
-	if (!ret)
+	ret = kslot_dev_precharge_growth(t, 1, &grow);
+	if (ret > 0)
 		ret = kslot_table_insert(t, rec, &h);
 	else
 		kfree(rec);
@@ -335,6 +335,118 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 	return ret;
 }
 
+/*
+ * Up to %KSLOT_SLOTS_BULK entries of a map table's INSERT_BATCH, as
+ * kslot_dev_insert_one() would insert them one by one, with a copy and a
+ * charge per chunk instead of per entry.  The handles are zeroed in one
+ * copy (an unwritable one ends the chunk before anything is stored) and
+ * the records charged together, then allocated and copied in one by one,
+ * outside any lock.  Under t->insert_lock, kslot_map_alloc_bulk() stores
+ * as many as the map has room for in one hold of its lock; an entry that
+ * must grow the map is stored alone, its growth precharged.  The handles
+ * go out in one copy: from the first that cannot be written on, the
+ * entries are erased again.  If the chunk's records cannot be charged
+ * together, the entries are inserted one by one.  Sets *@done to the
+ * entries inserted; returns the error of the entry after them, or 0.
+ */
+static int kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
+				  const u8 __user *recs, u32 n, u32 *done)
+{
+	size_t rs = t->record_size;
+	void *objs[KSLOT_SLOTS_BULK];
+	u64 h[KSLOT_SLOTS_BULK], pre, grow;
+	u32 j, k = 0, left;
+	int ret = 0, fit;
+
+	*done = 0;
+	left = clear_user(handles, n * sizeof(*h));
+	if (left) {
+		n -= DIV_ROUND_UP(left, sizeof(*h));
+		ret = -EFAULT;
+	}
+	pre = (u64)n * t->rec_bytes;
+	if (n && kslot_dev_charge(t->file, pre)) {
+		for (j = 0; j < n; j++) {
+			fit = kslot_dev_insert_one(t, recs + j * rs,
+						   &handles[j], &h[j]);
+			if (fit)
+				return fit;
+			*done = j + 1;
+		}
+		return ret;
+	}
+	for (j = 0; j < n; j++) {
+		objs[j] = kslot_rec_from_user(t, recs + j * rs);
+		if (IS_ERR(objs[j])) {
+			ret = PTR_ERR(objs[j]);
+			break;
+		}
+	}
+	n = j;
+	if (n && mutex_lock_killable(&t->insert_lock)) {
+		ret = -EINTR;
+	} else if (n) {
+		while (k < n) {
+			fit = kslot_dev_precharge_growth(t, n - k, &grow);
+			if (fit > 0)
+				fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
+							   &h[k], KSLOT_DEV_GFP);
+			kslot_dev_settle(t);
+			kslot_dev_uncharge(t->file, grow);
+			if (fit < 0) {
+				ret = fit;
+				break;
+			}
+			k += fit;
+		}
+		mutex_unlock(&t->insert_lock);
+	}
+	for (j = k; j < n; j++)
+		kfree(objs[j]);
+	kslot_dev_uncharge(t->file, pre);
+
+	for (j = 0; j < k; j++)
+		h[j] = kslot_seal(&t->seal, h[j]);
+	left = copy_to_user(handles, h, k * sizeof(*h));
+	if (left) {
+		/*
+		 * Pages went away meanwhile: take the entries back from the
+		 * first handle not written, unless another thread (which
+		 * found one by ITERATE) already erased it.
+		 */
+		for (j = k - DIV_ROUND_UP(left, sizeof(*h)); j < k; j++)
+			kslot_table_erase(t, kslot_unseal(&t->seal, h[j]));
+		k -= DIV_ROUND_UP(left, sizeof(*h));
+		kslot_dev_write_end(t, 0);
+		ret = -EFAULT;
+	}
+	*done = k;
+	return ret;
+}
+
+/*
+ * INSERT_BATCH of a map table, %KSLOT_SLOTS_BULK entries at a time
+ * (kslot_dev_insert_chunk()).  It stops where inserting them one by one
+ * would, with that entry's error.
+ */
+static int kslot_dev_insert_batch(struct kslot_table *t, u64 __user *handles,
+				  const u8 __user *recs, u32 count, u32 *done)
+{
+	u32 i = 0, k;
+	int ret = 0;
+
+	while (i < count && !ret) {
+		ret = kslot_dev_insert_chunk(t, &handles[i],
+					     recs + (size_t)i * t->record_size,
+					     min(count - i, KSLOT_SLOTS_BULK),
+					     &k);
+		i += k;
+		cond_resched();
+	}
+	*done = i;
+	return ret;
+}
+
 static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 			   unsigned int cmd)
 {
@@ -359,6 +471,8 @@ static int kslot_ioc_batch(struct kslot_file *f, void *arg, void __user *uarg,
 		i = 0;
 	} else if (cmd == KSLOT_IOC_GET_BATCH) {
 		ret = kslot_dev_get_batch(t, b, &i);
+	} else if (cmd == KSLOT_IOC_INSERT_BATCH && !kslot_table_is_dense(t)) {
+		ret = kslot_dev_insert_batch(t, handles, recs, b->count, &i);
 	} else if (cmd == KSLOT_IOC_ERASE_BATCH && !kslot_table_is_dense(t)) {
 		ret = kslot_dev_erase_batch(t, handles, b->count, &i);
 		kslot_dev_write_end(t, 0);

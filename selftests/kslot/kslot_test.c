@@ -334,6 +334,45 @@ TEST_F(kdev, batch_chunks)
 	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
 	EXPECT_EQ(0, st.entries);
 	EXPECT_EQ(2, st.rejected);
+
+	/*
+	 * INSERT_BATCH across the kernel's bulk chunks stops where
+	 * inserting one by one would, the entries before stored: handles
+	 * running into an unmapped page at entry 45 ...
+	 */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	edge = (uint64_t *)(map + page) - 45;
+	EXPECT_EQ(-EFAULT, kslot_insert_batch(self->fd, t, in, RS, 100, edge,
+					      &done));
+	EXPECT_EQ(45, done);
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(45, st.entries);
+	memset(out, 0, n * sizeof(*out));
+	EXPECT_EQ(0, kslot_get_batch(self->fd, t, edge, 45, out, RS, &done));
+	EXPECT_EQ(0, memcmp(in, out, 45 * sizeof(*in)));
+	EXPECT_EQ(0, kslot_erase_batch(self->fd, t, edge, 45, &done));
+	EXPECT_EQ(45, done);
+	ASSERT_EQ(0, munmap(map, page));
+	/* ... and records running into one halfway through entry 70. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	memcpy(map + page - 70 * RS - RS / 2, in, 70 * RS + RS / 2);
+	EXPECT_EQ(-EFAULT, kslot_insert_batch(self->fd, t,
+					      map + page - 70 * RS - RS / 2,
+					      RS, 100, h, &done));
+	EXPECT_EQ(70, done);
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(70, st.entries);
+	memset(out, 0, n * sizeof(*out));
+	EXPECT_EQ(0, kslot_get_batch(self->fd, t, h, 70, out, RS, &done));
+	EXPECT_EQ(0, memcmp(in, out, 70 * sizeof(*in)));
+	EXPECT_EQ(0, kslot_erase_batch(self->fd, t, h, 70, &done));
+	ASSERT_EQ(0, munmap(map, page));
 	free(in);
 	free(out);
 	free(h);
