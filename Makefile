@@ -6,8 +6,8 @@
 # Start here (fresh machine, as root; packages from scripts/deps.sh):
 #   run              the demo in the VM (a few min once the debug kernel,
 #                    5 to 10 min the first time, is cached)
-#   check            every test: VMs, host checks, verdict (about 45 min
-#                    fresh, 18 with the kernels cached) [IOMMUFD_STOCK=1]
+#   check            every test: VMs, host checks, verdict (about 35 min
+#                    fresh, 17 with the kernels cached) [IOMMUFD_STOCK=1]
 # Build:
 #   all, modules     the modules against KDIR (default: the running
 #                    kernel's headers, else the cached test kernel)
@@ -142,25 +142,18 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
 # Two lanes at once, as a VM keeps about one of the 2 cores busy: the
-# debug VM, then the stock-kernel VMs; beside them, the host checks, then
-# the PREEMPT_RT debug VM.  When the stock iommufd.ko's results are not
-# cached (a fresh machine), the debug VM runs its selftests too, and the
-# stock-kernel VMs move to the end of the other lane to even the two.
-# Everything is built first; the host checks start once the debug VM has
-# its initramfs (they rebuild in the tree).  Each VM prints its progress,
-# labelled (scripts/vm.sh); the summary shows each part's wall time and
-# the whole run's.
+# debug VM (KASAN, and iommufd's selftests); beside it the host checks,
+# the PREEMPT_RT debug VM and the stock-kernel VMs.  Everything is built
+# first; the host checks start once the debug VM has its initramfs (they
+# rebuild in the tree).  Each VM prints its progress, labelled
+# (scripts/vm.sh); the summary shows each part's wall time and the whole
+# run's.
 check: test-modules rt-modules selftests tools iommufd
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	mods="$$(test -f $(IOMMUFD_CACHE)/results.log && \
-		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"; \
-	stock() { $(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); }; \
-	{ KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) KSLOT_IOMMUFD_MODULES="$$mods" \
-		KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
-		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); \
-	  [ "$$mods" != kslot ] || stock; } & \
+	$(IOMMUFD_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
+		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -169,7 +162,7 @@ check: test-modules rt-modules selftests tools iommufd
 		> $(VM_OUT)/host-checks.log 2>&1; \
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
-	[ "$$mods" = kslot ] || stock; \
+	$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \

@@ -511,9 +511,8 @@ def main():
         print('time: host checks %s (beside the debug VM)' % host)
     lanes = wall_time(os.path.join(outdir, 'check.time'))
     if mode == 'check' and lanes:
-        print('time: tests %s (two lanes: the debug VM, and the host '
-              'checks then the RT VM; the stock VMs after the shorter)'
-              % lanes)
+        print('time: tests %s (the debug VM; beside it the host checks, '
+              'the RT VM and the stock VMs)' % lanes)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:
