@@ -510,8 +510,10 @@ static inline u64 kslot_dev_charged(struct kslot_table *t)
  * room left; *@bytes is set to what is charged.  The caller holds
  * t->insert_lock, so no other insert takes the room meanwhile: the insert
  * that finds none is the one that grows.  Returns how many inserts may be
- * made before the next check, at most @n and at least 1 (the one that
- * grows, or fails with -ENOSPC if the table cannot), or -EDQUOT.
+ * made before the next check, at most @n (not 0) and at least 1 (the one
+ * that grows, or fails with -ENOSPC if the table cannot); or -EDQUOT, or
+ * -EINTR if waiting for pending memory to be freed was interrupted
+ * (kslot_dev_charge()).
  */
 static inline int kslot_dev_precharge_growth(struct kslot_table *t, u32 n,
 					     u64 *bytes)

@@ -336,92 +336,133 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 }
 
 /*
+ * Store records @objs[0 .. @n - 1] of map table @t, copied in and charged
+ * by the caller, in order, under t->insert_lock: as many per hold of the
+ * map lock as the map has room for; an entry that must grow the map alone,
+ * its growth precharged.  Each stored record's precharge moves from *@pre
+ * into the table's charge as it is settled.  Returns the entries stored;
+ * *@err is the next one's error (it is not stored), or 0.
+ */
+static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
+				 u64 *h, u64 *pre, int *err)
+{
+	u32 k = 0;
+	u64 grow;
+	int fit;
+
+	*err = 0;
+	while (k < n) {
+		fit = kslot_dev_precharge_growth(t, n - k, &grow);
+		if (fit > 0)
+			fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
+						   &h[k], KSLOT_DEV_GFP);
+		kslot_dev_settle(t);
+		kslot_dev_uncharge(t->file, grow);
+		if (fit < 0) {
+			*err = fit;
+			break;
+		}
+		kslot_dev_uncharge(t->file, (u64)fit * t->rec_bytes);
+		*pre -= (u64)fit * t->rec_bytes;
+		k += fit;
+	}
+	return k;
+}
+
+/*
  * Up to %KSLOT_SLOTS_BULK entries of a map table's INSERT_BATCH, as
  * kslot_dev_insert_one() would insert them one by one, with a copy and a
- * charge per chunk instead of per entry.  The handles are zeroed in one
- * copy (an unwritable one ends the chunk before anything is stored) and
- * the records charged together, then allocated and copied in one by one,
- * outside any lock.  Under t->insert_lock, kslot_map_alloc_bulk() stores
- * as many as the map has room for in one hold of its lock; an entry that
- * must grow the map is stored alone, its growth precharged.  The handles
- * go out in one copy: from the first that cannot be written on, the
- * entries are erased again.  If the chunk's records cannot be charged
- * together, the entries are inserted one by one.  Sets *@done to the
- * entries inserted; returns the error of the entry after them, or 0.
+ * charge per chunk instead of per entry.  The handle slots are read and
+ * written back unchanged in one copy each, so that an unwritable one ends
+ * the chunk before anything is stored; the records are charged together,
+ * then allocated and copied in one by one, outside any lock, and stored
+ * (kslot_dev_store_chunk()).  The handles go out one put_user() each:
+ * from the first that cannot be written, the entries are erased again.
+ * Where the chunk's records cannot be charged together, or a growth
+ * cannot be charged beside the records not stored yet, the rest is
+ * inserted one by one, so that the batch stops where inserting one by one
+ * would, with that entry's error, every handle slot after it untouched.
+ * Sets *@done to the entries inserted; returns the next one's error, or 0.
  */
-static int kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
-				  const u8 __user *recs, u32 n, u32 *done)
+static noinline_for_stack int
+kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
+		       const u8 __user *recs, u32 n, u32 *done)
 {
 	size_t rs = t->record_size;
 	void *objs[KSLOT_SLOTS_BULK];
-	u64 h[KSLOT_SLOTS_BULK], pre, grow;
-	u32 j, k = 0, left;
-	int ret = 0, fit;
+	u64 h[KSLOT_SLOTS_BULK], pre;
+	u32 j, k = 0, w, nrec;
+	int ret = 0, tail, err;
 
 	*done = 0;
-	left = clear_user(handles, n * sizeof(*h));
-	if (left) {
-		n -= DIV_ROUND_UP(left, sizeof(*h));
-		ret = -EFAULT;
-	}
-	pre = (u64)n * t->rec_bytes;
-	if (n && kslot_dev_charge(t->file, pre)) {
-		for (j = 0; j < n; j++) {
-			fit = kslot_dev_insert_one(t, recs + j * rs,
-						   &handles[j], &h[j]);
-			if (fit)
-				return fit;
-			*done = j + 1;
-		}
-		return ret;
-	}
-	for (j = 0; j < n; j++) {
-		objs[j] = kslot_rec_from_user(t, recs + j * rs);
-		if (IS_ERR(objs[j])) {
-			ret = PTR_ERR(objs[j]);
+	w = n - DIV_ROUND_UP(copy_from_user(h, handles, n * sizeof(*h)),
+			     sizeof(*h));
+	w -= DIV_ROUND_UP(copy_to_user(handles, h, w * sizeof(*h)),
+			  sizeof(*h));
+	/* The error after the writable slots' entries, if they all go in. */
+	tail = w < n ? -EFAULT : 0;
+	pre = (u64)w * t->rec_bytes;
+	if (!w || kslot_dev_charge(t->file, pre))
+		goto one_by_one;
+	for (nrec = 0; nrec < w; nrec++) {
+		objs[nrec] = kslot_rec_from_user(t, recs + nrec * rs);
+		if (IS_ERR(objs[nrec])) {
+			ret = PTR_ERR(objs[nrec]);
 			break;
 		}
 	}
-	n = j;
-	if (n && mutex_lock_killable(&t->insert_lock)) {
+	kslot_dev_uncharge(t->file, (u64)(w - nrec) * t->rec_bytes);
+	pre -= (u64)(w - nrec) * t->rec_bytes;
+	if (nrec && mutex_lock_killable(&t->insert_lock)) {
 		ret = -EINTR;
-	} else if (n) {
-		while (k < n) {
-			fit = kslot_dev_precharge_growth(t, n - k, &grow);
-			if (fit > 0)
-				fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
-							   &h[k], KSLOT_DEV_GFP);
-			kslot_dev_settle(t);
-			kslot_dev_uncharge(t->file, grow);
-			if (fit < 0) {
-				ret = fit;
-				break;
-			}
-			k += fit;
-		}
+	} else if (nrec) {
+		k = kslot_dev_store_chunk(t, objs, nrec, h, &pre, &err);
 		mutex_unlock(&t->insert_lock);
+		ret = err ?: ret;
 	}
-	for (j = k; j < n; j++)
+	for (j = k; j < nrec; j++)
 		kfree(objs[j]);
 	kslot_dev_uncharge(t->file, pre);
 
-	for (j = 0; j < k; j++)
-		h[j] = kslot_seal(&t->seal, h[j]);
-	left = copy_to_user(handles, h, k * sizeof(*h));
-	if (left) {
-		/*
-		 * Pages went away meanwhile: take the entries back from the
-		 * first handle not written, unless another thread (which
-		 * found one by ITERATE) already erased it.
-		 */
-		for (j = k - DIV_ROUND_UP(left, sizeof(*h)); j < k; j++)
-			kslot_table_erase(t, kslot_unseal(&t->seal, h[j]));
-		k -= DIV_ROUND_UP(left, sizeof(*h));
-		kslot_dev_write_end(t, 0);
-		ret = -EFAULT;
+	for (j = 0; j < k; j++) {
+		if (put_user(kslot_seal(&t->seal, h[j]), &handles[j])) {
+			/*
+			 * The page went away meanwhile: take the entries
+			 * back from this one, unless another thread (which
+			 * found one by ITERATE) already erased it.
+			 */
+			for (; j < k; j++)
+				kslot_table_erase(t, h[j]);
+			kslot_dev_write_end(t, 0);
+			return -EFAULT;
+		}
+		*done = j + 1;
 	}
-	*done = k;
+	if (!ret)
+		return tail;
+	/*
+	 * A growth that could not be charged beside records not stored yet
+	 * might have been alone: the rest one by one.  Otherwise entry k
+	 * fails, its handle slot zeroed as kslot_dev_insert_one() does.
+	 */
+	if (ret == -EDQUOT && k + 1 < nrec) {
+		recs += k * rs;
+		handles += k;
+		w -= k;
+		goto one_by_one;
+	}
+	put_user(0, &handles[k]);
 	return ret;
+
+one_by_one:
+	for (j = 0; j < w; j++) {
+		ret = kslot_dev_insert_one(t, recs + j * rs, &handles[j],
+					   &h[0]);
+		if (ret)
+			return ret;
+		(*done)++;
+	}
+	return tail;
 }
 
 /*

@@ -356,16 +356,25 @@ TEST_F(kdev, batch_chunks)
 	EXPECT_EQ(0, kslot_erase_batch(self->fd, t, edge, 45, &done));
 	EXPECT_EQ(45, done);
 	ASSERT_EQ(0, munmap(map, page));
-	/* ... and records running into one halfway through entry 70. */
+	/*
+	 * ... and records running into one halfway through entry 70: its
+	 * handle slot is zeroed, as inserting one by one zeroes it first,
+	 * and the later ones are not written.
+	 */
 	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(map != MAP_FAILED);
 	ASSERT_EQ(0, munmap(map + page, page));
 	memcpy(map + page - 70 * RS - RS / 2, in, 70 * RS + RS / 2);
+	for (i = 0; i < 100; i++)
+		h[i] = ~(uint64_t)i;
 	EXPECT_EQ(-EFAULT, kslot_insert_batch(self->fd, t,
 					      map + page - 70 * RS - RS / 2,
 					      RS, 100, h, &done));
 	EXPECT_EQ(70, done);
+	EXPECT_EQ(0, h[70]);
+	for (i = 71; i < 100; i++)
+		EXPECT_EQ(~(uint64_t)i, h[i]);
 	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
 	EXPECT_EQ(70, st.entries);
 	memset(out, 0, n * sizeof(*out));
