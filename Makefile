@@ -6,8 +6,8 @@
 # Start here (fresh machine, as root; packages from scripts/deps.sh):
 #   run              the demo in the VM (a few min once the debug kernel,
 #                    5 to 10 min the first time, is cached)
-#   check            every test: VMs, host checks, verdict (about 35 min
-#                    fresh, 17 with the kernels cached) [IOMMUFD_STOCK=1]
+#   check            every test: VMs, host checks, verdict (about 31 min
+#                    fresh, 16 with the kernels cached) [IOMMUFD_STOCK=1]
 # Build:
 #   all, modules     the modules against KDIR (default: the running
 #                    kernel's headers, else the cached test kernel)
