@@ -126,6 +126,32 @@ IOMMUFD_SUITES = ('iommufd', 'iommufd_fail_nth')
 IOMMUFD_MODULES = ('stock', 'kslot')
 
 
+# iommufd_fail_nth's loops assert that an operation succeeds within 400
+# injected faults, "an arbitrary limit based on the current kernel
+# situation ... if this hits it doesn't necessarily mean a test failure,
+# just that the limit has to be made bigger" (its source).  On the debug
+# kernel, KASAN, kmemleak and debug objects add fault sites, and the count
+# moves around 400 from run to run on either module.  Such a case is LIMIT:
+# neither a pass nor a failure, and said in the summary.
+FAIL_NTH_LIMIT = re.compile(
+    r'^# iommufd_fail_nth\.c:\d+:(\w+):Expected 400 \(400\) > '
+    r'nth_state->iteration')
+
+
+def parse_iommufd(prog, body):
+    """parse_tap() of an iommufd selftest, with LIMIT cases."""
+    results = parse_tap(body)
+    if prog != 'iommufd_fail_nth':
+        return results
+    limit = set()
+    for line in body:
+        m = FAIL_NTH_LIMIT.match(line.rstrip('\r'))
+        if m:
+            limit.add(m.group(1))
+    return [(c, 'LIMIT' if st == 'FAIL' and c.split('.')[-1] in limit
+             else st) for c, st in results]
+
+
 def iommufd_stock_text(results):
     """The stock module's sections of results.log, as they were written."""
     out, inside = [], False
@@ -151,7 +177,7 @@ def iommufd_cache_load(cache, runs, times):
         kind, _, rest = header.partition(' ')
         if kind == 'iommufd':
             module, _, prog = rest.partition(' ')
-            runs[(module, prog)] = parse_tap(body)
+            runs[(module, prog)] = parse_iommufd(prog, body)
         elif kind == 'iommufd-time':
             module, _, secs = rest.partition(' ')
             times[module] = secs + ' s (cached)'
@@ -199,10 +225,15 @@ def judge_iommufd(runs, times, tally, label):
         if ('stock', prog) in runs and not cases:
             problems.append('iommufd: stock %s gave no TAP results' % prog)
         for c, st in cases:
-            if st == 'PASS':
-                tally.count('%siommufd:%s:%s' % (label, prog, c),
-                            'PASS' if kslot.get((prog, c)) == 'PASS'
-                            else 'FAIL')
+            if st != 'PASS':
+                continue
+            got = kslot.get((prog, c))
+            if got == 'LIMIT':
+                print('note: iommufd: %s:%s reached the 400 fault limit on '
+                      'the kslot module (not a failure, see its source): '
+                      'skipped' % (prog, c))
+            tally.count('%siommufd:%s:%s' % (label, prog, c),
+                        {'PASS': 'PASS', 'LIMIT': 'SKIP'}.get(got, 'FAIL'))
     base_fail = ['%s:%s' % (prog, c) for prog in IOMMUFD_SUITES
                  for c, st in runs.get(('stock', prog), []) if st != 'PASS']
     if base_fail:
@@ -370,7 +401,7 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
                 print('\n'.join(body[:60]))
         elif kind == 'iommufd':
             module, _, prog = rest.partition(' ')
-            iommufd_runs[(module, prog)] = parse_tap(body)
+            iommufd_runs[(module, prog)] = parse_iommufd(prog, body)
         elif kind == 'iommufd-time':
             module, _, secs = rest.partition(' ')
             iommufd_times[module] = secs + ' s'
