@@ -67,6 +67,11 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 		s->mags = kslot_slots_mags_alloc(s);
 		if (!s->mags)
 			return -ENOMEM;
+	} else {
+		/* The writers' fast paths: see kslot_slots_lock_writes(). */
+		s->flags |= KSLOT_SLOTS_F_LOCKED;
+		if (!(flags & KSLOT_SLOTS_KEYED))
+			s->flags |= KSLOT_SLOTS_F_ALLOC;
 	}
 	if (name)
 		s->debugfs = kslot_slots_debugfs(s, kind, name);
@@ -206,6 +211,40 @@ static int kslot_slots_remove_if_locked(struct kslot_slots *s, u64 handle,
 	return 0;
 }
 
+/*
+ * kslot_slots_alloc() of a table without %KSLOT_SLOTS_F_ALLOC: per-CPU,
+ * zeroed or keyed.  No lock held.
+ */
+static noinline int kslot_slots_alloc_other(struct kslot_slots *s, void *obj,
+					    u64 *handle, gfp_t gfp)
+{
+	if (s->mags)
+		return kslot_slots_alloc_percpu(s, obj, handle, gfp);
+	return kslot_slots_zeroed(s) ? -ENOSPC : -EINVAL;
+}
+
+/*
+ * kslot_slots_alloc() that found no free slot, or a restore running:
+ * grow, then take a slot.  Called with the lock held (@irqflags from
+ * kslot_slots_lock()); releases it.
+ */
+static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
+					   u64 *handle, gfp_t gfp,
+					   unsigned long irqflags)
+	__releases(&s->lock)
+{
+	int ret = kslot_slots_no_alloc(s);
+
+	if (!ret)
+		ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free,
+				       0);
+	/* kslot_slots_grow() returns 0 with a free slot. */
+	if (!ret)
+		*handle = kslot_slots_take(s, obj);
+	kslot_slots_unlock(s, irqflags);
+	return ret;
+}
+
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
@@ -233,28 +272,16 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
 {
 	unsigned long irqflags;
-	int ret;
 
-	if (unlikely(s->mags))
-		return kslot_slots_alloc_percpu(s, obj, handle, gfp);
-	if (kslot_slots_zeroed(s))
-		return -ENOSPC;
+	if (unlikely(!(s->flags & KSLOT_SLOTS_F_ALLOC)))
+		return kslot_slots_alloc_other(s, obj, handle, gfp);
 	irqflags = kslot_slots_lock(s);
-	ret = kslot_slots_no_alloc(s);
-	if (ret)
-		goto out;
-	/* The fast path takes a free slot without calling the growth. */
-	if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
-		ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free,
-				       0);
-		if (ret)
-			goto out;
-	}
-	/* kslot_slots_grow() returns 0 with a free slot. */
+	/* The fast path: a free slot, no growth, no restore. */
+	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
+		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
 	*handle = kslot_slots_take(s, obj);
-out:
 	kslot_slots_unlock(s, irqflags);
-	return ret;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
@@ -282,20 +309,29 @@ void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 	unsigned long irqflags;
 	void *old;
 
-	if (s->mags)
-		return kslot_slots_replace_percpu(s, handle, obj);
-	if (kslot_slots_zeroed(s))
-		goto reject;
+	if (unlikely(!kslot_slots_lock_writes(s))) {
+		if (s->mags)
+			return kslot_slots_replace_percpu(s, handle, obj);
+		/* Zeroed. */
+		kslot_slots_count_reject(s, handle);
+		return ERR_PTR(-ENOENT);
+	}
 	irqflags = kslot_slots_lock(s);
 	old = kslot_slots_replace_locked(s, handle, obj);
-
 	kslot_slots_unlock(s, irqflags);
 	return old;
-reject:
-	kslot_slots_count_reject(s, handle);
-	return ERR_PTR(-ENOENT);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
+
+/* kslot_slots_remove() of a per-CPU or zeroed table.  No lock held. */
+static noinline void *kslot_slots_remove_other(struct kslot_slots *s,
+					       u64 handle)
+{
+	if (s->mags)
+		return kslot_slots_remove_percpu(s, handle);
+	kslot_slots_count_reject(s, handle);
+	return NULL;
+}
 
 /**
  * kslot_slots_remove() - Remove an entry and invalidate its handle.
@@ -320,15 +356,10 @@ void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	unsigned long irqflags;
 	void *obj;
 
-	if (unlikely(s->mags))
-		return kslot_slots_remove_percpu(s, handle);
-	if (kslot_slots_zeroed(s)) {
-		kslot_slots_count_reject(s, handle);
-		return NULL;
-	}
+	if (unlikely(!kslot_slots_lock_writes(s)))
+		return kslot_slots_remove_other(s, handle);
 	irqflags = kslot_slots_lock(s);
 	obj = kslot_slots_remove_locked(s, handle);
-
 	kslot_slots_unlock(s, irqflags);
 	return obj;
 }
@@ -802,9 +833,11 @@ int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 	unsigned long irqflags;
 	int ret;
 
-	if (s->mags)
-		return kslot_slots_set_percpu(s, handle, &old, false, obj);
-	if (kslot_slots_zeroed(s)) {
+	if (unlikely(!kslot_slots_lock_writes(s))) {
+		if (s->mags)
+			return kslot_slots_set_percpu(s, handle, &old, false,
+						      obj);
+		/* Zeroed. */
 		kslot_slots_count_reject(s, handle);
 		return -ENOENT;
 	}
@@ -863,9 +896,10 @@ int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	unsigned long irqflags;
 	int ret;
 
-	if (s->mags)
-		return kslot_slots_remove_if_percpu(s, handle, old);
-	if (kslot_slots_zeroed(s)) {
+	if (unlikely(!kslot_slots_lock_writes(s))) {
+		if (s->mags)
+			return kslot_slots_remove_if_percpu(s, handle, old);
+		/* Zeroed. */
 		kslot_slots_count_reject(s, handle);
 		return -ENOENT;
 	}

@@ -38,6 +38,8 @@ void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
 		s->gen_shift = KSLOT_GEN_SHIFT;
 		s->tag = kslot_random_tag();
 	}
+	s->gen_low = BIT_ULL(s->gen_shift) - 1;
+	s->gen_bits = (u64)kslot_slots_gen_max(s) << s->gen_shift;
 }
 
 /**

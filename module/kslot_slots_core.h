@@ -51,6 +51,16 @@ static __always_inline bool kslot_slots_zeroed(const struct kslot_slots *s)
 	return unlikely(!s->max_entries);
 }
 
+/*
+ * The writers' one test before the lock (%KSLOT_SLOTS_F_LOCKED): true if
+ * they take the table lock; false for a per-CPU table with magazines and
+ * for a zeroed one, which their slow paths answer for.
+ */
+static __always_inline bool kslot_slots_lock_writes(const struct kslot_slots *s)
+{
+	return likely(s->flags & KSLOT_SLOTS_F_LOCKED);
+}
+
 static inline struct kslot_slots_table *
 kslot_slots_hdr(struct kslot_slot *slots)
 {
@@ -81,17 +91,33 @@ static inline u32 kslot_slots_gen_max(const struct kslot_slots *s)
 	return U32_MAX;
 }
 
-/* The generation after @gen; 0 when @gen was the slot's last. */
-static inline u32 kslot_slots_gen_next(const struct kslot_slots *s, u32 gen)
+/*
+ * The handle that issuing free slot @index (word @word) makes: the
+ * generation + 1 in place (a free slot's generation is below the last),
+ * the table's tag and @index (the handle formats, the top of
+ * kslot_slots.h).
+ */
+static __always_inline u64 kslot_slots_issue_word(const struct kslot_slots *s,
+						  u64 word, u32 index)
 {
-	return (gen + 1) & kslot_slots_gen_max(s);
+	return ((word | s->gen_low) + 1) |
+	       (u64)s->tag << KSLOT_INDEX_BITS | index;
 }
 
-static inline u64 kslot_slots_make(const struct kslot_slots *s, u32 index,
-				   u32 gen)
+/*
+ * The free word that ends live @handle of slot @index: its generation +
+ * 1, as kslot_slots_free_word(); 0 if that wraps (the format's last
+ * generation was used: the slot's cycle ends).  The carry out of the
+ * generation leaves none of its bits set, in either format.
+ */
+static __always_inline u64 kslot_slots_end_word(const struct kslot_slots *s,
+						u64 handle, u32 index)
 {
-	return (u64)gen << s->gen_shift |
-	       (u64)s->tag << KSLOT_INDEX_BITS | index;
+	u64 next = (handle | s->gen_low) + 1;
+
+	if (unlikely(!(next & s->gen_bits)))
+		return 0;
+	return next | (index ^ 1);
 }
 
 /* The word of free (or, with @gen 0, retired) slot @index: see the top. */
@@ -475,7 +501,7 @@ static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 	u64 h;
 
 	s->free_head = kslot_slots_next(slot);
-	h = kslot_slots_make(s, index, kslot_slots_word_gen(s, slot->word) + 1);
+	h = kslot_slots_issue_word(s, slot->word, index);
 	kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_LIVE, h, obj, 0,
 			  NULL);
 	/* An allocation issued (the stamps of 32-bit waits). */
@@ -495,15 +521,15 @@ static __always_inline int kslot_slots_release(struct kslot_slots *s,
 					       void **old)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
-	/* The format's last generation was used: 0 ends the slot's cycle. */
-	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	u64 word = kslot_slots_end_word(s, handle, index);
 	int ret;
 
-	if (unlikely(!gen))
+	/* The format's last generation was used: the slot's cycle ends. */
+	if (unlikely(!word))
 		return kslot_slots_release_last(s, slot, handle, op, old);
 	ret = kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_FREE | op,
-				kslot_slots_free_word(s, index, gen),
-				kslot_slots_link(s->free_head), handle, old);
+				word, kslot_slots_link(s->free_head), handle,
+				old);
 	if (likely(!ret))
 		s->free_head = index;
 	return ret;

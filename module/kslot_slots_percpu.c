@@ -192,8 +192,7 @@ static __always_inline u64 kslot_slots_mag_pop(struct kslot_slots *s,
 {
 	u32 index = m->idx[--m->nr];
 	struct kslot_slot *slot = &kslot_slots_mag_table(s)[index];
-	u64 h = kslot_slots_make(s, index,
-				 kslot_slots_word_gen(s, READ_ONCE(slot->word)) + 1);
+	u64 h = kslot_slots_issue_word(s, READ_ONCE(slot->word), index);
 
 	kslot_slots_store(s, m, slot, index, KSLOT_SLOTS_LIVE, h, obj, 0, NULL);
 	return h;
@@ -288,7 +287,7 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 						   bool any)
 {
 	u32 index = kslot_slots_handle_index(s, handle);
-	u32 gen = kslot_slots_gen_next(s, kslot_slots_word_gen(s, handle));
+	u64 word = kslot_slots_end_word(s, handle, index);
 	struct kslot_slots_mag *m;
 	struct kslot_slot *slot;
 	unsigned long irqflags;
@@ -298,7 +297,7 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 	if (unlikely(!m))
 		goto locked;
 	/* Ending a slot's cycle (its last generation) takes the table lock. */
-	if (unlikely(!gen)) {
+	if (unlikely(!word)) {
 		kslot_slots_mag_unlock(s, m, irqflags);
 		goto locked;
 	}
@@ -307,8 +306,7 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 		ret = kslot_slots_store(s, m, slot, index,
 					KSLOT_SLOTS_FREE | KSLOT_SLOTS_ATOMIC |
 					(any ? KSLOT_SLOTS_ANY : 0),
-					kslot_slots_free_word(s, index, gen),
-					kslot_slots_link(KSLOT_SLOTS_CACHED),
+					word, kslot_slots_link(KSLOT_SLOTS_CACHED),
 					handle, old);
 	if (likely(!ret)) {
 		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))

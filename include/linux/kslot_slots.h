@@ -207,6 +207,16 @@ struct dentry;
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
 				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
 				 KSLOT_SLOTS_KEYED | KSLOT_SLOTS_PERCPU)
+/*
+ * Set by init, never passed to it: the writers' one test before the lock.
+ * %KSLOT_SLOTS_F_LOCKED: the table is initialised and its writers take
+ * the table lock (it has no magazines).  %KSLOT_SLOTS_F_ALLOC: also, it
+ * has a free list to allocate from (it is not keyed).  A zeroed table has
+ * neither, so its writers take the slow path, which answers for it
+ * without the lock it never initialised.
+ */
+#define KSLOT_SLOTS_F_LOCKED	BIT(30)
+#define KSLOT_SLOTS_F_ALLOC	BIT(31)
 
 /*
  * Slots of the first table; each growth doubles, up to max_entries.
@@ -362,6 +372,13 @@ struct kslot_slots {
 	u32 index_mask;
 	u32 gen_shift;
 	/*
+	 * The same format as masks, for the writers' fast paths: the bits
+	 * below the generation (BIT(gen_shift) - 1), and the generation's
+	 * bits in place.
+	 */
+	u32 gen_low;
+	u64 gen_bits;
+	/*
 	 * Per-CPU tables: the magazines (NULL otherwise, or without
 	 * try_cmpxchg128()), and while nonzero, magazine writers take @lock
 	 * instead (the count of reasons: a growth running, an exact drain;
@@ -427,9 +444,11 @@ struct kslot_slots {
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
 	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
-	.flags = (fl),							\
+	.flags = (fl) | KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC,	\
 	.index_mask = KSLOT_INDEX_MAX,					\
 	.gen_shift = KSLOT_GEN_SHIFT,					\
+	.gen_low = U32_MAX,						\
+	.gen_bits = (u64)U32_MAX << KSLOT_GEN_SHIFT,			\
 	.lock = __SPIN_LOCK_UNLOCKED(kslot_slots.lock),			\
 	.free_head = KSLOT_SLOTS_NONE,					\
 	.max_entries = (max),						\
