@@ -146,9 +146,10 @@ CHURN_COUNT = 65536
 
 
 def churn_rows(outdir):
-    """Instructions per alloc+remove pair (callgrind-churn*.out)."""
+    """Instructions per alloc+remove pair (callgrind-churn*.out), one at
+    a time on both map flavours and in bulk on the locked map."""
     rows = []
-    for flavour in ('', 'percpu'):
+    for flavour in ('', 'percpu', 'bulk'):
         path = os.path.join(outdir, 'callgrind-churn%s.out' % flavour)
         try:
             text = open(path, errors='replace').read()
@@ -156,8 +157,10 @@ def churn_rows(outdir):
             continue
         m = re.search(r'^summary: (\d+)', text, re.M)
         if m:
-            rows.append({'name': 'native_%sinstr_map_alloc_remove' % (
-                flavour + '_' if flavour else ''), 'size': CHURN_COUNT,
+            name = {'': 'native_instr_map_alloc_remove',
+                    'percpu': 'native_percpu_instr_map_alloc_remove',
+                    'bulk': 'native_instr_map_alloc_remove_bulk'}[flavour]
+            rows.append({'name': name, 'size': CHURN_COUNT,
                 'kslot_ns': round(int(m.group(1)) / CHURN_COUNT, 2),
                 'anchor': 'none', 'anchor_ns': 0, 'ratio': None,
                 'unit': 'instructions'})
@@ -423,7 +426,74 @@ def goals(rows):
     r = find(rows, 'native_map_alloc_remove', nbig, 'xa_alloc+xa_erase')
     check('7c native alloc+remove >= 8x xa_alloc+xa_erase', r,
           lambda r: r['ratio'] >= 8, 'ratio %(ratio).2f')
+    write_goals(rows, check)
     return out + headline_goals(rows)
+
+
+def write_goals(rows, check):
+    """The write path's goals (W, from the floor: one atomic and one exposed
+    miss per operation; docs/benchmarks.rst): counts, then native ratios at
+    every size measured, each through @check."""
+    sn = 'slotmap::SlotMap'
+    nsizes = sorted({r['size'] for r in rows
+                     if r['name'] == 'native_map_alloc_remove'})
+    for pre, label, most in (('', 'locked', None), ('percpu_', 'per-CPU', 1)):
+        r = find(rows, 'native_%sinstr_map_alloc_remove' % pre, CHURN_COUNT,
+                 'none')
+        lim = 60 if pre else 80
+        check('W%s %s map: <= %d instructions per alloc+remove pair' % (
+            '1b' if pre else '2a', label, lim), r,
+            lambda r, lim=lim: r['kslot_ns'] <= lim,
+            '%(kslot_ns).1f instructions')
+        if most:
+            r = find(rows, 'native_percpu_atomics_map_alloc_remove',
+                     CHURN_COUNT, 'none')
+            check('W1a per-CPU map: <= 1 atomic per alloc+remove pair', r,
+                  lambda r: r['kslot_ns'] <= 1, '%(kslot_ns).2f atomics')
+    for n in nsizes:
+        if n in (1024, 65536):
+            r = find(rows, 'native_percpu_map_alloc_remove', n, sn)
+            check('W1c per-CPU alloc+remove >= 0.4x SlotMap (%s)' %
+                  size_label(n), r, lambda r: r['ratio'] >= 0.4,
+                  'ratio %(ratio).2f')
+        if n == M1:
+            r = find(rows, 'native_percpu_map_alloc_remove', n,
+                     'xa_alloc+xa_erase')
+            check('W1d per-CPU alloc+remove >= 6x xa_alloc+xa_erase (1M)',
+                  r, lambda r: r['ratio'] >= 6, 'ratio %(ratio).2f')
+            r = find(rows, 'native_map_alloc_remove', n, 'xa_alloc+xa_erase')
+            check('W2c locked alloc+remove >= 4x xa_alloc+xa_erase (1M)',
+                  r, lambda r: r['ratio'] >= 4, 'ratio %(ratio).2f')
+        r = find(rows, 'native_percpu_smp2_map_alloc_remove', n,
+                 'kslot_map_1cpu')
+        if n <= M1:
+            check('W1e per-CPU, 2 CPUs >= 1.6x one CPU (%s)' % size_label(n),
+                  r, lambda r: r['ratio'] >= 1.6, 'ratio %(ratio).2f')
+        if n == 1024:
+            r = find(rows, 'native_map_alloc_remove', n, sn)
+            check('W2b locked alloc+remove >= 0.3x SlotMap (1K)', r,
+                  lambda r: r['ratio'] >= 0.3, 'ratio %(ratio).2f')
+        r = find(rows, 'native_map_alloc_remove_bulk', n, sn)
+        goal = 1.0 if n >= M1 else 0.5 if n == 1024 else None
+        if goal:
+            check('W3 bulk alloc+remove per entry >= %.1fx SlotMap (%s)' % (
+                goal, size_label(n)), r,
+                lambda r, goal=goal: r['ratio'] >= goal, 'ratio %(ratio).2f')
+        for order in ('seq', 'rand'):
+            r = find(rows, 'native_map_read_batch_%s' % order, n, sn)
+            check('W4b batch reads >= 1.0x SlotMap (%s, %s)' % (
+                order, size_label(n)), r, lambda r: r['ratio'] >= 1.0,
+                'ratio %(ratio).2f')
+        out_of_line = find(rows, 'native_map_lookup_rand', n, 'xa_load')
+        inline = find(rows, 'native_map_lookup_inline_rand', n, 'xa_load')
+        r = None
+        if out_of_line and inline:
+            r = dict(out_of_line, anchor='inline lookup',
+                     anchor_ns=inline['kslot_ns'],
+                     cost=out_of_line['kslot_ns'] / inline['kslot_ns'])
+        check('W4c kslot_map_lookup() within 1.3x of the inline lookup '
+              '(rand, %s)' % size_label(n), r, lambda r: r['cost'] <= 1.3,
+              '%(cost).2fx')
 
 
 def gnuplot_term(gp):

@@ -3275,6 +3275,55 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 }
 
 /* kslot_slots_alloc_bulk(): in order, up to max_entries, then -ENOSPC. */
+/*
+ * The writers' one test before the lock (%KSLOT_SLOTS_F_LOCKED and
+ * %KSLOT_SLOTS_F_ALLOC): set by init as the table's kind says, and both
+ * sent to the slow paths where they must be, which answer exactly.
+ */
+static void kslot_slots_test_fast_flags(struct kunit *test)
+{
+	const u32 fast = KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC;
+	struct kslot_slots s;
+	u64 h = 0;
+
+	slots_init(test, &s, 8);
+	KUNIT_EXPECT_EQ(test, s.flags & fast, fast);
+	/* The caller's flags stay as given beside them. */
+	KUNIT_EXPECT_EQ(test, s.flags & ~fast, 0);
+	h = slots_alloc(test, &s, COOKIE(0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(0));
+	kslot_slots_destroy(&s, NULL, NULL);
+
+	/* Keyed: the writers take the lock, but there is no free list. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
+					       KSLOT_SLOTS_KEYED), 0);
+	KUNIT_EXPECT_EQ(test, s.flags & fast, KSLOT_SLOTS_F_LOCKED);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL),
+			-EINVAL);
+	h = kslot_handle_make(3, kslot_slots_tag(&s), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
+	kslot_slots_destroy(&s, NULL, NULL);
+
+	/* Per-CPU: only without magazines do its writers take the lock. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
+					       KSLOT_SLOTS_PERCPU), 0);
+	KUNIT_EXPECT_EQ(test, s.flags & fast, s.mags ? 0 : fast);
+	h = slots_alloc(test, &s, COOKIE(3));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(3));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+
+	/* Init refuses them from the caller. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
+					       KSLOT_SLOTS_F_LOCKED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
+					       KSLOT_SLOTS_F_ALLOC), -EINVAL);
+}
+
 static void kslot_slots_test_alloc_bulk(struct kunit *test)
 {
 	u64 *h = kunit_kcalloc(test, 300, sizeof(*h), GFP_KERNEL);
@@ -3564,6 +3613,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_quiesce_regrow),
 	KUNIT_CASE(kslot_slots_test_drain_race),
 	KUNIT_CASE(kslot_slots_test_zeroed),
+	KUNIT_CASE(kslot_slots_test_fast_flags),
 	KUNIT_CASE(kslot_slots_test_alloc_bulk),
 	KUNIT_CASE(kslot_slots_test_alloc_bulk_fault),
 	KUNIT_CASE(kslot_slots_test_remove_bulk),

@@ -481,8 +481,9 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 
 			prefetchw(__kslot_slots_slot(slots, index));
 		}
+		/* No growth publishes while the lock is held. */
 		for (; done < end; done++) {
-			slot = kslot_slots_live(s, handles[done]);
+			slot = kslot_slots_match(s, slots, handles[done]);
 			if (!slot)
 				break;
 			objs[done] = slot->obj;

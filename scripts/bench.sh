@@ -193,5 +193,10 @@ for fl in "" --percpu; do
 	# shellcheck disable=SC2086
 	"$out/native/kslot_native_bench_count" $fl --count-atomics 65536
 done > "$out/atomics.tap"
+# The same pairs through kslot_map_remove_bulk() and kslot_map_alloc_bulk().
+valgrind --tool=callgrind --toggle-collect=kn_count_bulk_churn \
+	--callgrind-out-file="$out/callgrind-churnbulk.out" \
+	"$out/native/kslot_native_bench" --count-bulk-churn 65536 \
+	> /dev/null 2>> "$out/callgrind.log"
 
 python3 "$top/bench/report.py" ${native_only:+--native} "$out"

@@ -978,6 +978,11 @@ noinline uint64_t kn_count_churn(uint64_t *h, uint32_t n)
 	return kn_map_churn_time(h, n);
 }
 
+noinline uint64_t kn_count_bulk_churn(uint64_t *h, uint32_t n)
+{
+	return kn_map_bulk_churn_time(h, n);
+}
+
 void kn_count_map_lookups(const uint64_t *h, uint32_t n)
 {
 	u32 i;

@@ -886,6 +886,24 @@ static int count_churn(uint32_t n)
 }
 
 /*
+ * --count-bulk-churn N: the same over kslot_map_remove_bulk() and
+ * kslot_map_alloc_bulk() (callgrind --toggle-collect=kn_count_bulk_churn).
+ */
+static int count_bulk_churn(uint32_t n)
+{
+	struct keys k;
+
+	keys_init(&k, n, 1, 0);
+	if (kn_map_fill(n, k.h))
+		return 1;
+	keys_shuffle(&k);
+	if (!kn_count_bulk_churn(k.rh, n))
+		return 1;
+	keys_free(&k);
+	return 0;
+}
+
+/*
  * --count-atomics N (the counting build, kslot_native_bench_count; after
  * --percpu for the per-CPU map): atomic read-modify-write operations per
  * alloc+remove pair (the same loop as --count-churn), per
@@ -965,6 +983,8 @@ int main(int argc, char **argv)
 		return count_mode(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
 		return count_churn(strtoul(argv[2], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "--count-bulk-churn"))
+		return count_bulk_churn(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--count-atomics"))
 		return count_atomics(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
