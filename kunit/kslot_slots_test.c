@@ -3274,7 +3274,6 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
 }
 
-/* kslot_slots_alloc_bulk(): in order, up to max_entries, then -ENOSPC. */
 /*
  * The writers' one test before the lock (%KSLOT_SLOTS_F_LOCKED and
  * %KSLOT_SLOTS_F_ALLOC): set by init as the table's kind says, and both
@@ -3324,6 +3323,7 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 					       KSLOT_SLOTS_F_ALLOC), -EINVAL);
 }
 
+/* kslot_slots_alloc_bulk(): in order, up to max_entries, then -ENOSPC. */
 static void kslot_slots_test_alloc_bulk(struct kunit *test)
 {
 	u64 *h = kunit_kcalloc(test, 300, sizeof(*h), GFP_KERNEL);

@@ -163,6 +163,7 @@
 #define _LINUX_KSLOT_SLOTS_H
 
 #include <linux/atomic.h>
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
@@ -444,7 +445,10 @@ struct kslot_slots {
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
 	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
-	.flags = (fl) | KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC,	\
+	.flags = (fl) | KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC |	\
+		 BUILD_BUG_ON_ZERO((fl) & ~(KSLOT_SLOTS_LOCK_BH |	\
+					    KSLOT_SLOTS_LOCK_IRQ |	\
+					    KSLOT_SLOTS_ACCOUNT)),	\
 	.index_mask = KSLOT_INDEX_MAX,					\
 	.gen_shift = KSLOT_GEN_SHIFT,					\
 	.gen_low = U32_MAX,						\
