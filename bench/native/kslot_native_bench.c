@@ -869,9 +869,11 @@ static int count_mode(uint32_t n)
 /*
  * Instruction counts of alloc+remove (callgrind --toggle-collect=
  * kn_count_churn): a map of n entries, each removed and allocated again
- * in random order; --percpu before it for the per-CPU map.
+ * in random order by @loop; --percpu before it for the per-CPU map.
+ * --count-bulk-churn N: the same through kslot_map_remove_bulk() and
+ * kslot_map_alloc_bulk() (--toggle-collect=kn_count_bulk_churn).
  */
-static int count_churn(uint32_t n)
+static int count_churn(uint32_t n, uint64_t (*loop)(uint64_t *h, uint32_t n))
 {
 	struct keys k;
 
@@ -879,25 +881,7 @@ static int count_churn(uint32_t n)
 	if (kn_map_fill(n, k.h))
 		return 1;
 	keys_shuffle(&k);
-	if (!kn_count_churn(k.rh, n))
-		return 1;
-	keys_free(&k);
-	return 0;
-}
-
-/*
- * --count-bulk-churn N: the same over kslot_map_remove_bulk() and
- * kslot_map_alloc_bulk() (callgrind --toggle-collect=kn_count_bulk_churn).
- */
-static int count_bulk_churn(uint32_t n)
-{
-	struct keys k;
-
-	keys_init(&k, n, 1, 0);
-	if (kn_map_fill(n, k.h))
-		return 1;
-	keys_shuffle(&k);
-	if (!kn_count_bulk_churn(k.rh, n))
+	if (!loop(k.rh, n))
 		return 1;
 	keys_free(&k);
 	return 0;
@@ -982,9 +966,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--count-churn"))
-		return count_churn(strtoul(argv[2], NULL, 0));
+		return count_churn(strtoul(argv[2], NULL, 0), kn_count_churn);
 	if (argc == 3 && !strcmp(argv[1], "--count-bulk-churn"))
-		return count_bulk_churn(strtoul(argv[2], NULL, 0));
+		return count_churn(strtoul(argv[2], NULL, 0),
+				   kn_count_bulk_churn);
 	if (argc == 3 && !strcmp(argv[1], "--count-atomics"))
 		return count_atomics(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {
