@@ -151,8 +151,6 @@ static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
 	return ok;
 }
 
-/* <linux/build_bug.h>: 0, or a compile error if @e is true. */
-#define BUILD_BUG_ON_ZERO(e)	((int)sizeof(struct { int:(-!!(e)); }))
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif

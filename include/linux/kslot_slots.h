@@ -163,7 +163,6 @@
 #define _LINUX_KSLOT_SLOTS_H
 
 #include <linux/atomic.h>
-#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
@@ -431,12 +430,16 @@ struct kslot_slots {
 	struct kslot_free_acct *free_acct;
 };
 
+/* The flags a static table may have: the rest need kslot_slots_init(). */
+#define KSLOT_SLOTS_STATIC_FLAGS	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
+					 KSLOT_SLOTS_ACCOUNT)
+
 /**
  * KSLOT_SLOTS_INIT() - Initialise a table defined statically.
  * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @fl: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both) and
  *	%KSLOT_SLOTS_ACCOUNT, nothing else: 64-bit handles, no magazines,
- *	not keyed (those need kslot_slots_init()).
+ *	not keyed (those need kslot_slots_init(); other bits are dropped).
  *
  * The static initialiser, as XARRAY_INIT() is: the table equals one
  * kslot_slots_init() would leave, but that it has no debugfs file and
@@ -445,10 +448,8 @@ struct kslot_slots {
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
 	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
-	.flags = (fl) | KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC |	\
-		 BUILD_BUG_ON_ZERO((fl) & ~(KSLOT_SLOTS_LOCK_BH |	\
-					    KSLOT_SLOTS_LOCK_IRQ |	\
-					    KSLOT_SLOTS_ACCOUNT)),	\
+	.flags = KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC |		\
+		 ((fl) & KSLOT_SLOTS_STATIC_FLAGS),			\
 	.index_mask = KSLOT_INDEX_MAX,					\
 	.gen_shift = KSLOT_GEN_SHIFT,					\
 	.gen_low = U32_MAX,						\
