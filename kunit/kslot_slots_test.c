@@ -2158,6 +2158,92 @@ static void kslot_slots_test_mag_enospc(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* One GFP_ATOMIC allocation with interrupts off. */
+static int atomic_alloc(struct kslot_slots *s, void *obj, u64 *h)
+{
+	unsigned long flags = kslot_test_irq_enter();
+	int ret = kslot_slots_alloc(s, obj, h, GFP_ATOMIC);
+
+	kslot_test_irq_exit(flags);
+	return ret;
+}
+
+/*
+ * A per-CPU table's writer that may not sleep cannot wait the grace
+ * period a drain or a growth needs: it gets -ENOMEM and changes nothing,
+ * and the worker does the job, after which atomic allocations succeed.
+ * Once the magazines are drained and none took a slot since, a full
+ * table fails atomic allocations with -ENOSPC exactly.
+ */
+static void kslot_slots_test_mag_atomic(struct kunit *test)
+{
+	const u32 max = 64, parked = 10, n = 2 * KSLOT_SLOTS_MIN;
+	struct kslot_slots s;
+	int b;
+	struct on_cpu c;
+	u64 h[64], *hg, x = 0;
+	u32 i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	hg = kunit_kcalloc(test, n + 1, sizeof(*hg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hg);
+
+	/* The drain: the free slots sit in the other CPU's magazine. */
+	pc_init(test, &s, max);
+	for (i = 0; i < max; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	migrate_disable();
+	b = other_cpu(smp_processor_id());
+	c = (struct on_cpu){ .s = &s, .h = h, .n = parked };
+	KUNIT_ASSERT_EQ(test, work_on_cpu(b, remove_n, &c), 0);
+	KUNIT_ASSERT_EQ(test, mag_of(&s, b)->nr, parked);
+	KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(100), &x), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, x, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max - parked);
+	flush_work(&s.quiesce_work);
+	KUNIT_EXPECT_EQ(test, mag_of(&s, b)->nr, 0);
+	KUNIT_EXPECT_EQ(test, s.bypass, 0);
+	KUNIT_EXPECT_NE(test, s.free_head, KSLOT_SLOTS_NONE);
+	for (i = 0; i < parked; i++)
+		KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(i), &h[i]), 0);
+	/*
+	 * Full, but this CPU's magazine took slots since the drain: the
+	 * worker drains again, then -ENOSPC exactly, and again.
+	 */
+	KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(100), &x), -ENOMEM);
+	flush_work(&s.quiesce_work);
+	KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(100), &x), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(100), &x), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, x, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	migrate_enable();
+	for (i = 0; i < max; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
+				    COOKIE(i));
+	kslot_slots_destroy(&s, NULL, NULL);
+
+	/* The growth: started by the atomic writer, finished by the worker. */
+	pc_init(test, &s, 4 * KSLOT_SLOTS_MIN);
+	for (i = 0; i < KSLOT_SLOTS_MIN; i++)
+		hg[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
+	KUNIT_EXPECT_EQ(test, atomic_alloc(&s, COOKIE(100), &x), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, x, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
+	flush_work(&s.quiesce_work);
+	KUNIT_EXPECT_NULL(test, s.grow.next);
+	KUNIT_EXPECT_EQ(test, s.bypass, 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, n);
+	for (i = KSLOT_SLOTS_MIN; i < n; i++)
+		KUNIT_ASSERT_EQ(test, atomic_alloc(&s, COOKIE(i), &hg[i]), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, hg[i]),
+				    COOKIE(i));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), n);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 /* Two CPUs racing to remove (or replace) the same handles. */
 #define RACE_ROUNDS	500
 
@@ -2915,6 +3001,35 @@ static void hardirq_write(struct irq_work *work)
 	complete(&w->done);
 }
 
+/* Run write_once() on @s in a real softirq (a timer). */
+static void ctx_softirq(struct kunit *test, struct ctx_writer *w,
+			struct kslot_slots *s)
+{
+	w->s = s;
+	w->in_context = false;
+	init_completion(&w->done);
+	timer_setup_on_stack(&w->timer, softirq_write, 0);
+	mod_timer(&w->timer, jiffies + 1);
+	wait_for_completion(&w->done);
+	del_timer_sync(&w->timer);
+	destroy_timer_on_stack(&w->timer);
+	KUNIT_EXPECT_TRUE(test, w->in_context);
+}
+
+/* Run write_once() on @s in a real hardirq (an irq_work). */
+static void ctx_hardirq(struct kunit *test, struct ctx_writer *w,
+			struct kslot_slots *s)
+{
+	w->s = s;
+	w->in_context = false;
+	init_completion(&w->done);
+	init_irq_work(&w->work, hardirq_write);
+	irq_work_queue(&w->work);
+	wait_for_completion(&w->done);
+	irq_work_sync(&w->work);
+	KUNIT_EXPECT_TRUE(test, w->in_context);
+}
+
 /* One init site for every table of the case: classes differ by mode. */
 static void slots_init_flags(struct kunit *test, struct kslot_slots *s,
 			     unsigned int flags)
@@ -2931,54 +3046,99 @@ static void slots_init_flags(struct kunit *test, struct kslot_slots *s,
  */
 static void kslot_slots_test_lock_classes(struct kunit *test)
 {
-	struct kslot_slots plain, other, bh, irq;
+	struct kslot_slots *t = kunit_kcalloc(test, 4, sizeof(*t), GFP_KERNEL);
+	struct kslot_slots *plain = &t[0], *other = &t[1], *bh = &t[2],
+			   *irq = &t[3];
 	struct ctx_writer w = {};
 	unsigned long f1, f2;
 
+	KUNIT_ASSERT_NOT_NULL(test, t);
 	if (IS_ENABLED(CONFIG_LOCKDEP) && !debug_locks)
 		kunit_skip(test, "lockdep is off already");
-	slots_init_flags(test, &plain, 0);
-	slots_init_flags(test, &other, 0);
-	slots_init_flags(test, &bh, KSLOT_SLOTS_LOCK_BH);
-	slots_init_flags(test, &irq, KSLOT_SLOTS_LOCK_IRQ);
+	slots_init_flags(test, plain, 0);
+	slots_init_flags(test, other, 0);
+	slots_init_flags(test, bh, KSLOT_SLOTS_LOCK_BH);
+	slots_init_flags(test, irq, KSLOT_SLOTS_LOCK_IRQ);
 	/* Process context, softirqs and interrupts enabled. */
-	KUNIT_EXPECT_EQ(test, write_once(&plain), 0);
-	KUNIT_EXPECT_EQ(test, write_once(&bh), 0);
-	KUNIT_EXPECT_EQ(test, write_once(&irq), 0);
-	/* A softirq writer of the BH table. */
-	w.s = &bh;
-	init_completion(&w.done);
-	timer_setup_on_stack(&w.timer, softirq_write, 0);
-	mod_timer(&w.timer, jiffies + 1);
-	wait_for_completion(&w.done);
-	del_timer_sync(&w.timer);
-	destroy_timer_on_stack(&w.timer);
-	KUNIT_EXPECT_TRUE(test, w.in_context);
+	KUNIT_EXPECT_EQ(test, write_once(plain), 0);
+	KUNIT_EXPECT_EQ(test, write_once(bh), 0);
+	KUNIT_EXPECT_EQ(test, write_once(irq), 0);
+	/* A softirq writer of the BH table, a hardirq one of the IRQ table. */
+	ctx_softirq(test, &w, bh);
 	KUNIT_EXPECT_EQ(test, w.ret, 0);
-	/* A hardirq writer of the IRQ table. */
-	w.s = &irq;
-	w.in_context = false;
-	reinit_completion(&w.done);
-	init_irq_work(&w.work, hardirq_write);
-	irq_work_queue(&w.work);
-	wait_for_completion(&w.done);
-	irq_work_sync(&w.work);
-	KUNIT_EXPECT_TRUE(test, w.in_context);
+	ctx_hardirq(test, &w, irq);
 	KUNIT_EXPECT_EQ(test, w.ret, 0);
 	/* Process context again, after the interrupt contexts. */
-	KUNIT_EXPECT_EQ(test, write_once(&plain), 0);
-	KUNIT_EXPECT_EQ(test, write_once(&bh), 0);
+	KUNIT_EXPECT_EQ(test, write_once(plain), 0);
+	KUNIT_EXPECT_EQ(test, write_once(bh), 0);
 	/* Two tables of one class, nested in one order. */
-	f1 = kslot_slots_lock(&plain);
-	f2 = kslot_slots_lock_nested(&other, SINGLE_DEPTH_NESTING);
-	kslot_slots_unlock(&other, f2);
-	kslot_slots_unlock(&plain, f1);
+	f1 = kslot_slots_lock(plain);
+	f2 = kslot_slots_lock_nested(other, SINGLE_DEPTH_NESTING);
+	kslot_slots_unlock(other, f2);
+	kslot_slots_unlock(plain, f1);
 	if (IS_ENABLED(CONFIG_LOCKDEP))
 		KUNIT_EXPECT_TRUE(test, debug_locks);
-	kslot_slots_destroy(&irq, NULL, NULL);
-	kslot_slots_destroy(&bh, NULL, NULL);
-	kslot_slots_destroy(&other, NULL, NULL);
-	kslot_slots_destroy(&plain, NULL, NULL);
+	kslot_slots_destroy(irq, NULL, NULL);
+	kslot_slots_destroy(bh, NULL, NULL);
+	kslot_slots_destroy(other, NULL, NULL);
+	kslot_slots_destroy(plain, NULL, NULL);
+}
+
+/* One init site for the per-CPU tables of the case. */
+static void pc_init_flags(struct kunit *test, struct kslot_slots *s,
+			  unsigned int flags)
+{
+	KUNIT_ASSERT_EQ(test, kslot_slots_init(s, "test", NULL, 64,
+					       KSLOT_SLOTS_PERCPU | flags), 0);
+	if (!s->mags) {
+		kslot_slots_destroy(s, NULL, NULL);
+		kunit_skip(test, "no try_cmpxchg128(): no magazines");
+	}
+}
+
+/*
+ * Per-CPU tables written from every context their lock flags allow: a BH
+ * table from a softirq, an IRQ table from a hardirq, both from process
+ * context before and after.  The magazines' local locks have a lockdep
+ * class per mode (the first growth, with no table to copy, needs no
+ * grace period, so an atomic writer makes it).
+ */
+static void kslot_slots_test_mag_contexts(struct kunit *test)
+{
+	struct kslot_slots *bh = kunit_kzalloc(test, sizeof(*bh), GFP_KERNEL);
+	struct kslot_slots *irq = kunit_kzalloc(test, sizeof(*irq),
+						GFP_KERNEL);
+	struct ctx_writer w = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, bh);
+	KUNIT_ASSERT_NOT_NULL(test, irq);
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !debug_locks)
+		kunit_skip(test, "lockdep is off already");
+	pc_init_flags(test, bh, KSLOT_SLOTS_LOCK_BH);
+	pc_init_flags(test, irq, KSLOT_SLOTS_LOCK_IRQ);
+	/* The first growths, from the interrupt contexts. */
+	ctx_softirq(test, &w, bh);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	ctx_hardirq(test, &w, irq);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	KUNIT_EXPECT_EQ(test, bh->capacity, 64);
+	KUNIT_EXPECT_EQ(test, irq->capacity, 64);
+	KUNIT_EXPECT_EQ(test, write_once(bh), 0);
+	KUNIT_EXPECT_EQ(test, write_once(irq), 0);
+	ctx_softirq(test, &w, bh);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	ctx_softirq(test, &w, irq);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	ctx_hardirq(test, &w, irq);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	KUNIT_EXPECT_EQ(test, write_once(bh), 0);
+	KUNIT_EXPECT_EQ(test, write_once(irq), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(bh), 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(irq), 0);
+	if (IS_ENABLED(CONFIG_LOCKDEP))
+		KUNIT_EXPECT_TRUE(test, debug_locks);
+	kslot_slots_destroy(irq, NULL, NULL);
+	kslot_slots_destroy(bh, NULL, NULL);
 }
 
 /* Removes while a growth pauses between batches. */
@@ -3202,7 +3362,7 @@ static void kslot_slots_test_drain_race(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, dr->b)->nr, 1);
 	KUNIT_ASSERT_EQ(test, per_cpu_ptr(s.mags, a)->nr, 0);
 	KUNIT_ASSERT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
-	tp_set(test, &s, KSLOT_SLOTS_TP_DRAIN, dr_hook);
+	tp_set(test, &s, KSLOT_SLOTS_TP_QUIESCE, dr_hook);
 	KUNIT_ASSERT_EQ(test, work_on_cpu(a, dr_alloc, NULL), 0);
 	tp_clear();
 	KUNIT_EXPECT_GE(test, tp.calls, 1);
@@ -3600,6 +3760,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_mag_batches),
 	KUNIT_CASE(kslot_slots_test_mag_writers),
 	KUNIT_CASE(kslot_slots_test_mag_enospc),
+	KUNIT_CASE(kslot_slots_test_mag_atomic),
 	KUNIT_CASE(kslot_slots_test_mag_growth),
 	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_remove),
 	KUNIT_CASE_SLOW(kslot_slots_test_mag_race_replace),
@@ -3608,6 +3769,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_lookup_get_last_ref),
 	KUNIT_CASE(kslot_slots_test_lookup_get_replaced),
 	KUNIT_CASE(kslot_slots_test_lock_classes),
+	KUNIT_CASE(kslot_slots_test_mag_contexts),
 	KUNIT_CASE(kslot_slots_test_grow_finishes),
 	KUNIT_CASE(kslot_slots_test_grow_finishes_percpu),
 	KUNIT_CASE(kslot_slots_test_quiesce_regrow),

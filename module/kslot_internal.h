@@ -139,10 +139,11 @@ enum kslot_slots_test_point {
 	KSLOT_SLOTS_TP_LOOKUP_GET,
 	/* A growth between copy batches, no lock held. */
 	KSLOT_SLOTS_TP_GROW_PAUSE,
-	/* A growth quiescing the magazines, no lock held. */
+	/*
+	 * A growth or a drain about to wait for the magazine writers, the
+	 * bypass raised, no lock held.
+	 */
 	KSLOT_SLOTS_TP_QUIESCE,
-	/* A magazine drain, after each CPU, no lock held. */
-	KSLOT_SLOTS_TP_DRAIN,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,

@@ -67,6 +67,7 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 		s->mags = kslot_slots_mags_alloc(s);
 		if (!s->mags)
 			return -ENOMEM;
+		INIT_WORK(&s->quiesce_work, kslot_slots_quiesce_work);
 	} else {
 		/* The writers' fast paths: see kslot_slots_lock_writes(). */
 		s->flags |= KSLOT_SLOTS_F_LOCKED;
@@ -93,16 +94,20 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
  * may be initialised again afterwards, and must be before any other use.
  *
  * Context: Process context for a named or per-CPU table (its debugfs
- * file is removed, its magazines freed); otherwise any context that @fn
- * allows.
+ * file is removed; its worker is cancelled, its magazines freed);
+ * otherwise any context that @fn allows.
  */
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data)
 {
-	struct kslot_slot *slots = rcu_dereference_protected(s->slots, true);
+	struct kslot_slot *slots;
 	u32 i;
 
+	/* The worker finishes what an atomic writer left, before the end. */
+	if (s->mags)
+		cancel_work_sync(&s->quiesce_work);
+	slots = rcu_dereference_protected(s->slots, true);
 	kslot_debugfs_remove(s->debugfs);
 	s->debugfs = NULL;
 	for (i = 0; fn && i < s->capacity; i++) {
@@ -266,7 +271,10 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
  * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
  * holds max_entries slots (live or retired) and none is free (in a
  * per-CPU table: in the free list or any CPU's magazine), or -EINVAL if
- * the table is keyed or being restored (it has no free list).
+ * the table is keyed or being restored (it has no free list).  A per-CPU
+ * table also fails with -ENOMEM, changing nothing, if @gfp may not sleep
+ * and a growth or a drain of the magazines would have to wait a grace
+ * period: its worker does that, and a retry succeeds or fails exactly.
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)

@@ -200,24 +200,39 @@ static void kslot_slots_publish(struct kslot_slots *s)
 	}
 }
 
-/*
- * Wait for every magazine writer that may not have seen s->bypass raised:
- * take and release each CPU's magazine lock.  Called and returns with the
- * table lock held; drops it meanwhile (lock order: magazine, then table).
+/**
+ * kslot_slots_quiesce() - Wait until no magazine writer runs unbypassed.
+ * @s: A per-CPU table whose bypass is raised.
+ * @irqflags: The table lock's saved flags.
+ * @gfp: The caller's allocation flags: whether it may sleep.
+ *
+ * A magazine writer holds its CPU's local lock, an RCU read section,
+ * from its test of s->bypass to its last magazine access: once a grace
+ * period has passed since the bypass rose (s->bypass_gp), every writer
+ * that did not see it has finished, and every later one takes the table
+ * lock.  Then the magazines and the slots they hold are the table lock's
+ * to read and change: for a growth's copy, for the drain.
+ *
+ * Context: Called and returns with the table lock held; drops it to wait
+ * for the grace period.  A caller that may not sleep does not wait.
+ * Return: true if quiesced; false if the grace period has not passed and
+ * @gfp may not sleep (the lock was not dropped).
  */
-static void kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags)
+bool kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags,
+			 gfp_t gfp)
 	__must_hold(&s->lock)
 {
-	int cpu;
+	unsigned long gp = s->bypass_gp;
 
+	if (poll_state_synchronize_rcu(gp))
+		return true;
+	if (!gfpflags_allow_blocking(gfp))
+		return false;
 	kslot_slots_unlock(s, *irqflags);
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_QUIESCE);
-	for_each_possible_cpu(cpu) {
-		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
-
-		kslot_slots_mag_unlock(s, m, kslot_slots_mag_lock(s, m));
-	}
+	cond_synchronize_rcu(gp);
 	*irqflags = kslot_slots_lock(s);
+	return true;
 }
 
 /*
@@ -250,7 +265,11 @@ int kslot_slots_grow_start(struct kslot_slots *s, unsigned long *irqflags,
 	/* A table defined statically draws its tag before its first handle. */
 	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND && !(s->flags & KSLOT_SLOTS_KEYED))
 		WRITE_ONCE(s->tag, kslot_random_tag());
-	s->quiesced = !s->mags;
+	/*
+	 * With no table yet, no magazine writer can change one: nothing to
+	 * quiesce.
+	 */
+	s->quiesced = !s->mags || !cap;
 	/* Magazine writers take the table lock until the publication. */
 	if (s->mags)
 		kslot_slots_bypass_begin(s);
@@ -260,9 +279,11 @@ int kslot_slots_grow_start(struct kslot_slots *s, unsigned long *irqflags,
 /*
  * One step of the running growth: wait for the magazine writers once, or
  * copy one batch, publishing the table after the last.  Called and
- * returns with the lock held; the quiesce drops it.
+ * returns with the lock held; the quiesce drops it.  Returns 0, or
+ * -EAGAIN if the magazines are not quiesced and @gfp may not sleep.
  */
-void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
+int kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags,
+			  gfp_t gfp)
 	__must_hold(&s->lock)
 {
 	struct kslot_slots_table *next = s->grow.next;
@@ -270,7 +291,8 @@ void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
 	if (!s->quiesced) {
 		u32 seq = s->grow_seq;
 
-		kslot_slots_quiesce(s, irqflags);
+		if (!kslot_slots_quiesce(s, irqflags, gfp))
+			return -EAGAIN;
 		/*
 		 * Meanwhile another writer may have published this growth
 		 * and started the next, whose table may even lie where this
@@ -279,7 +301,7 @@ void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
 		 */
 		if (s->grow.next && s->grow_seq == seq)
 			s->quiesced = true;
-		return;
+		return 0;
 	}
 	/* One batch under the lock; writers mirror what is copied. */
 	if (kslot_grow_copy(&s->grow, s->capacity,
@@ -288,6 +310,7 @@ void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
 						       sizeof(struct kslot_slot) },
 			    1))
 		kslot_slots_publish(s);
+	return 0;
 }
 
 /* Between copy batches: let other writers in. */
@@ -337,6 +360,11 @@ bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
  * allocation happens to need a slot.  Other writers that need to grow
  * meanwhile copy batches too.
  *
+ * A per-CPU table's growth waits a grace period for its magazine writers
+ * (kslot_slots_quiesce()): a caller whose @gfp may not sleep gets -ENOMEM
+ * instead if none has passed since the growth started, and the table's
+ * worker finishes the growth.
+ *
  * Called and returns with the lock held; drops it to allocate, to
  * quiesce the magazines and between copy batches.
  */
@@ -363,7 +391,11 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 				return ret;
 			continue;
 		}
-		kslot_slots_grow_step(s, irqflags);
+		if (kslot_slots_grow_step(s, irqflags, gfp)) {
+			/* Atomic: the worker waits and copies instead. */
+			queue_work(system_wq, &s->quiesce_work);
+			return -ENOMEM;
+		}
 		if (s->grow.next)
 			kslot_slots_grow_pause(s, irqflags, gfp);
 	}

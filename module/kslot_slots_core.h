@@ -205,25 +205,37 @@ static inline bool kslot_slots_cas2(struct kslot_slot *slot,
 #endif
 
 /*
- * A magazine lock is taken in one function and released in another (or
- * not kept at all, see kslot_slots_mag_get()), which sparse cannot
- * follow: it is kept out of sparse's lock context.
+ * This CPU's magazine lock, as the table's lock flags say: a local lock,
+ * with interrupts or softirqs disabled too if writers run there.  Its
+ * holder is an RCU reader, which is what the quiesce waits for
+ * (kslot_slots_quiesce()).  Returns the saved interrupt flags.
  */
-static __always_inline unsigned long
-kslot_slots_mag_lock(struct kslot_slots *s, struct kslot_slots_mag *m)
+static __always_inline unsigned long kslot_slots_mag_lock(struct kslot_slots *s)
 {
-	unsigned long irqflags = kslot_spin_lock_flags(&m->lock, s->flags);
+	unsigned long irqflags = 0;
 
-	__release(&m->lock);
+	if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
+		local_lock_irqsave(&s->mags->lock, irqflags);
+	} else if (s->flags & KSLOT_SLOTS_LOCK_BH) {
+		local_bh_disable();
+		local_lock(&s->mags->lock);
+	} else {
+		local_lock(&s->mags->lock);
+	}
 	return irqflags;
 }
 
-static __always_inline void
-kslot_slots_mag_unlock(struct kslot_slots *s, struct kslot_slots_mag *m,
-		       unsigned long irqflags)
+static __always_inline void kslot_slots_mag_unlock(struct kslot_slots *s,
+						   unsigned long irqflags)
 {
-	__acquire(&m->lock);
-	kslot_spin_unlock_flags(&m->lock, s->flags, irqflags);
+	if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
+		local_unlock_irqrestore(&s->mags->lock, irqflags);
+	} else if (s->flags & KSLOT_SLOTS_LOCK_BH) {
+		local_unlock(&s->mags->lock);
+		local_bh_enable();
+	} else {
+		local_unlock(&s->mags->lock);
+	}
 }
 
 /*
@@ -466,7 +478,11 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 int kslot_slots_grow_start(struct kslot_slots *s, unsigned long *irqflags,
 			   gfp_t gfp, kslot_slots_done_t done, u32 arg)
 	__must_hold(&s->lock);
-void kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags)
+int kslot_slots_grow_step(struct kslot_slots *s, unsigned long *irqflags,
+			  gfp_t gfp)
+	__must_hold(&s->lock);
+bool kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags,
+			 gfp_t gfp)
 	__must_hold(&s->lock);
 
 /*
@@ -478,6 +494,11 @@ static inline void kslot_slots_bypass_begin(struct kslot_slots *s)
 	__must_hold(&s->lock)
 {
 	WRITE_ONCE(s->bypass, s->bypass + 1);
+	/*
+	 * Magazine writers that start after this store see it (they are
+	 * RCU readers): once this state has passed, none uses a magazine.
+	 */
+	s->bypass_gp = get_state_synchronize_rcu();
 }
 
 /* The magazines may be used again: pairs with kslot_slots_mag_get(). */
@@ -549,7 +570,10 @@ int kslot_slots_remove_if_percpu(struct kslot_slots *s, u64 handle,
 				 void *old);
 int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle, void **old,
 			   bool any, void *obj);
-u32 kslot_slots_drain(struct kslot_slots *s);
+int kslot_slots_drain(struct kslot_slots *s, unsigned long *irqflags,
+		      gfp_t gfp, int ret)
+	__must_hold(&s->lock);
+void kslot_slots_quiesce_work(struct work_struct *work);
 
 /* kslot_slots_debug.c: the debugfs file of a named table. */
 struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,

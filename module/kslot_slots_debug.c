@@ -82,8 +82,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
  * every CPU's magazine is flushed into the free list first, in the order
  * its slots would be handed out, so the free list shown is complete.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: every magazine lock first).
+ * Context: Any context the table's lock flags allow; process context for
+ * a per-CPU table (the flush waits a grace period for its magazine
+ * writers).  Takes and releases the table lock.
  */
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d)
@@ -98,8 +99,10 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		d->returned = 0;
 		return;
 	}
-	kslot_slots_drain(s);
 	irqflags = kslot_slots_lock(s);
+	/* The magazines' free slots, on the free list first. */
+	if (s->mags)
+		kslot_slots_drain(s, &irqflags, GFP_KERNEL, 0);
 	d->capacity = s->capacity;
 	d->free_head = s->free_head;
 	d->count = kslot_slots_count(s);
@@ -207,9 +210,9 @@ int kslot_slots_test_grow_step(struct kslot_slots *s)
 					     kslot_slots_never, 0);
 	/* Quiesce the magazines first if need be, then copy one batch. */
 	if (!ret && s->grow.next && !s->quiesced)
-		kslot_slots_grow_step(s, &irqflags);
+		kslot_slots_grow_step(s, &irqflags, GFP_KERNEL);
 	if (!ret && s->grow.next)
-		kslot_slots_grow_step(s, &irqflags);
+		kslot_slots_grow_step(s, &irqflags, GFP_KERNEL);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }

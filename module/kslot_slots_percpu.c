@@ -2,35 +2,48 @@
 /*
  * The slot core's per-CPU magazines (%KSLOT_SLOTS_PERCPU; docs/core.rst):
  * each CPU keeps free slots of its own, so an allocation and a remove on
- * one CPU take its magazine lock instead of the table lock.  Magazine
- * writers change live slots only atomically (kslot_slots_store() with
- * KSLOT_SLOTS_ATOMIC), so that they and the table lock's writers decide
- * every race by one compare-and-exchange.
+ * one CPU take its magazine's local lock instead of the table lock.  An
+ * allocation from the magazine owns its slot and needs no atomic; a
+ * remove changes the live slot by one compare-and-exchange
+ * (kslot_slots_store() with KSLOT_SLOTS_ATOMIC), so that two racing
+ * removes, or a remove and a writer under the table lock, cannot both
+ * win.
+ *
+ * Only its own CPU touches a magazine while the table's bypass is down.
+ * A growth (whose copy must see every write) and the drain (which takes
+ * every CPU's free slots) raise the bypass and wait a grace period
+ * (kslot_slots_quiesce()): a magazine writer is an RCU reader from its
+ * test of the bypass to its last magazine access, so after the grace
+ * period every magazine writer takes the table lock, and the magazines
+ * are the table lock's.  A writer that may not sleep does not wait: it
+ * fails with -ENOMEM and the table's worker (kslot_slots_quiesce_work())
+ * waits and finishes the job.
  */
 #include <linux/percpu.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "kslot_slots_core.h"
 
 /*
- * spin_lock_init() makes one lockdep class per call site: one site per
+ * local_lock_init() makes one lockdep class per call site: one site per
  * lock mode, so that magazines of tables whose writers run in interrupts
  * and of tables whose writers do not are not taken for one lock used both
  * ways.
  */
 static void kslot_slots_mag_lock_init_task(struct kslot_slots_mag *m)
 {
-	spin_lock_init(&m->lock);
+	local_lock_init(&m->lock);
 }
 
 static void kslot_slots_mag_lock_init_bh(struct kslot_slots_mag *m)
 {
-	spin_lock_init(&m->lock);
+	local_lock_init(&m->lock);
 }
 
 static void kslot_slots_mag_lock_init_irq(struct kslot_slots_mag *m)
 {
-	spin_lock_init(&m->lock);
+	local_lock_init(&m->lock);
 }
 
 /* The magazines of a per-CPU table, or NULL.  Process context. */
@@ -61,23 +74,21 @@ kslot_slots_mags_alloc(const struct kslot_slots *s)
 }
 
 /*
- * This CPU's magazine, locked, if no growth runs; NULL otherwise (then
- * use the table lock).
+ * This CPU's magazine, its local lock held, if the bypass is down; NULL
+ * otherwise (then use the table lock).
  */
 static __always_inline struct kslot_slots_mag *
 kslot_slots_mag_get(struct kslot_slots *s, unsigned long *irqflags)
 {
-	/* A migration here only makes this CPU use another's magazine. */
-	struct kslot_slots_mag *m = raw_cpu_ptr(s->mags);
-
-	*irqflags = kslot_slots_mag_lock(s, m);
+	*irqflags = kslot_slots_mag_lock(s);
 	/*
 	 * Pairs with kslot_slots_bypass_end(): not bypassed, so no growth
-	 * runs and this is the current table.
+	 * runs and this is the current table; a bypass raised after this
+	 * load waits for the unlock (kslot_slots_quiesce()).
 	 */
 	if (likely(!smp_load_acquire(&s->bypass)))
-		return m;
-	kslot_slots_mag_unlock(s, m, *irqflags);
+		return this_cpu_ptr(s->mags);
+	kslot_slots_mag_unlock(s, *irqflags);
 	return NULL;
 }
 
@@ -85,7 +96,7 @@ kslot_slots_mag_get(struct kslot_slots *s, unsigned long *irqflags)
 static __always_inline struct kslot_slot *
 kslot_slots_mag_table(struct kslot_slots *s)
 {
-	/* Growths wait for magazine locks before they copy or publish. */
+	/* Growths wait for magazine writers before they copy or publish. */
 	return rcu_dereference_check(s->slots, rcu_read_lock_any_held());
 }
 
@@ -147,6 +158,8 @@ static noinline void kslot_slots_refill(struct kslot_slots *s,
 		kslot_slots_relink_to(s, slot, index, KSLOT_SLOTS_CACHED);
 		m->idx[n++] = index;
 	}
+	if (n)
+		WRITE_ONCE(s->mags_drained, false);
 	kslot_slots_unlock(s, irqflags);
 	/* The first taken is handed out first: reverse into stack order. */
 	for (i = 0; i < n / 2; i++)
@@ -154,32 +167,82 @@ static noinline void kslot_slots_refill(struct kslot_slots *s,
 	m->nr = n;
 }
 
-/*
- * Flush every CPU's magazine (offline CPUs' too) into the free list, for
- * an allocation that found none free, for reserve and for the dump.
- * Called with no lock held.  Returns the slots moved.
- */
-u32 kslot_slots_drain(struct kslot_slots *s)
+/* The grow loop's condition for the worker: nothing to start. */
+static bool kslot_slots_started(const struct kslot_slots *s, u32 unused)
 {
-	u32 moved = 0;
+	return true;
+}
+
+/**
+ * kslot_slots_drain() - Move every magazine's free slots to the free list.
+ * @s: A per-CPU table.
+ * @irqflags: The table lock's saved flags.
+ * @gfp: The caller's allocation flags: whether it may sleep.
+ * @ret: What the caller returns if no slot turns up: -ENOSPC (the table
+ *	is full, so its waiting slots may thaw early) or -ENOMEM.
+ *
+ * For an allocation that found no free slot and could not grow, for
+ * reserve and for the dump.  With the bypass raised and the magazines
+ * quiesced, every CPU's magazine (offline CPUs' too) goes to the free
+ * list under the table lock, in CPU order, and no slot can move into a
+ * magazine meanwhile: afterwards every free slot is on the list, and an
+ * empty list means that none is free anywhere.  While no magazine has
+ * taken a slot since the last drain, there is nothing to wait for.
+ *
+ * Context: Called and returns with the table lock held; drops it to wait
+ * for a grace period.  A caller that may not sleep gets -ENOMEM if it
+ * would have to wait, and the worker drains instead.
+ * Return: 0 if a free slot is on the list; @ret if none is; -ENOMEM if
+ * the drain was left to the worker.
+ */
+int kslot_slots_drain(struct kslot_slots *s, unsigned long *irqflags,
+		      gfp_t gfp, int ret)
+	__must_hold(&s->lock)
+{
 	int cpu;
 
-	if (!s->mags)
-		return 0;
-	for_each_possible_cpu(cpu) {
-		struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
-		unsigned long mflags = kslot_slots_mag_lock(s, m);
-
-		if (m->nr) {
-			unsigned long irqflags = kslot_slots_lock(s);
-
-			moved += kslot_slots_flush(s, m, m->nr);
-			kslot_slots_unlock(s, irqflags);
+	if (!READ_ONCE(s->mags_drained)) {
+		kslot_slots_bypass_begin(s);
+		if (!kslot_slots_quiesce(s, irqflags, gfp)) {
+			kslot_slots_bypass_end(s);
+			queue_work(system_wq, &s->quiesce_work);
+			return -ENOMEM;
 		}
-		kslot_slots_mag_unlock(s, m, mflags);
-		kslot_slots_test_point(s, KSLOT_SLOTS_TP_DRAIN);
+		for_each_possible_cpu(cpu) {
+			struct kslot_slots_mag *m = per_cpu_ptr(s->mags, cpu);
+
+			kslot_slots_flush(s, m, m->nr);
+		}
+		WRITE_ONCE(s->mags_drained, true);
+		kslot_slots_bypass_end(s);
 	}
-	return moved;
+	/* None free anywhere: a full 32-bit table's oldest waiting slot. */
+	if (s->free_head != KSLOT_SLOTS_NONE ||
+	    (ret == -ENOSPC && kslot_slots_thaw(s, true)))
+		return 0;
+	return ret;
+}
+
+/**
+ * kslot_slots_quiesce_work() - What a writer that may not sleep left.
+ * @work: The table's quiesce_work.
+ *
+ * Waits for the grace period a per-CPU table's growth or drain needed,
+ * then finishes the running growth (it allocates nothing: the writer
+ * that started it allocated the table, charged where that writer was)
+ * and drains the magazines.
+ *
+ * Context: Process context (the system workqueue).
+ */
+void kslot_slots_quiesce_work(struct work_struct *work)
+{
+	struct kslot_slots *s = container_of(work, struct kslot_slots,
+					     quiesce_work);
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	kslot_slots_grow(s, &irqflags, GFP_KERNEL, kslot_slots_started, 0);
+	kslot_slots_drain(s, &irqflags, GFP_KERNEL, -ENOSPC);
+	kslot_slots_unlock(s, irqflags);
 }
 
 /*
@@ -210,25 +273,13 @@ static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
 	int ret;
 
 	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free, 0);
-	if (unlikely(ret)) {
-		/*
-		 * No free slot and no room to grow (or no memory): free
-		 * slots may sit in magazines.  Bypassed magazine writers
-		 * free onto the list instead, so no slot can move into a
-		 * magazine the drain has passed: once it is done, every
-		 * free slot is on the list, and an empty list means no
-		 * slot is free anywhere.
-		 */
-		kslot_slots_bypass_begin(s);
-		kslot_slots_unlock(s, irqflags);
-		kslot_slots_drain(s);
-		irqflags = kslot_slots_lock(s);
-		/* None free anywhere: a full 32-bit table's oldest waiting slot. */
-		if (s->free_head != KSLOT_SLOTS_NONE ||
-		    (ret == -ENOSPC && kslot_slots_thaw(s, true)))
-			ret = 0;
-		kslot_slots_bypass_end(s);
-	}
+	/*
+	 * No free slot and no room to grow (or no memory): free slots may
+	 * sit in magazines.  An atomic caller's growth that waits for the
+	 * worker (-ENOMEM with a growth running) drains nothing either.
+	 */
+	if (unlikely(ret) && !s->grow.next)
+		ret = kslot_slots_drain(s, &irqflags, gfp, ret);
 	if (!ret)
 		*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);
@@ -248,10 +299,10 @@ noinline int kslot_slots_alloc_percpu(struct kslot_slots *s, void *obj,
 			kslot_slots_refill(s, m);
 		if (likely(m->nr)) {
 			*handle = kslot_slots_mag_pop(s, m, obj);
-			kslot_slots_mag_unlock(s, m, irqflags);
+			kslot_slots_mag_unlock(s, irqflags);
 			return 0;
 		}
-		kslot_slots_mag_unlock(s, m, irqflags);
+		kslot_slots_mag_unlock(s, irqflags);
 	}
 	return kslot_slots_alloc_percpu_locked(s, obj, handle, gfp);
 }
@@ -298,7 +349,7 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 		goto locked;
 	/* Ending a slot's cycle (its last generation) takes the table lock. */
 	if (unlikely(!word)) {
-		kslot_slots_mag_unlock(s, m, irqflags);
+		kslot_slots_mag_unlock(s, irqflags);
 		goto locked;
 	}
 	slot = kslot_slots_mag_slot(s, handle);
@@ -312,8 +363,11 @@ static __always_inline int kslot_slots_free_percpu(struct kslot_slots *s,
 		if (unlikely(m->nr == KSLOT_SLOTS_MAG_SIZE))
 			kslot_slots_flush_batch(s, m);
 		m->idx[m->nr++] = index;
+		/* A free slot off the list: the next drain has work. */
+		if (unlikely(READ_ONCE(s->mags_drained)))
+			WRITE_ONCE(s->mags_drained, false);
 	}
-	kslot_slots_mag_unlock(s, m, irqflags);
+	kslot_slots_mag_unlock(s, irqflags);
 	return ret;
 locked:
 	return kslot_slots_free_percpu_locked(s, handle, old, any);
@@ -362,7 +416,7 @@ int kslot_slots_set_percpu(struct kslot_slots *s, u64 handle, void **old,
 		if (slot)
 			ret = kslot_slots_store(s, m, slot, index, op, handle,
 						obj, handle, old);
-		kslot_slots_mag_unlock(s, m, irqflags);
+		kslot_slots_mag_unlock(s, irqflags);
 		return ret;
 	}
 	irqflags = kslot_slots_lock(s);

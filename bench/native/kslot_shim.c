@@ -157,12 +157,16 @@ void kslot_shim_rcu_unregister(void)
 	pthread_mutex_unlock(&rcu_lock);
 }
 
+unsigned long kslot_shim_rcu_gp_seq;
+
 void kslot_shim_synchronize_rcu(void)
 {
 	unsigned int i;
 
 	rcu_barrier_all();
 	pthread_mutex_lock(&rcu_lock);
+	__atomic_store_n(&kslot_shim_rcu_gp_seq, kslot_shim_rcu_gp_seq + 1,
+			 __ATOMIC_RELEASE);
 	for (i = 0; i < RCU_THREADS; i++) {
 		struct rcu_thread *t = &rcu_threads[i];
 
@@ -173,6 +177,8 @@ void kslot_shim_synchronize_rcu(void)
 			~KSLOT_SHIM_PREEMPT_IDLE))
 			__builtin_ia32_pause();
 	}
+	__atomic_store_n(&kslot_shim_rcu_gp_seq, kslot_shim_rcu_gp_seq + 1,
+			 __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rcu_lock);
 	rcu_barrier_all();
 }

@@ -553,6 +553,16 @@ static inline bool queue_work_on(int cpu, void *wq, struct work_struct *w)
 }
 
 #define flush_work(w)			do { (void)(w); } while (0)
+static inline bool cancel_work_sync(struct work_struct *w)
+{
+	return false;
+}
+
+/* What a writer that may not sleep defers: the bench's writers sleep. */
+static inline bool queue_work(void *wq, struct work_struct *w)
+{
+	abort();
+}
 
 /* ---- memory ---- */
 #define GFP_KERNEL		0x1u
@@ -728,6 +738,27 @@ void kslot_shim_call_rcu(struct rcu_head *head,
 			 void (*func)(struct rcu_head *head));
 void kslot_shim_rcu_reclaim(void);
 
+/*
+ * Grace-period states, as the kernel's polled API: the count is odd while
+ * a synchronize_rcu() runs and each one adds 2, so a state is the even
+ * count that the first grace period starting after it ends at.
+ */
+extern unsigned long kslot_shim_rcu_gp_seq;
+
+static inline unsigned long get_state_synchronize_rcu(void)
+{
+	return (__atomic_load_n(&kslot_shim_rcu_gp_seq, __ATOMIC_ACQUIRE) +
+		3) & ~1UL;
+}
+
+static inline bool poll_state_synchronize_rcu(unsigned long state)
+{
+	return (long)(__atomic_load_n(&kslot_shim_rcu_gp_seq,
+				      __ATOMIC_ACQUIRE) - state) >= 0;
+}
+
+#define cond_synchronize_rcu(state) \
+	do { if (!poll_state_synchronize_rcu(state)) synchronize_rcu(); } while (0)
 #define rcu_register_thread()		kslot_shim_rcu_register()
 #define rcu_unregister_thread()		kslot_shim_rcu_unregister()
 #define synchronize_rcu()		kslot_shim_synchronize_rcu()

@@ -42,12 +42,13 @@
  * A per-CPU map (%KSLOT_MAP_PERCPU) changes these rows:
  *
  * +-------------------------+----------------------+--------------------+
- * | kslot_map_alloc(),      | this CPU's magazine; | only if gfp allows |
- * | kslot_map_remove(),     | map lock to refill   |                    |
- * | kslot_map_replace(),    | or flush it, to grow |                    |
- * | kslot_map_replace_if(), | and while a growth   |                    |
- * | kslot_map_remove_if(),  | runs; bulk: as many  |                    |
- * | the bulk calls          | single calls         |                    |
+ * | kslot_map_alloc(),      | this CPU's magazine  | only if gfp allows |
+ * | kslot_map_remove(),     | (a local lock); map  | (a grace period to |
+ * | kslot_map_replace(),    | lock to refill or    | grow or drain;     |
+ * | kslot_map_replace_if(), | flush it, to grow    | atomic callers get |
+ * | kslot_map_remove_if(),  | and while a growth   | -ENOMEM and a      |
+ * | the bulk calls          | runs; bulk: as many  | worker does it)    |
+ * |                         | single calls         |                    |
  * | kslot_map_lock(), the   | not offered: removes | -                  |
  * | __kslot_map_*() writers | bypass the map lock, |                    |
  * |                         | the __ writers WARN  |                    |
@@ -74,7 +75,7 @@
  *   allocations.)
  * - %KSLOT_MAP_PERCPU at init gives the map per-CPU magazines of free
  *   slots (kslot_slots.h): alloc pops and remove pushes this CPU's
- *   magazine under its own lock, the free list is touched in batches,
+ *   magazine under its local lock, the free list is touched in batches,
  *   remove is one cmpxchg of the slot's word (of two racing removes of a
  *   handle exactly one wins), replace one 128-bit cmpxchg of word and
  *   object (no lost update against a racing remove).  The count and the
@@ -274,7 +275,10 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the map's lock flags allow.  Takes and releases the map lock.
  * Return: 0, -ENOMEM if growing the map failed, or -ENOSPC if the map
- * holds max_entries slots (live or retired) and none is free.
+ * holds max_entries slots (live or retired) and none is free.  A per-CPU
+ * map also fails with -ENOMEM if @gfp may not sleep and it would have to
+ * wait a grace period to grow or to drain its magazines (its worker does
+ * that; retry).
  */
 static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
 				  u64 *handle, gfp_t gfp)

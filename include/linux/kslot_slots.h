@@ -133,15 +133,20 @@
  * A per-CPU table (%KSLOT_SLOTS_PERCPU, below) changes these rows:
  *
  * +----------------------------+----------------------+--------------------+
- * | kslot_slots_alloc(),       | this CPU's magazine; | only if gfp allows |
- * | kslot_slots_remove(),      | table lock to refill |                    |
- * | kslot_slots_replace(),     | or flush it, to grow |                    |
- * | kslot_slots_replace_if(),  | and while a growth   |                    |
- * | kslot_slots_remove_if(),   | runs; bulk: as many  |                    |
- * | the bulk calls             | single calls         |                    |
+ * | kslot_slots_alloc(),       | this CPU's magazine  | only if gfp allows |
+ * | kslot_slots_remove(),      | (a local lock); the  | (then a grace      |
+ * | kslot_slots_replace(),     | table lock to refill | period to grow or  |
+ * | kslot_slots_replace_if(),  | or flush it, to grow | drain; atomic      |
+ * | kslot_slots_remove_if(),   | and while a growth   | callers get        |
+ * | the bulk calls             | runs; bulk: as many  | -ENOMEM and a      |
+ * |                            | single calls         | worker does it)    |
  * | kslot_slots_count()        | none (sums magazines)| no                 |
- * | kslot_slots_dump()         | every magazine, then | no                 |
- * |                            | the table lock       |                    |
+ * | kslot_slots_reserve()      | table lock; a grace  | as alloc           |
+ * |                            | period to grow       |                    |
+ * | kslot_slots_dump()         | table lock; a grace  | yes                |
+ * |                            | period to drain the  |                    |
+ * |                            | magazines            |                    |
+ * | kslot_slots_destroy()      | caller: no writers   | yes (the worker)   |
  * | kslot_slots_lock(), the __ | not offered: they    |                    |
  * | writers, keyed tables,     | WARN and fail        |                    |
  * | kslot_slots_init_tag(),    | (-EINVAL), or init   |                    |
@@ -168,10 +173,12 @@
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
 #include <linux/kslot_lock.h>
+#include <linux/local_lock.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 /*
  * A slot's word is loaded and compared by lock-free readers in one
@@ -287,8 +294,13 @@ struct kslot_slot {
  */
 struct kslot_slots_mag {
 	/* private: */
-	/* Taken by its CPU's writers, by others rarely (see the top). */
-	spinlock_t lock;
+	/*
+	 * Taken by its CPU's writers only.  It disables preemption (or, on
+	 * PREEMPT_RT, migration, in an RCU read section): a grace period
+	 * after the table's bypass rose, no writer uses a magazine, and the
+	 * drain reads every CPU's under the table lock.
+	 */
+	local_lock_t lock;
 	/* Slots in @idx; the last one is handed out first. */
 	u32 nr;
 	/*
@@ -386,6 +398,20 @@ struct kslot_slots {
 	 */
 	struct kslot_slots_mag __percpu *mags;
 	u32 bypass;
+	/*
+	 * Per-CPU tables, under @lock: no magazine has taken a free slot
+	 * since the last drain (set by the drain; cleared by a refill, and
+	 * by a magazine remove under its local lock).
+	 */
+	bool mags_drained;
+	/*
+	 * Per-CPU tables: the RCU state (get_state_synchronize_rcu()) when
+	 * @bypass last rose, under @lock; the magazines are quiesced once
+	 * it has passed.  The worker finishes a growth or a drain that a
+	 * writer which may not sleep could not wait for.
+	 */
+	unsigned long bypass_gp;
+	struct work_struct quiesce_work;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	/* A growth in progress: the struct kslot_slots_table it fills. */
