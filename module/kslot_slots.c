@@ -276,20 +276,27 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
  * and a growth or a drain of the magazines would have to wait a grace
  * period: its worker does that, and a retry succeeds or fails exactly.
  */
-int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
-		      gfp_t gfp)
+/* kslot_slots_alloc() of a table with %KSLOT_SLOTS_F_ALLOC. */
+static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
+					     void *obj, u64 *handle, gfp_t gfp)
 {
-	unsigned long irqflags;
+	unsigned long irqflags = kslot_slots_lock(s);
 
-	if (unlikely(!(s->flags & KSLOT_SLOTS_F_ALLOC)))
-		return kslot_slots_alloc_other(s, obj, handle, gfp);
-	irqflags = kslot_slots_lock(s);
 	/* The fast path: a free slot, no growth, no restore. */
 	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
 		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
 	*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);
 	return 0;
+}
+
+int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+		      gfp_t gfp)
+{
+	/* Both tail calls: neither path pays the other's stack frame. */
+	if (likely(s->flags & KSLOT_SLOTS_F_ALLOC))
+		return kslot_slots_alloc_locked(s, obj, handle, gfp);
+	return kslot_slots_alloc_other(s, obj, handle, gfp);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
@@ -359,17 +366,23 @@ static noinline void *kslot_slots_remove_other(struct kslot_slots *s,
  * Return: The removed pointer, or NULL if @handle was not live (or was a
  * placeholder, which is released all the same).
  */
-void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
+/* kslot_slots_remove() of a table with %KSLOT_SLOTS_F_LOCKED. */
+static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
+					      u64 handle)
 {
-	unsigned long irqflags;
-	void *obj;
+	unsigned long irqflags = kslot_slots_lock(s);
+	void *obj = kslot_slots_remove_locked(s, handle);
 
-	if (unlikely(!kslot_slots_lock_writes(s)))
-		return kslot_slots_remove_other(s, handle);
-	irqflags = kslot_slots_lock(s);
-	obj = kslot_slots_remove_locked(s, handle);
 	kslot_slots_unlock(s, irqflags);
 	return obj;
+}
+
+void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
+{
+	/* Both tail calls, as kslot_slots_alloc(). */
+	if (likely(kslot_slots_lock_writes(s)))
+		return kslot_slots_remove_lock(s, handle);
+	return kslot_slots_remove_other(s, handle);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_remove);
 

@@ -214,12 +214,13 @@ static __always_inline unsigned long kslot_slots_mag_lock(struct kslot_slots *s)
 {
 	unsigned long irqflags = 0;
 
-	if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
-		local_lock_irqsave(&s->mags->lock, irqflags);
-	} else if (s->flags & KSLOT_SLOTS_LOCK_BH) {
-		local_bh_disable();
+	/* One test for the commonest mode, writers in process context. */
+	if (likely(!(s->flags & (KSLOT_SLOTS_LOCK_IRQ | KSLOT_SLOTS_LOCK_BH)))) {
 		local_lock(&s->mags->lock);
+	} else if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
+		local_lock_irqsave(&s->mags->lock, irqflags);
 	} else {
+		local_bh_disable();
 		local_lock(&s->mags->lock);
 	}
 	return irqflags;
@@ -228,13 +229,13 @@ static __always_inline unsigned long kslot_slots_mag_lock(struct kslot_slots *s)
 static __always_inline void kslot_slots_mag_unlock(struct kslot_slots *s,
 						   unsigned long irqflags)
 {
-	if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
-		local_unlock_irqrestore(&s->mags->lock, irqflags);
-	} else if (s->flags & KSLOT_SLOTS_LOCK_BH) {
+	if (likely(!(s->flags & (KSLOT_SLOTS_LOCK_IRQ | KSLOT_SLOTS_LOCK_BH)))) {
 		local_unlock(&s->mags->lock);
-		local_bh_enable();
+	} else if (s->flags & KSLOT_SLOTS_LOCK_IRQ) {
+		local_unlock_irqrestore(&s->mags->lock, irqflags);
 	} else {
 		local_unlock(&s->mags->lock);
+		local_bh_enable();
 	}
 }
 
