@@ -250,6 +250,20 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 	return ret;
 }
 
+/* kslot_slots_alloc() of a table with %KSLOT_SLOTS_F_ALLOC. */
+static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
+					     void *obj, u64 *handle, gfp_t gfp)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	/* The fast path: a free slot, no growth, no restore. */
+	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
+		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
+	*handle = kslot_slots_take(s, obj);
+	kslot_slots_unlock(s, irqflags);
+	return 0;
+}
+
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
@@ -274,22 +288,9 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
  * the table is keyed or being restored (it has no free list).  A per-CPU
  * table also fails with -ENOMEM, changing nothing, if @gfp may not sleep
  * and a growth or a drain of the magazines would have to wait a grace
- * period: its worker does that, and a retry succeeds or fails exactly.
+ * period: its worker does that, and a retry finds the slots (or, once a
+ * drain found none free, -ENOSPC).
  */
-/* kslot_slots_alloc() of a table with %KSLOT_SLOTS_F_ALLOC. */
-static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
-					     void *obj, u64 *handle, gfp_t gfp)
-{
-	unsigned long irqflags = kslot_slots_lock(s);
-
-	/* The fast path: a free slot, no growth, no restore. */
-	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
-		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
-	*handle = kslot_slots_take(s, obj);
-	kslot_slots_unlock(s, irqflags);
-	return 0;
-}
-
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
 {
@@ -348,6 +349,17 @@ static noinline void *kslot_slots_remove_other(struct kslot_slots *s,
 	return NULL;
 }
 
+/* kslot_slots_remove() of a table with %KSLOT_SLOTS_F_LOCKED. */
+static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
+					      u64 handle)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	void *obj = kslot_slots_remove_locked(s, handle);
+
+	kslot_slots_unlock(s, irqflags);
+	return obj;
+}
+
 /**
  * kslot_slots_remove() - Remove an entry and invalidate its handle.
  * @s: The table.
@@ -366,17 +378,6 @@ static noinline void *kslot_slots_remove_other(struct kslot_slots *s,
  * Return: The removed pointer, or NULL if @handle was not live (or was a
  * placeholder, which is released all the same).
  */
-/* kslot_slots_remove() of a table with %KSLOT_SLOTS_F_LOCKED. */
-static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
-					      u64 handle)
-{
-	unsigned long irqflags = kslot_slots_lock(s);
-	void *obj = kslot_slots_remove_locked(s, handle);
-
-	kslot_slots_unlock(s, irqflags);
-	return obj;
-}
-
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
 	/* Both tail calls, as kslot_slots_alloc(). */
@@ -953,8 +954,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * release.
  *
  * In a per-CPU table the free slots in every CPU's magazine count: an
- * allocation that finds no other free slot flushes them (rather than fail
- * for memory).
+ * allocation that may sleep and finds no other free slot flushes them
+ * (rather than fail for memory).  One that may not sleep cannot wait the
+ * grace period the flush needs: it fails with -ENOMEM and the table's
+ * worker flushes them, so a caller that counts on atomic allocations
+ * after a reservation uses a table without %KSLOT_SLOTS_PERCPU.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow; not with the table lock held.  Takes and

@@ -494,12 +494,16 @@ bool kslot_slots_quiesce(struct kslot_slots *s, unsigned long *irqflags,
 static inline void kslot_slots_bypass_begin(struct kslot_slots *s)
 	__must_hold(&s->lock)
 {
-	WRITE_ONCE(s->bypass, s->bypass + 1);
+	u32 old = s->bypass;
+
+	WRITE_ONCE(s->bypass, old + 1);
 	/*
 	 * Magazine writers that start after this store see it (they are
 	 * RCU readers): once this state has passed, none uses a magazine.
+	 * While the bypass stays raised, the first state covers them all.
 	 */
-	s->bypass_gp = get_state_synchronize_rcu();
+	if (!old)
+		s->bypass_gp = get_state_synchronize_rcu();
 }
 
 /* The magazines may be used again: pairs with kslot_slots_mag_get(). */

@@ -205,6 +205,7 @@ int kslot_slots_drain(struct kslot_slots *s, unsigned long *irqflags,
 		kslot_slots_bypass_begin(s);
 		if (!kslot_slots_quiesce(s, irqflags, gfp)) {
 			kslot_slots_bypass_end(s);
+			s->drain_wanted = true;
 			queue_work(system_wq, &s->quiesce_work);
 			return -ENOMEM;
 		}
@@ -230,7 +231,8 @@ int kslot_slots_drain(struct kslot_slots *s, unsigned long *irqflags,
  * Waits for the grace period a per-CPU table's growth or drain needed,
  * then finishes the running growth (it allocates nothing: the writer
  * that started it allocated the table, charged where that writer was)
- * and drains the magazines.
+ * and, if one was asked for, drains the magazines.  It thaws no waiting
+ * slot early: that is for an allocation of a full table (its retry).
  *
  * Context: Process context (the system workqueue).
  */
@@ -241,7 +243,10 @@ void kslot_slots_quiesce_work(struct work_struct *work)
 	unsigned long irqflags = kslot_slots_lock(s);
 
 	kslot_slots_grow(s, &irqflags, GFP_KERNEL, kslot_slots_started, 0);
-	kslot_slots_drain(s, &irqflags, GFP_KERNEL, -ENOSPC);
+	if (s->drain_wanted) {
+		s->drain_wanted = false;
+		kslot_slots_drain(s, &irqflags, GFP_KERNEL, -ENOMEM);
+	}
 	kslot_slots_unlock(s, irqflags);
 }
 
@@ -272,14 +277,26 @@ static noinline int kslot_slots_alloc_percpu_locked(struct kslot_slots *s,
 	unsigned long irqflags = kslot_slots_lock(s);
 	int ret;
 
+	/*
+	 * A caller that may not sleep, with free slots in magazines, has
+	 * them drained (by the worker if need be) rather than grow the
+	 * table for them.
+	 */
+	if (!gfpflags_allow_blocking(gfp) &&
+	    s->free_head == KSLOT_SLOTS_NONE && !s->grow.next &&
+	    kslot_slots_free_slots(s) && !READ_ONCE(s->mags_drained)) {
+		ret = kslot_slots_drain(s, &irqflags, gfp, -ENOMEM);
+		goto out;
+	}
 	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free, 0);
 	/*
 	 * No free slot and no room to grow (or no memory): free slots may
-	 * sit in magazines.  An atomic caller's growth that waits for the
-	 * worker (-ENOMEM with a growth running) drains nothing either.
+	 * sit in magazines.  An atomic caller's growth left to the worker
+	 * (-ENOMEM, a growth running) drains nothing either.
 	 */
-	if (unlikely(ret) && !s->grow.next)
+	if (unlikely(ret) && (gfpflags_allow_blocking(gfp) || !s->grow.next))
 		ret = kslot_slots_drain(s, &irqflags, gfp, ret);
+out:
 	if (!ret)
 		*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);

@@ -405,12 +405,14 @@ struct kslot_slots {
 	 */
 	bool mags_drained;
 	/*
-	 * Per-CPU tables: the RCU state (get_state_synchronize_rcu()) when
-	 * @bypass last rose, under @lock; the magazines are quiesced once
-	 * it has passed.  The worker finishes a growth or a drain that a
-	 * writer which may not sleep could not wait for.
+	 * Per-CPU tables, under @lock: the RCU state
+	 * (get_state_synchronize_rcu()) when @bypass rose from 0; the
+	 * magazines are quiesced once it has passed.  The worker finishes a
+	 * growth, and a drain if @drain_wanted, that a writer which may not
+	 * sleep could not wait for.
 	 */
 	unsigned long bypass_gp;
+	bool drain_wanted;
 	struct work_struct quiesce_work;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
