@@ -179,10 +179,11 @@ static bool kslot_slots_started(const struct kslot_slots *s, u32 unused)
  * @irqflags: The table lock's saved flags.
  * @gfp: The caller's allocation flags: whether it may sleep.
  * @ret: What the caller returns if no slot turns up: -ENOSPC (the table
- *	is full, so its waiting slots may thaw early) or -ENOMEM.
+ *	is full, so its waiting slots may thaw early), -ENOMEM, or 0 (the
+ *	dump, which wants the free list complete, not a slot).
  *
- * For an allocation that found no free slot and could not grow, for
- * reserve and for the dump.  With the bypass raised and the magazines
+ * For an allocation that found no free slot and could not grow, for the
+ * dump and for the worker.  With the bypass raised and the magazines
  * quiesced, every CPU's magazine (offline CPUs' too) goes to the free
  * list under the table lock, in CPU order, and no slot can move into a
  * magazine meanwhile: afterwards every free slot is on the list, and an

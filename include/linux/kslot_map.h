@@ -668,15 +668,22 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
  * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
  * holds rcu_read_lock() across the call and its use of the object, or
  * keeps the object alive by other means, the object may be freed as soon
- * as this returns.
+ * as this returns.  Inline, as files_lookup_fd_rcu() is: the lookup is a
+ * dozen instructions, which a call and return would add half again to.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The object, or NULL if @handle is stale, forged, from another
  * map, or a placeholder.
  */
-static inline void *kslot_map_lookup(struct kslot_map *map, u64 handle)
+static __always_inline void *kslot_map_lookup(struct kslot_map *map,
+					      u64 handle)
 {
-	return kslot_slots_lookup(&map->slots, handle);
+	void *obj;
+
+	rcu_read_lock();
+	obj = __kslot_slots_lookup(&map->slots, handle);
+	rcu_read_unlock();
+	return obj;
 }
 
 /**
