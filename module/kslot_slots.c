@@ -280,7 +280,7 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock (in a
- * per-CPU table: this CPU's magazine lock, the table lock only to refill
+ * per-CPU table: this CPU's magazine (a local lock), the table lock only to refill
  * the magazine or to grow).
  * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
  * holds max_entries slots (live or retired) and none is free (in a
@@ -315,8 +315,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  * ERR_PTR(-ENOENT)).
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: this CPU's magazine lock, the table
- * lock only while a growth runs).
+ * the table lock (in a per-CPU table: this CPU's magazine's local lock,
+ * the table lock only while a growth runs).
  * Return: The previous pointer (NULL for a placeholder), or
  * ERR_PTR(-ENOENT) if @handle is not live in @s.
  */
@@ -372,7 +372,7 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * one cmpxchg: of two racing removes of one handle exactly one succeeds.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: this CPU's magazine lock, the table
+ * the table lock (in a per-CPU table: this CPU's magazine's local lock, the table
  * lock only to flush the magazine, to retire the slot or while a growth
  * runs).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
@@ -845,7 +845,7 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
  *
  * Context: Any context the table's lock flags allow; not with the table
  * lock held.  Takes and releases the table lock (in a per-CPU table: this
- * CPU's magazine lock, the table lock only while a growth runs).
+ * CPU's magazine's local lock, the table lock only while a growth runs).
  * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
  * is not live in @s, or -EBUSY if the slot holds another pointer than
  * @old (nothing is changed on error).
@@ -908,8 +908,8 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
  *
  * Context: Any context the table's lock flags allow; not with the table
  * lock held.  Takes and releases the table lock (in a per-CPU table: this
- * CPU's magazine lock, the table lock only to flush it, to retire the
- * slot or while a growth runs).
+ * CPU's magazine's local lock, the table lock only to flush it, to
+ * retire the slot or while a growth runs).
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
  * not live in @s, or -EBUSY if the slot holds another pointer than @old
  * (nothing is changed on error).
