@@ -280,8 +280,8 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock (in a
- * per-CPU table: this CPU's magazine (a local lock), the table lock only to refill
- * the magazine or to grow).
+ * per-CPU table: this CPU's magazine (a local lock), the table lock only
+ * to refill the magazine or to grow).
  * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
  * holds max_entries slots (live or retired) and none is free (in a
  * per-CPU table: in the free list or any CPU's magazine), or -EINVAL if
@@ -372,9 +372,9 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * one cmpxchg: of two racing removes of one handle exactly one succeeds.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: this CPU's magazine's local lock, the table
- * lock only to flush the magazine, to retire the slot or while a growth
- * runs).
+ * the table lock (in a per-CPU table: this CPU's magazine's local lock,
+ * the table lock only to flush the magazine, to retire the slot or while
+ * a growth runs).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
  * placeholder, which is released all the same).
  */
