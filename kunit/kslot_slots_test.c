@@ -3705,6 +3705,58 @@ static void kslot_slots_test_reader(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/*
+ * A run that prefetches ahead, over a table past KSLOT_SLOTS_PREFETCH_MIN
+ * slots: every read is as without it, and prefetching a forged handle,
+ * one past the table or the null handle counts no rejection.
+ */
+static void kslot_slots_test_read_prefetch(struct kunit *test)
+{
+	const u32 n = KSLOT_SLOTS_PREFETCH_MIN / 2 + 1;
+	u64 *h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	struct kslot_slots_reader r;
+	struct kslot_slots s;
+	u32 i, found = 0;
+	s64 rej;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	slots_init(test, &s, 2 * KSLOT_SLOTS_PREFETCH_MIN);
+	for (i = 0; i < n; i++)
+		h[i] = slots_alloc(test, &s, COOKIE(i));
+	KUNIT_ASSERT_EQ(test, s.capacity, KSLOT_SLOTS_PREFETCH_MIN);
+	rej = rejected(&s);
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r), KSLOT_SLOTS_READ_AHEAD);
+	kslot_slots_read_prefetch(&r, h[0] ^ (1ULL << 40));
+	kslot_slots_read_prefetch(&r, kslot_handle_make(KSLOT_INDEX_MAX, 0, 1));
+	kslot_slots_read_prefetch(&r, 0);
+	for (i = 0; i < n; i++) {
+		if (i + KSLOT_SLOTS_READ_AHEAD < n)
+			kslot_slots_read_prefetch(&r,
+						  h[i + KSLOT_SLOTS_READ_AHEAD]);
+		found += kslot_slots_read(&r, h[i]) == COOKIE(i);
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, found, n);
+	KUNIT_EXPECT_EQ(test, rejected(&s), rej);
+	kslot_slots_destroy(&s, NULL, NULL);
+	/* No table, then one below the threshold: no prefetching. */
+	slots_init(test, &s, 2 * KSLOT_SLOTS_PREFETCH_MIN);
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r), 0);
+	rcu_read_unlock();
+	h[0] = slots_alloc(test, &s, COOKIE(0));
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[0]), COOKIE(0));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_init),
 	KUNIT_CASE(kslot_slots_test_alloc),
@@ -3776,6 +3828,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_remove_bulk),
 	KUNIT_CASE(kslot_slots_test_bulk_percpu),
 	KUNIT_CASE(kslot_slots_test_reader),
+	KUNIT_CASE(kslot_slots_test_read_prefetch),
 	{}
 };
 

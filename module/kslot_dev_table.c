@@ -124,23 +124,29 @@ struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 /*
  * A map table's run, under the caller's RCU; @rs is its record size.
  * With @seal, h[] holds user handles, each decoded in place just before
- * its lookup, so the run is one pass over the handles.
+ * its lookup or, over a large table, @ahead handles before, as its slot
+ * is prefetched (kslot_map_read_ahead()): one pass over the handles.
  */
-static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
-					      u64 *h, u32 n, u8 *buf,
-					      size_t rs,
-					      const struct kslot_seal *seal)
+static __always_inline u32 kslot_map_get_run(struct kslot_map_reader *r,
+					     u64 *h, u32 n, u8 *buf,
+					     size_t rs,
+					     const struct kslot_seal *seal,
+					     u32 ahead)
 {
-	struct kslot_map_reader r;
 	struct kslot_rec *rec;
 	u32 i;
 
-	/* The table is loaded once for the run (a chunk of GET_BATCH). */
-	kslot_map_read_begin(&r, &t->map);
+	for (i = 0; seal && i < min(n, ahead); i++)
+		h[i] = kslot_unseal(seal, h[i]);
 	for (i = 0; i < n; i++) {
-		if (seal)
+		if (ahead && i + ahead < n) {
+			if (seal)
+				h[i + ahead] = kslot_unseal(seal, h[i + ahead]);
+			kslot_map_read_prefetch(r, h[i + ahead]);
+		} else if (!ahead && seal) {
 			h[i] = kslot_unseal(seal, h[i]);
-		rec = kslot_map_read(&r, h[i]);
+		}
+		rec = kslot_map_read(r, h[i]);
 		if (!rec)
 			break;
 		memcpy(buf + i * rs, rec->data, rs);
@@ -148,11 +154,27 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 	return i;
 }
 
+static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
+					      u64 *h, u32 n, u8 *buf,
+					      size_t rs,
+					      const struct kslot_seal *seal)
+{
+	struct kslot_map_reader r;
+
+	/* The table is loaded once for the run (a chunk of GET_BATCH). */
+	kslot_map_read_begin(&r, &t->map);
+	if (kslot_map_read_ahead(&r))
+		return kslot_map_get_run(&r, h, n, buf, rs, seal,
+					 KSLOT_SLOTS_READ_AHEAD);
+	return kslot_map_get_run(&r, h, n, buf, rs, seal, 0);
+}
+
 /*
  * Copy the records of the @n handles @h into @buf, one after the other,
  * taking no lock; stop at the first handle that is not live.  With
  * @seal, @h holds user handles, decoded in place up to and including
- * the one the run stops at; without, kernel handles, left as they are.
+ * the one the run stops at (a map table's run decodes some beyond it);
+ * without, kernel handles, left as they are.
  * A map table looks them all up in one RCU read-side section, so the
  * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
  */

@@ -456,20 +456,39 @@ uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
  */
 #define KN_READ_RUN	256U
 
+/* One run, prefetching @ahead handles on (0: none), as GET_BATCH. */
+static __always_inline unsigned long kn_map_read_run(struct kslot_map_reader *r,
+						     const uint64_t *h,
+						     uint32_t n, uint32_t ahead)
+{
+	unsigned long sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ahead && i + ahead < n)
+			kslot_map_read_prefetch(r, h[i + ahead]);
+		sum += (unsigned long)kslot_map_read(r, h[i]);
+	}
+	return sum;
+}
+
 uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes)
 {
 	struct kslot_map_reader r;
 	unsigned long sum = 0;
 	uint64_t t = nb_now();
-	uint32_t p, i, end;
+	uint32_t p, i, m;
 
 	for (p = 0; p < passes; p++) {
-		for (i = 0; i < n; i = end) {
-			end = i + KN_READ_RUN < n ? i + KN_READ_RUN : n;
+		for (i = 0; i < n; i += m) {
+			m = n - i < KN_READ_RUN ? n - i : KN_READ_RUN;
 			rcu_read_lock();
 			kslot_map_read_begin(&r, &map);
-			for (; i < end; i++)
-				sum += (unsigned long)kslot_map_read(&r, h[i]);
+			if (kslot_map_read_ahead(&r))
+				sum += kn_map_read_run(&r, h + i, m,
+						       KSLOT_SLOTS_READ_AHEAD);
+			else
+				sum += kn_map_read_run(&r, h + i, m, 0);
 			rcu_read_unlock();
 		}
 	}

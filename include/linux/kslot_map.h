@@ -661,6 +661,37 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
 }
 
 /**
+ * kslot_map_read_ahead() - How far ahead a run over a map should prefetch.
+ * @r: A reader begun by kslot_map_read_begin() in this RCU section.
+ *
+ * kslot_slots_read_ahead(): test it once per run, and in a run over a
+ * large map call kslot_map_read_prefetch() on the handle that many places
+ * ahead of each one read.
+ *
+ * Context: As kslot_map_read_begin().
+ * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a small map.
+ */
+static __always_inline u32 kslot_map_read_ahead(const struct kslot_map_reader *r)
+{
+	return kslot_slots_read_ahead(&r->r);
+}
+
+/**
+ * kslot_map_read_prefetch() - Start loading the slot a handle names.
+ * @r: A reader begun by kslot_map_read_begin() in this RCU section.
+ * @handle: A handle, valid or not, that the run reads soon.
+ *
+ * kslot_slots_read_prefetch(): the index is clamped to the map's table.
+ *
+ * Context: As kslot_map_read_begin().
+ */
+static __always_inline void
+kslot_map_read_prefetch(const struct kslot_map_reader *r, u64 handle)
+{
+	kslot_slots_read_prefetch(&r->r, handle);
+}
+
+/**
  * kslot_map_lookup() - Find the object a handle refers to.
  * @map: The map.
  * @handle: A handle, valid or not.

@@ -175,6 +175,7 @@
 #include <linux/kslot_lock.h>
 #include <linux/local_lock.h>
 #include <linux/nospec.h>
+#include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -807,6 +808,54 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
 reject:
 	kslot_slots_count_reject(r->s, handle);
 	return NULL;
+}
+
+/*
+ * A run prefetches the slots of a table of this many slots or more (one
+ * beyond the first-level cache), this many handles ahead of the one it
+ * reads.
+ */
+#define KSLOT_SLOTS_PREFETCH_MIN	4096U
+#define KSLOT_SLOTS_READ_AHEAD	8U
+
+/**
+ * kslot_slots_read_ahead() - How far ahead a run should prefetch.
+ * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
+ *
+ * Over a table larger than the first-level cache, a run that prefetches
+ * the slot of the handle %KSLOT_SLOTS_READ_AHEAD places ahead of the one
+ * it reads (kslot_slots_read_prefetch()) overlaps its cache misses, as
+ * kslot_slots_remove_bulk() prefetches its batch.  Over a smaller one the
+ * prefetches cost more than they save: a caller tests this once per run
+ * and runs a loop without them.
+ *
+ * Context: As kslot_slots_read_begin().
+ * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a table of fewer than
+ * %KSLOT_SLOTS_PREFETCH_MIN slots.
+ */
+static __always_inline u32
+kslot_slots_read_ahead(const struct kslot_slots_reader *r)
+{
+	return r->nr >= KSLOT_SLOTS_PREFETCH_MIN ? KSLOT_SLOTS_READ_AHEAD : 0;
+}
+
+/**
+ * kslot_slots_read_prefetch() - Start loading the slot a handle names.
+ * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
+ * @handle: A handle, valid or not, that the run reads soon.
+ *
+ * The index is clamped to the table, as kslot_slots_read() clamps it, so
+ * no handle makes the reader touch memory outside it; nothing is counted
+ * and nothing is read.
+ *
+ * Context: As kslot_slots_read_begin().
+ */
+static __always_inline void
+kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
+{
+	unsigned long i = (u32)handle & r->index_mask;
+
+	prefetch(&r->slots[i < r->nr ? i : 0]);
 }
 
 /**
