@@ -30,6 +30,10 @@
  * |                           | counts to read 0; frees  |                                 |
  * |                           | wait for the bench's     |                                 |
  * |                           | kslot_shim_rcu_reclaim() |                                 |
+ * | get_state_/poll_state_/   | a load of the grace-     | a load of the grace-period      |
+ * | cond_synchronize_rcu()    | period count (odd while  | sequence (and a full barrier);  |
+ * |                           | one runs); cond_: the    | cond_: a grace period unless    |
+ * |                           | above unless it passed   | one passed                      |
  * | spin_lock()               | counter inc + locked     | preempt_count inc + locked      |
  * |                           | cmpxchg, branch to slow  | cmpxchg, branch to slow path    |
  * |                           | path: 1 atomic           | (the call of _raw_spin_lock     |
