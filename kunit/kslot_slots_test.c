@@ -3727,7 +3727,8 @@ static void kslot_slots_test_read_prefetch(struct kunit *test)
 	rej = rejected(&s);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
-	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r), KSLOT_SLOTS_READ_AHEAD);
+	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r),
+			KSLOT_SLOTS_READ_AHEAD);
 	kslot_slots_read_prefetch(&r, h[0] ^ (1ULL << 40));
 	kslot_slots_read_prefetch(&r, kslot_handle_make(KSLOT_INDEX_MAX, 0, 1));
 	kslot_slots_read_prefetch(&r, 0);

@@ -671,7 +671,8 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
  * Context: As kslot_map_read_begin().
  * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a small map.
  */
-static __always_inline u32 kslot_map_read_ahead(const struct kslot_map_reader *r)
+static __always_inline u32
+kslot_map_read_ahead(const struct kslot_map_reader *r)
 {
 	return kslot_slots_read_ahead(&r->r);
 }

@@ -844,9 +844,10 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  * @handle: A handle, valid or not, that the run reads soon.
  *
- * The index is clamped to the table, as kslot_slots_read() clamps it, so
- * no handle makes the reader touch memory outside it; nothing is counted
- * and nothing is read.
+ * Call it only in a run kslot_slots_read_ahead() allows (there is a
+ * table).  The index is bounded by the table (a plain bound, not
+ * array_index_nospec(): a prefetch loads nothing into a register), so no
+ * handle makes the reader touch memory outside it; nothing is counted.
  *
  * Context: As kslot_slots_read_begin().
  */
