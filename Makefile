@@ -25,12 +25,14 @@
 #   lint             checkpatch, kernel-doc, sparse, coccicheck
 #   examples         compile the README's two examples
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
+#   rdma             ib_uverbs converted to kslot (clients/rdma/)
 # Reliability and benchmarks (not in check):
 #   fuzz             ioctl fuzzer in the VM [FUZZ_CALLS= FUZZ_SEED= ...]
 #   check-kcsan      every suite on a KCSAN kernel [KCSAN_STRICT=1]
 #   kunit-intree     the KUnit suites in-tree, with kunit.py
 #   bench            kslot against XArray, IDR, slotmap... (VM + native)
 #   bench-native     the native half of bench alone (no VM)
+#   rdma-bench       ib_uverbs stock / kslot on rxe, stock 6.12 VM
 #   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
 # Steps, run by the targets above: deps test-modules selftests tools
 #   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
@@ -55,7 +57,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: help all modules deps kernel iommufd rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: help all modules deps kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -118,6 +120,23 @@ IOMMUFD_ENV = KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) \
 		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"
 iommufd: test-modules
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/iommufd.sh $$kdir $(BUILD)/iommufd
+
+# RDMA verbs on kslot (clients/rdma/): ib_uverbs_kslot.ko against the
+# test kernel, the kernel's own RDMA modules and the packed userland
+# (scripts/rdma.sh), for the check VM.  The debug VM will run RDMA_SUITE,
+# a subset of rdma-core's suite, once the test kernel has the RDMA
+# fragment (the stock 6.12 VM runs all of it, see scripts/stock-check.sh);
+# the stock module's results are cached as iommufd's are, RDMA_STOCK=1
+# runs it again.
+RDMA_OUT := $(BUILD)/rdma/debug
+RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
+	tests.test_shared_pd tests.test_rdmacm
+RDMA_CACHE = $$(cat $(RDMA_OUT)/stock-cache)
+RDMA_ENV = KSLOT_RDMA_DIR=$(RDMA_OUT)/vm KSLOT_RDMA_SUITE="$(RDMA_SUITE)" \
+	KSLOT_RDMA_MODULES="$$(test -f $(RDMA_CACHE)/results.log && \
+		test -z "$(RDMA_STOCK)" && echo kslot || echo stock kslot)"
+rdma: test-modules
+	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
 
 # The kselftest client, against the test kernel's tree (lib.mk, harness).
 selftests: kernel
@@ -331,6 +350,7 @@ eco-checks: $(if $(CHECK_BUILT),,test-modules)
 BENCH_OUT := $(BUILD)/bench
 
 .PHONY: bench bench-native bench-deps bench-tools bench-selftest bench-module
+.PHONY: rdma-bench
 
 bench-deps:
 	@$(TOP)/scripts/deps.sh bench
@@ -340,6 +360,14 @@ bench: bench-deps kernel bench-tools iommufd
 
 bench-native: bench-deps kernel
 	@$(TOP)/scripts/bench.sh --native $(BENCH_OUT)
+
+# The RDMA verbs client's benchmark (clients/rdma/rdma_bench.c): a
+# POST_SEND doorbell loop and a PD create/destroy loop at 1, 1,000 and
+# 100,000 live objects, stock ib_uverbs against ib_uverbs_kslot in one
+# boot of Debian's stock 6.12 kernel (scripts/rdma-bench.sh; a few
+# minutes).  The table: build/rdma/bench/table.
+rdma-bench: deps
+	@$(TOP)/scripts/rdma-bench.sh $(BUILD)/rdma/bench
 
 # kslot_bench.ko against the test kernel, for the check VM.
 bench-module: test-modules

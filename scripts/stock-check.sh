@@ -7,9 +7,14 @@
 #
 # For each of Debian's stock kernels: build the modules against its
 # installed headers with W=1 (scripts/build-copy.sh) and, if that is clean,
-# boot the kernel in QEMU and run the selftests there.  Writes
+# boot the kernel in QEMU and run the selftests there.  On 6.12, the
+# RDMA client too (scripts/rdma.sh against its headers; clients/rdma/run.sh
+# in the VM): rdma-core's whole suite on the stock ib_uverbs and on
+# ib_uverbs_kslot, the stock module's results cached as the debug
+# kernel's are (RDMA_STOCK=1 runs it again).  Writes
 # OUTDIR/host-compile.tap (one case per
-# kernel) and OUTDIR/stock-dirs (the VM output directories to judge).
+# kernel, and one for the RDMA client's build) and OUTDIR/stock-dirs (the
+# VM output directories to judge).
 # Each VM's progress lines are labelled with its kernel's version.
 set -uo pipefail
 
@@ -30,9 +35,11 @@ shift
 mkdir -p "$out"
 : > "$out/stock-dirs"
 tap=$out/host-compile.tap
+plan=$#
+for s in "$@"; do [ "$s" = 6.12 ] && plan=$((plan + 1)); done
 {
 	echo "TAP version 13"
-	echo "1..$#"
+	echo "1..$plan"
 } > "$tap"
 n=0
 for series in "$@"; do
@@ -50,8 +57,25 @@ for series in "$@"; do
 		continue
 	fi
 	echo "ok $n W=1 build against linux-headers-$ver" >> "$tap"
+	rdma=
+	if [ "$series" = 6.12 ]; then
+		n=$((n + 1))
+		rout=$top/build/rdma/stock-$ver
+		if log=$("$top/scripts/rdma.sh" "/usr/src/linux-headers-$ver" \
+			"$src" "$rout" 2>&1); then
+			echo "ok $n RDMA client (ib_uverbs_kslot.ko) against linux-headers-$ver" >> "$tap"
+			rdma=$rout/vm
+			rmods="stock kslot"
+			[ -f "$(cat "$rout/stock-cache")/results.log" ] &&
+				[ -z "${RDMA_STOCK:-}" ] && rmods=kslot
+		else
+			echo "not ok $n RDMA client (ib_uverbs_kslot.ko) against linux-headers-$ver" >> "$tap"
+			echo "$log" | sed 's/^/# /' >> "$tap"
+		fi
+	fi
 	echo "stock-check.sh: booting Debian kernel $ver" >&2
-	KSLOT_VM_LABEL=$ver KSLOT_KO_DIR=$src \
+	KSLOT_VM_LABEL=$ver KSLOT_KO_DIR=$src KSLOT_RDMA_DIR=$rdma \
+		KSLOT_RDMA_MODULES=${rmods:-} \
 		"$top/scripts/vm.sh" stock "/boot/vmlinuz-$ver" "$vmout"
 	echo "$vmout" >> "$out/stock-dirs"
 done

@@ -58,7 +58,10 @@ for m in $rdma_modules; do
 	ko=$rdma_dir/modules/ib_uverbs.ko name=ib_uverbs
 	[ $m = kslot ] && ko=$rdma_dir/ib_uverbs_kslot.ko name=ib_uverbs_kslot
 	t0=$(date +%s)
+	# The console between the markers is this module's (verdict.py).
+	echo "kslot-rdma: begin $m" > /dev/kmsg
 	if ! insmod $ko; then
+		echo "kslot-rdma: end $m" > /dev/kmsg
 		res "@@fatal insmod $ko failed"
 		continue
 	fi
@@ -83,6 +86,7 @@ for m in $rdma_modules; do
 	fi
 	rdma_chroot rdma link delete rxe0
 	rmmod rdma_ucm rdma_rxe $name || res "@@fatal rmmod $name failed"
+	echo "kslot-rdma: end $m" > /dev/kmsg
 	res "@@rdma-time $m $(($(date +%s) - t0))"
 done
 rdma_teardown
