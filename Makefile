@@ -20,12 +20,14 @@
 #   clean            remove build products
 # Test (parts of check, run alone):
 #   check-quick      the debug VM alone: a developer's loop
+#                    [RDMA_DEBUG=1: rdma-core's suite in it too]
 #   check-rt         the PREEMPT_RT debug VM alone
 #   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
 #   lint             checkpatch, kernel-doc, sparse, coccicheck
 #   examples         compile the README's two examples
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
-#   rdma             ib_uverbs converted to kslot (clients/rdma/)
+#   rdma             ib_uverbs converted to kslot (clients/rdma/), for
+#                    the debug kernel [RDMA_DEBUG=1]
 # Reliability and benchmarks (not in check):
 #   fuzz             ioctl fuzzer in the VM [FUZZ_CALLS= FUZZ_SEED= ...]
 #   check-kcsan      every suite on a KCSAN kernel [KCSAN_STRICT=1]
@@ -47,6 +49,13 @@ KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER
 
 VM_OUT := $(BUILD)/vm
 NPROC := $(shell nproc)
+# RDMA_DEBUG=1: the debug kernel with configs/kslot-rdma.config, and
+# rdma-core's suite in the debug VM (see the rdma target below).
+ifneq ($(filter 1 y yes,$(RDMA_DEBUG)),)
+KSLOT_FRAGMENT ?= $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-rdma.config
+RDMA_DEBUG_DEPS := rdma
+RDMA_DEBUG_ENV = $(RDMA_ENV)
+endif
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
@@ -71,7 +80,7 @@ deps:
 	@$(TOP)/scripts/deps.sh
 
 kernel: deps
-	@$(TOP)/scripts/kernel.sh >/dev/null
+	@$(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT) >/dev/null
 
 rt-kernel: deps
 	@$(TOP)/scripts/kernel.sh $(RT_FRAGMENTS) >/dev/null
@@ -92,10 +101,10 @@ check-rt: rt-vm
 # The fast subset of make check: every KUnit suite and selftest on the
 # preemptible debug kernel, without the RT and stock kernels and the host
 # checks.  make check (CI) runs all of it.
-check-quick: test-modules bench-module selftests tools iommufd
+check-quick: test-modules bench-module selftests tools iommufd $(RDMA_DEBUG_DEPS)
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
-	$(IOMMUFD_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source \
 		iommufd-cache=$(IOMMUFD_CACHE)
 
@@ -123,11 +132,12 @@ iommufd: test-modules
 
 # RDMA verbs on kslot (clients/rdma/): ib_uverbs_kslot.ko against the
 # test kernel, the kernel's own RDMA modules and the packed userland
-# (scripts/rdma.sh), for the check VM.  The debug VM will run RDMA_SUITE,
-# a subset of rdma-core's suite, once the test kernel has the RDMA
-# fragment (the stock 6.12 VM runs all of it, see scripts/stock-check.sh);
-# the stock module's results are cached as iommufd's are, RDMA_STOCK=1
-# runs it again.
+# (scripts/rdma.sh), for the check VM.  make check runs rdma-core's
+# whole suite on the stock 6.12 kernel (scripts/stock-check.sh).  With
+# RDMA_DEBUG=1 the debug kernel also takes configs/kslot-rdma.config (a
+# kernel of its own in the cache) and the debug VM runs RDMA_SUITE, a
+# subset, on both modules.  The stock module's results are cached as
+# iommufd's are; RDMA_STOCK=1 runs it again.
 RDMA_OUT := $(BUILD)/rdma/debug
 RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
 	tests.test_shared_pd tests.test_rdmacm
@@ -136,6 +146,9 @@ RDMA_ENV = KSLOT_RDMA_DIR=$(RDMA_OUT)/vm KSLOT_RDMA_SUITE="$(RDMA_SUITE)" \
 	KSLOT_RDMA_MODULES="$$(test -f $(RDMA_CACHE)/results.log && \
 		test -z "$(RDMA_STOCK)" && echo kslot || echo stock kslot)"
 rdma: test-modules
+	@test -n "$(RDMA_DEBUG_DEPS)" || { echo "make rdma: the debug kernel" \
+		"has RDMA with RDMA_DEBUG=1 only (make check runs the client on" \
+		"the stock 6.12 kernel)" >&2; exit 2; }
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
 
 # The kselftest client, against the test kernel's tree (lib.mk, harness).
@@ -167,11 +180,11 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 # rebuild in the tree).  Each VM prints its progress, labelled
 # (scripts/vm.sh); the summary shows each part's wall time and the whole
 # run's.
-check: test-modules rt-modules selftests tools iommufd
+check: test-modules rt-modules selftests tools iommufd $(RDMA_DEBUG_DEPS)
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	$(IOMMUFD_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
+	$(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \

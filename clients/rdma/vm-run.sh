@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# The RDMA runs alone, without the rest of make check (scripts/rdma.sh
-# builds OUT, make rdma does it for the test kernel):
+# The RDMA runs alone, without the rest of make check, in script mode:
+# FILES is scripts/rdma.sh's OUT/vm with the packed userland
+# (build/rdma/root) copied or hard-linked into FILES/root, as
+# scripts/rdma-bench.sh stages it for the stock 6.12 kernel; on the debug
+# kernel:
 #
-#   make rdma
-#   make vm-run SCRIPT=clients/rdma/vm-run.sh FILES=build/rdma/debug/vm
+#   make rdma RDMA_DEBUG=1
+#   cp -al build/rdma/debug/vm /tmp/f && cp -al build/rdma/root /tmp/f/root
+#   make vm-run RDMA_DEBUG=1 SCRIPT=clients/rdma/vm-run.sh FILES=/tmp/f
 #
-# The packed userland (build/rdma/root) must be in FILES/root: make rdma
-# links it there.  Script mode sends the script's output to the results
-# port already, so the sections run.sh writes there are judged by
+# FILES/run-modules, FILES/suite and FILES/bench choose what runs (see
+# run.sh).  Script mode sends the script's output to the results port
+# already, so the sections run.sh writes there are judged by
 # scripts/verdict.py as in check mode.
 R=/dev/ttyS1
 res() { echo "$*" > $R; }
