@@ -111,6 +111,8 @@ image=$kernel
 # kasan_sees_use_after_free): report every bug, not only the first.  A
 # kernel without KASAN passes the word on to init, which ignores it.
 extra=" kasan_multi_shot"
+# $KSLOT_VM_APPEND: more words for the kernel's command line.
+extra="$extra${KSLOT_VM_APPEND:+ $KSLOT_VM_APPEND}"
 silence=${KSLOT_VM_SILENCE:-300}
 rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
 echo "vm.sh: ${label}booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
