@@ -32,6 +32,9 @@ struct kslot_dense_vals {
 
 #define KSLOT_DENSE_DATA_OFFSET	offsetof(struct kslot_dense_vals, data)
 
+/* Freed by kslot_kvfree_rcu_head(): the rcu_head comes first. */
+static_assert(offsetof(struct kslot_dense_vals, rcu) == 0);
+
 /* Offset of the reverse map; saturates at SIZE_MAX on overflow. */
 static size_t kslot_dense_rev_offset(size_t elem_size, u32 room)
 {
@@ -194,11 +197,11 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 	kslot_slots_destroy(&dense->slots, NULL, NULL);
 	RCU_INIT_POINTER(dense->vals, NULL);
 	if (vals)
-		kslot_free_rcu(acct, vals,
+		kslot_free_rcu(acct, &vals->rcu, kslot_kvfree_rcu_head,
 			       kslot_dense_vals_bytes(dense, vals));
 	/* Never published; freed the same way so any context may destroy. */
 	if (next)
-		kslot_free_rcu(acct, next,
+		kslot_free_rcu(acct, &next->rcu, kslot_kvfree_rcu_head,
 			       kslot_dense_vals_bytes(dense, next));
 	dense->grow.next = NULL;
 	dense->data = NULL;
@@ -252,7 +255,8 @@ static void kslot_dense_publish(struct kslot_dense *dense)
 	WRITE_ONCE(dense->room, vals->room);
 	dense->grow.next = NULL;
 	if (old)
-		kslot_free_rcu(dense->slots.free_acct, old,
+		kslot_free_rcu(dense->slots.free_acct, &old->rcu,
+			       kslot_kvfree_rcu_head,
 			       kslot_dense_vals_bytes(dense, old));
 }
 
@@ -559,12 +563,19 @@ int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 		obj = __kslot_slots_lookup(&dense->slots, handle);
 		if (!obj)
 			break;
+		kslot_slots_test_point(&dense->slots,
+				       KSLOT_SLOTS_TP_DENSE_GET);
 		/*
 		 * The position before the array that holds it: the array
 		 * is published before any handle of a position in it.
 		 */
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
+		/* Destroyed since the slot lookup: nothing is live. */
+		if (unlikely(!vals)) {
+			obj = NULL;
+			break;
+		}
 		pos = array_index_nospec(kslot_dense_obj_pos(obj), vals->room);
 		kslot_copy_value(buf, (void *)vals->data +
 				 (size_t)pos * dense->elem_size,

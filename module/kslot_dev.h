@@ -23,6 +23,8 @@
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
 
+#include "kslot_internal.h"
+
 /* Rounds of the handle seal. */
 #define KSLOT_SEAL_ROUNDS	3
 
@@ -202,11 +204,11 @@ struct kslot_user {
 
 /*
  * What the memory a table stops using keeps in its rcu_head while it
- * waits for its grace period: the next one, and the memory itself.
+ * waits for its grace period: the next one, and what frees it.
  */
 struct kslot_freed {
 	struct kslot_freed *next;
-	void *mem;
+	rcu_callback_t free;
 };
 
 /**
@@ -353,6 +355,9 @@ struct kslot_rec {
 	u8 data[];
 };
 
+/* Freed by kslot_kvfree_rcu_head(): the rcu_head comes first. */
+static_assert(offsetof(struct kslot_rec, rcu) == 0);
+
 /* kslot_dev.c: the parameters, open files, table create and destroy. */
 extern unsigned long kslot_dev_max_bytes;
 extern unsigned long kslot_dev_max_user_bytes;
@@ -370,8 +375,8 @@ extern atomic64_t kslot_dev_pending;
 int kslot_dev_charge(struct kslot_file *f, u64 bytes);
 void kslot_acct_adjust(struct kslot_acct *a, s64 delta);
 void kslot_acct_put(struct kslot_acct *a);
-void kslot_acct_defer(struct kslot_acct *a, void *mem,
-		      struct rcu_head *rcu, u64 bytes);
+void kslot_acct_defer(struct kslot_acct *a, struct rcu_head *rcu,
+		      rcu_callback_t free, u64 bytes);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
 void kslot_dev_settle(struct kslot_table *t);
 
@@ -486,7 +491,8 @@ static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 static inline void kslot_map_rec_erased(struct kslot_table *t,
 					struct kslot_rec *rec)
 {
-	kslot_acct_defer(t->file->acct, rec, &rec->rcu, t->rec_bytes);
+	kslot_acct_defer(t->file->acct, &rec->rcu, kslot_kvfree_rcu_head,
+			 t->rec_bytes);
 }
 
 static inline u32 kslot_table_tag(struct kslot_table *t)

@@ -301,7 +301,7 @@ static void kslot_acct_work(struct work_struct *work)
 	for (; fr; fr = next) {
 		/* @fr lies in the memory it frees. */
 		next = fr->next;
-		kvfree(fr->mem);
+		fr->free((struct rcu_head *)fr);
 		cond_resched();
 	}
 	kslot_acct_pending(a, -(s64)bytes);
@@ -325,13 +325,13 @@ static void kslot_acct_work(struct work_struct *work)
 static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
 
 /*
- * Free @mem, which a table of @a no longer uses and whose rcu_head is
- * @rcu, after a grace period.  Its @bytes, charged already, become
- * pending bytes; the caller then uncharges them from the bytes in use (a
- * settle, or the uncharge of a destroyed table).  Any context.
+ * Call @free(@rcu) after a grace period, for memory a table of @a no
+ * longer uses.  Its @bytes, charged already, become pending bytes; the
+ * caller then uncharges them from the bytes in use (a settle, or the
+ * uncharge of a destroyed table).  Any context.
  */
-void kslot_acct_defer(struct kslot_acct *a, void *mem,
-		      struct rcu_head *rcu, u64 bytes)
+void kslot_acct_defer(struct kslot_acct *a, struct rcu_head *rcu,
+		      rcu_callback_t free, u64 bytes)
 {
 	struct kslot_freed *fr = (struct kslot_freed *)rcu;
 	unsigned long flags;
@@ -339,7 +339,7 @@ void kslot_acct_defer(struct kslot_acct *a, void *mem,
 	kslot_acct_pending(a, bytes);
 	/* Pending before the caller's uncharge: see kslot_charge_add(). */
 	smp_wmb();
-	fr->mem = mem;
+	fr->free = free;
 	spin_lock_irqsave(&a->lock, flags);
 	fr->next = a->next;
 	a->next = fr;
@@ -353,11 +353,12 @@ void kslot_acct_defer(struct kslot_acct *a, void *mem,
 }
 
 /* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
-static void kslot_acct_queue(struct kslot_free_acct *fa, void *mem,
-			     struct rcu_head *rcu, size_t bytes)
+static void kslot_acct_queue(struct kslot_free_acct *fa,
+			     struct rcu_head *rcu, rcu_callback_t free,
+			     size_t bytes)
 {
-	kslot_acct_defer(container_of(fa, struct kslot_acct, free_acct), mem,
-			 rcu, bytes);
+	kslot_acct_defer(container_of(fa, struct kslot_acct, free_acct), rcu,
+			 free, bytes);
 }
 
 /* The account of a file opened with @cred, or NULL. */

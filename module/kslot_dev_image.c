@@ -216,8 +216,7 @@ static int kslot_import_check_slot(const struct kslot_image *img,
  * kslot_dense_stats.vals_grow_bytes), and the slot capacity it makes the
  * table grow to (restoring a slot grows the table to it, whatever the
  * slots below hold, so a small image cannot pin a large uncharged slot
- * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
- * slot exists, capped at max_entries, each table replacing the last.
+ * array): every chunk up to the slot, and every directory on the way.
  * *@grow is set if a growth is precharged.  Returns the bytes charged,
  * -EDQUOT, or -EINTR.
  */
@@ -225,8 +224,7 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
 {
 	struct kslot_table_stats ts;
-	u64 bytes = live ? t->rec_bytes : 0, want;
-	u32 nr;
+	u64 bytes = live ? t->rec_bytes : 0;
 	int ret;
 
 	kslot_table_stats(t, &ts);
@@ -240,17 +238,9 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 			*grow = true;
 		}
 	}
-	/*
-	 * Every doubling's table: each but the last waits for its grace
-	 * period when the next replaces it, and stays charged until then.
-	 */
-	for (want = ts.capacity; want <= index && want < t->max_entries;) {
-		want = want ? 2 * want : KSLOT_SLOTS_MIN;
-		nr = min_t(u64, want, t->max_entries);
-		bytes += kslot_kvmalloc_bytes(NULL,
-				struct_size_t(struct kslot_slots_table, slots,
-					      nr));
-	}
+	/* A replaced directory stays charged until its grace period ends. */
+	bytes += kslot_slots_grow_to_bytes(t->slots, ts.capacity,
+					   index);
 	if (!bytes)
 		return 0;
 	ret = kslot_dev_charge(t->file, bytes);

@@ -242,7 +242,8 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 	 * Charged until freed, as pending bytes; the table's charge counts
 	 * the new record already, so the precharge goes.
 	 */
-	kslot_acct_defer(t->file->acct, old, &old->rcu, t->rec_bytes);
+	kslot_acct_defer(t->file->acct, &old->rcu, kslot_kvfree_rcu_head,
+			 t->rec_bytes);
 	ret = 0;
 uncharge:
 	kslot_dev_uncharge(t->file, t->rec_bytes);

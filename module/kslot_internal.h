@@ -7,8 +7,10 @@
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/kslot_dense.h>
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -44,36 +46,36 @@ static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
 }
 
 /*
- * Free @ptr, whose rcu_head is its field rcu, after a grace period:
- * through the table's struct kslot_free_acct @acct, which counts @bytes
- * (evaluated only then) until it is freed, or with kvfree_rcu().
+ * Call @free(@rcu) after a grace period: through the table's struct
+ * kslot_free_acct @acct, which counts @bytes until then, or with
+ * call_rcu().  @free may run in softirq context: it must not sleep
+ * (kvfree() defers a vfree() there itself).
  */
-#define kslot_free_rcu(acct, ptr, bytes)				\
-	do {								\
-		struct kslot_free_acct *__acct = (acct);		\
-		typeof(ptr) __p = (ptr);				\
-									\
-		if (__acct)						\
-			__acct->queue(__acct, __p, &__p->rcu, (bytes));	\
-		else							\
-			kvfree_rcu(__p, rcu);				\
-	} while (0)
+static inline void kslot_free_rcu(struct kslot_free_acct *acct,
+				  struct rcu_head *rcu, rcu_callback_t free,
+				  size_t bytes)
+{
+	if (acct)
+		acct->queue(acct, rcu, free, bytes);
+	else
+		call_rcu(rcu, free);
+}
+
+/* A kslot_free_rcu() callback: kvfree() the object @rcu begins. */
+void kslot_kvfree_rcu_head(struct rcu_head *rcu);
 
 /*
- * Copy-on-grow in batches, the one way kslot grows a flat array that
- * lock-free readers use (the slot core's tables, kslot_dense's packed
- * array; see "Storage" in kslot_slots.h).  The owner allocates the new
+ * Copy-on-grow in batches, the way kslot_dense grows its packed array,
+ * which lock-free readers use.  The owner allocates the new
  * array with its lock dropped and hands it to kslot_grow_start(); each
  * kslot_grow_copy() under the lock copies the next batch, at most
  * %KSLOT_GROW_BATCH_BYTES, and the owner drops the lock between batches.
  * A writer that changes element i while kslot_grow_copied(i) also writes
  * the new array (the mirror), so the new array equals the current one
  * when kslot_grow_copy() says it is complete; the owner then publishes it
- * with rcu_assign_pointer() and frees the old one with kvfree_rcu().  The
- * mirror only covers writers under the owner's lock: an owner with writers
- * outside it (the core's per-CPU magazines) sends them to the lock after
- * kslot_grow_start() and waits for those already inside before the first
- * kslot_grow_copy() (kslot_slots_quiesce()).
+ * with rcu_assign_pointer() and frees the old one after a grace period.
+ * The mirror only covers writers under the owner's lock, the only
+ * writers there are.
  */
 /* One array of a growth: element i of @src (@size bytes) goes to @dst. */
 struct kslot_grow_span {
@@ -82,9 +84,8 @@ struct kslot_grow_span {
 	size_t size;
 };
 
-/* Bytes copied per batch with the lock held (4096 slots of the core). */
-#define KSLOT_GROW_BATCH_BYTES	\
-	(KSLOT_SLOTS_COPY_BATCH * sizeof(struct kslot_slot))
+/* Bytes copied per batch with the lock held. */
+#define KSLOT_GROW_BATCH_BYTES	SZ_64K
 
 void kslot_grow_start(struct kslot_grow *g, void *next);
 bool kslot_grow_copy(struct kslot_grow *g, u32 end,
@@ -95,6 +96,10 @@ static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
 {
 	return g->next && i < g->copied;
 }
+
+/* What growing @s from @capacity until slot @index exists allocates. */
+u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
+			      u32 index);
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 				    void *data,
@@ -137,17 +142,38 @@ static inline bool kslot_should_fail_alloc(void)
 enum kslot_slots_test_point {
 	/* kslot_slots_lookup_get(): reference taken, slot not re-read. */
 	KSLOT_SLOTS_TP_LOOKUP_GET,
-	/* A growth between copy batches, no lock held. */
-	KSLOT_SLOTS_TP_GROW_PAUSE,
-	/*
-	 * A growth or a drain about to wait for the magazine writers, the
-	 * bypass raised, no lock held.
-	 */
-	KSLOT_SLOTS_TP_QUIESCE,
+	/* A growth has allocated its chunk, no lock held. */
+	KSLOT_SLOTS_TP_GROW,
+	/* A walk of the whole table between two holds of the lock. */
+	KSLOT_SLOTS_TP_WALK,
+	/* kslot_dense_get(): slot looked up, packed array not yet read. */
+	KSLOT_SLOTS_TP_DENSE_GET,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
 					enum kslot_slots_test_point point);
+
+/*
+ * KUnit's hook at the test points, or NULL: one load and an untaken
+ * branch where no case sets it.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+extern kslot_slots_test_hook_t kslot_slots_test_hook;
+
+static inline void kslot_slots_test_point(struct kslot_slots *s,
+					  enum kslot_slots_test_point point)
+{
+	kslot_slots_test_hook_t fn = READ_ONCE(kslot_slots_test_hook);
+
+	if (unlikely(fn))
+		fn(s, point);
+}
+#else
+static inline void kslot_slots_test_point(struct kslot_slots *s,
+					  enum kslot_slots_test_point point)
+{
+}
+#endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
@@ -157,6 +183,7 @@ bool kslot_test_fail_alloc_disarm(void);
 struct kslot_slots;
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
+u32 kslot_slots_test_dir_room(struct kslot_slots *s);
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);
 struct kslot_dense;
 int kslot_dense_test_grow_step(struct kslot_dense *dense);

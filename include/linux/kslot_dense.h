@@ -137,6 +137,20 @@
 struct kslot_dense_vals;
 
 /**
+ * struct kslot_grow - A copy-on-grow in progress.
+ *
+ * The growth of a dense map's packed array, which lock-free readers see
+ * (module/kslot_internal.h).  Every field is private.
+ */
+struct kslot_grow {
+	/* private: */
+	/* The array being filled (not yet published), or NULL. */
+	void *next;
+	/* Elements of it copied so far; writers mirror those. */
+	u32 copied;
+};
+
+/**
  * struct kslot_dense - A dense generational slot map.
  *
  * Every field is private: use the functions below.
