@@ -56,11 +56,10 @@ static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
 /* Slot @i of the core under @d (no lock: test only). */
 static struct kslot_slot *dslot(struct kslot_dense *d, u32 i)
 {
-	struct kslot_slots_dir *dir = rcu_dereference_protected(d->slots.dir,
+	struct kslot_dir *dir = rcu_dereference_protected(d->slots.dir,
 								true);
 
-	return &dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT]
-			  [i & (KSLOT_SLOTS_CHUNK - 1)];
+	return kslot_dir_slot(dir, i);
 }
 
 static u32 dgen(struct kslot_dense *d, u32 i)

@@ -50,13 +50,12 @@ static s64 rejected(struct kslot_slots *s)
 /* The slot @index of the table, read under RCU. */
 static struct kslot_slot slot_at(struct kslot_slots *s, u32 index)
 {
-	const struct kslot_slots_dir *dir;
+	const struct kslot_dir *dir;
 	struct kslot_slot v;
 
 	rcu_read_lock();
 	dir = rcu_dereference(s->dir);
-	v = dir->chunk[index >> KSLOT_SLOTS_CHUNK_SHIFT]
-		      [index & (KSLOT_SLOTS_CHUNK - 1)];
+	v = *kslot_dir_slot(dir, index);
 	rcu_read_unlock();
 	return v;
 }
@@ -65,7 +64,7 @@ static struct kslot_slot slot_at(struct kslot_slots *s, u32 index)
 static size_t dir_bytes(u32 room)
 {
 	return kslot_kvmalloc_bytes(NULL,
-			struct_size_t(struct kslot_slots_dir, chunk, room));
+			struct_size_t(struct kslot_dir, chunk, room));
 }
 
 /* What a chunk of @n slots takes. */

@@ -97,6 +97,18 @@ static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
 	return g->next && i < g->copied;
 }
 
+/* kslot_dir.c: the chunk directory (struct kslot_dir). */
+size_t kslot_dir_bytes(const struct kslot_dir *dir, u32 room);
+size_t kslot_dir_counter_bytes(void);
+u32 kslot_dir_next_room(const struct kslot_dir *dir);
+struct kslot_dir *kslot_dir_alloc(u32 room, bool counter, gfp_t gfp);
+void kslot_dir_discard(struct kslot_dir *dir);
+void kslot_dir_free(struct kslot_dir *dir, size_t owned,
+		    struct kslot_free_acct *acct);
+void kslot_dir_append(struct kslot_dir __rcu **pdir, struct kslot_dir *cur,
+		      struct kslot_dir *next, void *chunk, unsigned long nr,
+		      struct kslot_free_acct *acct);
+
 /* What growing @s from @capacity until slot @index exists allocates. */
 u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 			      u32 index);

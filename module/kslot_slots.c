@@ -90,7 +90,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
 	u32 i;
 
 	kslot_debugfs_remove(s->debugfs);
@@ -412,7 +412,7 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 	if (nr > INT_MAX || kslot_slots_zeroed(s))
 		return 0;
 	while (done < nr) {
-		struct kslot_slots_dir *dir;
+		struct kslot_dir *dir;
 		struct kslot_slot *slot;
 
 		end = done + min(nr - done, KSLOT_SLOTS_BULK);
@@ -450,7 +450,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_bulk);
  *
  * Context: Any context; caller holds rcu_read_lock() or the table lock.
  */
-void kslot_slots_reject(const struct kslot_slots_dir *dir, u64 handle)
+void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
 {
 	if (handle)
 		this_cpu_inc(*dir->rejected);
@@ -470,7 +470,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_reject);
  */
 void kslot_slots_count_reject(struct kslot_slots *s, u64 handle)
 {
-	const struct kslot_slots_dir *dir;
+	const struct kslot_dir *dir;
 
 	rcu_read_lock();
 	dir = rcu_dereference(s->dir);
@@ -532,7 +532,7 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     size_t ref_offset,
 			     void (*release)(struct kref *ref))
 {
-	const struct kslot_slots_dir *dir;
+	const struct kslot_dir *dir;
 	const struct kslot_slot *slot;
 	struct kref *ref;
 	bool stale, live;
@@ -557,7 +557,7 @@ again:
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
 	/* Destroyed meanwhile: no directory, nothing is live. */
 	dir = rcu_dereference(s->dir);
-	slot = dir ? __kslot_slots_slot(dir, kslot_slots_dir_nr(dir),
+	slot = dir ? __kslot_slots_slot(dir, kslot_dir_nr(dir),
 					kslot_slots_handle_index(s, handle)) :
 		     NULL;
 	live = slot && READ_ONCE(slot->word) == handle;
@@ -600,17 +600,15 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
 void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle)
 {
-	const struct kslot_slots_dir *dir;
+	const struct kslot_dir *dir;
 	void *found = NULL;
 	u32 i;
 
 	rcu_read_lock();
 	dir = rcu_dereference(s->dir);
-	end = min_t(unsigned long, end, dir ? kslot_slots_dir_nr(dir) : 0);
+	end = min_t(unsigned long, end, dir ? kslot_dir_nr(dir) : 0);
 	for (i = *index; i < end; i++) {
-		const struct kslot_slot *slot =
-			&dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT]
-				   [i & (KSLOT_SLOTS_CHUNK - 1)];
+		const struct kslot_slot *slot = kslot_dir_slot(dir, i);
 		/* Word, object, word, as kslot_slots_read(). */
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;

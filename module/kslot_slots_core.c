@@ -112,20 +112,6 @@ static size_t kslot_slots_chunks_bytes(u32 capacity)
 	       (part ? kslot_slots_chunk_bytes(part) : 0);
 }
 
-/* Memory a directory with room for @room chunks takes. */
-size_t kslot_slots_dir_bytes(u32 room)
-{
-	struct kslot_slots_dir *dir;
-
-	return kslot_kvmalloc_bytes(NULL, struct_size(dir, chunk, room));
-}
-
-/* Memory of the per-CPU counter a table's first growth allocates. */
-static size_t kslot_slots_counter_bytes(void)
-{
-	return (size_t)num_possible_cpus() * sizeof(u64);
-}
-
 /* Slots of the chunk that starts at slot @cap: up to max_entries. */
 static u32 kslot_slots_chunk_slots(const struct kslot_slots *s, u32 cap)
 {
@@ -138,30 +124,29 @@ static u32 kslot_slots_chunk_slots(const struct kslot_slots *s, u32 cap)
  */
 size_t kslot_slots_bytes(struct kslot_slots *s)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
 
 	if (!dir)
 		return 0;
-	return kslot_kvmalloc_bytes(dir, struct_size(dir, chunk, dir->room)) +
-	       kslot_slots_counter_bytes() +
+	return kslot_dir_bytes(dir, dir->room) + kslot_dir_counter_bytes() +
 	       kslot_slots_chunks_bytes(s->capacity);
 }
 
 /* Memory the next growth would allocate (an upper bound).  Lock held. */
 size_t kslot_slots_grow_bytes(struct kslot_slots *s)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
+	u32 room = kslot_dir_next_room(dir);
 	size_t bytes;
 
 	if (s->capacity >= s->max_entries)
 		return 0;
 	bytes = kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s,
 								s->capacity));
+	if (room)
+		bytes += kslot_dir_bytes(NULL, room);
 	if (!dir)
-		return bytes + kslot_slots_dir_bytes(1) +
-		       kslot_slots_counter_bytes();
-	if (dir->chunks == dir->room)
-		bytes += kslot_slots_dir_bytes(2 * dir->room);
+		bytes += kslot_dir_counter_bytes();
 	return bytes;
 }
 
@@ -194,49 +179,24 @@ u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 		kslot_slots_chunks_bytes(capacity);
 	room = chunks ? roundup_pow_of_two(chunks) : 0;
 	if (!room)
-		bytes += kslot_slots_counter_bytes();
+		bytes += kslot_dir_counter_bytes();
 	while (room < end) {
 		room = room ? 2 * room : 1;
-		bytes += kslot_slots_dir_bytes(room);
+		bytes += kslot_dir_bytes(NULL, room);
 	}
 	return bytes;
 }
 EXPORT_SYMBOL_NS_GPL(kslot_slots_grow_to_bytes, KSLOT_INTERNAL);
 
 /*
- * Free a directory, after a grace period: its owner (the last one of the
- * table) takes the chunks and the counter with it.
- */
-static void kslot_slots_dir_free_rcu(struct rcu_head *rcu)
-{
-	struct kslot_slots_dir *dir = container_of(rcu, struct kslot_slots_dir,
-						   rcu);
-	u32 i;
-
-	if (dir->owner) {
-		for (i = 0; i < dir->chunks; i++)
-			kfree(dir->chunk[i]);
-		free_percpu(dir->rejected);
-	}
-	kvfree(dir);
-}
-
-/*
  * Free @dir, no longer published, after a grace period, through the
- * table's account.  The memory counted is what the callback frees.
+ * table's account: the last one with the chunks and the counter.
  * Called with the lock held, or no writer running (destroy).
  */
-void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_slots_dir *dir)
+void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir)
 {
-	size_t bytes = kslot_kvmalloc_bytes(dir, struct_size(dir, chunk,
-							     dir->room));
-
-	/* The owner is the last directory: it has every chunk. */
-	if (dir->owner)
-		bytes += kslot_slots_counter_bytes() +
-			 kslot_slots_chunks_bytes(dir->nr);
-	kslot_free_rcu(s->free_acct, &dir->rcu, kslot_slots_dir_free_rcu,
-		       bytes);
+	kslot_dir_free(dir, kslot_dir_counter_bytes() +
+			    kslot_slots_chunks_bytes(dir->nr), s->free_acct);
 }
 
 /*
@@ -264,72 +224,20 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 }
 
 /*
- * An empty directory with room for @room chunks; the first also gets the
- * table's counter.  Called with the lock dropped.
- */
-static struct kslot_slots_dir *kslot_slots_dir_alloc(u32 room, bool first,
-						     gfp_t gfp)
-{
-	struct kslot_slots_dir *dir;
-	size_t size = struct_size(dir, chunk, room);
-
-	if (kslot_should_fail_alloc())
-		return NULL;
-	/* kvmalloc() may sleep; atomic callers get what kmalloc() can do. */
-	if (gfpflags_allow_blocking(gfp))
-		dir = kvzalloc(size, gfp);
-	else
-		dir = kzalloc(size, gfp);
-	if (!dir)
-		return NULL;
-	dir->room = room;
-	dir->owner = true;
-	if (first) {
-		dir->rejected = alloc_percpu_gfp(u64, gfp);
-		if (!dir->rejected) {
-			kvfree(dir);
-			return NULL;
-		}
-	}
-	return dir;
-}
-
-/*
  * Publish @chunk, of @n slots from slot s->capacity on, in @next (a
  * larger directory, or NULL to append to the current one): its slots go
  * first on the free list.  Lock held.
  */
-static void kslot_slots_publish(struct kslot_slots *s,
-				struct kslot_slots_dir *next,
+static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
 				struct kslot_slot *chunk, u32 n)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
 	u32 cap = s->capacity;
 
 	chunk[n - 1].obj = kslot_slots_link(s->free_head);
 	s->free_head = cap;
 	s->capacity = cap + n;
-	if (next) {
-		if (dir) {
-			memcpy(next->chunk, dir->chunk,
-			       dir->chunks * sizeof(*dir->chunk));
-			next->chunks = dir->chunks;
-			next->rejected = dir->rejected;
-		}
-		next->chunk[next->chunks++] = chunk;
-		next->nr = cap + n;
-		/* The chunks and their slots before the pointer. */
-		rcu_assign_pointer(s->dir, next);
-		if (dir) {
-			/* Lookups may still read it: its chunks stay. */
-			dir->owner = false;
-			kslot_slots_free_dir(s, dir);
-		}
-		return;
-	}
-	dir->chunk[dir->chunks++] = chunk;
-	/* The chunk and its slots before the count: kslot_slots_dir_nr(). */
-	smp_store_release(&dir->nr, cap + n);
+	kslot_dir_append(&s->dir, kslot_slots_dir(s),
+			 next, chunk, cap + n, s->free_acct);
 }
 
 /*
@@ -342,7 +250,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)
 	__must_hold(&s->lock)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s), *next = NULL;
+	struct kslot_dir *dir = kslot_slots_dir(s), *next = NULL;
 	u32 cap = s->capacity, n, room = 0;
 	struct kslot_slot *chunk;
 	bool grown;
@@ -350,10 +258,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	if (cap >= s->max_entries)
 		return -ENOSPC;
 	n = kslot_slots_chunk_slots(s, cap);
-	if (!dir)
-		room = 1;
-	else if (dir->chunks == dir->room)
-		room = 2 * dir->room;
+	room = kslot_dir_next_room(dir);
 	gfp = kslot_gfp(gfp, s->flags & KSLOT_SLOTS_ACCOUNT);
 	kslot_slots_unlock(s, *irqflags);
 	/* A long growth (reserve, restore) lets others run between chunks. */
@@ -361,7 +266,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		cond_resched();
 	chunk = kslot_slots_chunk_alloc(s, cap, n, gfp);
 	if (chunk && room)
-		next = kslot_slots_dir_alloc(room, !dir, gfp);
+		next = kslot_dir_alloc(room, !dir, gfp);
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GROW);
 	*irqflags = kslot_slots_lock(s);
 	grown = s->capacity != cap;
@@ -369,9 +274,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		/* Freed with the lock dropped: vfree() may sleep. */
 		kslot_slots_unlock(s, *irqflags);
 		kfree(chunk);
-		if (next)
-			free_percpu(next->rejected);
-		kvfree(next);
+		kslot_dir_discard(next);
 		*irqflags = kslot_slots_lock(s);
 		return grown ? 0 : -ENOMEM;
 	}

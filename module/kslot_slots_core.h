@@ -39,7 +39,7 @@ static __always_inline bool kslot_slots_lock_writes(const struct kslot_slots *s)
 }
 
 /* The directory.  Called with the lock held (or no writer running). */
-static inline struct kslot_slots_dir *kslot_slots_dir(struct kslot_slots *s)
+static inline struct kslot_dir *kslot_slots_dir(struct kslot_slots *s)
 {
 	return rcu_dereference_protected(s->dir, lockdep_is_held(&s->lock) ||
 					 !kslot_slots_lock_writes(s));
@@ -124,8 +124,7 @@ static inline u32 kslot_slots_next(const struct kslot_slot *slot)
 static __always_inline struct kslot_slot *kslot_slots_at(struct kslot_slots *s,
 							 u32 i)
 {
-	return &kslot_slots_dir(s)->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT]
-					 [i & (KSLOT_SLOTS_CHUNK - 1)];
+	return kslot_dir_slot(kslot_slots_dir(s), i);
 }
 
 /* Keyed tables and restores have no free list to allocate from. */
@@ -144,7 +143,7 @@ static inline int kslot_slots_no_alloc(const struct kslot_slots *s)
 static __always_inline struct kslot_slot *
 kslot_slots_live(struct kslot_slots *s, u64 handle)
 {
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
 	struct kslot_slot *slot;
 
 	if (unlikely(!dir))
@@ -255,10 +254,9 @@ static __always_inline void kslot_slots_relink_to(struct kslot_slots *s,
 /* kslot_slots_core.c: storage, growth, the 32-bit waiting slots. */
 void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries);
 size_t kslot_slots_chunk_bytes(u32 slots);
-size_t kslot_slots_dir_bytes(u32 room);
 size_t kslot_slots_bytes(struct kslot_slots *s);
 size_t kslot_slots_grow_bytes(struct kslot_slots *s);
-void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_slots_dir *dir);
+void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir);
 
 /*
  * The growth loop's condition: true once the table has what the writer

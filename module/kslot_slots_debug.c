@@ -41,7 +41,7 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st)
 {
-	struct kslot_slots_dir *dir;
+	struct kslot_dir *dir;
 	unsigned long irqflags;
 	int cpu;
 
@@ -203,7 +203,7 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_grow_step);
 u32 kslot_slots_test_dir_room(struct kslot_slots *s)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
-	struct kslot_slots_dir *dir = kslot_slots_dir(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
 	u32 room = dir ? dir->room : 0;
 
 	kslot_slots_unlock(s, irqflags);

@@ -255,7 +255,7 @@ static u32 kslot_slots_relink_range(struct kslot_slots *s, u32 lo, u32 hi,
  */
 int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 {
-	struct kslot_slots_dir *dir;
+	struct kslot_dir *dir;
 	unsigned long irqflags;
 	int ret = 0;
 

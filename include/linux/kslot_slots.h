@@ -266,10 +266,12 @@ struct kslot_slot {
 };
 
 /**
- * struct kslot_slots_dir - The directory of a table's chunks.
+ * struct kslot_dir - A directory of chunks that never move.
  *
- * What a lookup reaches through the table's RCU pointer.  Every field is
- * private:
+ * The one growable storage of kslot that lock-free readers index
+ * (module/kslot_dir.c): a slot table's chunks, what a lookup reaches
+ * through the table's RCU pointer; kslot_dense's packed values.  Every
+ * field is private:
  *
  * - rcu: Frees the directory a grace period after it is replaced or the
  *   table destroyed.
@@ -284,7 +286,7 @@ struct kslot_slot {
  *   (false once a larger one took them over; table lock).
  * - chunk: The chunks, %KSLOT_SLOTS_CHUNK slots each.
  */
-struct kslot_slots_dir {
+struct kslot_dir {
 	/* private: */
 	struct rcu_head rcu;
 	unsigned long nr;
@@ -292,8 +294,38 @@ struct kslot_slots_dir {
 	u32 chunks;
 	u32 room;
 	bool owner;
-	struct kslot_slot *chunk[] __counted_by(room);
+	void *chunk[] __counted_by(room);
 };
+
+/**
+ * kslot_dir_nr() - The elements a directory lets readers index.
+ * @dir: A directory, from its owner's RCU-protected pointer.
+ *
+ * The acquire pairs with the release that appends a chunk: the chunk
+ * pointers below the count, and their contents, are seen initialised.
+ *
+ * Context: Caller holds rcu_read_lock() or the owner's lock.
+ * Return: The element count, at least 1.
+ */
+static __always_inline unsigned long kslot_dir_nr(const struct kslot_dir *dir)
+{
+	return smp_load_acquire(&dir->nr);
+}
+
+/**
+ * kslot_dir_slot() - Slot @i of a slot table's directory.
+ * @dir: The directory.
+ * @i: A slot index below its nr.
+ *
+ * Context: Caller holds rcu_read_lock() or the table lock.
+ * Return: The slot.
+ */
+static __always_inline struct kslot_slot *
+kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
+{
+	return (struct kslot_slot *)dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT] +
+	       (i & (KSLOT_SLOTS_CHUNK - 1));
+}
 
 /**
  * struct kslot_free_acct - Who frees the memory a table stops using.
@@ -329,7 +361,7 @@ struct kslot_slots {
 	 * starts at (see the top of this file).  All but @dir are set at
 	 * init (@tag of a static table at its first growth, under @lock).
 	 */
-	struct kslot_slots_dir __rcu *dir;
+	struct kslot_dir __rcu *dir;
 	u32 tag;
 	unsigned int flags;
 	u32 index_mask;
@@ -611,7 +643,7 @@ void kslot_slots_restore_done(struct kslot_slots *s);
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
  * @dir: A table's directory, from the RCU-protected pointer.
- * @nr: Its slot count, read with kslot_slots_dir_nr().
+ * @nr: Its slot count, read with kslot_dir_nr().
  * @index: A slot index from an untrusted handle.
  *
  * The index is clamped with array_index_nospec(): past @nr it becomes 0,
@@ -622,29 +654,10 @@ void kslot_slots_restore_done(struct kslot_slots *s);
  * Return: The slot to compare the handle with.
  */
 static __always_inline const struct kslot_slot *
-__kslot_slots_slot(const struct kslot_slots_dir *dir, unsigned long nr,
+__kslot_slots_slot(const struct kslot_dir *dir, unsigned long nr,
 		   u32 index)
 {
-	unsigned long i = array_index_nospec((unsigned long)index, nr);
-
-	return &dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT]
-			  [i & (KSLOT_SLOTS_CHUNK - 1)];
-}
-
-/**
- * kslot_slots_dir_nr() - The slots a directory lets lookups index.
- * @dir: A table's directory, from the RCU-protected pointer.
- *
- * The acquire pairs with the release that appends a chunk: the chunk
- * pointers below the count, and their slots, are seen initialised.
- *
- * Context: Caller holds rcu_read_lock() or the table lock.
- * Return: The slot count, at least 1.
- */
-static __always_inline unsigned long
-kslot_slots_dir_nr(const struct kslot_slots_dir *dir)
-{
-	return smp_load_acquire(&dir->nr);
+	return kslot_dir_slot(dir, array_index_nospec((unsigned long)index, nr));
 }
 
 /**
@@ -657,7 +670,7 @@ kslot_slots_dir_nr(const struct kslot_slots_dir *dir)
  */
 struct kslot_slots_reader {
 	/* private: */
-	const struct kslot_slots_dir *dir;
+	const struct kslot_dir *dir;
 	unsigned long nr;
 	u32 index_mask;
 };
@@ -679,16 +692,16 @@ struct kslot_slots_reader {
 static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 						   struct kslot_slots *s)
 {
-	const struct kslot_slots_dir *dir =
+	const struct kslot_dir *dir =
 		rcu_dereference_check(s->dir, lockdep_is_held(&s->lock));
 
 	r->dir = dir;
 	/* The clamp; read only with a directory (kslot_slots_read()). */
-	r->nr = dir ? kslot_slots_dir_nr(dir) : 0;
+	r->nr = dir ? kslot_dir_nr(dir) : 0;
 	r->index_mask = s->index_mask;
 }
 
-void kslot_slots_reject(const struct kslot_slots_dir *dir, u64 handle);
+void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
 
 /**
  * kslot_slots_read() - Look up a handle in a pinned table.
@@ -774,8 +787,7 @@ kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
 
 	if (i >= r->nr)
 		i = 0;
-	prefetch(&r->dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT]
-			       [i & (KSLOT_SLOTS_CHUNK - 1)]);
+	prefetch(kslot_dir_slot(r->dir, i));
 }
 
 /**
