@@ -6,6 +6,7 @@
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debug_locks.h>
 #include <linux/delay.h>
@@ -100,12 +101,12 @@ static void kslot_slots_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
 	KUNIT_EXPECT_LE(test, kslot_slots_tag(&s), KSLOT_TAG_MASK);
-	/* No table yet: nothing matches, nothing is allocated. */
+	/* No table yet: nothing matches, nothing is allocated or counted. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
 						   kslot_handle_make(0, s.tag,
 								     1)));
-	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -288,13 +289,13 @@ static void kslot_slots_test_bytes(struct kunit *test)
 	kslot_slots_get_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
-			chunk_bytes(256) + dir_bytes(1) + counter_bytes());
+			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
 	slots_alloc(test, &s, COOKIE(1));
 	kslot_slots_get_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes,
-			chunk_bytes(256) + dir_bytes(1) + counter_bytes());
-	/* The last chunk stops at max_entries; the directory doubles. */
-	KUNIT_EXPECT_EQ(test, st.grow_bytes, chunk_bytes(44) + dir_bytes(2));
+			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
+	/* The last chunk stops at max_entries; the directory has room. */
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, chunk_bytes(44));
 	for (i = 1; i < 257; i++)
 		slots_alloc(test, &s, COOKIE(1));
 	kslot_slots_get_stats(&s, &st);
@@ -328,7 +329,9 @@ static void tacct_queue(struct kslot_free_acct *fa, struct rcu_head *rcu,
 /*
  * A table with a free account sends it each directory a growth replaces
  * (the chunks stay), and at destroy its last one with the chunks and the
- * counter, each with what it takes (the bytes its stats counted).
+ * counter, each with what it takes (the bytes its stats counted).  The
+ * first directory (64 bytes) has room for two chunks, the second (128)
+ * for ten.
  */
 static void kslot_slots_test_free_acct(struct kunit *test)
 {
@@ -341,15 +344,21 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	kslot_slots_set_free_acct(&s, &a.fa);
 	slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 0);
-	/* The 257th entry adds a chunk: the full directory is replaced. */
-	for (i = 1; i < 257; i++)
+	/* The 513th entry adds a third chunk: the directory is replaced. */
+	for (i = 1; i < 2 * KSLOT_SLOTS_CHUNK; i++)
 		slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, a.calls, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 2);
+	slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 1);
-	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(1));
+	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(2));
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 10);
+	KUNIT_EXPECT_EQ(test, dir_bytes(2), 64);
+	KUNIT_EXPECT_EQ(test, dir_bytes(10), 128);
 	kslot_slots_get_stats(&s, &st);
 	kslot_slots_destroy(&s, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, a.calls, 2);
-	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(1) + st.bytes);
+	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(2) + st.bytes);
 	/* The callbacks are this module's. */
 	rcu_barrier();
 }
@@ -639,9 +648,9 @@ static u64 fault_sweep(struct kunit *test, struct kslot_slots *s, void *obj)
 
 /*
  * Every allocation of a growth fails in turn: -ENOMEM, nothing changed.
- * The first growth makes two (the chunk; the directory with its
- * counter), the second two (the chunk; a directory twice as large), the
- * third one (the chunk).
+ * The first growth makes two (the chunk; the directory, room for two
+ * chunks, with its counter), the second one (the chunk), the third two
+ * (the chunk; a directory of room for ten).
  */
 static void kslot_slots_test_fault(struct kunit *test)
 {
@@ -664,6 +673,7 @@ static void kslot_slots_test_fault(struct kunit *test)
 		slots_alloc(test, &s, COOKIE(i));
 	h = fault_sweep(test, &s, COOKIE(2));
 	KUNIT_EXPECT_EQ(test, s.capacity, 3 * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 10);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, first), COOKIE(0));
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -1074,10 +1084,36 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 
 /*
  * iommufd's table: 32-bit handles, 2^20 entries, so 11 generation bits
- * and G = 1024 allocations per slot cycle.  2^22 creations and
- * destructions of one entry: never -ENOSPC, D / G = 1024 slots (four
- * chunks, grown as the first slots wait) is all it ever takes, and no
- * handle is issued again within KSLOT_SLOTS_REUSE_DISTANCE (2^20)
+ * and G = 1024 allocations per slot cycle.  One entry created and
+ * destroyed 2^21 times: the table grows a chunk at a time while its
+ * first slots wait, to D / G = 1024 slots, and then never again.
+ */
+static void kslot_slots_test_handle32_grows(struct kunit *test)
+{
+	const u32 slots32 = KSLOT_SLOTS_REUSE_DISTANCE / 1024;
+	struct kslot_slots s;
+	u32 t;
+	u64 h;
+
+	slots_init32(test, &s, BIT(20));
+	for (t = 0; t < 2 * KSLOT_SLOTS_REUSE_DISTANCE; t++) {
+		if (kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL))
+			break;
+		if (kslot_slots_remove(&s, h) != COOKIE(0))
+			break;
+		if (!(t % 4096))
+			cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, t, 2 * KSLOT_SLOTS_REUSE_DISTANCE);
+	/* Grown a chunk at a time while the first slots waited, then no more. */
+	KUNIT_EXPECT_EQ(test, s.capacity, slots32);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * The same table, 2^22 creations and destructions under the lock after
+ * a reserve of D / G slots: never -ENOSPC, never more slots, and no
+ * handle issued again within KSLOT_SLOTS_REUSE_DISTANCE (2^20)
  * allocations.
  */
 static void kslot_slots_test_handle32_churn(struct kunit *test)
@@ -1094,9 +1130,10 @@ static void kslot_slots_test_handle32_churn(struct kunit *test)
 	last = vcalloc(BIT(20), sizeof(*last));
 	KUNIT_ASSERT_NOT_NULL(test, last);
 	slots_init32(test, &s, BIT(20));
-	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), 0);
+	/* The churn allocates under the lock: grow to D / G slots first. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, slots32, GFP_KERNEL), 0);
 	first = s.capacity;
-	KUNIT_EXPECT_EQ(test, first, KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, first, slots32);
 	for (t = 1; t <= rounds; t += chunk) {
 		flags = kslot_slots_lock(&s);
 		for (j = t; j < t + chunk; j++) {
@@ -1592,8 +1629,9 @@ static void kslot_slots_test_insert_at_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), KSLOT_SLOTS_TAG_UNBOUND);
 	/*
-	 * Slot 600 is in the third chunk: five allocations (chunk and
-	 * directory, twice, then the third chunk); the fifth fails.
+	 * Slot 600 is in the third chunk: five allocations (a chunk and the
+	 * directory, a chunk, a chunk and a larger directory); the fifth
+	 * fails.
 	 */
 	ret = kslot_test_with_fail_nth(5, &injected,
 				       kslot_slots_insert_at(&s, h, COOKIE(0),
@@ -1652,8 +1690,9 @@ static void kslot_slots_test_store_at(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, KSLOT_SLOTS_TAG_UNBOUND),
 			0);
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 4).word,
-			kslot_handle_make(5, 0, 0));
+	/* The chunks are gone; the next write grows the table again. */
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, newer));
 	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s,
 						     kslot_handle_make(4, 8, 1),
 						     COOKIE(4), GFP_KERNEL));
@@ -1795,7 +1834,8 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h0, COOKIE(1)),
 			    ERR_PTR(-ENOENT));
-	KUNIT_EXPECT_EQ(test, rejected(s), 2);
+	/* No table: nothing to count in. */
+	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	/* Still no table. */
 	KUNIT_EXPECT_NULL(test, rcu_dereference_protected(s->dir, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
@@ -1804,7 +1844,9 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(3)),
 			    ERR_PTR(-ENOENT));
-	KUNIT_EXPECT_EQ(test, rejected(s), 2);
+	KUNIT_EXPECT_EQ(test, rejected(s), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0 + 2));
+	KUNIT_EXPECT_EQ(test, rejected(s), 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(s, h), COOKIE(2));
 }
@@ -2403,8 +2445,8 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
-	/* The lookups, replaces and removes of h were rejections. */
-	KUNIT_EXPECT_EQ(test, st.rejected, 6);
+	/* A zeroed table counts nothing: it has no counter. */
+	KUNIT_EXPECT_EQ(test, st.rejected, 0);
 	kslot_slots_dump(s, 0, ARRAY_SIZE(ds), &d);
 	KUNIT_EXPECT_EQ(test, d.returned, 0);
 	KUNIT_EXPECT_EQ(test, d.free_head, KSLOT_SLOTS_NONE);
@@ -2597,11 +2639,11 @@ static void kslot_slots_test_remove_bulk(struct kunit *test)
 	void *obj = COOKIE(3);
 
 	kslot_slots_bulk_remove_case(test, 0);
-	/* A zeroed table removes nothing, and counts one rejection. */
+	/* A zeroed table removes nothing, and counts nothing. */
 	KUNIT_ASSERT_NOT_NULL(test, z);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(z, &h, 1, &obj), 0);
 	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(3));
-	KUNIT_EXPECT_EQ(test, rejected(z), 1);
+	KUNIT_EXPECT_EQ(test, rejected(z), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &obj, 1, &h,
 						     GFP_KERNEL), -ENOSPC);
 }
@@ -2754,6 +2796,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_handle32_retire),
 	KUNIT_CASE(kslot_slots_test_handle32_exhausted),
 	KUNIT_CASE_SLOW(kslot_slots_test_handle32_churn),
+	KUNIT_CASE_SLOW(kslot_slots_test_handle32_grows),
 	KUNIT_CASE(kslot_slots_test_formats_never_mix),
 	KUNIT_CASE(kslot_slots_test_locked_alloc),
 	KUNIT_CASE(kslot_slots_test_locked_replace),

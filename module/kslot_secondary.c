@@ -253,8 +253,9 @@ static bool kslot_secondary_keep_none(u64 handle, void *val, void *arg)
  * @sec: The map.
  *
  * Afterwards the map accepts the handles of any primary, at any
- * generation, as when new; the slot table's memory is kept.  An insert
- * racing with the clear may survive it (then the tag stays bound).
+ * generation, as when new; the slot table's chunks are freed (after a
+ * grace period).  An insert racing with the clear may survive it (then
+ * the tag stays bound and the chunks stay).
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the RCU read lock and the table lock (once per entry, then once for a

@@ -90,13 +90,14 @@ void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data)
 {
-	struct kslot_dir *dir = kslot_slots_dir(s);
+	/* No writer runs: the caller's promise. */
+	struct kslot_dir *dir = rcu_dereference_protected(s->dir, true);
 	u32 i;
 
 	kslot_debugfs_remove(s->debugfs);
 	s->debugfs = NULL;
 	for (i = 0; fn && i < s->capacity; i++) {
-		const struct kslot_slot *slot = kslot_slots_at(s, i);
+		const struct kslot_slot *slot = kslot_dir_slot(dir, i);
 		u64 word = slot->word;
 
 		if (kslot_gen_is_live(kslot_slots_word_gen(s, word)))

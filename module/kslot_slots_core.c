@@ -112,10 +112,21 @@ static size_t kslot_slots_chunks_bytes(u32 capacity)
 	       (part ? kslot_slots_chunk_bytes(part) : 0);
 }
 
-/* Slots of the chunk that starts at slot @cap: up to max_entries. */
-static u32 kslot_slots_chunk_slots(const struct kslot_slots *s, u32 cap)
+/* Slots of the chunk that starts at slot @cap that may hold entries. */
+static u32 kslot_slots_chunk_usable(const struct kslot_slots *s, u32 cap)
 {
 	return min(s->max_entries - cap, KSLOT_SLOTS_CHUNK);
+}
+
+/*
+ * Slots of that chunk: the usable ones, but at least two.  A table of
+ * one slot has two, so that the clamp of index 1 (the index bits of slot
+ * 0's free word) lands on slot 1, whose word differs, and never on slot 0
+ * itself (the top of kslot_slots.h).
+ */
+static u32 kslot_slots_chunk_slots(const struct kslot_slots *s, u32 cap)
+{
+	return max(kslot_slots_chunk_usable(s, cap), 2U);
 }
 
 /*
@@ -129,7 +140,7 @@ size_t kslot_slots_bytes(struct kslot_slots *s)
 	if (!dir)
 		return 0;
 	return kslot_dir_bytes(dir, dir->room) + kslot_dir_counter_bytes() +
-	       kslot_slots_chunks_bytes(s->capacity);
+	       kslot_slots_chunks_bytes(dir->nr);
 }
 
 /* Memory the next growth would allocate (an upper bound).  Lock held. */
@@ -177,11 +188,13 @@ u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 	bytes = kslot_slots_chunks_bytes(min(end * KSLOT_SLOTS_CHUNK,
 					     s->max_entries)) -
 		kslot_slots_chunks_bytes(capacity);
-	room = chunks ? roundup_pow_of_two(chunks) : 0;
-	if (!room)
-		bytes += kslot_dir_counter_bytes();
+	/* The rooms directories take, from the first on. */
+	for (room = kslot_dir_grown_room(0); room < chunks;)
+		room = kslot_dir_grown_room(room);
+	if (!chunks)
+		bytes += kslot_dir_counter_bytes() + kslot_dir_bytes(NULL, room);
 	while (room < end) {
-		room = room ? 2 * room : 1;
+		room = kslot_dir_grown_room(room);
 		bytes += kslot_dir_bytes(NULL, room);
 	}
 	return bytes;
@@ -200,12 +213,13 @@ void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir)
 }
 
 /*
- * The chunk of @n slots from slot @cap on, free and chained in order, the
- * last to KSLOT_SLOTS_NONE (the growth links it to the free list).
- * Called with the lock dropped.
+ * The chunk of @n slots from slot @cap on, all free; the first @usable
+ * chained in order, the last of them to KSLOT_SLOTS_NONE (the growth
+ * links it to the free list).  Called with the lock dropped.
  */
 static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
-						  u32 cap, u32 n, gfp_t gfp)
+						  u32 cap, u32 n, u32 usable,
+						  gfp_t gfp)
 {
 	struct kslot_slot *chunk;
 	u32 i;
@@ -217,27 +231,27 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		chunk[i].word = kslot_slots_free_word(s, cap + i, 0);
-		chunk[i].obj = kslot_slots_link(i + 1 < n ? cap + i + 1 :
+		chunk[i].obj = kslot_slots_link(i + 1 < usable ? cap + i + 1 :
 						KSLOT_SLOTS_NONE);
 	}
 	return chunk;
 }
 
 /*
- * Publish @chunk, of @n slots from slot s->capacity on, in @next (a
- * larger directory, or NULL to append to the current one): its slots go
- * first on the free list.  Lock held.
+ * Publish @chunk, of @n slots (@usable of them usable) from slot
+ * s->capacity on, in @next (a larger directory, or NULL to append to the
+ * current one): its usable slots go first on the free list.  Lock held.
  */
 static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
-				struct kslot_slot *chunk, u32 n)
+				struct kslot_slot *chunk, u32 n, u32 usable)
 {
 	u32 cap = s->capacity;
 
-	chunk[n - 1].obj = kslot_slots_link(s->free_head);
+	chunk[usable - 1].obj = kslot_slots_link(s->free_head);
 	s->free_head = cap;
-	s->capacity = cap + n;
-	kslot_dir_append(&s->dir, kslot_slots_dir(s),
-			 next, chunk, cap + n, s->free_acct);
+	s->capacity = cap + usable;
+	kslot_dir_append(&s->dir, kslot_slots_dir(s), next, chunk, cap + n,
+			 s->free_acct);
 }
 
 /*
@@ -251,24 +265,30 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	__must_hold(&s->lock)
 {
 	struct kslot_dir *dir = kslot_slots_dir(s), *next = NULL;
-	u32 cap = s->capacity, n, room = 0;
+	u32 cap = s->capacity, n, usable, room;
 	struct kslot_slot *chunk;
 	bool grown;
 
 	if (cap >= s->max_entries)
 		return -ENOSPC;
 	n = kslot_slots_chunk_slots(s, cap);
+	usable = kslot_slots_chunk_usable(s, cap);
 	room = kslot_dir_next_room(dir);
 	gfp = kslot_gfp(gfp, s->flags & KSLOT_SLOTS_ACCOUNT);
 	kslot_slots_unlock(s, *irqflags);
 	/* A long growth (reserve, restore) lets others run between chunks. */
 	if (gfpflags_allow_blocking(gfp))
 		cond_resched();
-	chunk = kslot_slots_chunk_alloc(s, cap, n, gfp);
+	chunk = kslot_slots_chunk_alloc(s, cap, n, usable, gfp);
 	if (chunk && room)
 		next = kslot_dir_alloc(room, !dir, gfp);
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GROW);
 	*irqflags = kslot_slots_lock(s);
+	/*
+	 * Only a growth (or a reset, to 0) changes the capacity, and the
+	 * capacity fixes the directory's room: the same capacity, the same
+	 * directory shape, so what was allocated still fits.
+	 */
 	grown = s->capacity != cap;
 	if (!chunk || (room && !next) || grown) {
 		/* Freed with the lock dropped: vfree() may sleep. */
@@ -281,7 +301,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	/* A table defined statically draws its tag before its first handle. */
 	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND && !(s->flags & KSLOT_SLOTS_KEYED))
 		WRITE_ONCE(s->tag, kslot_random_tag());
-	kslot_slots_publish(s, next, chunk, n);
+	kslot_slots_publish(s, next, chunk, n, usable);
 	return 0;
 }
 
