@@ -340,7 +340,7 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	struct kslot_slots s;
 	u32 i;
 
-	slots_init(test, &s, 1024);
+	slots_init(test, &s, 4096);
 	kslot_slots_set_free_acct(&s, &a.fa);
 	slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 0);
@@ -660,7 +660,7 @@ static void kslot_slots_test_fault(struct kunit *test)
 
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
-	slots_init(test, &s, 1024);
+	slots_init(test, &s, 4096);
 	first = fault_sweep(test, &s, COOKIE(0));
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
 	for (i = 1; i < KSLOT_SLOTS_CHUNK; i++)
@@ -2014,6 +2014,17 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* The rejections a directory's counter holds, summed.  RCU held. */
+static u64 dir_rejected(const struct kslot_dir *dir)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(dir->rejected, cpu);
+	return n;
+}
+
 /* Between the lookup's reference and its re-check: destroy the table. */
 static void lg_put_destroyed(void *obj, u64 handle, void *data)
 {
@@ -2060,8 +2071,9 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 /*
  * Lookups already in their read-side section when the table is destroyed
  * finish on what destroy frees a grace period later: the chunks (the
- * entry is still seen) and the counter (a miss is still counted).  An
- * immediate free of either is a use after free KASAN reports.
+ * entry is still seen; an immediate free is a use after free KASAN
+ * reports) and the counter (a miss is still counted, read here through
+ * the pinned directory: KASAN does not watch per-CPU memory).
  */
 static void kslot_slots_test_destroy_readers(struct kunit *test)
 {
@@ -2078,6 +2090,7 @@ static void kslot_slots_test_destroy_readers(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, stale));
+	KUNIT_EXPECT_EQ(test, dir_rejected(r.dir), 1);
 	/* A lookup that starts now finds no table, and touches nothing. */
 	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h));
 	rcu_read_unlock();
@@ -2150,6 +2163,12 @@ static void gf_free_and_take(struct kslot_slots *s)
 	gf_ret = kslot_slots_alloc(s, COOKIE(6), &gf_got, GFP_ATOMIC);
 }
 
+static void gf_remove_only(struct kslot_slots *s)
+{
+	if (kslot_slots_remove(s, gf_victim) == COOKIE(5))
+		gf_ret = 0;
+}
+
 /*
  * A growth in progress holds nothing that stops other writers: a slot
  * freed meanwhile goes to an atomic allocation at once, and the growth
@@ -2178,6 +2197,96 @@ static void kslot_slots_test_grow_free_slot(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, gf_victim));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gf_got), COOKIE(6));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK + 1);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * An atomic allocation whose growth fails for memory while a remove
+ * frees a slot: it takes that slot instead of failing.  Without the
+ * second look at the free list after the failed growth, -ENOMEM with a
+ * free slot on the list.
+ */
+static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
+{
+	bool injected;
+	u64 h = 0;
+	int ret;
+	u32 i;
+	struct kslot_slots s;
+
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	slots_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
+	for (i = 0; i < KSLOT_SLOTS_CHUNK; i++) {
+		h = slots_alloc(test, &s, COOKIE(i == 9 ? 5 : 0));
+		if (i == 9)
+			gf_victim = h;
+	}
+	gf_ret = -EINVAL;
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gf_remove_only);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_slots_alloc(&s, COOKIE(1), &h,
+							 GFP_ATOMIC));
+	tp_clear();
+	KUNIT_EXPECT_TRUE(test, injected);
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 9);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Between two holds of restore_done()'s walk: remove two entries. */
+static void rw_remove(struct kslot_slots *s)
+{
+	if (tp.calls > 1)
+		return;
+	kslot_slots_remove(s, kslot_handle_make(10, 7, 1));
+	kslot_slots_remove(s, kslot_handle_make(2500, 7, 1));
+}
+
+/*
+ * kslot_slots_restore_done() drops the lock between KSLOT_SLOTS_WALK
+ * slots; removes in between push slots on the free list, one the walk
+ * has passed (2500) and one it has not (10).  The list it leaves has
+ * every free slot exactly once: the walked ones lowest first, the pushed
+ * one it had passed ahead of them.  Without its re-check of the list head
+ * after the lock was dropped, slot 2500 is lost from the list.
+ */
+static void kslot_slots_test_restore_walk(struct kunit *test)
+{
+	const u32 n = 3000;
+	unsigned long *seen;
+	struct kslot_slots s;
+	u32 i;
+	u64 h;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, n, 0, 7),
+			0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_restore_slot(&s, 10, 1, COOKIE(1),
+						       GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_restore_slot(&s, 2500, 1, COOKIE(2),
+						       GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_restore_slot(&s, n - 1, 1, COOKIE(3),
+						       GFP_KERNEL), 0);
+	tp_set(test, &s, KSLOT_SLOTS_TP_WALK, rw_remove);
+	kslot_slots_restore_done(&s);
+	tp_clear();
+	/* Three holds of the lock for 3000 slots, 1024 at a time. */
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+	for (i = 0; i < n - 1; i++) {
+		h = slots_alloc(test, &s, COOKIE(0));
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(kslot_handle_index(h),
+							    seen));
+	}
+	KUNIT_EXPECT_EQ(test, find_first_zero_bit(seen, n), n - 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL),
+			-ENOSPC);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -2213,6 +2322,13 @@ static void kslot_slots_test_reject_percpu(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, miss_n, &s), 0);
 		cpus++;
 	}
+	/* Each CPU's misses in its own slot, nowhere else. */
+	rcu_read_lock();
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test,
+				*per_cpu_ptr(rcu_dereference(s.dir)->rejected,
+					     cpu), 1000);
+	rcu_read_unlock();
 	cpus_read_unlock();
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, 0));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, BIT_ULL(40) | 3));
@@ -2249,25 +2365,39 @@ static void kslot_slots_test_remove_bulk_bounds(struct kunit *test)
 }
 
 /*
- * reset: constant time, the chunks freed after a grace period, the table
- * as new (slot 0, generation 1, no rejections), its flags and lock kept.
+ * reset: the chunks go to the free account and are freed a grace period
+ * later (a reader pinned across it still reads them: an immediate free is
+ * a use after free KASAN reports), the table as new (slot 0, generation
+ * 1, no rejections), its flags and lock kept.
  */
 static void kslot_slots_test_reset_frees(struct kunit *test)
 {
+	struct tacct a = { .fa.queue = tacct_queue };
 	struct kslot_slots_stats st;
+	struct kslot_slots_reader r;
 	struct kslot_slots s;
 	u64 h;
 	u32 i;
 
 	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, 4096, 0,
 						   9), 0);
+	kslot_slots_set_free_acct(&s, &a.fa);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
 		h = slots_alloc(test, &s, COOKIE(i));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + BIT_ULL(33)));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 10), -EBUSY);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
 		kslot_slots_remove(&s, kslot_handle_make(i, 9, 1));
+	kslot_slots_get_stats(&s, &st);
+	a.bytes = 0;
+	a.calls = 0;
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 10), 0);
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+	KUNIT_EXPECT_EQ(test, a.bytes, st.bytes);
 	kslot_slots_get_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
@@ -2820,6 +2950,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
 	KUNIT_CASE(kslot_slots_test_grow_free_slot),
+	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
+	KUNIT_CASE(kslot_slots_test_restore_walk),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),
 	KUNIT_CASE(kslot_slots_test_remove_bulk_bounds),
 	KUNIT_CASE(kslot_slots_test_reset_frees),

@@ -174,7 +174,8 @@ EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
  *
  * The caller must ensure no writer runs and no new lookup starts.
  * Lookups already inside kslot_dense_get() may finish: the memory is freed
- * after a grace period.  The table may be initialised again afterwards.
+ * after a grace period, and they read @dense itself too, so free it, or
+ * initialise it again, only a grace period after this returns.
  * Destroying a zeroed table that was never initialised does nothing.
  *
  * Context: Process context for a named table (its debugfs file is

@@ -11,7 +11,8 @@
  * current one is full, with the owner's lock dropped; under the lock it
  * appends the chunk (kslot_dir_append()), which either sets the next
  * chunk pointer and then nr, or fills the new directory and publishes
- * it.  Each directory takes a power of two of bytes, twice the last
+ * it.  Each directory takes a power of two of bytes, twice the last,
+ * but the last, which holds just the chunks the storage may have
  * (kslot_dir_grown_room()).  A replaced directory is freed after a grace period; the chunks
  * stay, owned by the new one.  Nothing is copied but chunk pointers, so
  * no writer mirrors, waits for a grace period or depends on a worker.
@@ -42,27 +43,30 @@ size_t kslot_dir_counter_bytes(void)
 
 /*
  * The room of the directory that replaces a full one of @room chunks (0:
- * the first).  Each takes twice the memory of the last, a power of two,
- * so kmalloc() and vmalloc() waste none of it.
+ * the first), for storage of at most @max chunks.  Each takes twice the
+ * memory of the last, a power of two, so kmalloc() and vmalloc() waste
+ * none of it; the last holds no more than @max.
  */
-u32 kslot_dir_grown_room(u32 room)
+u32 kslot_dir_grown_room(u32 room, u32 max)
 {
 	struct kslot_dir *dir;
-	size_t size = room ? 2 * roundup_pow_of_two(struct_size(dir, chunk, room)) :
-			     roundup_pow_of_two(struct_size(dir, chunk, 1));
+	size_t size = room ?
+		2 * roundup_pow_of_two(struct_size(dir, chunk, room)) :
+		roundup_pow_of_two(struct_size(dir, chunk, 1));
 
-	return (size - offsetof(struct kslot_dir, chunk)) / sizeof(void *);
+	return min_t(size_t, max, (size - offsetof(struct kslot_dir, chunk)) /
+				  sizeof(void *));
 }
 
 /*
  * The room of the directory that appending a chunk to @dir (NULL: none
- * yet) needs, or 0 if @dir has room.
+ * yet) needs, for storage of at most @max chunks, or 0 if @dir has room.
  */
-u32 kslot_dir_next_room(const struct kslot_dir *dir)
+u32 kslot_dir_next_room(const struct kslot_dir *dir, u32 max)
 {
 	if (dir && dir->chunks < dir->room)
 		return 0;
-	return kslot_dir_grown_room(dir ? dir->room : 0);
+	return kslot_dir_grown_room(dir ? dir->room : 0, max);
 }
 
 /*

@@ -100,8 +100,8 @@ static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
 /* kslot_dir.c: the chunk directory (struct kslot_dir). */
 size_t kslot_dir_bytes(const struct kslot_dir *dir, u32 room);
 size_t kslot_dir_counter_bytes(void);
-u32 kslot_dir_grown_room(u32 room);
-u32 kslot_dir_next_room(const struct kslot_dir *dir);
+u32 kslot_dir_grown_room(u32 room, u32 max);
+u32 kslot_dir_next_room(const struct kslot_dir *dir, u32 max);
 struct kslot_dir *kslot_dir_alloc(u32 room, bool counter, gfp_t gfp);
 void kslot_dir_discard(struct kslot_dir *dir);
 void kslot_dir_free(struct kslot_dir *dir, size_t owned,

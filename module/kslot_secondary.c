@@ -76,8 +76,9 @@ static void kslot_secondary_drop(void *obj, u64 handle, void *data)
  * @sec: The map.
  *
  * The caller must ensure no writer runs and no new lookup starts; lookups
- * already under RCU may finish (values are freed after a grace period).
- * It may be initialised again afterwards.
+ * already under RCU may finish (values are freed after a grace period);
+ * they read @sec itself too, so free it, or initialise it again, only a
+ * grace period after this returns.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context.

@@ -80,8 +80,9 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
  * they still read @s (its directory pointer and handle format) and the
  * chunks, which are freed a grace period after this call.  So @s itself
  * may be freed, or initialised again, only a grace period after this
- * returns (kfree_rcu(), or after synchronize_rcu()).  A zeroed table
- * needs nothing.
+ * returns (kfree_rcu(), or after synchronize_rcu()).  Meanwhile the
+ * table is an empty one, as a zeroed table is: a late writer fails.  A
+ * zeroed table needs nothing.
  *
  * Context: Process context for a named table (its debugfs file is
  * removed); otherwise any context that @fn allows.
@@ -94,6 +95,9 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	struct kslot_dir *dir = rcu_dereference_protected(s->dir, true);
 	u32 i;
 
+	/* Zeroed, or destroyed already: nothing to do. */
+	if (kslot_slots_zeroed(s))
+		return;
 	kslot_debugfs_remove(s->debugfs);
 	s->debugfs = NULL;
 	for (i = 0; fn && i < s->capacity; i++) {
@@ -107,7 +111,16 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	RCU_INIT_POINTER(s->dir, NULL);
 	if (dir)
 		kslot_slots_free_dir(s, dir);
+	/*
+	 * Empty as a zeroed table is, so that a writer that comes late
+	 * fails (-ENOSPC, -ENOENT) rather than grow a table under the old
+	 * tag.  The handle format stays: running lookups read it.
+	 */
+	s->flags &= ~(KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC);
+	s->max_entries = 0;
 	s->waiting = 0;
+	s->retired = 0;
+	s->restoring = false;
 	s->capacity = 0;
 	WRITE_ONCE(s->count, 0);
 	s->free_head = KSLOT_SLOTS_NONE;
@@ -609,7 +622,8 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 	dir = rcu_dereference(s->dir);
 	end = min_t(unsigned long, end, dir ? kslot_dir_nr(dir) : 0);
 	for (i = *index; i < end; i++) {
-		const struct kslot_slot *slot = kslot_dir_slot(dir, i);
+		/* Clamped as a lookup's: the loop bound may be mispredicted. */
+		const struct kslot_slot *slot = __kslot_slots_slot(dir, end, i);
 		/* Word, object, word, as kslot_slots_read(). */
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;

@@ -112,6 +112,12 @@ static size_t kslot_slots_chunks_bytes(u32 capacity)
 	       (part ? kslot_slots_chunk_bytes(part) : 0);
 }
 
+/* The chunks a table of max_entries slots may have. */
+static u32 kslot_slots_max_chunks(const struct kslot_slots *s)
+{
+	return DIV_ROUND_UP(s->max_entries, KSLOT_SLOTS_CHUNK);
+}
+
 /* Slots of the chunk that starts at slot @cap that may hold entries. */
 static u32 kslot_slots_chunk_usable(const struct kslot_slots *s, u32 cap)
 {
@@ -147,7 +153,7 @@ size_t kslot_slots_bytes(struct kslot_slots *s)
 size_t kslot_slots_grow_bytes(struct kslot_slots *s)
 {
 	struct kslot_dir *dir = kslot_slots_dir(s);
-	u32 room = kslot_dir_next_room(dir);
+	u32 room = kslot_dir_next_room(dir, kslot_slots_max_chunks(s));
 	size_t bytes;
 
 	if (s->capacity >= s->max_entries)
@@ -178,24 +184,25 @@ size_t kslot_slots_grow_bytes(struct kslot_slots *s)
 u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 			      u32 index)
 {
-	u32 chunks = DIV_ROUND_UP(capacity, KSLOT_SLOTS_CHUNK), room, end;
-	u64 bytes;
+	u32 max = kslot_slots_max_chunks(s), room, cap;
+	u64 bytes = 0;
 
 	if (index < capacity || index >= s->max_entries)
 		return 0;
-	end = min(index / KSLOT_SLOTS_CHUNK + 1,
-		  DIV_ROUND_UP(s->max_entries, KSLOT_SLOTS_CHUNK));
-	bytes = kslot_slots_chunks_bytes(min(end * KSLOT_SLOTS_CHUNK,
-					     s->max_entries)) -
-		kslot_slots_chunks_bytes(capacity);
-	/* The rooms directories take, from the first on. */
-	for (room = kslot_dir_grown_room(0); room < chunks;)
-		room = kslot_dir_grown_room(room);
-	if (!chunks)
+	/* The directory now: its room is fixed by the capacity. */
+	room = kslot_dir_grown_room(0, max);
+	while (room * KSLOT_SLOTS_CHUNK < capacity)
+		room = kslot_dir_grown_room(room, max);
+	if (!capacity)
 		bytes += kslot_dir_counter_bytes() + kslot_dir_bytes(NULL, room);
-	while (room < end) {
-		room = kslot_dir_grown_room(room);
-		bytes += kslot_dir_bytes(NULL, room);
+	for (cap = capacity; cap <= index;
+	     cap += kslot_slots_chunk_usable(s, cap)) {
+		/* A full directory is replaced before the chunk is added. */
+		if (cap == room * KSLOT_SLOTS_CHUNK) {
+			room = kslot_dir_grown_room(room, max);
+			bytes += kslot_dir_bytes(NULL, room);
+		}
+		bytes += kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s, cap));
 	}
 	return bytes;
 }
@@ -273,7 +280,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		return -ENOSPC;
 	n = kslot_slots_chunk_slots(s, cap);
 	usable = kslot_slots_chunk_usable(s, cap);
-	room = kslot_dir_next_room(dir);
+	room = kslot_dir_next_room(dir, kslot_slots_max_chunks(s));
 	gfp = kslot_gfp(gfp, s->flags & KSLOT_SLOTS_ACCOUNT);
 	kslot_slots_unlock(s, *irqflags);
 	/* A long growth (reserve, restore) lets others run between chunks. */
@@ -352,6 +359,14 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 			continue;
 		ret = kslot_slots_grow_one(s, irqflags, gfp);
 		if (ret == -ENOSPC && kslot_slots_thaw(s, true))
+			continue;
+		/*
+		 * The lock was dropped: a remove may have freed a slot, or a
+		 * waiting one ripened, meanwhile.  Fail for memory only if
+		 * neither is there to take.
+		 */
+		if (ret == -ENOMEM &&
+		    (done(s, arg) || kslot_slots_thaw(s, false)))
 			continue;
 		if (ret)
 			return ret;

@@ -33,7 +33,9 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 /**
  * kslot_slots_get_stats() - Read a table's counters.
  * @s: The table.
- * @st: Filled with a consistent snapshot of the counters.
+ * @st: Filled with a snapshot of the counters: all but @st->rejected
+ *	taken at once under the lock; the rejections, counted per CPU
+ *	without it, are summed after.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
@@ -49,7 +51,6 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 	if (kslot_slots_zeroed(s))
 		return;
 	irqflags = kslot_slots_lock(s);
-	dir = kslot_slots_dir(s);
 	st->count = kslot_slots_count(s);
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
@@ -57,12 +58,15 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 	st->waiting = s->waiting;
 	st->bytes = kslot_slots_bytes(s);
 	st->grow_bytes = kslot_slots_grow_bytes(s);
-	/* The counter lives as long as the directory: sum it under the lock. */
+	kslot_slots_unlock(s, irqflags);
+	/* The counter lives as long as the directory: sum it under RCU. */
+	rcu_read_lock();
+	dir = rcu_dereference(s->dir);
 	if (dir)
 		for_each_possible_cpu(cpu)
 			st->rejected += READ_ONCE(*per_cpu_ptr(dir->rejected,
 							       cpu));
-	kslot_slots_unlock(s, irqflags);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
 

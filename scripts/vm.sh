@@ -26,6 +26,9 @@
 # that: $KSLOT_VM_TIMEOUT, default 2700, does).  OUTDIR/vm-time gets the
 # VM's wall time in seconds, for scripts/verdict.py's summary.
 #
+# $KSLOT_VM_APPEND is added to the kernel command line (a developer's
+# knob: kunit.filter_glob=... to run some KUnit cases of a suite).
+#
 # For VMs that run at once (make check): $KSLOT_VM_LABEL names this one in
 # every line printed, and the file $KSLOT_VM_STAGED is created once the
 # initramfs is written (nothing of the tree is read after that).
@@ -91,7 +94,7 @@ image=$kernel
 # A KUnit case provokes a KASAN report on purpose (kslot_pool's
 # kasan_sees_use_after_free): report every bug, not only the first.  A
 # kernel without KASAN passes the word on to init, which ignores it.
-extra=" kasan_multi_shot"
+extra=" kasan_multi_shot${KSLOT_VM_APPEND:+ $KSLOT_VM_APPEND}"
 silence=${KSLOT_VM_SILENCE:-300}
 rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
 echo "vm.sh: ${label}booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2

@@ -774,20 +774,18 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * @handle: A handle, valid or not, that the run reads soon.
  *
  * Call it only in a run kslot_slots_read_ahead() allows (there is a
- * table).  The index is bounded by the table (a plain bound, not
- * array_index_nospec(): a prefetch loads nothing into a register), so no
- * handle makes the reader touch memory outside it; nothing is counted.
+ * table).  The index is clamped as a lookup's is (array_index_nospec():
+ * the chunk pointer is loaded before the prefetch, so a mispredicted
+ * bound must not reach past the directory), so no handle makes the
+ * reader touch memory outside the table; nothing is counted.
  *
  * Context: As kslot_slots_read_begin().
  */
 static __always_inline void
 kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
 {
-	unsigned long i = (u32)handle & r->index_mask;
-
-	if (i >= r->nr)
-		i = 0;
-	prefetch(kslot_dir_slot(r->dir, i));
+	prefetch(__kslot_slots_slot(r->dir, r->nr,
+				    (u32)handle & r->index_mask));
 }
 
 /**
