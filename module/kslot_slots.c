@@ -254,9 +254,9 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  * @gfp: Allocation flags for growing the table.
  *
  * Reuses the most recently freed slot if there is one, otherwise grows
- * the table by a chunk (see the top of kslot_slots.h).  The object's contents must be initialised before the
- * call: lookups may return it as soon as the handle is live, before this
- * function returns.
+ * the table by a chunk (see the top of kslot_slots.h).  The object's
+ * contents must be initialised before the call: lookups may return it as
+ * soon as the handle is live, before this function returns.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock, and
@@ -864,9 +864,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * @gfp: Allocation flags for growing the table.
  *
  * Grows the table, as kslot_slots_alloc() does (chunk by chunk, each
- * allocated with the lock dropped), until it has at least @nr free slots.  Until they are used, kslot_slots_alloc() with
- * any gfp (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock
- * take them and cannot fail for lack of memory.
+ * allocated with the lock dropped), until it has at least @nr free
+ * slots.  Until they are used, kslot_slots_alloc() with any gfp
+ * (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock take
+ * them and cannot fail for lack of memory.
  *
  * The room is the table's, not the caller's: a concurrent allocator may
  * take the free slots too.  A caller that counts on @nr allocations

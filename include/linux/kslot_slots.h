@@ -223,8 +223,8 @@ struct dentry;
  * load for the directory entry, as the flat floor of the benchmarks does
  * (docs/benchmarks.rst).
  */
-#define KSLOT_SLOTS_CHUNK_SHIFT	8
-#define KSLOT_SLOTS_CHUNK	(1U << KSLOT_SLOTS_CHUNK_SHIFT)
+#define KSLOT_SLOTS_CHUNK	256U
+#define KSLOT_SLOTS_CHUNK_SHIFT	8	/* ilog2(KSLOT_SLOTS_CHUNK) */
 /* A table's first chunk (the old name of the first growth's slots). */
 #define KSLOT_SLOTS_MIN		KSLOT_SLOTS_CHUNK
 /*
@@ -309,6 +309,7 @@ struct kslot_dir {
  */
 static __always_inline unsigned long kslot_dir_nr(const struct kslot_dir *dir)
 {
+	/* Pairs with the release in kslot_dir_append(). */
 	return smp_load_acquire(&dir->nr);
 }
 
