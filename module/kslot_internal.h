@@ -10,7 +10,6 @@
 #include <linux/kslot_dense.h>
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -63,39 +62,6 @@ static inline void kslot_free_rcu(struct kslot_free_acct *acct,
 
 /* A kslot_free_rcu() callback: kvfree() the object @rcu begins. */
 void kslot_kvfree_rcu_head(struct rcu_head *rcu);
-
-/*
- * Copy-on-grow in batches, the way kslot_dense grows its packed array,
- * which lock-free readers use.  The owner allocates the new
- * array with its lock dropped and hands it to kslot_grow_start(); each
- * kslot_grow_copy() under the lock copies the next batch, at most
- * %KSLOT_GROW_BATCH_BYTES, and the owner drops the lock between batches.
- * A writer that changes element i while kslot_grow_copied(i) also writes
- * the new array (the mirror), so the new array equals the current one
- * when kslot_grow_copy() says it is complete; the owner then publishes it
- * with rcu_assign_pointer() and frees the old one after a grace period.
- * The mirror only covers writers under the owner's lock, the only
- * writers there are.
- */
-/* One array of a growth: element i of @src (@size bytes) goes to @dst. */
-struct kslot_grow_span {
-	void *dst;
-	const void *src;
-	size_t size;
-};
-
-/* Bytes copied per batch with the lock held. */
-#define KSLOT_GROW_BATCH_BYTES	SZ_64K
-
-void kslot_grow_start(struct kslot_grow *g, void *next);
-bool kslot_grow_copy(struct kslot_grow *g, u32 end,
-		     const struct kslot_grow_span *span, unsigned int nr);
-
-/* Has a growth in progress copied element @i already (mirror it)? */
-static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
-{
-	return g->next && i < g->copied;
-}
 
 /* kslot_dir.c: the chunk directory (struct kslot_dir). */
 size_t kslot_dir_bytes(const struct kslot_dir *dir, u32 room);
@@ -161,6 +127,8 @@ enum kslot_slots_test_point {
 	KSLOT_SLOTS_TP_WALK,
 	/* kslot_dense_get(): slot looked up, packed array not yet read. */
 	KSLOT_SLOTS_TP_DENSE_GET,
+	/* A growth of kslot_dense's packed array has its chunks, no lock. */
+	KSLOT_SLOTS_TP_DENSE_GROW,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
@@ -198,8 +166,6 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
 u32 kslot_slots_test_dir_room(struct kslot_slots *s);
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);
-struct kslot_dense;
-int kslot_dense_test_grow_step(struct kslot_dense *dense);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);

@@ -42,57 +42,6 @@ void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
 	s->gen_bits = (u64)kslot_slots_gen_max(s) << s->gen_shift;
 }
 
-/**
- * kslot_grow_start() - Start a copy-on-grow into a new array.
- * @g: The growth state, with no growth in progress.
- * @next: The new array, allocated by the owner with its lock dropped.
- *
- * See kslot_internal.h for the mechanism.
- *
- * Context: Caller holds the owner's lock.
- */
-void kslot_grow_start(struct kslot_grow *g, void *next)
-{
-	g->next = next;
-	g->copied = 0;
-}
-
-/**
- * kslot_grow_copy() - Copy the next batch of a growth.
- * @g: The growth state, with a growth in progress.
- * @end: Elements the current array holds now (it may have shrunk below
- *	what was copied, or grown, since the last batch).
- * @span: The arrays copied together, element by element.
- * @nr: Entries in @span.
- *
- * Copies elements from @g->copied on, at most %KSLOT_GROW_BATCH_BYTES of
- * all @span arrays together (at least one element).
- *
- * Context: Caller holds the owner's lock.
- * Return: true once elements 0 .. @end - 1 are all copied: the new array
- * may be published.
- */
-bool kslot_grow_copy(struct kslot_grow *g, u32 end,
-		     const struct kslot_grow_span *span, unsigned int nr)
-{
-	size_t unit = 0;
-	unsigned int i;
-	u32 n;
-
-	if (g->copied >= end)
-		return true;
-	for (i = 0; i < nr; i++)
-		unit += span[i].size;
-	n = min_t(size_t, end - g->copied,
-		  max_t(size_t, KSLOT_GROW_BATCH_BYTES / unit, 1));
-	for (i = 0; i < nr; i++)
-		memcpy(span[i].dst + (size_t)g->copied * span[i].size,
-		       span[i].src + (size_t)g->copied * span[i].size,
-		       (size_t)n * span[i].size);
-	g->copied += n;
-	return g->copied >= end;
-}
-
 /* Memory a chunk of @slots slots takes. */
 size_t kslot_slots_chunk_bytes(u32 slots)
 {

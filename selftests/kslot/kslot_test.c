@@ -1264,9 +1264,9 @@ TEST_F(kdev, export_import_round_trip)
 	if (variant->kind == KSLOT_KIND_DENSE) {
 		/*
 		 * The packed array's room is not part of an image: it is
-		 * sized for the entries restored (here 27 of a room of 32,
-		 * the exported table's grew to 64), as in a table those
-		 * entries were inserted into.
+		 * sized for the entries restored, as in a table those
+		 * entries were inserted into (here both tables fit the
+		 * first chunk, 27 and 40 entries of 1024, so no more).
 		 */
 		ASSERT_EQ(0, kslot_create(fd2, KSLOT_KIND_DENSE, RS, MAXE,
 					  &t4));
@@ -1275,7 +1275,7 @@ TEST_F(kdev, export_import_round_trip)
 		ASSERT_EQ(0, kslot_stats(fd2, t4, &st4));
 		EXPECT_EQ(st4.capacity, st2.capacity);
 		EXPECT_EQ(st4.bytes, st2.bytes);
-		EXPECT_LT(st2.bytes, st.bytes);
+		EXPECT_LE(st2.bytes, st.bytes);
 		ASSERT_EQ(0, kslot_destroy(fd2, t4));
 	} else {
 		EXPECT_EQ(st.bytes, st2.bytes);
