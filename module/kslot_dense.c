@@ -214,8 +214,8 @@ static struct kslot_dense_vals *kslot_dense_vals_alloc(struct kslot_dense *d,
 	if (kslot_should_fail_alloc())
 		return NULL;
 	gfp = kslot_gfp(gfp, d->slots.flags & KSLOT_DENSE_ACCOUNT);
-	/* Without a blocking gfp, kvmalloc() is kmalloc() only. */
-	return kvmalloc(kslot_dense_bytes(d->elem_size, room), gfp);
+	/* Without a blocking gfp, kmalloc() only. */
+	return kslot_kvmalloc(kslot_dense_bytes(d->elem_size, room), gfp);
 }
 
 /*
@@ -880,7 +880,7 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 		u32 room = kslot_dense_grown_room(dense, 1);
 		size_t size = kslot_dense_bytes(dense->elem_size, room);
 
-		st->vals_grow_bytes = kslot_kvmalloc_bytes(NULL, size);
+		st->vals_grow_bytes = kslot_kvmalloc_size(size);
 		st->grow_bytes += st->vals_grow_bytes;
 	}
 	st->rejected = ss.rejected;
