@@ -397,41 +397,27 @@ static void kslot_acct_start(struct kslot_acct *a)
 static void kslot_dev_settle_charge(struct kslot_table *t);
 
 /*
- * The records of map table @t freed into its pool since the last call:
- * give back the slabs they emptied and charge the table what its pool
- * holds now.
+ * @n records of map table @t were freed into its pool: their bytes stop
+ * being pending, the slabs they emptied go back and the table is charged
+ * what its pool holds now.  Unless the table is dead: then the pool, with
+ * the slabs the records were in, is freed only with the table, and their
+ * bytes stay pending until then (@t->recs_kept).  Returns the bytes that
+ * stay pending.
  */
-static void kslot_acct_recs_done(struct kslot_table *t)
+static u64 kslot_acct_recs_done(struct kslot_table *t, u64 n)
 {
-	if (!t)
-		return;
+	u64 bytes = n * t->rec_bytes, kept = 0;
+
 	kslot_pool_trim(t->recs);
 	spin_lock(&t->charge_lock);
-	kslot_dev_settle_charge(t);
-	spin_unlock(&t->charge_lock);
-}
-
-/*
- * Free map record @fr of table @t into the table's pool.  Its bytes stop
- * being pending, unless the table is dead: then the pool, with the slab
- * the record was in, is freed only with the table, and the bytes stay
- * pending until then (@t->recs_kept).  Returns the bytes that stay.
- */
-static u64 kslot_acct_free_rec(struct kslot_table *t, struct kslot_freed *fr)
-{
-	struct kslot_rec *rec = container_of((struct rcu_head *)fr,
-					     struct kslot_rec, rcu);
-	u64 kept = 0;
-
-	spin_lock(&t->charge_lock);
 	if (t->dead) {
-		t->recs_kept += t->rec_bytes;
-		kept = t->rec_bytes;
+		t->recs_kept += bytes;
+		kept = bytes;
 	} else {
-		atomic64_sub(t->rec_bytes, &t->recs_pending);
+		atomic64_sub(bytes, &t->recs_pending);
+		kslot_dev_settle_charge(t);
 	}
 	spin_unlock(&t->charge_lock);
-	kslot_pool_free(t->recs, rec);
 	return kept;
 }
 
@@ -449,7 +435,7 @@ static void kslot_acct_work(struct work_struct *work)
 	struct kslot_freed *fr, *next, *tables = NULL;
 	struct kslot_table *t, *last = NULL;
 	unsigned long flags, tag;
-	u64 bytes;
+	u64 bytes, n = 0;
 
 	spin_lock_irqsave(&a->lock, flags);
 	fr = a->gp;
@@ -470,14 +456,21 @@ static void kslot_acct_work(struct work_struct *work)
 		if (tag != KSLOT_FREED_REC) {
 			kvfree(fr->mem);
 		} else {
+			/* A run of records of one table is settled once. */
+			if (t != last && n)
+				bytes -= kslot_acct_recs_done(last, n);
 			if (t != last)
-				kslot_acct_recs_done(last);
+				n = 0;
 			last = t;
-			bytes -= kslot_acct_free_rec(t, fr);
+			kslot_pool_free(t->recs, container_of((struct rcu_head *)fr,
+							      struct kslot_rec,
+							      rcu));
+			n++;
 		}
 		cond_resched();
 	}
-	kslot_acct_recs_done(last);
+	if (n)
+		bytes -= kslot_acct_recs_done(last, n);
 	for (fr = tables; fr; fr = next) {
 		next = fr->next;
 		t = container_of((struct rcu_head *)fr, struct kslot_table,

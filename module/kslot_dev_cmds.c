@@ -19,6 +19,9 @@
 /* Slots one ITERATE call scans at most, live or not. */
 #define KSLOT_SCAN_BUDGET	16384U
 
+/* Records GET copies through a buffer on the stack, not a kslot_tmp. */
+#define KSLOT_GET_STACK		64U
+
 /* ---- commands ---- */
 
 /* Decode a user handle for @t; 0 on success. */
@@ -172,6 +175,12 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
 		break;
 	case KSLOT_IOC_GET:
+		if (t->record_size <= KSLOT_GET_STACK) {
+			u64 small[KSLOT_GET_STACK / sizeof(u64)];
+
+			ret = kslot_dev_get_one(t, e->handle, small, rec_u);
+			break;
+		}
 		ret = kslot_dev_bounce(t, &buf);
 		if (ret)
 			break;

@@ -130,10 +130,7 @@ EXPORT_SYMBOL_GPL(kslot_pool_trim);
  */
 size_t kslot_pool_bytes(const struct kslot_pool *pool)
 {
-	size_t bytes = kmalloc_size_roundup(sizeof(*pool)) +
-		       num_possible_cpus() *
-		       (struct_size(pool->hot.cpu, objs, pool->hot.cache_size) +
-			sizeof(struct kslot_pool_drain));
+	size_t bytes = pool->fixed_bytes;
 
 	if (pool->passthrough)
 		return bytes + kslot_pool_racy(pool->nr_objects) *
@@ -513,6 +510,10 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->ctor = cfg->ctor;
 	pool->max_objects = cfg->max_objects;
 	pool->min_nr = cfg->min_nr;
+	pool->fixed_bytes = kmalloc_size_roundup(sizeof(*pool)) +
+			    num_possible_cpus() *
+			    (struct_size(pool->hot.cpu, objs, l.cache_size) +
+			     sizeof(struct kslot_pool_drain));
 	strscpy(pool->name, cfg->name ?: "anon", sizeof(pool->name));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->partial);
