@@ -240,6 +240,8 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
  */
 #define KSLOT_GET_CHUNK		256U
 #define KSLOT_GET_CHUNK_BYTES	4096U
+/* A chunk buffer this small lives on the stack: nothing to charge. */
+#define KSLOT_GET_CHUNK_STACK	512U
 
 /*
  * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
@@ -256,19 +258,24 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	size_t rs = t->record_size;
 	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / (sizeof(u64) + rs), 1,
 			    KSLOT_GET_CHUNK);
-	struct kslot_tmp tmp;
+	u64 stack[KSLOT_GET_CHUNK_STACK / sizeof(u64)];
+	struct kslot_tmp tmp = {};
 	u32 i = 0, n, j;
 	size_t left;
 	u64 *uh;
 	u8 *buf;
-	int ret;
+	int ret = 0;
 
 	chunk = min(chunk, b->count);
-	ret = kslot_dev_tmp_alloc(t->file, &tmp, chunk * (sizeof(*uh) + rs),
-				  0);
-	if (ret)
-		return ret;
-	uh = tmp.p;
+	if (chunk * (sizeof(*uh) + rs) <= sizeof(stack)) {
+		uh = stack;
+	} else {
+		ret = kslot_dev_tmp_alloc(t->file, &tmp,
+					  chunk * (sizeof(*uh) + rs), 0);
+		if (ret)
+			return ret;
+		uh = tmp.p;
+	}
 	buf = (u8 *)(uh + chunk);
 	while (i < b->count && !ret) {
 		n = min(chunk, b->count - i);
