@@ -67,14 +67,17 @@ void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db)
  * caches hold one object each, so that the slabs of erased records go
  * back as soon as they are empty (kslot_pool_trim(), after each batch of
  * frees).  Task context only: records are allocated and freed by
- * commands, by the free worker and by destroy.
+ * commands, by the free worker and by destroy.  Its own slabs even on a
+ * KASAN kernel, whose pools otherwise pass each object to kmalloc():
+ * there too a record must not pin a slab page it is not charged.
  */
 static int kslot_map_recs_init(struct kslot_table *t)
 {
 	struct kslot_pool_config cfg = {
 		.size = struct_size_t(struct kslot_rec, data, t->record_size),
 		.cache_size = 1,
-		.flags = KSLOT_POOL_ACCOUNT | KSLOT_POOL_TASK,
+		.flags = KSLOT_POOL_ACCOUNT | KSLOT_POOL_TASK |
+			 KSLOT_POOL_SLABS,
 	};
 	struct kslot_pool *pool;
 

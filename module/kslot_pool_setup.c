@@ -504,7 +504,7 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->objs_per_slab = l.objs_per_slab;
 	pool->hdr_offset = l.hdr_offset;
 	pool->poison = (flags & KSLOT_POOL_DEBUG) && !cfg->ctor;
-	pool->passthrough = !(flags & KSLOT_POOL_DEBUG) &&
+	pool->passthrough = !(flags & (KSLOT_POOL_DEBUG | KSLOT_POOL_SLABS)) &&
 			    READ_ONCE(kslot_pool_passthrough_all);
 	pool->pt_size = kslot_pool_pt_size(cfg);
 	pool->ctor = cfg->ctor;

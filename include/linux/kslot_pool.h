@@ -127,9 +127,16 @@ struct kslot_pool;
  * interrupts.
  */
 #define KSLOT_POOL_BH		BIT(4)
+/*
+ * Always carve the pool's own slabs, even while kslot.pool_passthrough
+ * asks for a kmalloc() object each (KASAN's kernels): for a caller that
+ * charges the slabs whole, and must see them as slabs wherever it runs.
+ * KASAN then sees an object only through kslot_pool_free()'s check.
+ */
+#define KSLOT_POOL_SLABS	BIT(5)
 #define KSLOT_POOL_FLAGS_ALL	(KSLOT_POOL_DEBUG | KSLOT_POOL_ACCOUNT | \
 				 KSLOT_POOL_NOWARN | KSLOT_POOL_TASK | \
-				 KSLOT_POOL_BH)
+				 KSLOT_POOL_BH | KSLOT_POOL_SLABS)
 
 /* Largest object alignment a pool supports. */
 #define KSLOT_POOL_MAX_ALIGN	PAGE_SIZE
