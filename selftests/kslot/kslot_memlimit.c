@@ -1526,31 +1526,6 @@ static uint64_t peak_limit(const struct pattern *p)
 }
 
 /*
- * Debug metadata of the map records that the limit holds at most, live
- * or waiting for their grace period.
- */
-static long long peak_allow(const struct pattern *p, int memcg)
-{
-	const uint32_t *sizes = p->odd ? odd_sizes : frag_sizes;
-	uint32_t i, rs, nr = p->odd ? ARRAY_SIZE(odd_sizes) :
-			     p->attack == peak_frag ? ARRAY_SIZE(frag_sizes) : 1;
-	long long allow = 0, a;
-
-	for (i = 0; i < nr; i++) {
-		rs = nr > 1 ? sizes[i] : p->record_size;
-		if (nr == 1 && p->kind != KSLOT_KIND_MAP)
-			break;
-		if (p->many)
-			break;
-		a = (long long)(peak_limit(p) / rec_alloc(rs)) *
-		    debug_per_record(16 + rs, memcg);
-		if (a > allow)
-			allow = a;
-	}
-	return allow;
-}
-
-/*
  * The /proc/meminfo fields the peak test samples, in bytes, and the free
  * pages held in the per-CPU lists (/proc/zoneinfo's pagesets), which the
  * free count, and so MemAvailable, leaves out: a burst of frees (a packed
@@ -1679,12 +1654,13 @@ static void run_peak(struct __test_metadata *_metadata, int cgroup,
 		TH_LOG("%s: worker: errno %d at line %d", p->name, r.err,
 		       r.line);
 	}
-	if (debug) {
-		allow = peak_allow(p, 0);
-		allow_cg = peak_allow(p, 1);
-		/* KASAN's shadow of vmalloc memory: an eighth. */
-		allow += peak_vm / 8;
-	}
+	/*
+	 * Map records live in their table's pool slabs, which carry no
+	 * per-object debug metadata; KASAN shadows vmalloc memory, an
+	 * eighth of it.
+	 */
+	if (debug)
+		allow = peak_vm / 8;
 	ksft_print_msg("%s: %u files, %u tables, %llu done, %u -EDQUOT\n",
 		       p->name, r.files, r.tables,
 		       (unsigned long long)r.inserted, r.edquot);
