@@ -1591,10 +1591,11 @@ static void peak_max(long long *peak, long long v)
  * MemAvailable's fall (less the rise of the free pages in the per-CPU
  * lists) and SUnreclaim + VmallocUsed's rise (memory.current
  * does not see slab pages that hold one charged object, nor the rounding
- * of a huge vmalloc mapping charged as its size).  On a debug kernel,
- * whose MemAvailable moves with its own bookkeeping outside any cgroup,
- * the slab and vmalloc rise is asserted, less the debug metadata the
- * kernel adds per object and the KASAN shadow of vmalloc memory.
+ * of a huge vmalloc mapping charged as its size).  On a debug kernel
+ * both are only reported, memory.current asserted: MemAvailable moves
+ * with its own bookkeeping outside any cgroup, and Slab holds the objects
+ * KASAN's quarantine keeps after they are freed (each bounce buffer of a
+ * dense insert, say: tens of MiB in one attack).
  */
 static void run_peak(struct __test_metadata *_metadata, int cgroup,
 		     const struct pattern *p)
@@ -1680,11 +1681,12 @@ static void run_peak(struct __test_metadata *_metadata, int cgroup,
 			       p->name, peak_cg, (double)peak_cg / plimit,
 			       (double)(peak_cg - allow_cg) / plimit,
 			       allow_cg);
-	held = debug ? peak_kern : peak_used > peak_kern ? peak_used :
-							   peak_kern;
-	EXPECT_GE(limit, held - allow) {
-		TH_LOG("%s: the kernel held %lld, over %lld", p->name,
-		       held - allow, limit);
+	held = peak_used > peak_kern ? peak_used : peak_kern;
+	if (!debug) {
+		EXPECT_GE(limit, held) {
+			TH_LOG("%s: the kernel held %lld, over %lld", p->name,
+			       held, limit);
+		}
 	}
 	if (cgroup) {
 		EXPECT_GE(limit, peak_cg - allow_cg) {
