@@ -53,6 +53,12 @@ static u32 kslot_dense_chunk_shift(size_t elem_size)
 	return per ? ilog2(per) : 0;
 }
 
+/* The chunks a table of max_entries positions may have. */
+static u32 kslot_dense_max_chunks(const struct kslot_dense *dense)
+{
+	return DIV_ROUND_UP(dense->slots.max_entries, BIT(dense->shift));
+}
+
 /* Positions of the chunk that starts at position @room: to max_entries. */
 static u32 kslot_dense_chunk_len(const struct kslot_dense *dense, u32 room)
 {
@@ -210,8 +216,8 @@ static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
-	/* Without a blocking gfp, kvmalloc() is kmalloc() only. */
-	return kvmalloc(size, gfp);
+	/* Without a blocking gfp, kmalloc() only; never huge pages. */
+	return kslot_kvmalloc(size, gfp);
 }
 
 /*
@@ -264,7 +270,8 @@ static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
 	if (room >= dense->slots.max_entries)
 		return -ENOSPC;
 	n = kslot_dense_chunk_len(dense, room);
-	droom = kslot_dir_next_room(kslot_dense_dir(dense));
+	droom = kslot_dir_next_room(kslot_dense_dir(dense),
+				    kslot_dense_max_chunks(dense));
 	gfp = kslot_gfp(gfp, dense->slots.flags & KSLOT_DENSE_ACCOUNT);
 	kslot_dense_unlock(dense, *irqflags);
 	/* A long growth (reserve) lets others run between chunks. */
@@ -836,12 +843,12 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->vals_grow_bytes = 0;
 	if (dense->count >= dense->room && dense->room < ss.max_entries) {
 		u32 n = kslot_dense_chunk_len(dense, dense->room);
-		u32 room = kslot_dir_next_room(vals);
+		u32 room = kslot_dir_next_room(vals,
+					       kslot_dense_max_chunks(dense));
 
 		st->vals_grow_bytes =
-			kslot_kvmalloc_bytes(NULL,
-					     (size_t)n * dense->elem_size) +
-			kslot_kvmalloc_bytes(NULL, n * sizeof(u64));
+			kslot_kvmalloc_size((size_t)n * dense->elem_size) +
+			kslot_kvmalloc_size(n * sizeof(u64));
 		if (room)
 			st->vals_grow_bytes += 2 * kslot_dir_bytes(NULL, room);
 		st->grow_bytes += st->vals_grow_bytes;

@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 struct dentry;
 struct shrinker;
@@ -33,15 +34,76 @@ static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
 }
 
 /*
- * Memory a kvmalloc() of @size takes: a kmalloc() is rounded up to its
- * slab (or page order), a vmalloc() to pages.  With @p NULL (a growth not
- * yet made) the larger of the two, so a prediction is never short.
+ * Largest array kslot_kvmalloc() takes from kmalloc(): beyond, a page
+ * order the allocator calls costly.
+ */
+#define KSLOT_KMALLOC_MAX	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+
+/*
+ * A large array that lock-free readers index (kslot_dense's packed
+ * array): kmalloc() up to KSLOT_KMALLOC_MAX, vmalloc() in pages beyond.
+ * Unlike kvmalloc(), never a huge vmalloc() mapping, which is rounded up
+ * to whole PMD-size pages (an array of 4 MiB + 16 bytes would take 6 MiB),
+ * and never a high-order kmalloc() (which compacts memory to make room,
+ * and whose pages, once freed, may sit in the per-CPU lists out of the
+ * free count).  So an array takes its size in pages.
+ * Freed with kvfree().
+ */
+static inline void *kslot_kvmalloc(size_t size, gfp_t gfp)
+{
+	if (size <= KSLOT_KMALLOC_MAX || !gfpflags_allow_blocking(gfp))
+		return kvmalloc(size, gfp);
+	return __vmalloc(size, gfp);
+}
+
+/*
+ * Memory a vmalloc() of @size takes: its pages, a huge mapping's rounded
+ * up to whole PMD-size pages (@huge).  Not the area's array of page
+ * pointers (a 512th of the area) nor its bookkeeping (about 128 bytes).
+ */
+static inline size_t kslot_vmalloc_bytes(size_t size, bool huge)
+{
+	return huge ? ALIGN(size, PMD_SIZE) : PAGE_ALIGN(size);
+}
+
+/*
+ * Memory a kvmalloc() or kslot_kvmalloc() of @size takes: a kmalloc() is
+ * rounded up to its slab (or page order), a vmalloc() to pages
+ * (kslot_vmalloc_bytes()).  kvmalloc() may map an area of PMD_SIZE or
+ * more with huge pages (where the architecture can), which it then aligns
+ * to PMD_SIZE: such an area is charged as huge (an area of small pages
+ * that happens to be aligned so too, as well).  With @p NULL (a growth
+ * not yet made) the largest of these, so a prediction is never short
+ * (up to a page, both only kmalloc()).
  */
 static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
 {
-	if (p ? is_vmalloc_addr(p) : size > KMALLOC_MAX_SIZE)
-		return PAGE_ALIGN(size);
+	bool huge = IS_ENABLED(CONFIG_HAVE_ARCH_HUGE_VMALLOC) &&
+		    size >= PMD_SIZE;
+
+	if (!p && size <= PAGE_SIZE)
+		return kmalloc_size_roundup(size);
+	if (!p)
+		return max(size > KMALLOC_MAX_SIZE ? 0 :
+			   kmalloc_size_roundup(size),
+			   kslot_vmalloc_bytes(size, huge));
+	if (is_vmalloc_addr(p))
+		return kslot_vmalloc_bytes(size, huge &&
+					   IS_ALIGNED((unsigned long)p,
+						      PMD_SIZE));
 	return kmalloc_size_roundup(size);
+}
+
+/*
+ * What a kslot_kvmalloc() of @size will take (kslot_kvmalloc_bytes()
+ * measures it once made): never short, and exact beyond
+ * KSLOT_KMALLOC_MAX, where it can only be pages.
+ */
+static inline size_t kslot_kvmalloc_size(size_t size)
+{
+	if (size <= KSLOT_KMALLOC_MAX)
+		return kslot_kvmalloc_bytes(NULL, size);
+	return kslot_vmalloc_bytes(size, false);
 }
 
 /*

@@ -92,6 +92,91 @@ unsigned long kslot_pool_shrink(struct kslot_pool *pool)
 }
 EXPORT_SYMBOL_GPL(kslot_pool_shrink);
 
+/**
+ * kslot_pool_trim() - Return wholly free slabs to the page allocator now.
+ * @pool: The pool.
+ *
+ * As kslot_pool_shrink(), but draining only this CPU's cache: a slab one
+ * of whose objects sits in another CPU's cache stays.  For a pool whose
+ * caches are small, that a caller trims after each batch of frees on the
+ * CPU that made them, so that the pool holds no more than its objects'
+ * slabs, and one per CPU (kslot_pool_bytes()).
+ *
+ * Context: Process context.  Takes this CPU's cache and the pool lock.
+ * Return: The number of slabs freed.
+ */
+unsigned long kslot_pool_trim(struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return 0;
+	kslot_pool_drain_local(pool);
+	if (!kslot_pool_racy(pool->nr_empty))
+		return 0;
+	return kslot_pool_free_empty(pool, ULONG_MAX);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_trim);
+
+/**
+ * kslot_pool_bytes() - Memory a pool holds.
+ * @pool: The pool.
+ *
+ * Its struct, its per-CPU caches and its slabs, whole, whether their
+ * objects are allocated or free; a pass-through pool's objects at their
+ * kmalloc() size.  Not the shrinker's own allocation.  A racy read: exact
+ * only while nothing allocates from or frees to the pool.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_bytes(const struct kslot_pool *pool)
+{
+	size_t bytes = pool->fixed_bytes;
+
+	if (pool->passthrough)
+		return bytes + kslot_pool_racy(pool->nr_objects) *
+			       kmalloc_size_roundup(pool->pt_size);
+	return bytes + kslot_pool_racy(pool->nr_slabs) *
+		       kslot_pool_slab_bytes(pool);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_bytes);
+
+/**
+ * kslot_pool_grow_bytes() - Memory one growth of a pool takes.
+ * @pool: The pool.
+ *
+ * An allocation takes at most this much new memory: a slab, or a
+ * pass-through pool's object at its kmalloc() size.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_grow_bytes(const struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return kmalloc_size_roundup(pool->pt_size);
+	return kslot_pool_slab_bytes(pool);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_grow_bytes);
+
+/**
+ * kslot_pool_obj_bytes() - A pool object's share of the pool's memory.
+ * @pool: The pool.
+ *
+ * A slab's bytes over the objects it holds (rounded down, so that
+ * kslot_pool_bytes() is never below the objects' count times this), or a
+ * pass-through pool's object at its kmalloc() size.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_obj_bytes(const struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return kmalloc_size_roundup(pool->pt_size);
+	return kslot_pool_slab_bytes(pool) / pool->objs_per_slab;
+}
+EXPORT_SYMBOL_GPL(kslot_pool_obj_bytes);
+
 static struct kslot_pool *kslot_pool_of_shrinker(struct shrinker *s)
 {
 	return kslot_shrinker_private(s);
@@ -419,12 +504,16 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->objs_per_slab = l.objs_per_slab;
 	pool->hdr_offset = l.hdr_offset;
 	pool->poison = (flags & KSLOT_POOL_DEBUG) && !cfg->ctor;
-	pool->passthrough = !(flags & KSLOT_POOL_DEBUG) &&
+	pool->passthrough = !(flags & (KSLOT_POOL_DEBUG | KSLOT_POOL_SLABS)) &&
 			    READ_ONCE(kslot_pool_passthrough_all);
 	pool->pt_size = kslot_pool_pt_size(cfg);
 	pool->ctor = cfg->ctor;
 	pool->max_objects = cfg->max_objects;
 	pool->min_nr = cfg->min_nr;
+	pool->fixed_bytes = kmalloc_size_roundup(sizeof(*pool)) +
+			    num_possible_cpus() *
+			    (struct_size(pool->hot.cpu, objs, l.cache_size) +
+			     sizeof(struct kslot_pool_drain));
 	strscpy(pool->name, cfg->name ?: "anon", sizeof(pool->name));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->partial);
