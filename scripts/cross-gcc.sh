@@ -17,7 +17,8 @@
 # ${XDG_CACHE_HOME:-~/.cache}/kslot/cross-ARCH-VERSION (VERSION: the gcc
 # package's), by scripts/debian-fetch.sh.  GCC finds its parts relative to
 # its own program, so the tree works where it is; binutils' shared
-# libraries are found through LD_LIBRARY_PATH.
+# libraries are found through LD_LIBRARY_PATH, and the C library's linker
+# scripts are pointed into the tree.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +47,14 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		"$gcc:$host" "cpp-12-$triplet:$host" "gcc-$triplet:$host" \
 		"cpp-$triplet:$host" "binutils-$triplet:$host" \
 		"libgcc-12-dev-$arch-cross:all" "libc6-dev-$arch-cross:all" \
-		"libc6-$arch-cross:all" "linux-libc-dev-$arch-cross:all"
+		"libc6-$arch-cross:all" "libgcc-s1-$arch-cross:all" \
+		"linux-libc-dev-$arch-cross:all"
+	# The C library's linker scripts (libc.so) name its files by
+	# absolute path: point them into the tree (once; idempotent).
+	for f in "$root/usr/$triplet/lib/"*.so; do
+		grep -qs '^GROUP' "$f" &&
+			sed -i "s| /usr/$triplet/| $root/usr/$triplet/|g" "$f"
+	done
 	bins=$root/usr/bin${bins:+:$bins}
 	libs=$root/usr/lib/$(gcc -print-multiarch)${libs:+:$libs}
 done

@@ -12,7 +12,7 @@
 #     kslot's '#error "kslot needs a 64-bit kernel (CONFIG_64BIT)"', and
 #     the log has no other error and no warning.
 #  2. In tree (scripts/intree.sh place, into a tree of symbolic links to
-#     the extracted linux-source-6.12, so the shared tree is not touched):
+#     the extracted linux-source-6.12, so that tree is not touched):
 #     "make ARCH=i386 olddefconfig" leaves no CONFIG_KSLOT line in .config
 #     ("depends on 64BIT" hides the options), where "make ARCH=x86_64
 #     olddefconfig" has "# CONFIG_KSLOT is not set" (the options are
@@ -47,7 +47,7 @@ else
 	nwant=$(grep -cF "$want" "$work/build.log")
 	errors=$(diag 'fatal error|error' | grep -vF "$want")
 	warnings=$(diag warning)
-	nwarn=$(echo "$warnings" | grep -c .)
+	nwarn=$(grep -cE '^[^ ].*: warning: ' "$work/build.log")
 	if [ "$rc" != 0 ] && [ "$nwant" -gt 0 ] && [ -z "$errors" ]; then
 		echo "ok 1 $desc ($nwant objects, linux-headers-$ver; $nwarn warnings besides)"
 	else
@@ -66,9 +66,21 @@ if ! ksrc=$("$top/scripts/kernel.sh" --source 2>"$work/source.log"); then
 	sed 's/^/# /' "$work/source.log"
 	exit 0
 fi
+# A tree of symbolic links to the shared source, with real directories
+# where intree.sh place writes (lib/, include/linux/, include/uapi/linux/)
+# and real copies of the two files it appends to.
+shadow() {
+	mkdir -p "$2"
+	for e in "$1"/* "$1"/.[!.]*; do
+		[ -e "$e" ] && ln -s "$e" "$2/"
+	done
+}
 tree=$work/linux
-cp -as "$ksrc" "$tree"
-# intree.sh place appends to these two: real copies, not links.
+shadow "$ksrc" "$tree"
+for d in lib include include/linux include/uapi include/uapi/linux; do
+	rm "$tree/$d"
+	shadow "$ksrc/$d" "$tree/$d"
+done
 for f in lib/Kconfig lib/Makefile; do
 	rm "$tree/$f"
 	cp "$ksrc/$f" "$tree/$f"

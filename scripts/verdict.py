@@ -123,6 +123,18 @@ def parse_tap(body):
     return results
 
 
+def skip_reasons(body):
+    """(reason, count) of the skipped TAP cases, in order of appearance."""
+    counts = {}
+    for line in body:
+        m = re.match(r'^ok \d+ .*?\s#\s*(?:SKIP|skip)\s*(.*)$',
+                     line.rstrip('\r'))
+        if m:
+            reason = m.group(1).strip() or 'no reason given'
+            counts[reason] = counts.get(reason, 0) + 1
+    return list(counts.items())
+
+
 # iommufd's own selftests (clients/iommufd/run.sh): every test that passes
 # on the stock module must pass on the kslot conversion.
 IOMMUFD_SUITES = ('iommufd', 'iommufd_fail_nth')
@@ -386,6 +398,8 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
             nskip = sum(1 for _, s in cases if s == 'SKIP')
             print('selftest %-17s %d cases, %d skipped' % (rest, len(cases),
                                                             nskip))
+            for reason, n in skip_reasons(body):
+                print('  skipped (%d): %s' % (n, reason))
             if not cases:
                 problems.append('selftest %s: no TAP results' % rest)
                 print('\n'.join(body[-30:]))
