@@ -27,7 +27,7 @@ usage() {
 	exit 2
 }
 host=$(dpkg --print-architecture)
-bins= libs=
+bins='' libs=''
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	case "$1" in
 	arm64) triplet=aarch64-linux-gnu ;;
@@ -58,7 +58,9 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	bins=$root/usr/bin${bins:+:$bins}
 	libs=$root/usr/lib/$(gcc -print-multiarch)${libs:+:$libs}
 done
-[ $# -ge 2 ] && [ -n "$bins" ] || usage
+if [ $# -lt 2 ] || [ -z "$bins" ]; then
+	usage
+fi
 shift
 PATH=$bins:$PATH LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	exec "$@"

@@ -56,8 +56,11 @@ esac
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
 # One install at a time: make check's lanes may ask for a kernel at once
-# (the DKMS and install checks, the stock-kernel VMs, the arm64 lane).
+# (the DKMS and install checks, the stock-kernel VMs).  A foreign
+# architecture's kernels have a lock of their own: fetching them does not
+# wait for apt-get install.
 lock=$cache/.lock-stock-kernel
+[ "$arch" = "$host" ] || lock=$lock-$arch
 mkdir -p "$cache"
 exec 7>"$lock"
 flock 7

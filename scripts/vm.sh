@@ -120,8 +120,10 @@ arm64)
 	[ -d "$kernel" ] && image=$kernel/arch/arm64/boot/Image
 	# Full pointer-authentication emulation (QARMA) is slow under TCG;
 	# the implementation-defined algorithm is what CI systems use.
+	# shellcheck disable=SC2054 # QEMU's commas, in one word
 	qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu max,pauth-impdef=on)
 	console="ttyAMA0 kslot_results=hvc0"
+	# shellcheck disable=SC2054 # QEMU's commas, in one word
 	results=(-device virtio-serial-pci
 		-chardev "file,id=results,path=$out/results.log"
 		-device virtconsole,chardev=results)
