@@ -244,6 +244,42 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
 #define KSLOT_GET_CHUNK_STACK	512U
 
 /*
+ * Copy @n elements of @size bytes in from userspace; returns how many
+ * arrived whole.  A copy that faults may report less than it copied
+ * (arm64 by up to a block): the elements past what it reports are
+ * retried one at a time, so the count is exact to the element on every
+ * architecture.
+ */
+static u32 kslot_copy_in(void *dst, const void __user *src, u32 n,
+			 size_t size)
+{
+	size_t left = copy_from_user(dst, src, n * size);
+	u32 k;
+
+	if (!left)
+		return n;
+	for (k = n - DIV_ROUND_UP(left, size); k < n; k++)
+		if (copy_from_user(dst + k * size, src + k * size, size))
+			break;
+	return k;
+}
+
+/* kslot_copy_in() the other way. */
+static u32 kslot_copy_out(void __user *dst, const void *src, u32 n,
+			  size_t size)
+{
+	size_t left = copy_to_user(dst, src, n * size);
+	u32 k;
+
+	if (!left)
+		return n;
+	for (k = n - DIV_ROUND_UP(left, size); k < n; k++)
+		if (copy_to_user(dst + k * size, src + k * size, size))
+			break;
+	return k;
+}
+
+/*
  * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
  * lookups into a kernel buffer, one copy out of their records, so the
  * per-entry cost is the lookup and the record's bytes, not two user
@@ -261,7 +297,7 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	u64 stack[KSLOT_GET_CHUNK_STACK / sizeof(u64)];
 	struct kslot_tmp tmp = {};
 	u32 i = 0, n, j;
-	size_t left;
+	u32 got;
 	u64 *uh;
 	u8 *buf;
 	int ret = 0;
@@ -279,9 +315,9 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	buf = (u8 *)(uh + chunk);
 	while (i < b->count && !ret) {
 		n = min(chunk, b->count - i);
-		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
-		if (left) {
-			n -= DIV_ROUND_UP(left, sizeof(*uh));
+		got = kslot_copy_in(uh, &handles[i], n, sizeof(*uh));
+		if (got < n) {
+			n = got;
 			ret = -EFAULT;
 		}
 		/*
@@ -293,9 +329,9 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
 		if (j < n)
 			ret = uh[j] ? -ENOENT : -EINVAL;
-		left = copy_to_user(recs + i * rs, buf, j * rs);
-		if (left) {
-			j -= DIV_ROUND_UP(left, rs);
+		got = kslot_copy_out(recs + i * rs, buf, j, rs);
+		if (got < j) {
+			j = got;
 			ret = -EFAULT;
 		}
 		i += j;
@@ -321,14 +357,14 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 	void *recs[KSLOT_SLOTS_BULK];
 	u64 h[KSLOT_SLOTS_BULK];
 	u32 i = 0, n, j, k;
-	size_t left;
+	u32 got;
 	int ret = 0;
 
 	while (i < count && !ret) {
 		n = min(count - i, KSLOT_SLOTS_BULK);
-		left = copy_from_user(h, &handles[i], n * sizeof(*h));
-		if (left) {
-			n -= DIV_ROUND_UP(left, sizeof(*h));
+		got = kslot_copy_in(h, &handles[i], n, sizeof(*h));
+		if (got < n) {
+			n = got;
 			ret = -EFAULT;
 		}
 		for (j = 0; j < n; j++) {
