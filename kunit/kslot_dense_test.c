@@ -531,7 +531,34 @@ static size_t dir_bytes(u32 room)
  * The packed array of @room tvals, as allocated: chunks of TV_PER values
  * and handles (the last one maybe short), and two directories.
  */
-static size_t tval_bytes(u32 room)
+/* What the growth from @room tvals allocates (max_entries @max). */
+/*
+ * The room of the directory that replaces a full one of @room chunks (0:
+ * the first), for at most @max: a power of two of bytes, twice the last,
+ * but the last (module/kslot_dir.c).
+ */
+static u32 dir_grown_room(u32 room, u32 max)
+{
+	size_t size = room ?
+		2 * roundup_pow_of_two(struct_size_t(struct kslot_dir, chunk,
+						     room)) :
+		roundup_pow_of_two(struct_size_t(struct kslot_dir, chunk, 1));
+
+	return min_t(size_t, max, (size - offsetof(struct kslot_dir, chunk)) /
+				  sizeof(void *));
+}
+
+/* The room of the directory that holds @chunks chunks, for at most @max. */
+static u32 dir_room(u32 chunks, u32 max)
+{
+	u32 room = dir_grown_room(0, max);
+
+	while (room < chunks)
+		room = dir_grown_room(room, max);
+	return room;
+}
+
+static size_t tval_bytes(u32 room, u32 max)
 {
 	u32 full = room / TV_PER, part = room % TV_PER;
 	u32 chunks = DIV_ROUND_UP(room, TV_PER);
@@ -544,19 +571,22 @@ static size_t tval_bytes(u32 room)
 	if (part)
 		bytes += chunk_bytes(part, sizeof(struct tval)) +
 			 chunk_bytes(part, sizeof(u64));
-	return bytes + 2 * dir_bytes(roundup_pow_of_two(chunks));
+	return bytes + 2 * dir_bytes(dir_room(chunks,
+					      DIV_ROUND_UP(max, TV_PER)));
 }
 
-/* What the growth from @room tvals allocates (max_entries @max). */
 static size_t tval_grow_bytes(u32 room, u32 max)
 {
 	u32 n = min(TV_PER, max - room), chunks = room / TV_PER;
+	u32 maxc = DIV_ROUND_UP(max, TV_PER);
 	size_t bytes = chunk_bytes(n, sizeof(struct tval)) +
 		       chunk_bytes(n, sizeof(u64));
 
-	/* A full directory (or none) is replaced by one twice as large. */
-	if (!chunks || is_power_of_2(chunks))
-		bytes += 2 * dir_bytes(chunks ? 2 * chunks : 1);
+	/* No directory yet, or a full one: both are (re)allocated. */
+	if (!chunks)
+		bytes += 2 * dir_bytes(dir_grown_room(0, maxc));
+	else if (chunks == dir_room(chunks, maxc))
+		bytes += 2 * dir_bytes(dir_grown_room(chunks, maxc));
 	return bytes;
 }
 
@@ -581,7 +611,7 @@ static void bytes_acct_queue(struct kslot_free_acct *acct,
  */
 static void kslot_dense_test_bytes(struct kunit *test)
 {
-	const u32 max = 3 * TV_PER + 20;
+	const u32 max = 3 * TV_PER + 20, maxc = DIV_ROUND_UP(max, TV_PER);
 	struct bytes_acct ba = { .acct.queue = bytes_acct_queue };
 	struct kslot_slots_stats ss;
 	struct kslot_dense_stats st;
@@ -613,11 +643,13 @@ static void kslot_dense_test_bytes(struct kunit *test)
 		kslot_dense_get_stats(&d, &st);
 		kslot_slots_get_stats(&d.slots, &ss);
 		KUNIT_ASSERT_EQ(test, st.room, min(round_up(i + 1, TV_PER), max));
-		KUNIT_ASSERT_EQ(test, st.bytes, ss.bytes + tval_bytes(st.room));
+		KUNIT_ASSERT_EQ(test, st.bytes,
+				ss.bytes + tval_bytes(st.room, max));
 		/* The growth's memory, less the directories it replaced. */
 		if (grow)
 			KUNIT_ASSERT_EQ(test, st.bytes - ss.bytes - before,
-					grow - (chunks && is_power_of_2(chunks) ?
+					grow - (chunks && chunks ==
+						dir_room(chunks, maxc) ?
 						2 * dir_bytes(chunks) : 0));
 	}
 	KUNIT_EXPECT_EQ(test, st.room, max);
@@ -944,7 +976,7 @@ static void kslot_dense_test_grow_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[first]), TV_PER + 1);
 	kslot_dense_get_stats(&d, &st);
 	kslot_slots_get_stats(&d.slots, &ss);
-	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER));
+	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
 	grow_check(test, &d, &m);
 	/* The rest of the chunk, then the next growth. */
 	while (m.n < 3 * TV_PER)
@@ -996,7 +1028,7 @@ static void kslot_dense_test_grow_erase(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[TV_PER]), TV_PER - 1);
 	kslot_dense_get_stats(&d, &st);
 	kslot_slots_get_stats(&d.slots, &ss);
-	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER));
+	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
 	grow_check(test, &d, &m);
 	/* The new chunk fills from the old one's end on, then grows. */
 	while (m.n < 2 * TV_PER + 2)
@@ -1761,8 +1793,9 @@ static void kslot_dense_test_fault(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, d.slots.capacity, max);
 
 	/*
-	 * Each growth: 1 -> 2 chunks and 2 -> 3 replace both directories
-	 * (four allocations), 3 -> 4 (a short chunk) fits in them (two).
+	 * Each growth: 1 -> 2 chunks fits in the first directories (room
+	 * for two: two allocations), 2 -> 3 replaces both (four), 3 -> 4 (a
+	 * short chunk) fits in them (two).
 	 */
 	for (grown = 1; grown <= 3; grown++) {
 		u32 cnt = grown * TV_PER;
@@ -1789,7 +1822,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 			faults++;
 		}
 		KUNIT_ASSERT_EQ(test, ret, 0);
-		KUNIT_EXPECT_EQ(test, faults, grown < 3 ? 4 : 2);
+		KUNIT_EXPECT_EQ(test, faults, grown == 2 ? 4 : 2);
 		check_unchanged(test, &d, cnt + 1, min(cnt + TV_PER, max), h);
 		for (i = cnt + 1; i < min(cnt + TV_PER, max); i++)
 			h[i] = ins(test, &d, i);

@@ -1109,7 +1109,8 @@ TEST_F_TIMEOUT(nobody, import_charged_first, 600)
 	ASSERT_EQ(0, kslot_import(fd, img, size, &t));
 	ASSERT_EQ(0, kslot_stats(fd, t, &st));
 	EXPECT_EQ(HIGH_LIVE, st.entries);
-	EXPECT_EQ(HIGH_MAX, st.capacity);
+	/* Grown a chunk of 256 slots at a time, to the last slot. */
+	EXPECT_EQ(HIGH_FIRST + HIGH_LIVE, st.capacity);
 	need = st.bytes;
 	EXPECT_EQ(need, file_bytes(_metadata, fd));
 	/* More than the slots and the table: the packed array is charged. */
