@@ -148,13 +148,16 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 					u32 record_size, u32 max,
 					const struct kslot_image *img)
 {
+	/* The table, and what its init allocates (settled below). */
+	u64 pre = kslot_dev_table_size() +
+		  kslot_table_init_bytes(kind, record_size);
 	struct kslot_table *t;
 	u32 id;
 	int ret;
 
 	if (f->nr_tables >= READ_ONCE(max_tables))
 		return ERR_PTR(-ENOSPC);
-	ret = kslot_dev_charge(f, kslot_dev_table_size());
+	ret = kslot_dev_charge(f, pre);
 	if (ret)
 		return ERR_PTR(ret);
 	ret = -ENOMEM;
@@ -186,8 +189,8 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	if (ret)
 		goto erase;
 	kslot_table_set_acct(t);
-	/* The records' pool (its struct and per-CPU caches). */
-	kslot_dev_settle(t);
+	/* The records' pool (its struct and per-CPU caches): precharged. */
+	kslot_dev_write_end(t, pre - kslot_dev_table_size());
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
 	return t;
@@ -196,7 +199,7 @@ erase:
 free:
 	kfree(t);
 uncharge:
-	kslot_dev_uncharge(f, kslot_dev_table_size());
+	kslot_dev_uncharge(f, pre);
 	return ERR_PTR(ret);
 }
 
@@ -207,14 +210,17 @@ uncharge:
  */
 void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
-	/* No command runs on it: nothing is precharged. */
-	u64 charged = t->charged;
+	u64 charged;
 
-	if (t->recs) {
-		spin_lock(&t->charge_lock);
-		t->dead = true;
-		spin_unlock(&t->charge_lock);
-	}
+	/*
+	 * No command runs on it: nothing is precharged.  But the free
+	 * worker settles a live map table as its erased records come back
+	 * (kslot_acct_recs_done()): its charge is read as it dies.
+	 */
+	spin_lock(&t->charge_lock);
+	t->dead = true;
+	charged = t->charged;
+	spin_unlock(&t->charge_lock);
 	kslot_table_destroy(t);
 	mutex_destroy(&t->insert_lock);
 	f->nr_tables--;

@@ -66,21 +66,44 @@ void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db)
  * single live record keeps its whole slab page allocated.  Its per-CPU
  * caches hold one object each, so that the slabs of erased records go
  * back as soon as they are empty (kslot_pool_trim(), after each batch of
- * frees).  Task context only: records are allocated and freed by
+ * frees): it needs no shrinker, and has none, so that a user's tables add
+ * none to reclaim's walk.  Task context only: records are allocated and freed by
  * commands, by the free worker and by destroy.  Its own slabs even on a
  * KASAN kernel, whose pools otherwise pass each object to kmalloc():
  * there too a record must not pin a slab page it is not charged.
  */
-static int kslot_map_recs_init(struct kslot_table *t)
+static void kslot_map_recs_config(struct kslot_pool_config *cfg,
+				  u32 record_size)
 {
-	struct kslot_pool_config cfg = {
-		.size = struct_size_t(struct kslot_rec, data, t->record_size),
+	*cfg = (struct kslot_pool_config) {
+		.size = struct_size_t(struct kslot_rec, data, record_size),
 		.cache_size = 1,
 		.flags = KSLOT_POOL_ACCOUNT | KSLOT_POOL_TASK |
-			 KSLOT_POOL_SLABS,
+			 KSLOT_POOL_SLABS | KSLOT_POOL_NOSHRINKER,
 	};
+}
+
+/*
+ * What a new table of @kind and @record_size takes besides its struct
+ * (kslot_dev_table_size()) once kslot_table_init() or
+ * kslot_table_restore_init() made it: a map table's records' pool.
+ */
+u64 kslot_table_init_bytes(u32 kind, u32 record_size)
+{
+	struct kslot_pool_config cfg;
+
+	if (kind == KSLOT_KIND_DENSE)
+		return 0;
+	kslot_map_recs_config(&cfg, record_size);
+	return kslot_pool_create_bytes(&cfg);
+}
+
+static int kslot_map_recs_init(struct kslot_table *t)
+{
+	struct kslot_pool_config cfg;
 	struct kslot_pool *pool;
 
+	kslot_map_recs_config(&cfg, t->record_size);
 	pool = kslot_pool_create(&cfg);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);

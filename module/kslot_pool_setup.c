@@ -429,6 +429,41 @@ static void kslot_pool_init_cpus(struct kslot_pool *pool)
 	}
 }
 
+/* What a pool of layout @l takes before its first slab: struct, caches. */
+static size_t kslot_pool_fixed_bytes(const struct kslot_pool_layout *l)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_pool)) +
+	       num_possible_cpus() *
+	       (struct_size_t(struct kslot_pool_cpu, objs, l->cache_size) +
+		sizeof(struct kslot_pool_drain));
+}
+
+/**
+ * kslot_pool_create_bytes() - Memory a pool takes as it is created.
+ * @cfg: What kslot_pool_create() would be given.
+ *
+ * What kslot_pool_bytes() reports of the new pool before its first
+ * allocation: its struct and per-CPU caches, so that a caller can charge
+ * them before it creates the pool.  The reserve a nonzero @cfg->min_nr
+ * fills is not counted (slabs, kslot_pool_grow_bytes() each), nor the
+ * shrinker (none with %KSLOT_POOL_NOSHRINKER).
+ *
+ * Context: Any context.
+ * Return: Bytes, or 0 if kslot_pool_create() would refuse @cfg's shape.
+ */
+size_t kslot_pool_create_bytes(const struct kslot_pool_config *cfg)
+{
+	unsigned int flags = cfg->flags;
+	struct kslot_pool_layout l;
+
+	if (READ_ONCE(kslot_pool_debug_all))
+		flags |= KSLOT_POOL_DEBUG;
+	if (kslot_pool_layout(cfg, flags, &l))
+		return 0;
+	return kslot_pool_fixed_bytes(&l);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_create_bytes);
+
 /* The kmalloc() size of a pass-through object: its size, or a power of
  * two at least its alignment when kmalloc()'s own is not enough.
  */
@@ -510,10 +545,7 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->ctor = cfg->ctor;
 	pool->max_objects = cfg->max_objects;
 	pool->min_nr = cfg->min_nr;
-	pool->fixed_bytes = kmalloc_size_roundup(sizeof(*pool)) +
-			    num_possible_cpus() *
-			    (struct_size(pool->hot.cpu, objs, l.cache_size) +
-			     sizeof(struct kslot_pool_drain));
+	pool->fixed_bytes = kslot_pool_fixed_bytes(&l);
 	strscpy(pool->name, cfg->name ?: "anon", sizeof(pool->name));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->partial);
@@ -523,7 +555,8 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	ratelimit_state_init(&pool->report_rs, 5 * HZ, 10);
 	kslot_pool_init_cpus(pool);
 	kslot_pool_update_slow_locked(pool);
-	if (!pool->passthrough && kslot_pool_shrinker_register(pool))
+	if (!pool->passthrough && !(flags & KSLOT_POOL_NOSHRINKER) &&
+	    kslot_pool_shrinker_register(pool))
 		goto nomem;
 	if (kslot_pool_fill_reserve(pool, gfp)) {
 		kslot_pool_destroy(pool);
