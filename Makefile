@@ -6,8 +6,9 @@
 # Start here (fresh machine, as root; packages from scripts/deps.sh):
 #   run              the demo in the VM (a few min once the debug kernel,
 #                    5 to 10 min the first time, is cached)
-#   check            every test: VMs, host checks, verdict (about 31 min
-#                    fresh, 16 with the kernels cached) [IOMMUFD_STOCK=1]
+#   check            every test: VMs (x86-64 and arm64), host checks,
+#                    verdict (about 31 min fresh, 16 with the kernels
+#                    cached) [IOMMUFD_STOCK=1]
 # Build:
 #   all, modules     the modules against KDIR (default: the running
 #                    kernel's headers, else the cached test kernel)
@@ -23,6 +24,9 @@
 #                    [RDMA_DEBUG=1: rdma-core's suite in it too]
 #   check-rt         the PREEMPT_RT debug VM alone
 #   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
+#   check-arm64      the arm64 lane alone: Debian's stock arm64 kernel
+#                    (cross-built W=1, its selftests under
+#                    qemu-system-aarch64) and the 32-bit refusal
 #   lint             checkpatch, kernel-doc, sparse, coccicheck
 #   examples         compile the README's two examples
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
@@ -38,7 +42,7 @@
 #   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
 # Steps, run by the targets above: deps test-modules selftests tools
 #   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
-#   bench-tools bench-selftest bench-module
+#   bench-tools bench-selftest bench-module arm64-user arm64-lane
 # More: README.md, docs/index.rst (docs/testing.rst for what check runs).
 
 TOP := $(CURDIR)
@@ -48,6 +52,14 @@ KVER := $(shell uname -r)
 KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER)/build,$(shell $(TOP)/scripts/kernel.sh))
 
 VM_OUT := $(BUILD)/vm
+# The user-space programs for the test VMs (selftests, tools): the host's
+# in build/, or cross-built with CROSS_COMPILE= for ARCH= into
+# build/ARCH/ (the arm64 lane: see arm64-user).
+UBUILD := $(if $(CROSS_COMPILE),$(BUILD)/$(ARCH),$(BUILD))
+ifneq ($(CROSS_COMPILE),)
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+endif
 NPROC := $(shell nproc)
 # RDMA_DEBUG=1: the debug kernel with configs/kslot-rdma.config, and
 # rdma-core's suite in the debug VM (see the rdma target below).
@@ -151,18 +163,20 @@ rdma: test-modules
 		"the stock 6.12 kernel)" >&2; exit 2; }
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
 
-# The kselftest client, against the test kernel's tree (lib.mk, harness).
-selftests: kernel
-	@kdir=$(TEST_KDIR); \
-	mkdir -p $(BUILD)/selftests; \
-	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$kdir/source OUTPUT=$(BUILD)/selftests
-	@cp $(TOP)/selftests/kslot/*.sh $(BUILD)/selftests/
+# The kselftest client, against the kernel source's lib.mk and harness
+# (extracted, no kernel built).
+selftests: deps
+	@ksrc=$$($(TOP)/scripts/kernel.sh --source); \
+	mkdir -p $(UBUILD)/selftests; \
+	$(MAKE) -s -C $(TOP)/selftests/kslot KSRC=$$ksrc OUTPUT=$(UBUILD)/selftests
+	@cp $(TOP)/selftests/kslot/*.sh $(UBUILD)/selftests/
 
 # libkslot and kslotctl; a static kslotctl goes into the VM.
 tools:
-	@$(MAKE) -s -C $(TOP)/userspace-tools STATIC=1 O=$(BUILD)/userspace
-	@mkdir -p $(BUILD)/bin
-	@cp $(BUILD)/userspace/kslotctl $(BUILD)/bin/
+	@$(MAKE) -s -C $(TOP)/userspace-tools STATIC=1 O=$(UBUILD)/userspace \
+		CC="$(CC)" AR="$(AR)"
+	@mkdir -p $(UBUILD)/bin
+	@cp $(UBUILD)/userspace/kslotctl $(UBUILD)/bin/
 
 # Host-side checks whose TAP counts in the summary: ABI layout and lint.
 # CHECK_BUILT=1 (make check, which has built them): no prerequisites.
@@ -175,17 +189,26 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 
 # Two lanes at once, as a VM keeps about one of the 2 cores busy: the
 # debug VM (KASAN, and iommufd's selftests); beside it the host checks,
-# the PREEMPT_RT debug VM and the stock-kernel VMs.  Everything is built
-# first; the host checks start once the debug VM has its initramfs (they
-# rebuild in the tree).  Each VM prints its progress, labelled
-# (scripts/vm.sh); the summary shows each part's wall time and the whole
-# run's.
-check: test-modules rt-modules selftests tools iommufd $(RDMA_DEBUG_DEPS)
+# the PREEMPT_RT debug VM and the stock-kernel VMs.  The arm64 lane
+# (arm64-lane) goes after the debug VM when the stock iommufd module's
+# results are cached (the debug VM is then the shorter lane), else after
+# the stock VMs.  Everything is built first; the host checks start once
+# the debug VM has its initramfs (they rebuild in the tree).  Each VM
+# prints its progress, labelled (scripts/vm.sh); the summary shows each
+# part's wall time and the whole run's.
+check: test-modules rt-modules selftests tools iommufd arm64-user \
+		$(RDMA_DEBUG_DEPS)
 	@mkdir -p $(VM_OUT) $(RT_OUT)
-	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged
+	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
+		$(VM_OUT)/host-compile-arm64.tap $(VM_OUT)/host-refuse32.tap \
+		$(VM_OUT)/stock-dirs-arm64 $(VM_OUT)/arm64-lane.time
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	$(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
-		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) & \
+	arm64=second; test -f $(IOMMUFD_CACHE)/results.log && \
+		test -z "$(IOMMUFD_STOCK)" && arm64=first; \
+	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
+		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
+	  [ $$arm64 != first ] || $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); \
+	  exit $$rc; } & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -195,12 +218,14 @@ check: test-modules rt-modules selftests tools iommufd $(RDMA_DEBUG_DEPS)
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
 	$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
+	[ $$arm64 != second ] || $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \
 	$(TOP)/scripts/verdict.py check $(VM_OUT) $$kdir/source \
 		iommufd-cache=$(IOMMUFD_CACHE) \
-		debug=$(RT_OUT) $$(cat $(VM_OUT)/stock-dirs)
+		debug=$(RT_OUT) $$(cat $(VM_OUT)/stock-dirs) \
+		$$(cat $(VM_OUT)/stock-dirs-arm64 2>/dev/null)
 
 run: test-modules tools
 	@mkdir -p $(VM_OUT)
@@ -228,6 +253,46 @@ stock-vms: selftests tools
 check-stock: stock-vms
 	@for d in $$(cat $(VM_OUT)/stock-dirs); do \
 		$(TOP)/scripts/verdict.py stock $$d $(TOP) || exit 1; done
+
+# ---- arm64: Debian's stock arm64 kernel, from this amd64 host ----
+# The arm64 lane of make check: Debian's arm64 linux-image, headers and
+# busybox-static fetched into the cache (no multiarch:
+# scripts/stock-kernel.sh --arch arm64), kslot.ko and kslot_dev.ko built
+# W=1 with aarch64-linux-gnu-gcc against those headers (any warning
+# fails), the kernel booted under qemu-system-aarch64 (TCG) with the
+# selftests and kslotctl cross-built static (the 32-bit client for
+# armhf, through the kernel's COMPAT) (scripts/stock-check.sh --arch
+# arm64), then the 32-bit refusal (scripts/refuse32-check.sh: a build
+# against Debian's armhf headers stops at kslot's #error, and the
+# in-tree Kconfig hides kslot on i386).  LANE_OUT gets the host TAP
+# (host-compile-arm64.tap, host-refuse32.tap), stock-dirs-arm64 and
+# the lane's wall time.
+ARM64_CROSS := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	CC32=arm-linux-gnueabihf-gcc
+ARM64_KERNELS ?= 6.12
+ARM64_OUT := $(BUILD)/vm-arm64
+LANE_OUT ?= $(ARM64_OUT)
+
+.PHONY: arm64-user arm64-lane check-arm64
+
+arm64-user: deps
+	@$(TOP)/scripts/cross-gcc.sh arm64 armhf -- \
+		$(MAKE) -s selftests tools $(ARM64_CROSS)
+
+arm64-lane:
+	@mkdir -p $(LANE_OUT)
+	@rm -f $(LANE_OUT)/arm64-lane.time
+	@s=$$(date +%s); \
+	$(TOP)/scripts/stock-check.sh --arch arm64 $(LANE_OUT) $(ARM64_KERNELS); \
+	$(TOP)/scripts/refuse32-check.sh > $(LANE_OUT)/host-refuse32.tap; \
+	echo $$(( $$(date +%s) - s )) > $(LANE_OUT)/arm64-lane.time
+
+check-arm64: arm64-user
+	@rm -rf $(ARM64_OUT)
+	@$(MAKE) -s arm64-lane LANE_OUT=$(ARM64_OUT)
+	@$(TOP)/scripts/verdict.py host $(ARM64_OUT) \
+		$$($(TOP)/scripts/kernel.sh --source) \
+		$$(cat $(ARM64_OUT)/stock-dirs-arm64)
 
 # ---- reliability: the long fuzz run and the KCSAN kernel ----
 
@@ -389,14 +454,14 @@ bench-module: test-modules
 		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers W=1 modules
 
 bench-tools:
-	@mkdir -p $(BUILD)/bin
+	@mkdir -p $(UBUILD)/bin
 	@$(CC) -O2 -Wall -static -I$(TOP)/include/uapi \
 		-I$(TOP)/userspace-tools $(TOP)/bench/kslot_ioctl_bench.c \
-		$(TOP)/userspace-tools/libkslot.c -o $(BUILD)/bin/kslot_ioctl_bench
+		$(TOP)/userspace-tools/libkslot.c -o $(UBUILD)/bin/kslot_ioctl_bench
 
 bench-selftest:
-	@mkdir -p $(BUILD)/selftests
-	@cp $(TOP)/bench/kslot_bench.sh $(BUILD)/selftests/
+	@mkdir -p $(UBUILD)/selftests
+	@cp $(TOP)/bench/kslot_bench.sh $(UBUILD)/selftests/
 
 tools: bench-tools
 selftests: bench-selftest

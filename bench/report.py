@@ -147,9 +147,9 @@ CHURN_COUNT = 65536
 
 def churn_rows(outdir):
     """Instructions per alloc+remove pair (callgrind-churn*.out), one at
-    a time on both map flavours and in bulk on the locked map."""
+    a time and in bulk."""
     rows = []
-    for flavour in ('', 'percpu', 'bulk'):
+    for flavour in ('', 'bulk'):
         path = os.path.join(outdir, 'callgrind-churn%s.out' % flavour)
         try:
             text = open(path, errors='replace').read()
@@ -158,7 +158,6 @@ def churn_rows(outdir):
         m = re.search(r'^summary: (\d+)', text, re.M)
         if m:
             name = {'': 'native_instr_map_alloc_remove',
-                    'percpu': 'native_percpu_instr_map_alloc_remove',
                     'bulk': 'native_instr_map_alloc_remove_bulk'}[flavour]
             rows.append({'name': name, 'size': CHURN_COUNT,
                 'kslot_ns': round(int(m.group(1)) / CHURN_COUNT, 2),
@@ -236,17 +235,6 @@ HEADLINE = [
      'anchor': 'xa_alloc+xa_erase', 'goal': 8, 'id': 'G4b',
      'sizes': (1048576,),
      'what': 'native alloc+remove >= 8x xa_alloc+xa_erase'},
-    {'label': 'per-CPU alloc+remove vs SlotMap',
-     'name': 'native_percpu_map_alloc_remove', 'anchor': 'slotmap::SlotMap',
-     'goal': 1.0},
-    {'label': 'per-CPU alloc+remove vs XArray',
-     'name': 'native_percpu_map_alloc_remove',
-     'anchor': 'xa_alloc+xa_erase', 'goal': 8},
-    {'label': 'per-CPU alloc+remove 2 CPUs / 1 CPU',
-     'name': 'native_percpu_smp2_map_alloc_remove',
-     'anchor': 'kslot_map_1cpu', 'goal': 1.6, 'id': 'G5',
-     'what': "two CPUs' alloc+remove on one per-CPU map >= 1.6x one "
-             "CPU's throughput"},
     {'label': 'alloc+remove 2 CPUs / 1 CPU (locked map)',
      'name': 'native_smp2_map_alloc_remove', 'anchor': 'kslot_map_1cpu'},
     {'label': 'XArray 2 CPUs / 1 CPU',
@@ -427,6 +415,7 @@ def goals(rows):
     check('7c native alloc+remove >= 8x xa_alloc+xa_erase', r,
           lambda r: r['ratio'] >= 8, 'ratio %(ratio).2f')
     write_goals(rows, check)
+    stall_goals(rows, check)
     return out + headline_goals(rows)
 
 
@@ -437,38 +426,15 @@ def write_goals(rows, check):
     sn = 'slotmap::SlotMap'
     nsizes = sorted({r['size'] for r in rows
                      if r['name'] == 'native_map_alloc_remove'})
-    for pre, label, most in (('', 'locked', None), ('percpu_', 'per-CPU', 1)):
-        r = find(rows, 'native_%sinstr_map_alloc_remove' % pre, CHURN_COUNT,
-                 'none')
-        lim = 60 if pre else 80
-        check('W%s %s map: <= %d instructions per alloc+remove pair' % (
-            '1b' if pre else '2a', label, lim), r,
-            lambda r, lim=lim: r['kslot_ns'] <= lim,
-            '%(kslot_ns).1f instructions')
-        if most:
-            r = find(rows, 'native_percpu_atomics_map_alloc_remove',
-                     CHURN_COUNT, 'none')
-            check('W1a per-CPU map: <= 1 atomic per alloc+remove pair', r,
-                  lambda r: r['kslot_ns'] <= 1, '%(kslot_ns).2f atomics')
+    # The per-CPU map (W1) is gone with the chunked core (issue 31).
+    r = find(rows, 'native_instr_map_alloc_remove', CHURN_COUNT, 'none')
+    check('W2a locked map: <= 80 instructions per alloc+remove pair', r,
+          lambda r: r['kslot_ns'] <= 80, '%(kslot_ns).1f instructions')
     for n in nsizes:
-        if n in (1024, 65536):
-            r = find(rows, 'native_percpu_map_alloc_remove', n, sn)
-            check('W1c per-CPU alloc+remove >= 0.4x SlotMap (%s)' %
-                  size_label(n), r, lambda r: r['ratio'] >= 0.4,
-                  'ratio %(ratio).2f')
         if n == M1:
-            r = find(rows, 'native_percpu_map_alloc_remove', n,
-                     'xa_alloc+xa_erase')
-            check('W1d per-CPU alloc+remove >= 6x xa_alloc+xa_erase (1M)',
-                  r, lambda r: r['ratio'] >= 6, 'ratio %(ratio).2f')
             r = find(rows, 'native_map_alloc_remove', n, 'xa_alloc+xa_erase')
             check('W2c locked alloc+remove >= 4x xa_alloc+xa_erase (1M)',
                   r, lambda r: r['ratio'] >= 4, 'ratio %(ratio).2f')
-        r = find(rows, 'native_percpu_smp2_map_alloc_remove', n,
-                 'kslot_map_1cpu')
-        if n <= M1:
-            check('W1e per-CPU, 2 CPUs >= 1.6x one CPU (%s)' % size_label(n),
-                  r, lambda r: r['ratio'] >= 1.6, 'ratio %(ratio).2f')
         if n == 1024:
             r = find(rows, 'native_map_alloc_remove', n, sn)
             check('W2b locked alloc+remove >= 0.3x SlotMap (1K)', r,
@@ -494,6 +460,26 @@ def write_goals(rows, check):
         check('W4c kslot_map_lookup() within 1.3x of the inline lookup '
               '(rand, %s)' % size_label(n), r, lambda r: r['cost'] <= 1.3,
               '%(cost).2fx')
+
+
+def stall_goals(rows, check):
+    """Issue 31's goal 6: the worst single allocation (kslot_map) and
+    the worst kslot_dense insert while a table grows, at every size, at
+    most 10x XArray's worst xa_alloc() of the same run (the grow_stall
+    rows)."""
+    for r in rows:
+        if r['name'] != 'native_grow_stall_alloc_max':
+            continue
+        n, xa = r['size'], r['anchor_ns']
+        check('S1 worst alloc while growing <= 10x worst xa_alloc (%s)' %
+              size_label(n), r, lambda r: r['kslot_ns'] <= 10 * xa,
+              '%(kslot_ns).0f ns')
+        d = find(rows, 'native_dense_grow_stall_insert_max', n, 'map_alloc')
+        if d:
+            d = dict(d, anchor='xa_alloc_worst', anchor_ns=xa)
+        check('S2 worst dense insert while growing <= 10x worst xa_alloc '
+              '(%s)' % size_label(n), d,
+              lambda d: d['kslot_ns'] <= 10 * xa, '%(kslot_ns).0f ns')
 
 
 def gnuplot_term(gp):
@@ -648,12 +634,6 @@ def main():
     if native_only:
         krows, knotes = [], []
     nrows, nnotes = rows_of(os.path.join(outdir, 'native.tap'))
-    # The alloc+remove rows of a per-CPU map (native_percpu_*); bench.sh
-    # skips them for KSLOT_BENCH_ONLY=hive.
-    ppath = os.path.join(outdir, 'native-percpu.tap')
-    prows, pnotes = rows_of(ppath) if os.path.exists(ppath) else ([], [])
-    nrows += prows
-    nnotes += [n for n in pnotes if n not in nnotes]
     crows = callgrind_rows(os.path.join(outdir, 'callgrind.txt'))
     crows += churn_rows(outdir)
     # Atomic read-modify-writes per operation (the counting build).

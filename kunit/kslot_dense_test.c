@@ -56,7 +56,10 @@ static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
 /* Slot @i of the core under @d (no lock: test only). */
 static struct kslot_slot *dslot(struct kslot_dense *d, u32 i)
 {
-	return &rcu_dereference_protected(d->slots.slots, true)[i];
+	struct kslot_dir *dir = rcu_dereference_protected(d->slots.dir,
+								true);
+
+	return kslot_dir_slot(dir, i);
 }
 
 static u32 dgen(struct kslot_dense *d, u32 i)
@@ -74,11 +77,42 @@ static u32 dlink(struct kslot_dense *d, u32 i)
 	return (unsigned long)slot->obj;
 }
 
+/* The value at packed position @pos (no lock: test only). */
+static struct tval *dval(struct kslot_dense *d, u32 pos)
+{
+	return kslot_dense_dir_at(rcu_dereference_protected(d->vals, true),
+				  d->shift, d->elem_size, pos);
+}
+
+/* The handle of packed position @pos in the reverse map (test only). */
+static u64 drev(struct kslot_dense *d, u32 pos)
+{
+	return *(u64 *)kslot_dense_dir_at(rcu_dereference_protected(d->rev,
+								    true),
+					  d->shift, sizeof(u64), pos);
+}
+
+/* Handles the table rejected so far, summed over the CPUs. */
+static u64 rejected(struct kslot_dense *d)
+{
+	struct kslot_slots_stats ss;
+
+	kslot_slots_get_stats(&d->slots, &ss);
+	return ss.rejected;
+}
+
 /* The id of the value at packed position @pos (no lock: test only). */
 static u64 id_at(struct kslot_dense *d, u32 pos)
 {
-	return ((struct tval *)d->data)[pos].id;
+	return dval(d, pos)->id;
 }
+
+/*
+ * Positions per chunk of the packed array of struct tval: four pages of
+ * 24-byte values, rounded down to a power of two, 4 * PAGE_SIZE / 32
+ * (512 with 4 KiB pages).
+ */
+#define TV_PER	((u32)(PAGE_SIZE / 8))
 
 /*
  * Check the three arrays against each other: every live position's slot
@@ -89,9 +123,9 @@ static void check_invariants(struct kunit *test, struct kslot_dense *d)
 	u32 pos, i, nfree = 0, nlive = 0, nretired = 0;
 
 	for (pos = 0; pos < d->count; pos++) {
-		u32 index = kslot_handle_index(d->rev[pos]);
+		u32 index = kslot_handle_index(drev(d, pos));
 
-		KUNIT_ASSERT_EQ(test, dslot(d, index)->word, d->rev[pos]);
+		KUNIT_ASSERT_EQ(test, dslot(d, index)->word, drev(d, pos));
 		KUNIT_ASSERT_EQ(test, dlink(d, index), pos);
 	}
 	for (i = 0; i < d->slots.capacity; i++) {
@@ -157,7 +191,8 @@ static void kslot_dense_test_insert(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 2);
 	/* The first table: KSLOT_SLOTS_MIN slots, capped at max_entries. */
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 64);
-	KUNIT_EXPECT_EQ(test, d.room, KSLOT_DENSE_MIN_ROOM);
+	/* One chunk of the packed array, capped at max_entries too. */
+	KUNIT_EXPECT_EQ(test, d.room, 64);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 100);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 101);
 	/* A NULL value is inserted zeroed. */
@@ -198,7 +233,7 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h + (2ULL << 32), &v),
 			-ENOENT);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 2);
+	KUNIT_EXPECT_EQ(test, rejected(&d), 2);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -255,9 +290,9 @@ static void kslot_dense_test_seed_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'C');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'B');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[0]), 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[1]), 2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[2]), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 0)), 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 1)), 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 2)), 0);
 	/* The index array points at the data: slot 0 -> 2, 2 -> 1, 3 -> 0. */
 	KUNIT_EXPECT_EQ(test, dlink(&d, 0), 2);
 	KUNIT_EXPECT_EQ(test, dlink(&d, 2), 1);
@@ -289,7 +324,7 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		h[i] = ins(test, &d, 'A' + i);
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[i]), i);
+		KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, i)), i);
 		KUNIT_EXPECT_EQ(test, dlink(&d, i), i);
 	}
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
@@ -297,9 +332,9 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'C');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[0]), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[1]), 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(d.rev[2]), 2);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 0)), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 1)), 3);
+	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 2)), 2);
 	/* D's slot now points at position 1. */
 	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 1);
 	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
@@ -431,7 +466,7 @@ static void kslot_dense_test_clear(struct kunit *test)
 	kslot_dense_clear(&d);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 64);
-	KUNIT_EXPECT_EQ(test, d.room, 32);
+	KUNIT_EXPECT_EQ(test, d.room, 64);
 	for (i = 0; i < 20; i++)
 		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
 	check_invariants(test, &d);
@@ -444,7 +479,7 @@ static void kslot_dense_test_clear(struct kunit *test)
 /* Locked packed walk: every live value exactly once, with its handle. */
 static void kslot_dense_test_walk_locked(struct kunit *test)
 {
-	const u32 n = 300;
+	const u32 n = 2 * TV_PER + 100;
 	struct kslot_dense d;
 	unsigned long *seen, flags;
 	u32 i, pos, visits = 0;
@@ -458,11 +493,15 @@ static void kslot_dense_test_walk_locked(struct kunit *test)
 	dense_init(test, &d, n);
 	for (i = 0; i < n; i++)
 		h[i] = ins(test, &d, i);
+	/* Three chunks: the walk crosses two chunk boundaries. */
+	KUNIT_EXPECT_EQ(test, d.room, n);
+	KUNIT_EXPECT_GT(test, n, 2 * TV_PER);
 	for (i = 0; i < n; i += 3)
 		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[i], NULL), 0);
 	flags = kslot_dense_lock(&d);
 	kslot_dense_for_each_locked(&d, pos, v) {
 		if (v->id >= n || __test_and_set_bit(v->id, seen) ||
+		    (void *)v != __kslot_dense_at(&d, pos) ||
 		    __kslot_dense_handle_at(&d, pos) != h[v->id] ||
 		    !tv_eq(v, v->id))
 			break;
@@ -475,60 +514,154 @@ static void kslot_dense_test_walk_locked(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-/* Bytes of the packed array for @room tvals (see kslot_dense.c). */
-static size_t tval_vals_size(u32 room)
+/* Memory of a chunk of @n positions of @size bytes, a kmalloc(). */
+static size_t chunk_bytes(u32 n, size_t size)
 {
-	size_t data = ALIGN(sizeof(struct rcu_head) + sizeof(u32),
-			    __alignof__(u64));
-
-	return ALIGN(data + room * sizeof(struct tval), 8) +
-	       room * sizeof(u64);
+	return kmalloc_size_roundup(n * size);
 }
 
-static size_t tval_vals_bytes(u32 room)
+/* Memory of a directory with room for @room chunks. */
+static size_t dir_bytes(u32 room)
 {
-	return kslot_kvmalloc_bytes(NULL, tval_vals_size(room));
+	return kmalloc_size_roundup(struct_size_t(struct kslot_dir, chunk,
+						  room));
 }
 
-/* Bytes: the core's slot table plus the packed array, as allocated. */
+/*
+ * The packed array of @room tvals, as allocated: chunks of TV_PER values
+ * and handles (the last one maybe short), and two directories.
+ */
+/* What the growth from @room tvals allocates (max_entries @max). */
+/*
+ * The room of the directory that replaces a full one of @room chunks (0:
+ * the first), for at most @max: a power of two of bytes, twice the last,
+ * but the last (module/kslot_dir.c).
+ */
+static u32 dir_grown_room(u32 room, u32 max)
+{
+	size_t size = room ?
+		2 * roundup_pow_of_two(struct_size_t(struct kslot_dir, chunk,
+						     room)) :
+		roundup_pow_of_two(struct_size_t(struct kslot_dir, chunk, 1));
+
+	return min_t(size_t, max, (size - offsetof(struct kslot_dir, chunk)) /
+				  sizeof(void *));
+}
+
+/* The room of the directory that holds @chunks chunks, for at most @max. */
+static u32 dir_room(u32 chunks, u32 max)
+{
+	u32 room = dir_grown_room(0, max);
+
+	while (room < chunks)
+		room = dir_grown_room(room, max);
+	return room;
+}
+
+static size_t tval_bytes(u32 room, u32 max)
+{
+	u32 full = room / TV_PER, part = room % TV_PER;
+	u32 chunks = DIV_ROUND_UP(room, TV_PER);
+	size_t bytes;
+
+	if (!room)
+		return 0;
+	bytes = full * (chunk_bytes(TV_PER, sizeof(struct tval)) +
+			chunk_bytes(TV_PER, sizeof(u64)));
+	if (part)
+		bytes += chunk_bytes(part, sizeof(struct tval)) +
+			 chunk_bytes(part, sizeof(u64));
+	return bytes + 2 * dir_bytes(dir_room(chunks,
+					      DIV_ROUND_UP(max, TV_PER)));
+}
+
+static size_t tval_grow_bytes(u32 room, u32 max)
+{
+	u32 n = min(TV_PER, max - room), chunks = room / TV_PER;
+	u32 maxc = DIV_ROUND_UP(max, TV_PER);
+	size_t bytes = chunk_bytes(n, sizeof(struct tval)) +
+		       chunk_bytes(n, sizeof(u64));
+
+	/* No directory yet, or a full one: both are (re)allocated. */
+	if (!chunks)
+		bytes += 2 * dir_bytes(dir_grown_room(0, maxc));
+	else if (chunks == dir_room(chunks, maxc))
+		bytes += 2 * dir_bytes(dir_grown_room(chunks, maxc));
+	return bytes;
+}
+
+/* Memory freed through a table's account, and how much. */
+struct bytes_acct {
+	struct kslot_free_acct acct;
+	size_t bytes;
+};
+
+static void bytes_acct_queue(struct kslot_free_acct *acct,
+			     struct rcu_head *rcu, rcu_callback_t free,
+			     size_t bytes)
+{
+	container_of(acct, struct bytes_acct, acct)->bytes += bytes;
+	call_rcu(rcu, free);
+}
+
+/*
+ * Bytes: the core's slots plus the chunks and directories of the packed
+ * array, each at its allocator's size; vals_grow_bytes is what the next
+ * growth allocates; destroy frees exactly what the stats counted.
+ */
 static void kslot_dense_test_bytes(struct kunit *test)
 {
+	const u32 max = 3 * TV_PER + 20, maxc = DIV_ROUND_UP(max, TV_PER);
+	struct bytes_acct ba = { .acct.queue = bytes_acct_queue };
 	struct kslot_slots_stats ss;
 	struct kslot_dense_stats st;
 	struct kslot_dense d;
+	size_t before, grow;
 	u32 i;
 
-	dense_init(test, &d, 20);
+	dense_init(test, &d, max);
+	kslot_slots_set_free_acct(&d.slots, &ba.acct);
+	KUNIT_EXPECT_EQ(test, BIT(d.shift), TV_PER);
 	kslot_dense_get_stats(&d, &st);
 	kslot_slots_get_stats(&d.slots, &ss);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.room, 0);
+	KUNIT_EXPECT_EQ(test, st.vals_grow_bytes, tval_grow_bytes(0, max));
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
-			ss.grow_bytes + tval_vals_bytes(KSLOT_DENSE_MIN_ROOM));
-	ins(test, &d, 0);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
-	KUNIT_EXPECT_EQ(test, st.room, KSLOT_DENSE_MIN_ROOM);
-	KUNIT_EXPECT_NE(test, ss.bytes, 0);
-	KUNIT_EXPECT_EQ(test, st.bytes,
-			ss.bytes + tval_vals_bytes(KSLOT_DENSE_MIN_ROOM));
-	/* Both arrays have room for the next insert. */
-	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
-	for (i = 1; i < KSLOT_DENSE_MIN_ROOM; i++)
+			ss.grow_bytes + tval_grow_bytes(0, max));
+	for (i = 0; i < max; i++) {
+		u32 chunks = i / TV_PER;
+
+		kslot_dense_get_stats(&d, &st);
+		kslot_slots_get_stats(&d.slots, &ss);
+		before = st.bytes - ss.bytes;
+		grow = st.vals_grow_bytes;
+		/* Only a full array grows, by one chunk. */
+		KUNIT_ASSERT_EQ(test, grow, i == st.room ?
+				tval_grow_bytes(i, max) : 0);
 		ins(test, &d, i);
-	/* The packed array is full, the slots (20) are not. */
-	kslot_dense_get_stats(&d, &st);
-	KUNIT_EXPECT_EQ(test, st.grow_bytes, tval_vals_bytes(20));
-	ins(test, &d, i);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
-	KUNIT_EXPECT_EQ(test, st.capacity, 20);
-	KUNIT_EXPECT_EQ(test, st.room, 20);
-	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_vals_bytes(20));
+		kslot_dense_get_stats(&d, &st);
+		kslot_slots_get_stats(&d.slots, &ss);
+		KUNIT_ASSERT_EQ(test, st.room, min(round_up(i + 1, TV_PER), max));
+		KUNIT_ASSERT_EQ(test, st.bytes,
+				ss.bytes + tval_bytes(st.room, max));
+		/* The growth's memory, less the directories it replaced. */
+		if (grow)
+			KUNIT_ASSERT_EQ(test, st.bytes - ss.bytes - before,
+					grow - (chunks && chunks ==
+						dir_room(chunks, maxc) ?
+						2 * dir_bytes(chunks) : 0));
+	}
+	KUNIT_EXPECT_EQ(test, st.room, max);
+	KUNIT_EXPECT_EQ(test, st.vals_grow_bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
+	/* Destroy frees what the stats counted, and no more. */
+	ba.bytes = 0;
 	kslot_dense_destroy(&d, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, ba.bytes, st.bytes);
 	kslot_dense_get_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
+	rcu_barrier();
 }
 
 static void kslot_dense_test_find_range(struct kunit *test)
@@ -648,11 +781,11 @@ static void kslot_dense_test_growth(struct kunit *test)
 			room_grows++;
 		}
 	}
-	/* Slots: 256, 512, then clamped to max_entries. */
-	KUNIT_EXPECT_EQ(test, grows, 3);
+	/* Slots: a chunk of KSLOT_SLOTS_CHUNK at a time, the last clamped. */
+	KUNIT_EXPECT_EQ(test, grows, DIV_ROUND_UP(n, KSLOT_SLOTS_CHUNK));
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, n);
-	/* Packed array: 16, 32, ..., 512, then clamped to max_entries. */
-	KUNIT_EXPECT_EQ(test, room_grows, 7);
+	/* Packed array: a chunk of TV_PER at a time, the last one clamped. */
+	KUNIT_EXPECT_EQ(test, room_grows, DIV_ROUND_UP(n, TV_PER));
 	KUNIT_EXPECT_EQ(test, d.room, n);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
@@ -668,14 +801,7 @@ static void kslot_dense_test_growth(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-/*
- * Growth in batches: values per batch of the packed array's copy, and a
- * model of a table whose growth is stepped by hand.
- */
-#define GROW_BATCH	((u32)(KSLOT_GROW_BATCH_BYTES / \
-			       (sizeof(struct tval) + sizeof(u64))))
-#define GROW_BUMP	BIT_ULL(40)
-
+/* A model of a table's values, to check one against the other. */
 struct grow_model {
 	u32 n;		/* ids issued */
 	u64 *h;		/* id -> handle */
@@ -704,13 +830,6 @@ static void grow_ins(struct kunit *test, struct kslot_dense *d,
 	m->h[m->n] = ins(test, d, m->n);
 	m->slot2id[kslot_handle_index(m->h[m->n])] = m->n;
 	m->live[m->n++] = true;
-}
-
-static void grow_erase(struct kunit *test, struct kslot_dense *d,
-		       struct grow_model *m, u32 id)
-{
-	KUNIT_ASSERT_EQ(test, kslot_dense_erase(d, m->h[id], NULL), 0);
-	m->live[id] = false;
 }
 
 /* Every id as the model has it, through get and the packed walk. */
@@ -747,180 +866,208 @@ static void grow_check(struct kunit *test, struct kslot_dense *d,
 	check_invariants(test, d);
 }
 
-static bool grow_keep(u64 handle, void *elem, void *arg)
-{
-	struct grow_model *m = arg;
-	struct tval *v = elem;
-	u32 id = m->slot2id[kslot_handle_index(handle)];
+/*
+ * The test-point hook (kslot_slots_test_set_hook()): one case at a time
+ * sets it, with the table it watches and what to do there.
+ */
+static struct {
+	struct kslot_dense *d;
+	enum kslot_slots_test_point point;
+	void (*fn)(struct kslot_dense *d);
+	unsigned int calls;
+	bool busy;
+} tp;
 
-	if (v->id % 3 == 0) {
-		m->live[id] = false;
-		return false;
-	}
-	/* Change the value in place: the copy must see it. */
-	if (v->id % 3 == 1) {
-		m->key[id] = v->id + GROW_BUMP;
-		*v = tv(m->key[id]);
-	}
-	return true;
+static void tp_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
+{
+	if (!tp.d || s != &tp.d->slots || point != tp.point || tp.busy)
+		return;
+	tp.busy = true;
+	tp.calls++;
+	tp.fn(tp.d);
+	tp.busy = false;
 }
 
-static bool grow_keep_odd(u64 handle, void *elem, void *arg)
+static void tp_clear(void)
 {
-	struct grow_model *m = arg;
-	u32 id = m->slot2id[kslot_handle_index(handle)];
+	kslot_slots_test_set_hook(NULL);
+	tp.d = NULL;
+}
 
-	if (id % 2)
-		return true;
-	m->live[id] = false;
-	return false;
+static void tp_clear_action(void *unused)
+{
+	tp_clear();
+}
+
+/* Set the hook for the case; cleared when the case ends, however. */
+static void tp_set(struct kunit *test, struct kslot_dense *d,
+		   enum kslot_slots_test_point point,
+		   void (*fn)(struct kslot_dense *d))
+{
+	tp.d = d;
+	tp.point = point;
+	tp.fn = fn;
+	tp.calls = 0;
+	tp.busy = false;
+	kslot_slots_test_set_hook(tp_hook);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, tp_clear_action, NULL),
+			0);
+}
+
+/* The packed position a live handle's slot points at (test only). */
+static u32 pos_of(struct kslot_dense *d, u64 h)
+{
+	return dlink(d, kslot_handle_index(h));
+}
+
+/* Another insert grows the packed array while the first allocates. */
+static struct grow_model *gr_m;
+static int gr_ret;
+
+static void gr_insert(struct kslot_dense *d)
+{
+	struct tval v = tv(gr_m->n);
+
+	gr_ret = kslot_dense_insert(d, &v, &gr_m->h[gr_m->n], GFP_KERNEL);
+	if (gr_ret)
+		return;
+	gr_m->key[gr_m->n] = gr_m->n;
+	gr_m->slot2id[kslot_handle_index(gr_m->h[gr_m->n])] = gr_m->n;
+	gr_m->live[gr_m->n++] = true;
 }
 
 /*
- * Writes between the copy batches of the packed array reach the new one
- * (the mirror), at copied positions and at positions still to copy:
- * erases (the swap-and-pop's move), updates, retain's in-place changes and
- * erases, inserts.  Readers stay on the old array until the publication,
- * then every handle finds exactly its value and every erased one stays
- * erased.
+ * Two growths at once: the second appends its chunk (and stores its
+ * value there) while the first has its own allocated and the lock
+ * dropped.  The first sees the array grew, frees its chunks and stores
+ * its value in the second's: one chunk added, not two.  A growth that
+ * appended without looking would add a chunk of positions no count
+ * reaches, or overflow the directory the second replaced.
  */
-static void kslot_dense_test_grow_batches(struct kunit *test)
+static void kslot_dense_test_grow_race(struct kunit *test)
 {
-	const u32 n = 3 * GROW_BATCH;
-	void *next;
 	struct grow_model m;
-	struct kslot_dense d;
-	struct tval v;
-	void *old;
-	u32 i;
-
-	dense_init(test, &d, 4 * n);
-	grow_model_init(test, &m, 4 * n);
-	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, n, GFP_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, d.room, n);
-	for (i = 0; i < n; i++)
-		grow_ins(test, &d, &m);
-	old = d.data;
-	/* Allocate the new array (twice the room), copy the first batch. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
-	next = d.grow.next;
-	KUNIT_ASSERT_NOT_NULL(test, next);
-	KUNIT_EXPECT_EQ(test, d.grow.copied, GROW_BATCH);
-	KUNIT_EXPECT_EQ(test, d.room, n);
-	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
-	/* A copied position refilled by the swap-and-pop of the last. */
-	KUNIT_EXPECT_EQ(test, id_at(&d, 10), 10);
-	grow_erase(test, &d, &m, 10);
-	KUNIT_EXPECT_EQ(test, id_at(&d, 10), n - 1);
-	/* An update of a copied position; one of a position still to copy. */
-	m.key[5] = 5 + GROW_BUMP;
-	v = tv(m.key[5]);
-	KUNIT_ASSERT_EQ(test, kslot_dense_update(&d, m.h[5], &v), 0);
-	m.key[n - 3] = n - 3 + GROW_BUMP;
-	v = tv(m.key[n - 3]);
-	KUNIT_ASSERT_EQ(test, kslot_dense_update(&d, m.h[n - 3], &v), 0);
-	/* An erase past the copy; an insert into the room freed. */
-	grow_erase(test, &d, &m, GROW_BATCH + 10);
-	grow_ins(test, &d, &m);
-	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
-	grow_check(test, &d, &m);
-	/* The second batch copies what was written there meanwhile. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
-	KUNIT_EXPECT_PTR_EQ(test, d.grow.next, next);
-	KUNIT_EXPECT_EQ(test, d.grow.copied, 2 * GROW_BATCH);
-	/* Retain erases and changes values on both sides of the copy. */
-	KUNIT_EXPECT_GT(test, kslot_dense_retain(&d, grow_keep, &m), 0);
-	KUNIT_EXPECT_PTR_EQ(test, d.grow.next, next);
-	KUNIT_EXPECT_EQ(test, d.grow.copied, 2 * GROW_BATCH);
-	grow_check(test, &d, &m);
-	/* Below the copy: the next inserts land at copied positions. */
-	KUNIT_EXPECT_GT(test, kslot_dense_retain(&d, grow_keep_odd, &m), 0);
-	KUNIT_ASSERT_LT(test, kslot_dense_count(&d) + 8, d.grow.copied);
-	for (i = 0; i < 8; i++)
-		grow_ins(test, &d, &m);
-	grow_erase(test, &d, &m, 1);
-	KUNIT_EXPECT_PTR_EQ(test, d.data, old);
-	/* Fewer values than copied: the next step publishes. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
-	KUNIT_EXPECT_NULL(test, d.grow.next);
-	KUNIT_EXPECT_EQ(test, d.room, 2 * n);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)rcu_access_pointer(d.vals), next);
-	KUNIT_EXPECT_PTR_NE(test, d.data, old);
-	grow_check(test, &d, &m);
-	/* And the table goes on. */
-	for (i = 0; i < n; i++)
-		grow_ins(test, &d, &m);
-	grow_check(test, &d, &m);
-	kslot_dense_destroy(&d, NULL, NULL);
-	rcu_barrier();
-}
-
-/*
- * An insert that needs room while a growth is in progress continues that
- * copy (no second array) and publishes it; a growth still in progress at
- * destroy is freed with the table (kmemleak would see a leak).
- */
-static void kslot_dense_test_grow_continued(struct kunit *test)
-{
-	const u32 n = 2 * GROW_BATCH;
 	struct kslot_slots_stats ss;
 	struct kslot_dense_stats st;
-	void *next;
-	struct grow_model m;
 	struct kslot_dense d;
-	u64 *hs;
-	u32 i;
+	u32 i, first;
 
-	hs = kunit_kcalloc(test, n, sizeof(*hs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, hs);
-	dense_init(test, &d, 8 * n);
-	grow_model_init(test, &m, 8 * n);
-	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, n, GFP_KERNEL), 0);
-	for (i = 0; i < n; i++)
+	dense_init(test, &d, 4 * TV_PER);
+	grow_model_init(test, &m, 4 * TV_PER);
+	for (i = 0; i < TV_PER; i++)
 		grow_ins(test, &d, &m);
-	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
-	next = d.grow.next;
-	KUNIT_ASSERT_NOT_NULL(test, next);
-	/* Both arrays count while they coexist; the next insert takes none. */
+	KUNIT_ASSERT_EQ(test, d.room, TV_PER);
+	gr_m = &m;
+	gr_ret = -EINVAL;
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_GROW, gr_insert);
+	/* The model's next id goes to the hook's insert: this one is after. */
+	m.key[m.n + 1] = m.n + 1;
+	m.h[m.n + 1] = ins(test, &d, m.n + 1);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_ASSERT_EQ(test, gr_ret, 0);
+	first = m.n++;
+	m.slot2id[kslot_handle_index(m.h[first])] = first;
+	m.live[first] = true;
+	KUNIT_EXPECT_EQ(test, d.room, 2 * TV_PER);
+	/* The hook's value first, in the chunk it added; then this one. */
+	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[first - 1]), TV_PER);
+	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[first]), TV_PER + 1);
 	kslot_dense_get_stats(&d, &st);
 	kslot_slots_get_stats(&d.slots, &ss);
-	KUNIT_EXPECT_EQ(test, st.room, n);
-	KUNIT_EXPECT_EQ(test, st.bytes,
-			ss.bytes +
-			kslot_kvmalloc_bytes(rcu_access_pointer(d.vals),
-					     tval_vals_size(n)) +
-			kslot_kvmalloc_bytes(next, tval_vals_size(2 * n)));
-	KUNIT_EXPECT_EQ(test, st.grow_bytes,
-			ss.count + ss.retired >= ss.capacity ?
-			ss.grow_bytes : 0);
-	/* n more values: the room of the array being filled, no more. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, n, hs,
-						   GFP_KERNEL), 0);
-	KUNIT_EXPECT_NULL(test, d.grow.next);
-	KUNIT_EXPECT_EQ(test, d.room, 2 * n);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)rcu_access_pointer(d.vals), next);
-	for (i = 0; i < n; i++) {
-		m.h[m.n] = hs[i];
-		m.slot2id[kslot_handle_index(hs[i])] = m.n;
-		m.key[m.n] = 0;
-		m.live[m.n++] = true;
-	}
-	/* tv(0) is not the zeroed value: check those through get alone. */
-	for (i = 0; i < n; i++) {
-		struct tval v, zero = {};
-
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, hs[i], &v), 0);
-		KUNIT_ASSERT_EQ(test, memcmp(&v, &zero, sizeof(v)), 0);
-		m.live[n + i] = false;
-		KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, hs[i], NULL), 0);
-	}
+	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
 	grow_check(test, &d, &m);
-	/* Start another growth and leave it in progress. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_test_grow_step(&d), 0);
-	KUNIT_EXPECT_NOT_NULL(test, d.grow.next);
+	/* The rest of the chunk, then the next growth. */
+	while (m.n < 3 * TV_PER)
+		grow_ins(test, &d, &m);
+	KUNIT_EXPECT_EQ(test, d.room, 3 * TV_PER);
 	grow_check(test, &d, &m);
 	kslot_dense_destroy(&d, NULL, NULL);
-	KUNIT_EXPECT_NULL(test, d.grow.next);
+}
+
+/* While a growth allocates: erase a value (swap-and-pop). */
+static void ge_erase(struct kslot_dense *d)
+{
+	gr_ret = kslot_dense_erase(d, gr_m->h[5], NULL);
+	if (!gr_ret)
+		gr_m->live[5] = false;
+}
+
+/*
+ * An erase while a growth has its chunks allocated and the lock dropped:
+ * the last value moves into the hole, the count drops, and the growth,
+ * which copies nothing, appends its chunk after the room (not after the
+ * values) and the insert stores its value at the new count.  A growth
+ * that derived its chunk's place from the count it found the array full
+ * at would misplace the chunk.
+ */
+static void kslot_dense_test_grow_erase(struct kunit *test)
+{
+	struct grow_model m;
+	struct kslot_slots_stats ss;
+	struct kslot_dense_stats st;
+	struct kslot_dense d;
+	u32 i;
+
+	dense_init(test, &d, 4 * TV_PER);
+	grow_model_init(test, &m, 4 * TV_PER);
+	for (i = 0; i < TV_PER; i++)
+		grow_ins(test, &d, &m);
+	gr_m = &m;
+	gr_ret = -EINVAL;
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_GROW, ge_erase);
+	grow_ins(test, &d, &m);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_ASSERT_EQ(test, gr_ret, 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), TV_PER);
+	KUNIT_EXPECT_EQ(test, d.room, 2 * TV_PER);
+	/* The last value moved into the hole; the new one took the end. */
+	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[TV_PER - 1]), 5);
+	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[TV_PER]), TV_PER - 1);
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
+	grow_check(test, &d, &m);
+	/* The new chunk fills from the old one's end on, then grows. */
+	while (m.n < 2 * TV_PER + 2)
+		grow_ins(test, &d, &m);
+	KUNIT_EXPECT_EQ(test, d.room, 3 * TV_PER);
+	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[2 * TV_PER + 1]), 2 * TV_PER);
+	grow_check(test, &d, &m);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* Between a get's slot lookup and its read of the array: destroy. */
+static void gd_destroy(struct kslot_dense *d)
+{
+	kslot_dense_destroy(d, NULL, NULL);
+}
+
+/*
+ * A get whose table is destroyed after its slot lookup found the value:
+ * the directory is gone (NULL), so the entry is stale and the get says
+ * -ENOENT.  Without the re-check of the directory pointer, the get reads
+ * through NULL.
+ */
+static void kslot_dense_test_get_destroyed(struct kunit *test)
+{
+	struct kslot_dense d;
+	struct tval v;
+	u64 h;
+
+	dense_init(test, &d, 16);
+	h = ins(test, &d, 7);
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_GET, gd_destroy);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
+	/* A get that starts now finds no slot, and touches nothing. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
+	/* The struct outlives the readers by a grace period; then free. */
+	synchronize_rcu();
 	rcu_barrier();
 }
 
@@ -938,7 +1085,8 @@ static void kslot_dense_test_reserve(struct kunit *test)
 			-ENOSPC);
 	KUNIT_ASSERT_EQ(test, kslot_dense_reserve(&d, 40, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 100);
-	KUNIT_EXPECT_EQ(test, d.room, 40);
+	/* A chunk of the packed array: TV_PER positions, up to max_entries. */
+	KUNIT_EXPECT_EQ(test, d.room, 100);
 	/* The reserved room is used without any allocation. */
 	for (i = 0; i < 40; i++) {
 		ret = kslot_test_with_fail_nth(1, &injected,
@@ -948,7 +1096,7 @@ static void kslot_dense_test_reserve(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, injected);
 	}
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 100);
-	KUNIT_EXPECT_EQ(test, d.room, 40);
+	KUNIT_EXPECT_EQ(test, d.room, 100);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -1158,11 +1306,11 @@ static void kslot_dense_test_forged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.slots.tag,
 								    1), &v),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 6);
+	KUNIT_EXPECT_EQ(test, rejected(&d), 6);
 	/* The null handle is refused without being counted. */
 	d.slots.tag = 0;
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&d.slots.rejected), 6);
+	KUNIT_EXPECT_EQ(test, rejected(&d), 6);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 	kslot_dense_destroy(&other, NULL, NULL);
@@ -1217,7 +1365,7 @@ static void kslot_dense_test_irq_context(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 256);
-	KUNIT_EXPECT_EQ(test, d.room, 128);
+	KUNIT_EXPECT_EQ(test, d.room, TV_PER);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -1560,8 +1708,8 @@ static void kslot_dense_test_racing_get(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->hits), 0);
 	/* Every value left is stamped with its own handle. */
 	for (pos = 0; pos < kslot_dense_count(&ctx->d); pos++)
-		KUNIT_ASSERT_TRUE(test, tv_eq(&((struct tval *)ctx->d.data)[pos],
-					      ctx->d.rev[pos]));
+		KUNIT_ASSERT_TRUE(test, tv_eq(dval(&ctx->d, pos),
+					      drev(&ctx->d, pos)));
 	check_invariants(test, &ctx->d);
 	kslot_dense_destroy(&ctx->d, NULL, NULL);
 }
@@ -1584,27 +1732,33 @@ static void check_unchanged(struct kunit *test, struct kslot_dense *d,
 }
 
 /*
- * Allocation failure: fail each allocation of each growing call in turn;
- * every failure must give -ENOMEM and store nothing.
+ * Allocation failure: fail each allocation of each growth in turn; every
+ * failure must give -ENOMEM and change nothing: no value stored, no
+ * chunk or directory added, the memory as it was.
  */
 static void kslot_dense_test_fault(struct kunit *test)
 {
+	const u32 max = 3 * TV_PER + 16;
+	struct kslot_dense_stats st, st0;
 	struct kslot_dense d;
-	u32 n, faults, i;
+	u32 n, faults, i, grown;
 	struct tval v;
 	bool injected;
+	void *dir;
 	u64 *h;
 	int ret;
 
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
-	h = kunit_kcalloc(test, 200, sizeof(*h), GFP_KERNEL);
+	h = kunit_kcalloc(test, max, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
-	dense_init(test, &d, 200);
+	dense_init(test, &d, max);
 
 	/*
-	 * First insert: the packed array, then the slots (the core's table);
-	 * a failure of the slots leaves the packed array's room behind.
+	 * First insert: the packed array's two chunks and two directories,
+	 * then the slots' chunk and directory.  A failure of the slots' chunk
+	 * leaves the packed array's room behind, so the next try makes the
+	 * slots' allocations first: five faults.
 	 */
 	v = tv(0);
 	for (n = 1, faults = 0;; n++) {
@@ -1617,73 +1771,68 @@ static void kslot_dense_test_fault(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kslot_dense_count(&d), 0);
 		KUNIT_ASSERT_EQ(test, d.slots.count, 0);
 		KUNIT_ASSERT_EQ(test, d.slots.capacity, 0);
+		if (n <= 4) {
+			kslot_dense_get_stats(&d, &st);
+			KUNIT_ASSERT_EQ(test, d.room, 0);
+			KUNIT_ASSERT_NULL(test, rcu_access_pointer(d.vals));
+			KUNIT_ASSERT_NULL(test, rcu_access_pointer(d.rev));
+			KUNIT_ASSERT_EQ(test, st.bytes, 0);
+		}
 		faults++;
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 2);
+	KUNIT_EXPECT_EQ(test, faults, 5);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[0]), 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h[0]), 1);
-	KUNIT_EXPECT_EQ(test, d.slots.capacity, 200);
-	for (i = 1; i < 16; i++)
+	KUNIT_EXPECT_EQ(test, d.room, TV_PER);
+	for (i = 1; i < TV_PER; i++)
 		h[i] = ins(test, &d, i);
+	/* Every slot now: only the packed array grows below. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&d.slots, max - TV_PER,
+						  GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, d.slots.capacity, max);
 
-	/* Packed growth 16 -> 32 on insert. */
-	v = tv(16);
-	for (n = 1, faults = 0;; n++) {
-		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_dense_insert(&d, &v, &h[16],
-								  GFP_KERNEL));
-		if (!injected)
-			break;
-		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		check_unchanged(test, &d, 16, 16, h);
-		faults++;
+	/*
+	 * Each growth: 1 -> 2 chunks fits in the first directories (room
+	 * for two: two allocations), 2 -> 3 replaces both (four), 3 -> 4 (a
+	 * short chunk) fits in them (two).
+	 */
+	for (grown = 1; grown <= 3; grown++) {
+		u32 cnt = grown * TV_PER;
+
+		v = tv(cnt);
+		kslot_dense_get_stats(&d, &st0);
+		dir = rcu_access_pointer(d.vals);
+		for (n = 1, faults = 0;; n++) {
+			ret = kslot_test_with_fail_nth(n, &injected,
+						       kslot_dense_insert(&d, &v,
+									  &h[cnt],
+									  GFP_KERNEL));
+			if (!injected)
+				break;
+			KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+			check_unchanged(test, &d, cnt, cnt, h);
+			kslot_dense_get_stats(&d, &st);
+			KUNIT_ASSERT_EQ(test, st.bytes, st0.bytes);
+			KUNIT_ASSERT_EQ(test, st.vals_grow_bytes,
+					st0.vals_grow_bytes);
+			KUNIT_ASSERT_PTR_EQ(test,
+					    (void *)rcu_access_pointer(d.vals),
+					    dir);
+			faults++;
+		}
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, faults, grown == 2 ? 4 : 2);
+		check_unchanged(test, &d, cnt + 1, min(cnt + TV_PER, max), h);
+		for (i = cnt + 1; i < min(cnt + TV_PER, max); i++)
+			h[i] = ins(test, &d, i);
 	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
-	check_unchanged(test, &d, 17, 32, h);
+	check_unchanged(test, &d, max, max, h);
 
-	/* Bulk insert that grows 32 -> 64: all or nothing. */
-	for (n = 1, faults = 0;; n++) {
-		struct tval vals[30];
-
-		for (i = 0; i < 30; i++)
-			vals[i] = tv(17 + i);
-		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_dense_insert_n(&d, vals,
-								    30,
-								    &h[17],
-								    GFP_KERNEL));
-		if (!injected)
-			break;
-		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		check_unchanged(test, &d, 17, 32, h);
-		KUNIT_ASSERT_EQ(test, d.slots.count, 17);
-		faults++;
-	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
-	check_unchanged(test, &d, 47, 64, h);
-
-	/* Reserve: the packed array 64 -> 128 (the slots have room). */
-	for (n = 1, faults = 0;; n++) {
-		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_dense_reserve(&d, 60,
-								   GFP_KERNEL));
-		if (!injected)
-			break;
-		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		check_unchanged(test, &d, 47, 64, h);
-		faults++;
-	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, faults, 1);
-	check_unchanged(test, &d, 47, 128, h);
-
-	/* A slot from the free list needs no allocation at all. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[46], NULL), 0);
+	/* A slot from the free list and room in the array: no allocation. */
+	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[max - 1], NULL), 0);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_dense_insert(&d, NULL, &h[46],
+				       kslot_dense_insert(&d, NULL, &h[max - 1],
 							  GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
@@ -1706,8 +1855,9 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_find_range),
 	KUNIT_CASE(kslot_dense_test_bytes),
 	KUNIT_CASE(kslot_dense_test_growth),
-	KUNIT_CASE(kslot_dense_test_grow_batches),
-	KUNIT_CASE(kslot_dense_test_grow_continued),
+	KUNIT_CASE(kslot_dense_test_grow_race),
+	KUNIT_CASE(kslot_dense_test_grow_erase),
+	KUNIT_CASE(kslot_dense_test_get_destroyed),
 	KUNIT_CASE(kslot_dense_test_reserve),
 	KUNIT_CASE(kslot_dense_test_enospc),
 	KUNIT_CASE(kslot_dense_test_retire),

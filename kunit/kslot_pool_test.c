@@ -1197,6 +1197,60 @@ static void kslot_pool_test_shrinker_case(struct kunit *test)
 	kslot_pool_destroy(pool);
 }
 
+/*
+ * KSLOT_POOL_NOSHRINKER: no shrinker, and kslot_pool_trim() alone gives
+ * the empty slabs back.  kslot_pool_create_bytes() is what the new pool
+ * takes, for each flag that changes its caches, and 0 where
+ * kslot_pool_create() refuses the shape.
+ */
+static void kslot_pool_test_noshrinker(struct kunit *test)
+{
+	static const unsigned int flags[] = {
+		0, KSLOT_POOL_DEBUG, KSLOT_POOL_SLABS | KSLOT_POOL_NOSHRINKER,
+		KSLOT_POOL_TASK | KSLOT_POOL_SLABS | KSLOT_POOL_NOSHRINKER,
+	};
+	struct kslot_pool_config bad = { .size = 64, .align = 3 };
+	struct kslot_pool_stats st;
+	struct kslot_pool *pool;
+	unsigned int i;
+	void *obj;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		struct kslot_pool_config cfg = {
+			.size = 72, .cache_size = i, .flags = flags[i],
+		};
+		size_t bytes = kslot_pool_create_bytes(&cfg);
+
+		pool = kslot_pool_create(&cfg);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+		KUNIT_EXPECT_NE(test, bytes, 0);
+		KUNIT_EXPECT_EQ_MSG(test, kslot_pool_bytes(pool), bytes,
+				    "flags %#x", flags[i]);
+		if (!kslot_pool_test_passthrough(pool))
+			KUNIT_EXPECT_EQ(test,
+					!kslot_pool_test_shrinker(pool),
+					!!(flags[i] & KSLOT_POOL_NOSHRINKER));
+		migrate_disable();
+		obj = kslot_pool_alloc(pool, GFP_KERNEL);
+		kslot_pool_free(pool, obj);
+		/* The one object goes back: its slab too. */
+		kslot_pool_trim(pool);
+		migrate_enable();
+		KUNIT_EXPECT_NOT_NULL(test, obj);
+		pool_stats(pool, &st);
+		if (!kslot_pool_test_passthrough(pool))
+			KUNIT_EXPECT_EQ(test, st.slabs, 0);
+		KUNIT_EXPECT_EQ(test, st.in_use, 0);
+		kslot_pool_destroy(pool);
+	}
+	KUNIT_EXPECT_EQ(test, kslot_pool_create_bytes(&bad), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kslot_pool_create(&bad)), -EINVAL);
+	bad.align = 0;
+	bad.cache_size = KSLOT_POOL_MAX_CACHE + 1;
+	KUNIT_EXPECT_EQ(test, kslot_pool_create_bytes(&bad), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kslot_pool_create(&bad)), -EINVAL);
+}
+
 /* Both paths of the parameterised cases: own slabs, pass-through. */
 static const struct pool_param path_params[] = {
 	{ "slab", 0 },
@@ -1386,6 +1440,7 @@ static struct kunit_case kslot_pool_test_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kslot_pool_test_context),
 	{ .run_case = kslot_pool_test_shrinker_case, .name = "shrinker" },
+	{ .run_case = kslot_pool_test_noshrinker, .name = "noshrinker" },
 	{ .run_case = kslot_pool_test_min_reserve, .name = "min_reserve",
 	  .generate_params = pool_path_gen_params },
 	/* Last: see kslot_pool_test_kasan_uaf(). */

@@ -620,11 +620,11 @@ static void kslot_secondary_test_fault(struct kunit *test)
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	sec_init(test, &sec, 4096);
-	/* First insert: the value and the first slot table. */
-	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 0, tag), 2);
-	/* Within the table: the value only. */
+	/* First insert: the value, the first chunk and the directory. */
+	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 0, tag), 3);
+	/* Within the chunk: the value only. */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64, tag), 1);
-	/* Beyond the table: the value and a bigger table. */
+	/* Beyond it: the value and the next chunk (the directory has room). */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64 * 4, tag), 2);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 2 * KSLOT_SLOTS_MIN);

@@ -492,25 +492,6 @@ static void kslot_stress_test_map(struct kunit *test)
 	kslot_map_destroy(&s->map, stress_map_free, NULL);
 }
 
-/*
- * The same on a per-CPU map with the writers bound to CPUs: lock-free
- * alloc and remove on every CPU at once, free slots parked in one CPU's
- * magazine while another allocates the last ones (the map is sized so
- * that a lost slot fails an insert with -ENOSPC).
- */
-static void kslot_stress_test_map_percpu(struct kunit *test)
-{
-	struct stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_EQ(test, kslot_map_init(&s->map, NULL,
-					     NR_WRITERS * PER_WRITER,
-					     KSLOT_MAP_PERCPU), 0);
-	s->pinned = true;
-	stress_run(test, s);
-	kslot_map_destroy(&s->map, stress_map_free, NULL);
-}
-
 static void kslot_stress_test_objtable(struct kunit *test)
 {
 	struct kslot_objtable_config cfg = {
@@ -537,7 +518,6 @@ static void kslot_stress_test_objtable(struct kunit *test)
 
 static struct kunit_case kslot_stress_test_cases[] = {
 	KUNIT_CASE_SLOW(kslot_stress_test_map),
-	KUNIT_CASE_SLOW(kslot_stress_test_map_percpu),
 	KUNIT_CASE_SLOW(kslot_stress_test_objtable),
 	{}
 };

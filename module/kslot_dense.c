@@ -3,79 +3,80 @@
  * kslot_dense: dense generational slot map, a kslot_slots table whose slots
  * point into a packed value array.  See include/linux/kslot_dense.h for the
  * rules.  The restore of a checkpointed table is in kslot_dense_restore.c.
+ *
+ * The packed array is two directories of chunks (module/kslot_dir.c), the
+ * values (dense->vals, which lock-free readers index) and the reverse map
+ * (dense->rev, position -> handle, read under the lock only), grown
+ * together: chunk c of each holds positions c << shift on, so the two
+ * directories always hold as many chunks, fill up together and are
+ * replaced together.  Two directories rather than one chunk of both: a
+ * chunk of values is then four pages (or one value) and one of handles
+ * at most that, each an allocation of whole pages or a kmalloc size class
+ * with nothing to spare for values of a power of two bytes, where a
+ * chunk of both would waste up to half its allocation (64-byte values:
+ * 16384 + 2048 bytes in 32768).
  */
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
 
 #include "kslot_dense_internal.h"
 
 /*
- * The packed array and the reverse map share one allocation:
- *
- *   [ rcu_head | room | data: room * elem_size | pad to 8 | rev: room ]
- *
- * Lock-free readers reach it through dense->vals; a replaced one is freed
- * after a grace period.
+ * Bytes of values per chunk, before rounding down to a power of two of
+ * positions: four pages.  A chunk of values is then more than two pages
+ * (or one value larger than four), above the largest kmalloc() slab, so
+ * it comes from the page allocator (or vmalloc()), whole pages charged
+ * and counted as such, with no slab's per-object overhead (a debug
+ * kernel's red zones doubled a chunk of one 4083-byte value).
  */
-struct kslot_dense_vals {
-	struct rcu_head rcu;
-	u32 room;
-	u64 data[];
-};
-
-#define KSLOT_DENSE_DATA_OFFSET	offsetof(struct kslot_dense_vals, data)
-
-/* Offset of the reverse map; saturates at SIZE_MAX on overflow. */
-static size_t kslot_dense_rev_offset(size_t elem_size, u32 room)
-{
-	size_t end = size_add(size_mul(room, elem_size),
-			      KSLOT_DENSE_DATA_OFFSET + 7);
-
-	return end == SIZE_MAX ? SIZE_MAX : end & ~(size_t)7;
-}
-
-/* Bytes of the allocation for @room values; SIZE_MAX on overflow. */
-static size_t kslot_dense_bytes(size_t elem_size, u32 room)
-{
-	return size_add(kslot_dense_rev_offset(elem_size, room),
-			size_mul(room, sizeof(u64)));
-}
-
-/* Memory packed array @vals takes. */
-static size_t kslot_dense_vals_bytes(const struct kslot_dense *dense,
-				     const struct kslot_dense_vals *vals)
-{
-	return kslot_kvmalloc_bytes(vals, kslot_dense_bytes(dense->elem_size,
-							    vals->room));
-}
-
-/* The reverse map of packed array @vals. */
-static u64 *kslot_dense_vals_rev(const struct kslot_dense *dense,
-				 struct kslot_dense_vals *vals)
-{
-	return (void *)vals + kslot_dense_rev_offset(dense->elem_size,
-						     vals->room);
-}
+#define KSLOT_DENSE_CHUNK_BYTES	(4 * PAGE_SIZE)
 
 /*
- * A writer changed the value (and handle) at @pos: if a growth has copied
- * that position already, write the new array too (the core's mirror).
- * Called with the lock held.
+ * Positions per chunk, as a shift: KSLOT_DENSE_CHUNK_BYTES of values, or
+ * of the reverse map's handles if those are larger (values under 8
+ * bytes), rounded down to a power of two; one position if a value is
+ * larger.
  */
-void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos)
+static u32 kslot_dense_chunk_shift(size_t elem_size)
 {
-	struct kslot_dense_vals *next = dense->grow.next;
+	size_t per = KSLOT_DENSE_CHUNK_BYTES /
+		     max_t(size_t, elem_size, sizeof(u64));
 
-	memcpy((void *)next->data + (size_t)pos * dense->elem_size,
-	       kslot_dense_elem(dense, pos), dense->elem_size);
-	kslot_dense_vals_rev(dense, next)[pos] = dense->rev[pos];
+	return per ? ilog2(per) : 0;
+}
+
+/* The chunks a table of max_entries positions may have. */
+static u32 kslot_dense_max_chunks(const struct kslot_dense *dense)
+{
+	return DIV_ROUND_UP(dense->slots.max_entries, BIT(dense->shift));
+}
+
+/* Positions of the chunk that starts at position @room: to max_entries. */
+static u32 kslot_dense_chunk_len(const struct kslot_dense *dense, u32 room)
+{
+	return min_t(u32, dense->slots.max_entries - room, BIT(dense->shift));
+}
+
+/* The directory of the values (the reverse map's holds as many chunks). */
+static struct kslot_dir *kslot_dense_dir(struct kslot_dense *dense)
+{
+	return rcu_dereference_protected(dense->vals,
+					 lockdep_is_held(&dense->lock));
+}
+
+/* The directory of the reverse map. */
+static struct kslot_dir *kslot_dense_rev_dir(struct kslot_dense *dense)
+{
+	return rcu_dereference_protected(dense->rev,
+					 lockdep_is_held(&dense->lock));
 }
 
 static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
@@ -83,7 +84,9 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 			     unsigned int flags, bool tagged, u32 tag,
 			     struct lock_class_key *keys)
 {
-	if (!elem_size || kslot_dense_bytes(elem_size, max_entries) > INT_MAX)
+	/* The values and the reverse map at max_entries: INT_MAX at most. */
+	if (!elem_size ||
+	    size_mul(size_add(elem_size, sizeof(u64)), max_entries) > INT_MAX)
 		return -EINVAL;
 	if (flags & ~KSLOT_DENSE_FLAGS_ALL)
 		return -EINVAL;
@@ -92,6 +95,7 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 	kslot_lock_set_class(&dense->lock, flags, keys);
 	seqcount_spinlock_init(&dense->seq, &dense->lock);
 	dense->elem_size = elem_size;
+	dense->shift = kslot_dense_chunk_shift(elem_size);
 	if (tagged)
 		return kslot_slots_init_tag(&dense->slots, "dense", name,
 					    max_entries, flags, tag);
@@ -113,14 +117,14 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
  * @keys: The lockdep classes of the table lock, one per lock mode
  *	(kslot_dense_init() passes its call site's: kslot_lock_classes()).
  *
- * Nothing is allocated until the first insert or reserve.  The packed
- * array at @max_entries must fit in one allocation of at most INT_MAX
- * bytes (about @max_entries * (@elem_size + 8)).
+ * Nothing is allocated until the first insert or reserve.  The values
+ * and the reverse map at @max_entries may take at most INT_MAX bytes
+ * (@max_entries * (@elem_size + 8)).
  *
  * Context: Process context.
  * Return: 0, or -EINVAL if @elem_size is 0, @max_entries is out of range,
- * the packed array at @max_entries would exceed INT_MAX bytes, or @flags
- * holds unknown bits or both lock flags.
+ * the values and reverse map at @max_entries would exceed INT_MAX bytes,
+ * or @flags holds unknown bits or both lock flags.
  */
 int __kslot_dense_init(struct kslot_dense *dense, const char *name,
 		       size_t elem_size, u32 max_entries, unsigned int flags,
@@ -171,7 +175,8 @@ EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
  *
  * The caller must ensure no writer runs and no new lookup starts.
  * Lookups already inside kslot_dense_get() may finish: the memory is freed
- * after a grace period.  The table may be initialised again afterwards.
+ * after a grace period, and they read @dense itself too, so free it, or
+ * initialise it again, only a grace period after this returns.
  * Destroying a zeroed table that was never initialised does nothing.
  *
  * Context: Process context for a named table (its debugfs file is
@@ -181,152 +186,128 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
 			 void *data)
 {
-	struct kslot_dense_vals *vals = rcu_dereference_protected(dense->vals,
-								  true);
-	struct kslot_dense_vals *next = dense->grow.next;
+	struct kslot_dir *vals = rcu_dereference_protected(dense->vals, true);
+	struct kslot_dir *rev = rcu_dereference_protected(dense->rev, true);
 	struct kslot_free_acct *acct = dense->slots.free_acct;
 	u32 pos;
 
 	if (!dense->elem_size)
 		return;
 	for (pos = 0; fn && pos < dense->count; pos++)
-		fn(kslot_dense_elem(dense, pos), dense->rev[pos], data);
+		fn(kslot_dense_elem(dense, pos), *kslot_dense_rev(dense, pos),
+		   data);
 	kslot_slots_destroy(&dense->slots, NULL, NULL);
 	RCU_INIT_POINTER(dense->vals, NULL);
-	if (vals)
-		kslot_free_rcu(acct, vals,
-			       kslot_dense_vals_bytes(dense, vals));
-	/* Never published; freed the same way so any context may destroy. */
-	if (next)
-		kslot_free_rcu(acct, next,
-			       kslot_dense_vals_bytes(dense, next));
-	dense->grow.next = NULL;
-	dense->data = NULL;
-	dense->rev = NULL;
+	RCU_INIT_POINTER(dense->rev, NULL);
+	/* After a grace period: readers may still copy from the chunks. */
+	if (vals) {
+		kslot_dir_free(vals, dense->vals_bytes, acct);
+		kslot_dir_free(rev, dense->rev_bytes, acct);
+	}
 	WRITE_ONCE(dense->count, 0);
 	dense->room = 0;
+	dense->vals_bytes = 0;
+	dense->rev_bytes = 0;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_destroy);
 
-static struct kslot_dense_vals *kslot_dense_vals_alloc(struct kslot_dense *d,
-						       u32 room, gfp_t gfp)
+/* A chunk of @size bytes, with the lock dropped. */
+static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
-	gfp = kslot_gfp(gfp, d->slots.flags & KSLOT_DENSE_ACCOUNT);
-	/* Without a blocking gfp, kvmalloc() is kmalloc() only. */
-	return kvmalloc(kslot_dense_bytes(d->elem_size, room), gfp);
+	/* Without a blocking gfp, kmalloc() only; never huge pages. */
+	return kslot_kvmalloc(size, gfp);
 }
 
 /*
- * Free a packed array that lost a race and was never published, after
- * the lock is dropped.  A vmalloc'ed one cannot be vfree()d where the
- * caller may not sleep, so it goes through kvfree_rcu() then.
+ * Append a chunk of @n positions from dense->room on to each directory,
+ * or to @vnext and @rnext (directories twice as large) if the current
+ * ones are full.  Lock held.
  */
-void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp)
+static void kslot_dense_publish(struct kslot_dense *dense,
+				struct kslot_dir *vnext, struct kslot_dir *rnext,
+				void *vchunk, void *rchunk, u32 n)
 {
-	if (!vals)
-		return;
-	if (is_vmalloc_addr(vals) && !gfpflags_allow_blocking(gfp))
-		kvfree_rcu(vals, rcu);
-	else
-		kvfree(vals);
-}
+	struct kslot_free_acct *acct = dense->slots.free_acct;
+	u32 room = dense->room + n;
 
-/*
- * Publish the fully copied new packed array (before any handle of a
- * position beyond the old room).  The old one goes after a grace period.
- */
-static void kslot_dense_publish(struct kslot_dense *dense)
-{
-	struct kslot_dense_vals *old =
-		rcu_dereference_protected(dense->vals,
-					  lockdep_is_held(&dense->lock));
-	struct kslot_dense_vals *vals = dense->grow.next;
-
-	/* The copy and the mirrored writes before the pointer. */
-	rcu_assign_pointer(dense->vals, vals);
-	dense->data = vals->data;
-	dense->rev = kslot_dense_vals_rev(dense, vals);
+	dense->vals_bytes += kslot_kvmalloc_bytes(vchunk,
+						  (size_t)n * dense->elem_size);
+	dense->rev_bytes += kslot_kvmalloc_bytes(rchunk, n * sizeof(u64));
+	/* The reverse map is read under the lock only: any order serves it. */
+	kslot_dir_append(&dense->rev, kslot_dense_rev_dir(dense), rnext, rchunk,
+			 room, acct);
+	/*
+	 * The chunk before the count (release) or the new directory
+	 * (rcu_assign_pointer()): both before any handle of a position in
+	 * the chunk, which the insert publishes later.
+	 */
+	kslot_dir_append(&dense->vals, kslot_dense_dir(dense), vnext, vchunk,
+			 room, acct);
 	/* Read locklessly by kslot_dense_insert_n()'s hint. */
-	WRITE_ONCE(dense->room, vals->room);
-	dense->grow.next = NULL;
-	if (old)
-		kslot_free_rcu(dense->slots.free_acct, old,
-			       kslot_dense_vals_bytes(dense, old));
-}
-
-/* Room of the packed array's next growth, for @n more values. */
-static u32 kslot_dense_grown_room(const struct kslot_dense *dense, u32 n)
-{
-	return min(max3(2 * dense->room, dense->count + n,
-			(u32)KSLOT_DENSE_MIN_ROOM), dense->slots.max_entries);
+	WRITE_ONCE(dense->room, room);
 }
 
 /*
- * One step of a growth of the packed array, as the core grows its slots
- * (kslot_internal.h): allocate the new array with the lock dropped, or
- * copy one batch of the live values and their handles into it, publishing
- * it after the last.  @n: values the caller needs room for.  Called and
- * returns with the lock held.  *@stale collects an allocation that lost a
- * race, to free after the final unlock.
+ * Add one chunk to the packed array, as the core adds one to its slots
+ * (kslot_slots_grow_one()): allocate a chunk of values and one of the
+ * reverse map (and directories twice as large, if the current ones are
+ * full) with the lock dropped, then append them.  If another writer grew
+ * the array meanwhile, the memory is freed and the caller looks again.
+ * Nothing is copied: the values stay where they are.  Called and returns
+ * with the lock held (and RCU, which kslot_dense_lock() takes with it).
  */
-static int kslot_dense_grow_step(struct kslot_dense *dense, u32 n, gfp_t gfp,
-				 unsigned long *irqflags,
-				 struct kslot_dense_vals **stale)
-	__must_hold(&dense->lock)
+static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
+				unsigned long *irqflags)
+	__must_hold(&dense->lock) __must_hold(RCU)
 {
-	struct kslot_dense_vals *next = dense->grow.next;
-	u32 max = dense->slots.max_entries;
+	struct kslot_dir *vnext = NULL, *rnext = NULL;
+	u32 room = dense->room, n, droom;
+	void *vchunk, *rchunk = NULL;
+	bool grown;
 
-	if (!next) {
-		u32 room = dense->room;
-		u32 want = kslot_dense_grown_room(dense, n);
-
-		if (room >= max)
-			return -ENOSPC;
-		kslot_dense_unlock(dense, *irqflags);
-		kslot_dense_vals_free(*stale, gfp);
-		*stale = NULL;
-		next = kslot_dense_vals_alloc(dense, want, gfp);
-		*irqflags = kslot_dense_lock(dense);
-		if (!next)
-			return -ENOMEM;
-		/* Someone else grew the array or started to meanwhile. */
-		if (dense->room != room || dense->grow.next) {
-			*stale = next;
-			return 0;
-		}
-		next->room = want;
-		kslot_grow_start(&dense->grow, next);
-	}
-	/* One batch under the lock; writers mirror what is copied. */
-	if (kslot_grow_copy(&dense->grow, dense->count,
-			    (const struct kslot_grow_span[]){
-				{ next->data, dense->data, dense->elem_size },
-				{ kslot_dense_vals_rev(dense, next), dense->rev,
-				  sizeof(u64) },
-			    }, 2))
-		kslot_dense_publish(dense);
-	return 0;
-}
-
-/* Between copy batches, with the lock dropped: let other tasks run. */
-static void kslot_dense_resched(gfp_t gfp)
-{
+	if (room >= dense->slots.max_entries)
+		return -ENOSPC;
+	n = kslot_dense_chunk_len(dense, room);
+	droom = kslot_dir_next_room(kslot_dense_dir(dense),
+				    kslot_dense_max_chunks(dense));
+	gfp = kslot_gfp(gfp, dense->slots.flags & KSLOT_DENSE_ACCOUNT);
+	kslot_dense_unlock(dense, *irqflags);
+	/* A long growth (reserve) lets others run between chunks. */
 	if (gfpflags_allow_blocking(gfp))
 		cond_resched();
+	vchunk = kslot_dense_chunk_alloc((size_t)n * dense->elem_size, gfp);
+	if (vchunk)
+		rchunk = kslot_dense_chunk_alloc(n * sizeof(u64), gfp);
+	if (rchunk && droom)
+		vnext = kslot_dir_alloc(droom, false, gfp);
+	if (vnext)
+		rnext = kslot_dir_alloc(droom, false, gfp);
+	kslot_slots_test_point(&dense->slots, KSLOT_SLOTS_TP_DENSE_GROW);
+	*irqflags = kslot_dense_lock(dense);
+	grown = dense->room != room;
+	if (!rchunk || (droom && !rnext) || grown) {
+		/* Freed with the lock dropped: vfree() may sleep. */
+		kslot_dense_unlock(dense, *irqflags);
+		kvfree(vchunk);
+		kvfree(rchunk);
+		kslot_dir_discard(vnext);
+		kslot_dir_discard(rnext);
+		*irqflags = kslot_dense_lock(dense);
+		return grown ? 0 : -ENOMEM;
+	}
+	kslot_dense_publish(dense, vnext, rnext, vchunk, rchunk, n);
+	return 0;
 }
 
 /*
  * Make room for @n more values in the packed array (the slots come from
- * the core).  Called and returns with the lock held; drops it to
- * allocate and between copy batches, so no writer waits for more than one
- * batch.  *@stale collects an allocation to free after the final unlock.
+ * the core), a chunk at a time.  Called and returns with the lock held;
+ * drops it to allocate each chunk.
  */
 int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
-			  unsigned long *irqflags,
-			  struct kslot_dense_vals **stale)
+			  unsigned long *irqflags)
 	__must_hold(&dense->lock)
 {
 	while (dense->room - dense->count < n) {
@@ -334,17 +315,9 @@ int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 
 		if (n > dense->slots.max_entries - dense->count)
 			return -ENOSPC;
-		ret = kslot_dense_grow_step(dense, n, gfp, irqflags, stale);
+		ret = kslot_dense_grow_one(dense, gfp, irqflags);
 		if (ret)
 			return ret;
-		if (!dense->grow.next)
-			continue;
-		/* Between copy batches: let other writers in. */
-		kslot_dense_unlock(dense, *irqflags);
-		kslot_dense_vals_free(*stale, gfp);
-		*stale = NULL;
-		kslot_dense_resched(gfp);
-		*irqflags = kslot_dense_lock(dense);
 	}
 	return 0;
 }
@@ -357,6 +330,7 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 				u32 pos, void *buf)
 {
 	u32 last = dense->count - 1;
+	u64 moved;
 
 	if (buf)
 		memcpy(buf, kslot_dense_elem(dense, pos), dense->elem_size);
@@ -364,9 +338,9 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 	if (pos != last) {
 		memcpy(kslot_dense_elem(dense, pos),
 		       kslot_dense_elem(dense, last), dense->elem_size);
-		dense->rev[pos] = dense->rev[last];
-		kslot_dense_mirror(dense, pos);
-		kslot_slots_replace(&dense->slots, dense->rev[pos],
+		moved = *kslot_dense_rev(dense, last);
+		*kslot_dense_rev(dense, pos) = moved;
+		kslot_slots_replace(&dense->slots, moved,
 				    kslot_dense_pos_obj(pos));
 	}
 	WRITE_ONCE(dense->count, last);
@@ -398,7 +372,6 @@ static void kslot_dense_drop_placeholders(struct kslot_dense *dense,
  */
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp)
 {
-	struct kslot_dense_vals *stale = NULL;
 	unsigned long irqflags;
 	int ret;
 
@@ -408,9 +381,8 @@ int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp)
 	if (ret)
 		return ret;
 	irqflags = kslot_dense_lock(dense);
-	ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
+	ret = kslot_dense_make_room(dense, n, gfp, &irqflags);
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_reserve);
@@ -450,12 +422,13 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
- * All or nothing: the packed array is grown first if needed, then the
- * slots are taken (lookups do not see them), then every value is stored
- * and published under one hold of the lock.  If anything fails, no value
- * is stored; only if the packed array must grow again after the slots
- * were taken (other inserts used the room meanwhile) and that fails are
- * the slots given back (their generations move on).
+ * All or nothing: the packed array is grown first if needed (a chunk at
+ * a time), then the slots are taken (lookups do not see them), then every
+ * value is stored and published under one hold of the lock.  If anything
+ * fails, no value is stored (chunks added before a failing one stay, as
+ * room); only if the packed array must grow again after the slots were
+ * taken (other inserts used the room meanwhile) and that fails are the
+ * slots given back (their generations move on).
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
@@ -466,7 +439,6 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
 int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			 u64 *handles, gfp_t gfp)
 {
-	struct kslot_dense_vals *stale = NULL;
 	unsigned long irqflags;
 	int ret = 0;
 	u32 i;
@@ -480,10 +452,8 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	 */
 	if (READ_ONCE(dense->room) - READ_ONCE(dense->count) < n) {
 		irqflags = kslot_dense_lock(dense);
-		ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
+		ret = kslot_dense_make_room(dense, n, gfp, &irqflags);
 		kslot_dense_unlock(dense, irqflags);
-		kslot_dense_vals_free(stale, gfp);
-		stale = NULL;
 		if (ret)
 			return ret;
 	}
@@ -498,7 +468,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	if (ret)
 		return ret;
 	irqflags = kslot_dense_lock(dense);
-	ret = kslot_dense_make_room(dense, n, gfp, &irqflags, &stale);
+	ret = kslot_dense_make_room(dense, n, gfp, &irqflags);
 	if (ret)
 		kslot_dense_drop_placeholders(dense, handles, n);
 	for (i = 0; !ret && i < n; i++) {
@@ -510,8 +480,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			       dense->elem_size);
 		else
 			memset(dst, 0, dense->elem_size);
-		dense->rev[pos] = handles[i];
-		kslot_dense_mirror(dense, pos);
+		*kslot_dense_rev(dense, pos) = handles[i];
 		WRITE_ONCE(dense->count, pos + 1);
 		/*
 		 * Publish: the value before the slot's position (release).
@@ -522,7 +491,6 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 				    kslot_dense_pos_obj(pos));
 	}
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
@@ -548,7 +516,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
  */
 int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 {
-	const struct kslot_dense_vals *vals;
+	const struct kslot_dir *vals;
 	unsigned int seq;
 	void *obj;
 	u32 pos;
@@ -559,15 +527,23 @@ int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 		obj = __kslot_slots_lookup(&dense->slots, handle);
 		if (!obj)
 			break;
+		kslot_slots_test_point(&dense->slots,
+				       KSLOT_SLOTS_TP_DENSE_GET);
 		/*
-		 * The position before the array that holds it: the array
-		 * is published before any handle of a position in it.
+		 * The position before the directory and its count: a chunk
+		 * is appended before any handle of a position in it.
 		 */
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
-		pos = array_index_nospec(kslot_dense_obj_pos(obj), vals->room);
-		kslot_copy_value(buf, (void *)vals->data +
-				 (size_t)pos * dense->elem_size,
+		/* Destroyed since the slot lookup: nothing is live. */
+		if (unlikely(!vals)) {
+			obj = NULL;
+			break;
+		}
+		pos = array_index_nospec(kslot_dense_obj_pos(obj),
+					 kslot_dir_nr(vals));
+		kslot_copy_value(buf, kslot_dense_dir_at(vals, dense->shift,
+							 dense->elem_size, pos),
 				 dense->elem_size);
 	} while (read_seqcount_retry(&dense->seq, seq));
 	rcu_read_unlock();
@@ -599,7 +575,6 @@ int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 
 		write_seqcount_begin(&dense->seq);
 		memcpy(__kslot_dense_at(dense, pos), elem, dense->elem_size);
-		kslot_dense_mirror(dense, pos);
 		write_seqcount_end(&dense->seq);
 	}
 	kslot_dense_unlock(dense, irqflags);
@@ -716,11 +691,9 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 
 	write_seqcount_begin(&dense->seq);
 	while (pos < dense->count) {
-		u64 handle = dense->rev[pos];
+		u64 handle = *kslot_dense_rev(dense, pos);
 
 		if (keep(handle, kslot_dense_elem(dense, pos), arg)) {
-			/* keep() may have changed the value. */
-			kslot_dense_mirror(dense, pos);
 			pos++;
 			continue;
 		}
@@ -750,7 +723,7 @@ void kslot_dense_clear(struct kslot_dense *dense)
 
 	write_seqcount_begin(&dense->seq);
 	for (pos = 0; pos < dense->count; pos++)
-		kslot_slots_remove(&dense->slots, dense->rev[pos]);
+		kslot_slots_remove(&dense->slots, *kslot_dense_rev(dense, pos));
 	WRITE_ONCE(dense->count, 0);
 	write_seqcount_end(&dense->seq);
 	kslot_dense_unlock(dense, irqflags);
@@ -847,7 +820,8 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
-	struct kslot_dense_vals *next = dense->grow.next;
+	struct kslot_dir *vals = kslot_dense_dir(dense);
+	struct kslot_dir *rev = kslot_dense_rev_dir(dense);
 	struct kslot_slots_stats ss;
 
 	kslot_slots_get_stats(&dense->slots, &ss);
@@ -858,58 +832,28 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->elem_size = dense->elem_size;
 	st->room = dense->room;
 	st->bytes = ss.bytes;
-	if (dense->room) {
-		const void *vals = rcu_dereference_protected(dense->vals,
-					lockdep_is_held(&dense->lock));
-		size_t size = kslot_dense_bytes(dense->elem_size, dense->room);
-
-		st->bytes += kslot_kvmalloc_bytes(vals, size);
-	}
-	/* A growth in progress: the array it fills is taken already. */
-	if (next) {
-		size_t size = kslot_dense_bytes(dense->elem_size, next->room);
-
-		st->bytes += kslot_kvmalloc_bytes(next, size);
-	}
+	/* The two directories and their chunks. */
+	if (vals)
+		st->bytes += kslot_dir_bytes(vals, vals->room) +
+			     kslot_dir_bytes(rev, rev->room) +
+			     dense->vals_bytes + dense->rev_bytes;
 	/* What one more insert may allocate: the growth of a full array. */
 	st->grow_bytes = ss.count + ss.retired >= ss.capacity ?
 			 ss.grow_bytes : 0;
 	st->vals_grow_bytes = 0;
-	if (!next && dense->count >= dense->room &&
-	    dense->room < ss.max_entries) {
-		u32 room = kslot_dense_grown_room(dense, 1);
-		size_t size = kslot_dense_bytes(dense->elem_size, room);
+	if (dense->count >= dense->room && dense->room < ss.max_entries) {
+		u32 n = kslot_dense_chunk_len(dense, dense->room);
+		u32 room = kslot_dir_next_room(vals,
+					       kslot_dense_max_chunks(dense));
 
-		st->vals_grow_bytes = kslot_kvmalloc_bytes(NULL, size);
+		st->vals_grow_bytes =
+			kslot_kvmalloc_size((size_t)n * dense->elem_size) +
+			kslot_kvmalloc_size(n * sizeof(u64));
+		if (room)
+			st->vals_grow_bytes += 2 * kslot_dir_bytes(NULL, room);
 		st->grow_bytes += st->vals_grow_bytes;
 	}
 	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get_stats);
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * kslot_dense_test_grow_step() - One growth step on demand (KUnit only).
- * @dense: The table.
- *
- * Starts a growth of the packed array (allocates the next one and copies
- * the first batch) or copies one more batch, publishing after the last,
- * whether or not room is short, so a test can write between batches.
- *
- * Context: Process context.
- * Return: 0, -ENOMEM, or -ENOSPC if the packed array cannot grow.
- */
-int kslot_dense_test_grow_step(struct kslot_dense *dense)
-{
-	struct kslot_dense_vals *stale = NULL;
-	unsigned long irqflags = kslot_dense_lock(dense);
-	int ret = kslot_dense_grow_step(dense, 1, GFP_KERNEL, &irqflags,
-					&stale);
-
-	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, GFP_KERNEL);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(kslot_dense_test_grow_step);
-#endif

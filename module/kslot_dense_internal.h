@@ -4,7 +4,7 @@
  *
  *   kslot_dense.c          the table: init and destroy, the growth of the
  *                          packed array, insert, get, update, erase, the
- *                          walks, statistics, the KUnit hook
+ *                          walks, statistics
  *   kslot_dense_restore.c  the restore of a checkpointed table
  *
  * See include/linux/kslot_dense.h for the rules.
@@ -16,28 +16,25 @@
 
 #include "kslot_internal.h"
 
-/* The packed array and its reverse map: see kslot_dense.c. */
-struct kslot_dense_vals;
-
-/* In kslot_dense.c, for kslot_dense_restore.c and the inlines below. */
-void __kslot_dense_mirror(struct kslot_dense *dense, u32 pos);
-void kslot_dense_vals_free(struct kslot_dense_vals *vals, gfp_t gfp);
+/* In kslot_dense.c, for kslot_dense_restore.c. */
 int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
-			  unsigned long *irqflags,
-			  struct kslot_dense_vals **stale)
+			  unsigned long *irqflags)
 	__must_hold(&dense->lock);
 
-/* The value at @pos, without asserting the lock (init, destroy). */
+/*
+ * The value at @pos and its handle's place in the reverse map, without
+ * asserting the lock (the caller holds it, or no writer runs: destroy).
+ */
 static inline void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
 {
-	return dense->data + (size_t)pos * dense->elem_size;
+	return kslot_dense_dir_at(rcu_dereference_protected(dense->vals, true),
+				  dense->shift, dense->elem_size, pos);
 }
 
-static __always_inline void kslot_dense_mirror(struct kslot_dense *dense,
-					       u32 pos)
+static inline u64 *kslot_dense_rev(struct kslot_dense *dense, u32 pos)
 {
-	if (unlikely(kslot_grow_copied(&dense->grow, pos)))
-		__kslot_dense_mirror(dense, pos);
+	return kslot_dense_dir_at(rcu_dereference_protected(dense->rev, true),
+				  dense->shift, sizeof(u64), pos);
 }
 
 #endif /* _KSLOT_DENSE_INTERNAL_H */

@@ -45,7 +45,6 @@
 int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 			     const void *elem, gfp_t gfp)
 {
-	struct kslot_dense_vals *stale = NULL;
 	unsigned long irqflags;
 	u64 handle;
 	void *dst;
@@ -60,10 +59,8 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 	}
 	/* Room first: its failure leaves the slots as they were. */
 	irqflags = kslot_dense_lock(dense);
-	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags);
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
-	stale = NULL;
 	if (ret)
 		return ret;
 	/* The slot, a placeholder (NULL): lookups skip it until published. */
@@ -73,7 +70,7 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 	handle = kslot_handle_make(index, kslot_slots_tag(&dense->slots), gen);
 	irqflags = kslot_dense_lock(dense);
 	/* Inserts refuse while restoring: the room is still there. */
-	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags, &stale);
+	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags);
 	if (ret) {
 		kslot_slots_remove(&dense->slots, handle);
 		goto out;
@@ -84,14 +81,12 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 		memcpy(dst, elem, dense->elem_size);
 	else
 		memset(dst, 0, dense->elem_size);
-	dense->rev[pos] = handle;
-	kslot_dense_mirror(dense, pos);
+	*kslot_dense_rev(dense, pos) = handle;
 	WRITE_ONCE(dense->count, pos + 1);
 	/* Publish: the value before the slot's position, as insert. */
 	kslot_slots_replace(&dense->slots, handle, kslot_dense_pos_obj(pos));
 out:
 	kslot_dense_unlock(dense, irqflags);
-	kslot_dense_vals_free(stale, gfp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_restore_slot);

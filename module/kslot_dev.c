@@ -148,13 +148,16 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 					u32 record_size, u32 max,
 					const struct kslot_image *img)
 {
+	/* The table, and what its init allocates (settled below). */
+	u64 pre = kslot_dev_table_size() +
+		  kslot_table_init_bytes(kind, record_size);
 	struct kslot_table *t;
 	u32 id;
 	int ret;
 
 	if (f->nr_tables >= READ_ONCE(max_tables))
 		return ERR_PTR(-ENOSPC);
-	ret = kslot_dev_charge(f, kslot_dev_table_size());
+	ret = kslot_dev_charge(f, pre);
 	if (ret)
 		return ERR_PTR(ret);
 	ret = -ENOMEM;
@@ -186,6 +189,8 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	if (ret)
 		goto erase;
 	kslot_table_set_acct(t);
+	/* The records' pool (its struct and per-CPU caches): precharged. */
+	kslot_dev_write_end(t, pre - kslot_dev_table_size());
 	f->nr_tables++;
 	atomic_long_inc(&kslot_dev_tables);
 	return t;
@@ -194,20 +199,38 @@ erase:
 free:
 	kfree(t);
 uncharge:
-	kslot_dev_uncharge(f, kslot_dev_table_size());
+	kslot_dev_uncharge(f, pre);
 	return ERR_PTR(ret);
 }
 
-/* Tear down a table already unlinked from its file. */
+/*
+ * Tear down a table already unlinked from its file.  A map table's
+ * records' pool, and the table with it, wait until its records erased
+ * before have been freed into it (kslot_dev_table_defer()).
+ */
 void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
+	u64 charged;
+
+	/*
+	 * No command runs on it: nothing is precharged.  But the free
+	 * worker settles a live map table as its erased records come back
+	 * (kslot_acct_recs_done()): its charge is read as it dies.
+	 */
+	spin_lock(&t->charge_lock);
+	t->dead = true;
+	charged = t->charged;
+	spin_unlock(&t->charge_lock);
 	kslot_table_destroy(t);
-	/* No command runs on it: nothing is precharged. */
-	kslot_dev_uncharge(f, t->charged);
 	mutex_destroy(&t->insert_lock);
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
-	kfree(t);
+	/* Pending before the uncharge: see kslot_acct_defer(). */
+	if (t->recs)
+		kslot_dev_table_defer(t);
+	else
+		kfree(t);
+	kslot_dev_uncharge(f, charged);
 }
 
 static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
@@ -380,12 +403,17 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	get_random_bytes(&f->secret, sizeof(f->secret));
 	f->pid = task_tgid_vnr(current);
-	file->private_data = f;
-	atomic_long_inc(&kslot_dev_files);
-	mutex_lock(&kslot_dev_file_lock);
+	/* The debugfs listing may hold it: never an unkillable wait. */
+	if (mutex_lock_killable(&kslot_dev_file_lock)) {
+		kslot_acct_put(f->acct);
+		kfree(f);
+		return -EINTR;
+	}
 	f->id = ++kslot_dev_file_seq;
 	list_add_tail(&f->node, &kslot_dev_file_list);
 	mutex_unlock(&kslot_dev_file_lock);
+	file->private_data = f;
+	atomic_long_inc(&kslot_dev_files);
 	return 0;
 }
 
@@ -395,6 +423,11 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 	struct kslot_table *t;
 	unsigned long id;
 
+	/*
+	 * Not killable: a close cannot fail.  Nothing holds the lock long:
+	 * an open adds its file, the debugfs listing reads the files
+	 * without waiting on any of them or allocating.
+	 */
 	mutex_lock(&kslot_dev_file_lock);
 	list_del(&f->node);
 	mutex_unlock(&kslot_dev_file_lock);
@@ -439,7 +472,8 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 	struct kslot_table *t;
 	unsigned long id;
 
-	mutex_lock(&kslot_dev_file_lock);
+	if (mutex_lock_killable(&kslot_dev_file_lock))
+		return -EINTR;
 	list_for_each_entry(f, &kslot_dev_file_list, node) {
 		/* Never wait on a file (its commands may wait on user pages). */
 		if (!down_read_trylock(&f->rwsem)) {

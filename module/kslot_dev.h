@@ -11,6 +11,7 @@
 #include <linux/kslot_slots.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_map.h>
+#include <linux/kslot_pool.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -22,6 +23,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
+
+#include "kslot_internal.h"
 
 /* Rounds of the handle seal. */
 #define KSLOT_SEAL_ROUNDS	3
@@ -202,11 +205,16 @@ struct kslot_user {
 
 /*
  * What the memory a table stops using keeps in its rcu_head while it
- * waits for its grace period: the next one, and the memory itself.
+ * waits for its grace period: the next one, and the memory itself (a
+ * tagged pointer, below) or, on the account's callback list, what frees
+ * it (the slot core's directories and chunks, kslot_dense's arrays).
  */
 struct kslot_freed {
 	struct kslot_freed *next;
-	void *mem;
+	union {
+		void *mem;
+		rcu_callback_t free;
+	};
 };
 
 /**
@@ -221,9 +229,11 @@ struct kslot_freed {
  * @free_acct: The hook the file's tables free memory through.
  * @lock: Protects the lists, their bytes and @busy.
  * @next: Memory freed since the running grace period started.
- * @next_bytes: Its bytes.
+ * @next_cb: The same, freed by a callback (kslot_acct_defer_cb()).
+ * @next_bytes: Their bytes.
  * @gp: Memory freed before it: freed once it ends.
- * @gp_bytes: Its bytes.
+ * @gp_cb: The same, freed by a callback.
+ * @gp_bytes: Their bytes.
  * @busy: @rwork is queued or running.
  * @rwork: Frees @gp after a grace period, then uncharges it.
  */
@@ -235,8 +245,10 @@ struct kslot_acct {
 	struct kslot_free_acct free_acct;
 	spinlock_t lock;	/* see above */
 	struct kslot_freed *next;
+	struct kslot_freed *next_cb;
 	u64 next_bytes;
 	struct kslot_freed *gp;
+	struct kslot_freed *gp_cb;
 	u64 gp_bytes;
 	bool busy;
 	struct rcu_work rwork;
@@ -251,6 +263,8 @@ struct kslot_acct {
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
  * @acct: Its charges, and its user's.
+ * @tmp_bytes: Bytes of the temporary buffers its commands hold now
+ *	(struct kslot_tmp).
  * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
@@ -262,6 +276,7 @@ struct kslot_file {
 	u32 next_id;
 	u32 nr_tables;
 	struct kslot_acct *acct;
+	atomic_long_t tmp_bytes;
 	siphash_key_t secret;
 	struct list_head node;
 	u32 id;
@@ -300,13 +315,29 @@ struct kslot_table_stats {
  * @kind: enum kslot_table_kind.
  * @record_size: Bytes per record.
  * @max_entries: Capacity limit.
- * @rec_bytes: Memory of one separately allocated record (0 if records
- *	live in the structure).
+ * @rec_bytes: A record's share of the memory of @recs: the bytes an
+ *	erased record waiting for its grace period counts as pending (0 if
+ *	records live in the structure).
+ * @recs_grow: Memory one growth of @recs takes (a slab): charged before
+ *	an insert that finds no free record in @recs makes it.
  * @insert_lock: Serialises inserts from their growth check to their
  *	settle, so that the insert that finds no room is the one that grows.
- * @charge_lock: Serialises updates of @charged.
+ * @charge_lock: Serialises updates of @charged and @dead, and the
+ *	free worker's decisions on @recs_pending and @recs_kept.
+ * @dead: Destroyed: never settled again; its records still waiting for
+ *	their grace period keep their bytes pending (@recs_kept) until the
+ *	table itself, which holds @recs, is freed after them.
  * @charged: Bytes charged for the table: itself, its structure and its
- *	records, as last measured.
+ *	records' pool, less what its erased records count as pending, as
+ *	last measured.
+ * @recs: A map table's records: a pool of its own, whose slabs are
+ *	charged whole, so that erasing records pins nothing uncharged.
+ * @recs_pending: Bytes of erased records of @recs waiting for their
+ *	grace period (counted as pending, not in @charged).
+ * @recs_kept: Bytes of records freed into @recs after the table died,
+ *	kept pending until the table (and @recs) is freed.
+ * @free_rcu: Where a destroyed map table waits to be freed after its
+ *	records (struct kslot_freed).
  * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
@@ -319,9 +350,15 @@ struct kslot_table {
 	u32 record_size;
 	u32 max_entries;
 	u32 rec_bytes;
+	u32 recs_grow;
 	struct mutex insert_lock;	/* see above */
-	spinlock_t charge_lock;	/* protects @charged */
+	spinlock_t charge_lock;	/* protects @charged, @dead */
+	bool dead;
 	u64 charged;
+	struct kslot_pool *recs;
+	atomic64_t recs_pending;
+	u64 recs_kept;
+	struct rcu_head free_rcu;
 	struct kslot_slots *slots;
 	struct kslot_seal seal;
 	union {
@@ -341,17 +378,51 @@ struct kslot_table {
  */
 #define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
 				 __GFP_NOWARN)
-/* Buffers that live for one command. */
-#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL | __GFP_NOWARN)
+/*
+ * Buffers that live for one command (struct kslot_tmp): charged to the
+ * memory cgroup too, as they may be held while a user copy waits.
+ */
+#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+
+/*
+ * Bytes of temporary buffers the commands of one file may hold at once
+ * without charging them to its limits (the uapi header states it).
+ */
+#define KSLOT_DEV_TMP_FREE	(16U * 1024)
+
+/**
+ * struct kslot_tmp - A temporary buffer of a command, which the command
+ *	may hold while it copies from or to userspace (and so for as long
+ *	as a user page makes it wait).
+ * @p: The buffer.
+ * @bytes: Memory it takes, counted in the file's tmp_bytes.
+ * @charged: Bytes of it charged to the file's limits: all of it when the
+ *	file's buffers would exceed %KSLOT_DEV_TMP_FREE with it, else 0.
+ */
+struct kslot_tmp {
+	void *p;
+	u64 bytes;
+	u64 charged;
+};
 
 /* Slots a walk of a table covers between two resched points. */
 #define KSLOT_WALK_CHUNK	256U
 
-/* A record of a map table; freed after a grace period. */
+/* A record of a map table (in t->recs); freed after a grace period. */
 struct kslot_rec {
 	struct rcu_head rcu;
 	u8 data[];
 };
+
+/*
+ * What a struct kslot_freed frees, in the low bits of its mem: memory to
+ * kvfree() (no bit), a map record (KSLOT_FREED_REC: mem is its table, the
+ * record holds the struct kslot_freed), or a destroyed map table and its
+ * records' pool (KSLOT_FREED_TABLE), freed after the records.
+ */
+#define KSLOT_FREED_REC		1UL
+#define KSLOT_FREED_TABLE	2UL
+#define KSLOT_FREED_MASK	3UL
 
 /* kslot_dev.c: the parameters, open files, table create and destroy. */
 extern unsigned long kslot_dev_max_bytes;
@@ -372,27 +443,46 @@ void kslot_acct_adjust(struct kslot_acct *a, s64 delta);
 void kslot_acct_put(struct kslot_acct *a);
 void kslot_acct_defer(struct kslot_acct *a, void *mem,
 		      struct rcu_head *rcu, u64 bytes);
+void kslot_dev_rec_erased(struct kslot_table *t, struct kslot_rec *rec);
+struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre);
+void kslot_dev_table_defer(struct kslot_table *t);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
 void kslot_dev_settle(struct kslot_table *t);
+int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
+			size_t size, gfp_t gfp);
+void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b);
 
 /* kslot_dev_table.c: the table kinds. */
-void *kslot_dev_bounce(struct kslot_table *t);
+int kslot_dev_bounce(struct kslot_table *t, struct kslot_tmp *b);
+u64 kslot_table_init_bytes(u32 kind, u32 record_size);
 int kslot_table_init(struct kslot_table *t);
 void kslot_table_set_acct(struct kslot_table *t);
 void kslot_table_destroy(struct kslot_table *t);
 struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-				      const void __user *src);
+				      const void __user *src, u64 *pre);
+void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
 u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 			 const struct kslot_seal *seal);
 int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u);
 int kslot_table_erase(struct kslot_table *t, u64 h);
 void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st);
+/* A dump's buffers (kslot_table_dump()), for @n slots: one allocation. */
+struct kslot_dump_buf {
+	struct kslot_tmp tmp;
+	struct kslot_slots_dump_slot *core;
+	struct kslot_dump_slot *slots;
+	u32 *reverse;
+};
+
+int kslot_dump_buf_alloc(struct kslot_file *f, struct kslot_dump_buf *db,
+			 u32 n);
+void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db);
 int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
-		     struct kslot_dump_slot *slots, u32 *reverse);
+		     struct kslot_dump_buf *db);
 int kslot_table_restore_init(struct kslot_table *t, u32 tag);
 int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
-			u32 state, const void __user *rec_u);
+			u32 state, const void __user *rec_u, u64 *pre);
 void kslot_table_restore_done(struct kslot_table *t);
 
 /* kslot_dev_cmds.c: the commands on entries. */
@@ -469,7 +559,7 @@ static inline int kslot_table_insert(struct kslot_table *t,
 	}
 	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
-		kfree(rec);
+		kslot_rec_free(t, rec);
 	return ret;
 }
 
@@ -481,12 +571,13 @@ static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 
 /*
  * The record of an entry erased from map table @t: freed after RCU, and
- * charged until then; the caller's settle uncharges it as in use.
+ * charged until then, as pending; the caller's settle uncharges it as in
+ * use.
  */
 static inline void kslot_map_rec_erased(struct kslot_table *t,
 					struct kslot_rec *rec)
 {
-	kslot_acct_defer(t->file->acct, rec, &rec->rcu, t->rec_bytes);
+	kslot_dev_rec_erased(t, rec);
 }
 
 static inline u32 kslot_table_tag(struct kslot_table *t)

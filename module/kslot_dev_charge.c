@@ -11,10 +11,10 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
-#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/user_namespace.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -28,10 +28,13 @@
  * namespace too, and so on up to the initial namespace, so that the uids
  * of a namespace (an /etc/subuid range, say) spend their creator's budget
  * instead of each having one of its own.  Each open file's account holds
- * a reference on its user, and each user on its parent.
+ * a reference on its user, and each user on its parent.  The lock is a
+ * spinlock: nothing under it sleeps (the users an open may add are
+ * allocated before it is taken), so no open or close of one user waits
+ * long on another's.
  */
 static DEFINE_HASHTABLE(kslot_dev_users, 6);
-static DEFINE_MUTEX(kslot_dev_users_lock);
+static DEFINE_SPINLOCK(kslot_dev_users_lock);
 
 static unsigned long kslot_user_key(struct user_namespace *ns, kuid_t uid)
 {
@@ -55,9 +58,14 @@ static void __kslot_user_put(struct kslot_user *u)
 	}
 }
 
-/* The user @uid of @ns, with a new reference; kslot_dev_users_lock held. */
+/*
+ * The user @uid of @ns, with a new reference; kslot_dev_users_lock held.
+ * A user not known yet takes @spare[@ns->level], allocated by the caller
+ * (one per namespace level: each level adds at most one user).
+ */
 static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
-					   kuid_t uid)
+					   kuid_t uid,
+					   struct kslot_user **spare)
 {
 	unsigned long key = kslot_user_key(ns, uid);
 	struct kslot_user *u, *parent = NULL;
@@ -70,16 +78,10 @@ static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
 		}
 	}
 	/* Namespaces nest at most 32 deep: so does this recursion. */
-	if (ns->parent) {
-		parent = __kslot_user_get(ns->parent, ns->owner);
-		if (!parent)
-			return NULL;
-	}
-	u = kslot_should_fail_alloc() ? NULL : kzalloc(sizeof(*u), KSLOT_DEV_GFP);
-	if (!u) {
-		__kslot_user_put(parent);
-		return NULL;
-	}
+	if (ns->parent)
+		parent = __kslot_user_get(ns->parent, ns->owner, spare);
+	u = spare[ns->level];
+	spare[ns->level] = NULL;
 	refcount_set(&u->ref, 1);
 	u->ns = get_user_ns(ns);
 	u->uid = uid;
@@ -88,21 +90,36 @@ static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
 	return u;
 }
 
+/* Users a namespace chain may need at most: levels 0 to 32. */
+#define KSLOT_USER_LEVELS	33
+
 static struct kslot_user *kslot_user_get(const struct cred *cred)
 {
-	struct kslot_user *u;
+	struct kslot_user *spare[KSLOT_USER_LEVELS] = {}, *u = NULL;
+	unsigned int i, levels = cred->user_ns->level + 1;
 
-	mutex_lock(&kslot_dev_users_lock);
-	u = __kslot_user_get(cred->user_ns, cred->uid);
-	mutex_unlock(&kslot_dev_users_lock);
+	if (WARN_ON_ONCE(levels > KSLOT_USER_LEVELS))
+		return NULL;
+	for (i = 0; i < levels; i++) {
+		spare[i] = kslot_should_fail_alloc() ? NULL :
+			   kzalloc(sizeof(*spare[i]), KSLOT_DEV_GFP);
+		if (!spare[i])
+			goto out;
+	}
+	spin_lock(&kslot_dev_users_lock);
+	u = __kslot_user_get(cred->user_ns, cred->uid, spare);
+	spin_unlock(&kslot_dev_users_lock);
+out:
+	for (i = 0; i < levels; i++)
+		kfree(spare[i]);
 	return u;
 }
 
 static void kslot_user_put(struct kslot_user *u)
 {
-	mutex_lock(&kslot_dev_users_lock);
+	spin_lock(&kslot_dev_users_lock);
 	__kslot_user_put(u);
-	mutex_unlock(&kslot_dev_users_lock);
+	spin_unlock(&kslot_dev_users_lock);
 }
 
 /*
@@ -202,10 +219,10 @@ static bool kslot_charge_drained(struct kslot_charge *c, u64 freed,
 /*
  * Charge @bytes to @f and its user, or fail with -EDQUOT.  If a limit is
  * in the way while memory charged to it waits for its grace period, wait
- * (killably: -EINTR) until as much has been freed, then try once more.
- * Process context.
+ * (killably: -EINTR) until as much has been freed, then try once more,
+ * or (!@retry) return -EAGAIN.  Process context.
  */
-int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, bool retry)
 {
 	struct kslot_charge *c;
 	u64 freed, pending;
@@ -226,7 +243,101 @@ int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 	if (wait_event_killable(kslot_dev_free_wait,
 				kslot_charge_drained(c, freed, pending)))
 		return -EINTR;
+	if (!retry)
+		return -EAGAIN;
 	return kslot_acct_try_charge(f->acct, bytes, &c);
+}
+
+int kslot_dev_charge(struct kslot_file *f, u64 bytes)
+{
+	return __kslot_dev_charge(f, bytes, true);
+}
+
+/*
+ * Charge a growth of map table @t's records' pool, or find that it needs
+ * none: -EAGAIN once a wait for memory waiting for its grace period is
+ * over (erased records may be back in the pool), else as
+ * kslot_dev_charge().
+ */
+static int kslot_dev_charge_recs_grow(struct kslot_table *t, bool retry)
+{
+	return __kslot_dev_charge(t->file, t->recs_grow, retry);
+}
+
+/*
+ * A record of map table @t: an object its pool holds already, else one
+ * from a slab the pool adds, charged before it is allocated: *@pre is
+ * raised by the slab's bytes, which the caller uncharges once the table
+ * is settled.  A limit in the way while erased records wait for their
+ * grace period waits for them (they may free an object) once.
+ * Returns the record or ERR_PTR(-EDQUOT, -EINTR, -ENOMEM).
+ */
+struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre)
+{
+	struct kslot_rec *rec;
+	bool waited = false;
+	int ret;
+
+	for (;;) {
+		rec = kslot_pool_alloc_nogrow(t->recs);
+		if (rec)
+			return rec;
+		ret = kslot_dev_charge_recs_grow(t, waited);
+		if (ret != -EAGAIN)
+			break;
+		waited = true;
+	}
+	if (ret)
+		return ERR_PTR(ret);
+	*pre += t->recs_grow;
+	rec = kslot_pool_alloc(t->recs, KSLOT_DEV_GFP);
+	return rec ?: ERR_PTR(-ENOMEM);
+}
+
+/*
+ * A temporary buffer of @size bytes for a command of @f, in @b (zeroed if
+ * @gfp has __GFP_ZERO).  Charged to the memory cgroup; and to the file's
+ * limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT or
+ * -EINTR) when the buffers the file's commands hold would exceed
+ * %KSLOT_DEV_TMP_FREE with it, so that threads held up in user copies
+ * cannot pile up uncharged buffers.  Returns 0 or -errno.
+ */
+int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
+			size_t size, gfp_t gfp)
+{
+	int ret;
+
+	b->bytes = kslot_kvmalloc_bytes(NULL, size);
+	b->charged = 0;
+	b->p = NULL;
+	if (atomic_long_add_return(b->bytes, &f->tmp_bytes) >
+	    KSLOT_DEV_TMP_FREE) {
+		ret = kslot_dev_charge(f, b->bytes);
+		if (ret)
+			goto undo;
+		b->charged = b->bytes;
+	}
+	ret = -ENOMEM;
+	if (!kslot_should_fail_alloc())
+		b->p = kvmalloc(size, KSLOT_DEV_GFP_TMP | gfp);
+	if (b->p)
+		return 0;
+	kslot_dev_uncharge(f, b->charged);
+undo:
+	atomic_long_sub(b->bytes, &f->tmp_bytes);
+	b->charged = 0;
+	return ret;
+}
+
+/* Free @b, from kslot_dev_tmp_alloc() (or zeroed: nothing). */
+void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b)
+{
+	if (!b->p)
+		return;
+	kvfree(b->p);
+	b->p = NULL;
+	kslot_dev_uncharge(f, b->charged);
+	atomic_long_sub(b->bytes, &f->tmp_bytes);
 }
 
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
@@ -277,31 +388,106 @@ static void kslot_acct_start(struct kslot_acct *a)
 {
 	lockdep_assert_held(&a->lock);
 	a->gp = a->next;
+	a->gp_cb = a->next_cb;
 	a->gp_bytes = a->next_bytes;
 	a->next = NULL;
+	a->next_cb = NULL;
 	a->next_bytes = 0;
 	queue_rcu_work(kslot_dev_wq, &a->rwork);
 }
 
-/* A batch's grace period is over: free it, uncharge it, start the next. */
+static void kslot_dev_settle_charge(struct kslot_table *t);
+
+/*
+ * @n records of map table @t were freed into its pool: their bytes stop
+ * being pending, the slabs they emptied go back and the table is charged
+ * what its pool holds now.  Unless the table is dead: then the pool, with
+ * the slabs the records were in, is freed only with the table, and their
+ * bytes stay pending until then (@t->recs_kept).  Returns the bytes that
+ * stay pending.
+ */
+static u64 kslot_acct_recs_done(struct kslot_table *t, u64 n)
+{
+	u64 bytes = n * t->rec_bytes, kept = 0;
+
+	kslot_pool_trim(t->recs);
+	spin_lock(&t->charge_lock);
+	if (t->dead) {
+		t->recs_kept += bytes;
+		kept = bytes;
+	} else {
+		atomic64_sub(bytes, &t->recs_pending);
+		kslot_dev_settle_charge(t);
+	}
+	spin_unlock(&t->charge_lock);
+	return kept;
+}
+
+/*
+ * A batch's grace period is over: free it, uncharge it, start the next.
+ * Map records go back to their table's pool first, then the destroyed
+ * map tables of the batch are freed with their pools (their records are
+ * in this batch or an earlier one: a table is destroyed after its
+ * erases, under its file's rwsem).
+ */
 static void kslot_acct_work(struct work_struct *work)
 {
 	struct kslot_acct *a = container_of(to_rcu_work(work),
 					    struct kslot_acct, rwork);
-	struct kslot_freed *fr, *next;
-	unsigned long flags;
-	u64 bytes;
+	struct kslot_freed *fr, *next, *cb, *tables = NULL;
+	struct kslot_table *t, *last = NULL;
+	unsigned long flags, tag;
+	u64 bytes, n = 0;
 
 	spin_lock_irqsave(&a->lock, flags);
 	fr = a->gp;
+	cb = a->gp_cb;
 	bytes = a->gp_bytes;
 	a->gp = NULL;
+	a->gp_cb = NULL;
 	a->gp_bytes = 0;
 	spin_unlock_irqrestore(&a->lock, flags);
+	for (; cb; cb = next) {
+		/* @cb lies in the memory it frees. */
+		next = cb->next;
+		cb->free((struct rcu_head *)cb);
+		cond_resched();
+	}
 	for (; fr; fr = next) {
 		/* @fr lies in the memory it frees. */
 		next = fr->next;
-		kvfree(fr->mem);
+		tag = (unsigned long)fr->mem & KSLOT_FREED_MASK;
+		t = (void *)((unsigned long)fr->mem & ~KSLOT_FREED_MASK);
+		if (tag == KSLOT_FREED_TABLE) {
+			fr->next = tables;
+			tables = fr;
+			continue;
+		}
+		if (tag != KSLOT_FREED_REC) {
+			kvfree(fr->mem);
+		} else {
+			/* A run of records of one table is settled once. */
+			if (t != last && n)
+				bytes -= kslot_acct_recs_done(last, n);
+			if (t != last)
+				n = 0;
+			last = t;
+			kslot_pool_free(t->recs, container_of((struct rcu_head *)fr,
+							      struct kslot_rec,
+							      rcu));
+			n++;
+		}
+		cond_resched();
+	}
+	if (n)
+		bytes -= kslot_acct_recs_done(last, n);
+	for (fr = tables; fr; fr = next) {
+		next = fr->next;
+		t = container_of((struct rcu_head *)fr, struct kslot_table,
+				 free_rcu);
+		bytes += t->recs_kept;
+		kslot_pool_destroy(t->recs);
+		kfree(t);
 		cond_resched();
 	}
 	kslot_acct_pending(a, -(s64)bytes);
@@ -312,7 +498,7 @@ static void kslot_acct_work(struct work_struct *work)
 		wake_up_all(&kslot_dev_free_wait);
 
 	spin_lock_irqsave(&a->lock, flags);
-	if (a->next) {
+	if (a->next || a->next_cb) {
 		kslot_acct_start(a);
 		spin_unlock_irqrestore(&a->lock, flags);
 		return;
@@ -324,25 +510,23 @@ static void kslot_acct_work(struct work_struct *work)
 
 static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
 
-/*
- * Free @mem, which a table of @a no longer uses and whose rcu_head is
- * @rcu, after a grace period.  Its @bytes, charged already, become
- * pending bytes; the caller then uncharges them from the bytes in use (a
- * settle, or the uncharge of a destroyed table).  Any context.
- */
-void kslot_acct_defer(struct kslot_acct *a, void *mem,
-		      struct rcu_head *rcu, u64 bytes)
+/* Queue @fr (on the callback list if @cb) for the next grace period. */
+static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *fr,
+			    bool cb, u64 bytes)
 {
-	struct kslot_freed *fr = (struct kslot_freed *)rcu;
 	unsigned long flags;
 
 	kslot_acct_pending(a, bytes);
 	/* Pending before the caller's uncharge: see kslot_charge_add(). */
 	smp_wmb();
-	fr->mem = mem;
 	spin_lock_irqsave(&a->lock, flags);
-	fr->next = a->next;
-	a->next = fr;
+	if (cb) {
+		fr->next = a->next_cb;
+		a->next_cb = fr;
+	} else {
+		fr->next = a->next;
+		a->next = fr;
+	}
 	a->next_bytes += bytes;
 	if (!a->busy) {
 		a->busy = true;
@@ -352,12 +536,32 @@ void kslot_acct_defer(struct kslot_acct *a, void *mem,
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
-/* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
-static void kslot_acct_queue(struct kslot_free_acct *fa, void *mem,
-			     struct rcu_head *rcu, size_t bytes)
+/*
+ * Free @mem, which a table of @a no longer uses and whose rcu_head is
+ * @rcu, after a grace period (@mem is tagged: KSLOT_FREED_*).  Its
+ * @bytes, charged already, become pending bytes; the caller then
+ * uncharges them from the bytes in use (a settle, or the uncharge of a
+ * destroyed table).  Any context.
+ */
+void kslot_acct_defer(struct kslot_acct *a, void *mem,
+		      struct rcu_head *rcu, u64 bytes)
 {
-	kslot_acct_defer(container_of(fa, struct kslot_acct, free_acct), mem,
-			 rcu, bytes);
+	struct kslot_freed *fr = (struct kslot_freed *)rcu;
+
+	fr->mem = mem;
+	kslot_acct_push(a, fr, false, bytes);
+}
+
+/* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
+static void kslot_acct_queue(struct kslot_free_acct *fa,
+			     struct rcu_head *rcu, rcu_callback_t free,
+			     size_t bytes)
+{
+	struct kslot_freed *fr = (struct kslot_freed *)rcu;
+
+	fr->free = free;
+	kslot_acct_push(container_of(fa, struct kslot_acct, free_acct), fr,
+			true, bytes);
 }
 
 /* The account of a file opened with @cred, or NULL. */
@@ -385,23 +589,77 @@ struct kslot_acct *kslot_acct_new(const struct cred *cred)
 	return a;
 }
 
-/* What @t takes: itself, its structure, its separately allocated records. */
+/*
+ * What @t takes: itself, its structure, and its records' pool, whole,
+ * less the records waiting for their grace period, which are charged as
+ * pending.
+ */
 static u64 kslot_dev_table_bytes(const struct kslot_table *t,
 				 const struct kslot_table_stats *ts)
 {
-	return kslot_dev_table_size() + ts->bytes + ts->entries * t->rec_bytes;
+	u64 bytes = kslot_dev_table_size() + ts->bytes, recs, pending;
+
+	if (!t->recs)
+		return bytes;
+	recs = kslot_pool_bytes(t->recs);
+	pending = atomic64_read(&t->recs_pending);
+	return bytes + (recs > pending ? recs - pending : 0);
+}
+
+/* kslot_dev_settle() with t->charge_lock held; nothing once @t is dead. */
+static void kslot_dev_settle_charge(struct kslot_table *t)
+{
+	struct kslot_table_stats ts;
+	u64 now;
+
+	lockdep_assert_held(&t->charge_lock);
+	if (t->dead)
+		return;
+	kslot_table_stats(t, &ts);
+	now = kslot_dev_table_bytes(t, &ts);
+	kslot_dev_adjust(t->file, (s64)(now - t->charged));
+	t->charged = now;
 }
 
 /* Charge the difference between what @t takes now and what it was charged. */
 void kslot_dev_settle(struct kslot_table *t)
 {
-	struct kslot_table_stats ts;
-	u64 now;
-
 	spin_lock(&t->charge_lock);
-	kslot_table_stats(t, &ts);
-	now = kslot_dev_table_bytes(t, &ts);
-	kslot_dev_adjust(t->file, (s64)(now - t->charged));
-	t->charged = now;
+	kslot_dev_settle_charge(t);
 	spin_unlock(&t->charge_lock);
+}
+
+/*
+ * Record @rec, erased from map table @t (or replaced), goes back to the
+ * table's pool after a grace period.  Its share of the pool is charged
+ * as pending until then: moved from the table's charge by the caller's
+ * settle.  Any context a command runs in.
+ */
+void kslot_dev_rec_erased(struct kslot_table *t, struct kslot_rec *rec)
+{
+	atomic64_add(t->rec_bytes, &t->recs_pending);
+	kslot_acct_defer(t->file->acct,
+			 (void *)((unsigned long)t | KSLOT_FREED_REC),
+			 &rec->rcu, t->rec_bytes);
+}
+
+/*
+ * Map table @t, destroyed (dead, uncharged, its live records back in its
+ * pool), is freed with its pool after the records it still has waiting
+ * for their grace period.  Until then, what it holds is pending: the
+ * table, and its pool but for those records (pending already).
+ */
+void kslot_dev_table_defer(struct kslot_table *t)
+{
+	u64 recs, pending, bytes = kslot_dev_table_size();
+
+	kslot_pool_trim(t->recs);
+	spin_lock(&t->charge_lock);
+	recs = kslot_pool_bytes(t->recs);
+	pending = atomic64_read(&t->recs_pending);
+	bytes += recs > pending ? recs - pending : 0;
+	spin_unlock(&t->charge_lock);
+	kslot_acct_defer(t->file->acct,
+			 (void *)((unsigned long)t | KSLOT_FREED_TABLE),
+			 &t->free_rcu, bytes);
 }

@@ -5,6 +5,7 @@
  */
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -17,6 +18,9 @@
 
 /* Slots one ITERATE call scans at most, live or not. */
 #define KSLOT_SCAN_BUDGET	16384U
+
+/* Records GET copies through a buffer on the stack, not a kslot_tmp. */
+#define KSLOT_GET_STACK		64U
 
 /* ---- commands ---- */
 
@@ -67,8 +71,9 @@ static void kslot_dev_end(struct kslot_file *f)
 
 /*
  * Insert one record; the user handle is written to @handle_u and @uh.
- * The record is charged before it is allocated and copied in (outside any
- * lock: the copy may wait on a user page); then, under t->insert_lock,
+ * The record is allocated and copied in outside any lock (the copy may
+ * wait on a user page), a growth of a map table's records' pool charged
+ * first (kslot_dev_rec_alloc()); then, under t->insert_lock,
  * the growth the insert must make, if any, is charged, the insert made
  * and the table settled, so that every byte the insert allocates was
  * charged first.
@@ -77,23 +82,20 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 				u64 __user *handle_u, u64 *uh)
 {
 	struct kslot_rec *rec;
-	u64 pre = t->rec_bytes, grow = 0;
+	u64 pre = 0, grow = 0;
 	int ret;
 	u64 h;
 
 	/* An unwritable handle fails before anything is stored. */
 	if (put_user(0, handle_u))
 		return -EFAULT;
-	ret = pre ? kslot_dev_charge(t->file, pre) : 0;
-	if (ret)
-		return ret;
-	rec = kslot_rec_from_user(t, rec_u);
+	rec = kslot_rec_from_user(t, rec_u, &pre);
 	if (IS_ERR(rec)) {
 		ret = PTR_ERR(rec);
 		goto uncharge;
 	}
 	if (mutex_lock_killable(&t->insert_lock)) {
-		kfree(rec);
+		kslot_rec_free(t, rec);
 		ret = -EINTR;
 		goto uncharge;
 	}
@@ -101,7 +103,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	if (ret > 0)
 		ret = kslot_table_insert(t, rec, &h);
 	else
-		kfree(rec);
+		kslot_rec_free(t, rec);
 	kslot_dev_settle(t);
 	mutex_unlock(&t->insert_lock);
 uncharge:
@@ -159,7 +161,7 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 	struct kslot_entry __user *ue = uarg;
 	void __user *rec_u = u64_to_user_ptr(e->record_ptr);
 	struct kslot_table *t;
-	void *buf;
+	struct kslot_tmp buf;
 	int ret;
 	u64 h;
 
@@ -173,10 +175,17 @@ static int kslot_ioc_entry(struct kslot_file *f, void *arg, void __user *uarg,
 		      kslot_dev_insert_one(t, rec_u, &ue->handle, &e->handle);
 		break;
 	case KSLOT_IOC_GET:
-		buf = kslot_dev_bounce(t);
-		ret = buf ? kslot_dev_get_one(t, e->handle, buf, rec_u) :
-			    -ENOMEM;
-		kfree(buf);
+		if (t->record_size <= KSLOT_GET_STACK) {
+			u64 small[KSLOT_GET_STACK / sizeof(u64)];
+
+			ret = kslot_dev_get_one(t, e->handle, small, rec_u);
+			break;
+		}
+		ret = kslot_dev_bounce(t, &buf);
+		if (ret)
+			break;
+		ret = kslot_dev_get_one(t, e->handle, buf.p, rec_u);
+		kslot_dev_tmp_free(f, &buf);
 		break;
 	case KSLOT_IOC_UPDATE:
 		ret = kslot_dev_handle(t, e->handle, &h);
@@ -231,6 +240,44 @@ static int kslot_dev_batch_one(struct kslot_table *t, unsigned int cmd,
  */
 #define KSLOT_GET_CHUNK		256U
 #define KSLOT_GET_CHUNK_BYTES	4096U
+/* A chunk buffer this small lives on the stack: nothing to charge. */
+#define KSLOT_GET_CHUNK_STACK	512U
+
+/*
+ * Copy @n elements of @size bytes in from userspace; returns how many
+ * arrived whole.  A copy that faults may report less than it copied
+ * (arm64 by up to a block): the elements past what it reports are
+ * retried one at a time, so the count is exact to the element on every
+ * architecture.
+ */
+static u32 kslot_copy_in(void *dst, const void __user *src, u32 n,
+			 size_t size)
+{
+	size_t left = copy_from_user(dst, src, n * size);
+	u32 k;
+
+	if (!left)
+		return n;
+	for (k = n - DIV_ROUND_UP(left, size); k < n; k++)
+		if (copy_from_user(dst + k * size, src + k * size, size))
+			break;
+	return k;
+}
+
+/* kslot_copy_in() the other way. */
+static u32 kslot_copy_out(void __user *dst, const void *src, u32 n,
+			  size_t size)
+{
+	size_t left = copy_to_user(dst, src, n * size);
+	u32 k;
+
+	if (!left)
+		return n;
+	for (k = n - DIV_ROUND_UP(left, size); k < n; k++)
+		if (copy_to_user(dst + k * size, src + k * size, size))
+			break;
+	return k;
+}
 
 /*
  * GET_BATCH a chunk at a time: one copy in of the chunk's handles, the
@@ -247,23 +294,30 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 	size_t rs = t->record_size;
 	u32 chunk = clamp_t(u32, KSLOT_GET_CHUNK_BYTES / (sizeof(u64) + rs), 1,
 			    KSLOT_GET_CHUNK);
+	u64 stack[KSLOT_GET_CHUNK_STACK / sizeof(u64)];
+	struct kslot_tmp tmp = {};
 	u32 i = 0, n, j;
-	int ret = 0;
-	size_t left;
+	u32 got;
 	u64 *uh;
 	u8 *buf;
+	int ret = 0;
 
 	chunk = min(chunk, b->count);
-	uh = kslot_should_fail_alloc() ? NULL :
-	     kvmalloc(chunk * (sizeof(*uh) + rs), KSLOT_DEV_GFP_TMP);
-	if (!uh)
-		return -ENOMEM;
+	if (chunk * (sizeof(*uh) + rs) <= sizeof(stack)) {
+		uh = stack;
+	} else {
+		ret = kslot_dev_tmp_alloc(t->file, &tmp,
+					  chunk * (sizeof(*uh) + rs), 0);
+		if (ret)
+			return ret;
+		uh = tmp.p;
+	}
 	buf = (u8 *)(uh + chunk);
 	while (i < b->count && !ret) {
 		n = min(chunk, b->count - i);
-		left = copy_from_user(uh, &handles[i], n * sizeof(*uh));
-		if (left) {
-			n -= DIV_ROUND_UP(left, sizeof(*uh));
+		got = kslot_copy_in(uh, &handles[i], n, sizeof(*uh));
+		if (got < n) {
+			n = got;
 			ret = -EFAULT;
 		}
 		/*
@@ -275,15 +329,15 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
 		if (j < n)
 			ret = uh[j] ? -ENOENT : -EINVAL;
-		left = copy_to_user(recs + i * rs, buf, j * rs);
-		if (left) {
-			j -= DIV_ROUND_UP(left, rs);
+		got = kslot_copy_out(recs + i * rs, buf, j, rs);
+		if (got < j) {
+			j = got;
 			ret = -EFAULT;
 		}
 		i += j;
 		cond_resched();
 	}
-	kvfree(uh);
+	kslot_dev_tmp_free(t->file, &tmp);
 	*done = i;
 	return ret;
 }
@@ -303,14 +357,14 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 	void *recs[KSLOT_SLOTS_BULK];
 	u64 h[KSLOT_SLOTS_BULK];
 	u32 i = 0, n, j, k;
-	size_t left;
+	u32 got;
 	int ret = 0;
 
 	while (i < count && !ret) {
 		n = min(count - i, KSLOT_SLOTS_BULK);
-		left = copy_from_user(h, &handles[i], n * sizeof(*h));
-		if (left) {
-			n -= DIV_ROUND_UP(left, sizeof(*h));
+		got = kslot_copy_in(h, &handles[i], n, sizeof(*h));
+		if (got < n) {
+			n = got;
 			ret = -EFAULT;
 		}
 		for (j = 0; j < n; j++) {
@@ -339,12 +393,11 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
  * Store records @objs[0 .. @n - 1] of map table @t, copied in and charged
  * by the caller, in order, under t->insert_lock: as many per hold of the
  * map lock as the map has room for; an entry that must grow the map alone,
- * its growth precharged.  Each stored record's precharge moves from *@pre
- * into the table's charge as it is settled.  Returns the entries stored;
- * *@err is the next one's error (it is not stored), or 0.
+ * its growth precharged.  Returns the entries stored; *@err is the next
+ * one's error (it is not stored), or 0.
  */
 static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
-				 u64 *h, u64 *pre, int *err)
+				 u64 *h, int *err)
 {
 	u32 k = 0;
 	u64 grow;
@@ -362,8 +415,6 @@ static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
 			*err = fit;
 			break;
 		}
-		kslot_dev_uncharge(t->file, (u64)fit * t->rec_bytes);
-		*pre -= (u64)fit * t->rec_bytes;
 		k += fit;
 	}
 	return k;
@@ -372,14 +423,17 @@ static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
 /*
  * Up to %KSLOT_SLOTS_BULK entries of a map table's INSERT_BATCH, as
  * kslot_dev_insert_one() would insert them one by one, with a copy and a
- * charge per chunk instead of per entry.  The handle slots are read and
- * written back unchanged in one copy each, so that an unwritable one ends
- * the chunk before anything is stored; the records are charged together,
- * then allocated and copied in one by one, outside any lock, and stored
- * (kslot_dev_store_chunk()).  The handles go out one put_user() each:
- * from the first that cannot be written, the entries are erased again.
- * Where the chunk's records cannot be charged together, or a growth
- * cannot be charged beside the records not stored yet, the rest is
+ * charge per chunk instead of per entry.  The handle slots are faulted in
+ * for writing first (fault_in_safe_writeable(), which writes nothing, so
+ * that a concurrent write of another thread to the array is not undone),
+ * so that an unwritable one ends the chunk before anything is stored; the
+ * records are allocated and copied in one by one, outside any lock (each
+ * growth of the records' pool charged first, and held until the table is
+ * settled), and stored (kslot_dev_store_chunk()).  The handles go out one
+ * put_user() each: from the first that cannot be written, the entries are
+ * erased again.  Where a record cannot be allocated, the entries before
+ * it are stored and it fails, as it would one by one; where a growth of
+ * the table cannot be charged beside the pool growths held, the rest is
  * inserted one by one, so that the batch stops where inserting one by one
  * would, with that entry's error, every handle slot after it untouched.
  * Sets *@done to the entries inserted; returns the next one's error, or 0.
@@ -390,39 +444,36 @@ kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
 {
 	size_t rs = t->record_size;
 	void *objs[KSLOT_SLOTS_BULK];
-	u64 h[KSLOT_SLOTS_BULK], pre;
+	u64 h[KSLOT_SLOTS_BULK], pre = 0;
 	u32 j, k = 0, w, nrec;
 	int ret = 0, tail, err;
 
 	*done = 0;
-	w = n - DIV_ROUND_UP(copy_from_user(h, handles, n * sizeof(*h)),
+	w = n - DIV_ROUND_UP(fault_in_safe_writeable((const char __user *)handles,
+						     n * sizeof(*h)),
 			     sizeof(*h));
-	w -= DIV_ROUND_UP(copy_to_user(handles, h, w * sizeof(*h)),
-			  sizeof(*h));
 	/* The error after the writable slots' entries, if they all go in. */
 	tail = w < n ? -EFAULT : 0;
-	pre = (u64)w * t->rec_bytes;
-	if (!w || kslot_dev_charge(t->file, pre))
+	if (!w)
 		goto one_by_one;
 	for (nrec = 0; nrec < w; nrec++) {
-		objs[nrec] = kslot_rec_from_user(t, recs + nrec * rs);
+		objs[nrec] = kslot_rec_from_user(t, recs + nrec * rs, &pre);
 		if (IS_ERR(objs[nrec])) {
 			ret = PTR_ERR(objs[nrec]);
 			break;
 		}
 	}
-	kslot_dev_uncharge(t->file, (u64)(w - nrec) * t->rec_bytes);
-	pre -= (u64)(w - nrec) * t->rec_bytes;
 	if (nrec && mutex_lock_killable(&t->insert_lock)) {
 		ret = -EINTR;
 	} else if (nrec) {
-		k = kslot_dev_store_chunk(t, objs, nrec, h, &pre, &err);
+		k = kslot_dev_store_chunk(t, objs, nrec, h, &err);
 		mutex_unlock(&t->insert_lock);
 		ret = err ?: ret;
 	}
 	for (j = k; j < nrec; j++)
-		kfree(objs[j]);
-	kslot_dev_uncharge(t->file, pre);
+		kslot_rec_free(t, objs[j]);
+	/* The pool as it is now is charged before its growths' precharge goes. */
+	kslot_dev_write_end(t, pre);
 
 	for (j = 0; j < k; j++) {
 		if (put_user(kslot_seal(&t->seal, h[j]), &handles[j])) {
@@ -558,6 +609,7 @@ int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg)
 	u64 __user *handles = u64_to_user_ptr(it->handles_ptr);
 	u8 __user *recs = u64_to_user_ptr(it->records_ptr);
 	bool with_records = it->records_ptr != 0;
+	struct kslot_tmp tmp = {};
 	struct kslot_table *t;
 	u32 pos, end, n = 0;
 	void *buf = NULL;
@@ -577,11 +629,10 @@ int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg)
 	if (it->cursor == KSLOT_CURSOR_END)
 		goto out;
 	if (with_records) {
-		buf = kslot_dev_bounce(t);
-		if (!buf) {
-			ret = -ENOMEM;
+		ret = kslot_dev_bounce(t, &tmp);
+		if (ret)
 			goto out;
-		}
+		buf = tmp.p;
 	}
 	/*
 	 * Bounded by the slots it scans, not by the table's capacity: a call
@@ -607,7 +658,7 @@ int kslot_ioc_iterate(struct kslot_file *f, void *arg, void __user *uarg)
 	it->count = n;
 	it->cursor = over ? KSLOT_CURSOR_END : pos;
 out:
-	kfree(buf);
+	kslot_dev_tmp_free(f, &tmp);
 	kslot_dev_end(f);
 	return ret;
 }
@@ -663,9 +714,8 @@ int kslot_ioc_stats(struct kslot_file *f, void *arg, void __user *uarg)
 int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_dump *d = arg;
-	struct kslot_dump_slot *slots = NULL;
+	struct kslot_dump_buf db;
 	struct kslot_table *t;
-	u32 *reverse = NULL;
 	int ret;
 
 	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
@@ -677,14 +727,11 @@ int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	ret = -ENOMEM;
-	if (!kslot_should_fail_alloc()) {
-		slots = kvcalloc(d->max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
-		reverse = kvcalloc(d->max, sizeof(*reverse),
-				   KSLOT_DEV_GFP_TMP);
+	ret = kslot_dump_buf_alloc(f, &db, d->max);
+	if (ret) {
+		kslot_dev_end(f);
+		return ret;
 	}
-	if (!slots || !reverse)
-		goto out;
 	d->decoded_index = KSLOT_DUMP_NONE;
 	d->decoded_gen = 0;
 	if (d->user_handle) {
@@ -695,21 +742,20 @@ int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 			d->decoded_gen = kslot_handle_gen(h);
 		}
 	}
-	ret = kslot_table_dump(t, d, slots, reverse);
+	ret = kslot_table_dump(t, d, &db);
 	if (ret)
 		goto out;
 	ret = -EFAULT;
-	if (copy_to_user(u64_to_user_ptr(d->slots_ptr), slots,
-			 array_size(d->count, sizeof(*slots))))
+	if (copy_to_user(u64_to_user_ptr(d->slots_ptr), db.slots,
+			 array_size(d->count, sizeof(*db.slots))))
 		goto out;
 	if (d->reverse_ptr &&
-	    copy_to_user(u64_to_user_ptr(d->reverse_ptr), reverse,
-			 array_size(d->reverse_count, sizeof(*reverse))))
+	    copy_to_user(u64_to_user_ptr(d->reverse_ptr), db.reverse,
+			 array_size(d->reverse_count, sizeof(*db.reverse))))
 		goto out;
 	ret = 0;
 out:
-	kvfree(slots);
-	kvfree(reverse);
+	kslot_dump_buf_free(f, &db);
 	kslot_dev_end(f);
 	return ret;
 }

@@ -69,22 +69,19 @@ static int kslot_export_slot(struct kslot_table *t,
 static int kslot_export_walk(struct kslot_table *t, struct kslot_export_walk *w)
 {
 	struct kslot_dump d = { .max = KSLOT_WALK_CHUNK };
-	struct kslot_dump_slot *slots = NULL;
-	u32 *reverse = NULL, i;
-	int ret = -ENOMEM;
+	struct kslot_dump_buf db;
+	u32 i;
+	int ret;
 
-	if (!kslot_should_fail_alloc()) {
-		slots = kvcalloc(d.max, sizeof(*slots), KSLOT_DEV_GFP_TMP);
-		reverse = kvcalloc(d.max, sizeof(*reverse), KSLOT_DEV_GFP_TMP);
-	}
-	if (!slots || !reverse)
-		goto out;
+	ret = kslot_dump_buf_alloc(t->file, &db, d.max);
+	if (ret)
+		return ret;
 	for (;;) {
-		ret = kslot_table_dump(t, &d, slots, reverse);
+		ret = kslot_table_dump(t, &d, &db);
 		if (ret)
 			goto out;
 		for (i = 0; i < d.count; i++) {
-			ret = kslot_export_slot(t, &slots[i], w);
+			ret = kslot_export_slot(t, &db.slots[i], w);
 			if (ret)
 				goto out;
 		}
@@ -95,8 +92,7 @@ static int kslot_export_walk(struct kslot_table *t, struct kslot_export_walk *w)
 	}
 	ret = 0;
 out:
-	kvfree(slots);
-	kvfree(reverse);
+	kslot_dump_buf_free(t->file, &db);
 	return ret;
 }
 
@@ -106,6 +102,7 @@ int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
 	struct kslot_export *x = arg;
 	struct kslot_export_walk w = {};
 	struct kslot_image img = {};
+	struct kslot_tmp buf = {};
 	struct kslot_table *t;
 	int ret;
 
@@ -141,16 +138,15 @@ int kslot_ioc_export(struct kslot_file *f, void *arg, void __user *uarg)
 	ret = -EFAULT;
 	if (copy_to_user(u64_to_user_ptr(x->image_ptr), &img, sizeof(img)))
 		goto unlock;
-	ret = -ENOMEM;
-	w.buf = kslot_dev_bounce(t);
-	if (!w.buf)
+	ret = kslot_dev_bounce(t, &buf);
+	if (ret)
 		goto unlock;
 	w = (struct kslot_export_walk){
 		.image = u64_to_user_ptr(x->image_ptr), .off = sizeof(img),
-		.buf = w.buf,
+		.buf = buf.p,
 	};
 	ret = kslot_export_walk(t, &w);
-	kfree(w.buf);
+	kslot_dev_tmp_free(f, &buf);
 unlock:
 	up_write(&f->rwsem);
 	return ret;
@@ -211,13 +207,12 @@ static int kslot_import_check_slot(const struct kslot_image *img,
 /*
  * Precharge the restore of slot @index into @t: everything it may
  * allocate, before it does, under the checks of an insert.  That is its
- * record (a map table's own object; a dense table's value goes to the
- * packed array, which a full array makes grow by
+ * record (a dense table's value goes to the packed array, which a full
+ * array makes grow by
  * kslot_dense_stats.vals_grow_bytes), and the slot capacity it makes the
  * table grow to (restoring a slot grows the table to it, whatever the
  * slots below hold, so a small image cannot pin a large uncharged slot
- * array): the core doubles its capacity from KSLOT_SLOTS_MIN until the
- * slot exists, capped at max_entries, each table replacing the last.
+ * array): every chunk up to the slot, and every directory on the way.
  * *@grow is set if a growth is precharged.  Returns the bytes charged,
  * -EDQUOT, or -EINTR.
  */
@@ -225,11 +220,11 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 				  bool *grow)
 {
 	struct kslot_table_stats ts;
-	u64 bytes = live ? t->rec_bytes : 0, want;
-	u32 nr;
+	u64 bytes = 0;
 	int ret;
 
 	kslot_table_stats(t, &ts);
+	/* A map record may add a slab to the records' pool: settled at once. */
 	*grow = index >= ts.capacity;
 	if (live && kslot_table_is_dense(t)) {
 		struct kslot_dense_stats ds;
@@ -240,17 +235,9 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 			*grow = true;
 		}
 	}
-	/*
-	 * Every doubling's table: each but the last waits for its grace
-	 * period when the next replaces it, and stays charged until then.
-	 */
-	for (want = ts.capacity; want <= index && want < t->max_entries;) {
-		want = want ? 2 * want : KSLOT_SLOTS_MIN;
-		nr = min_t(u64, want, t->max_entries);
-		bytes += kslot_kvmalloc_bytes(NULL,
-				struct_size_t(struct kslot_slots_table, slots,
-					      nr));
-	}
+	/* A replaced directory stays charged until its grace period ends. */
+	bytes += kslot_slots_grow_to_bytes(t->slots, ts.capacity,
+					   index);
 	if (!bytes)
 		return 0;
 	ret = kslot_dev_charge(t->file, bytes);
@@ -268,7 +255,7 @@ static int kslot_import_slots(struct kslot_table *t,
 			      const struct kslot_image *img,
 			      const u8 __user *src)
 {
-	u64 off = sizeof(*img), pre = 0;
+	u64 off = sizeof(*img), pre = 0, recpre;
 	struct kslot_image_slot is;
 	u32 i, live = 0;
 	s64 prev = -1, bytes;
@@ -305,11 +292,15 @@ static int kslot_import_slots(struct kslot_table *t,
 			break;
 		bytes = kslot_import_precharge(t, is.index,
 					       is.state == KSLOT_SLOT_LIVE, &grow);
+		recpre = 0;
 		ret = bytes < 0 ? bytes :
 		      kslot_table_restore(t, is.index, is.gen, is.state,
-					  src + off);
+					  src + off, &recpre);
 		if (bytes > 0)
 			pre += bytes;
+		/* A growth of the records' pool (charged first): settled. */
+		pre += recpre;
+		grow |= recpre > 0;
 		/* Settled now, a growth's precharge and the records' go. */
 		if (grow) {
 			kslot_dev_write_end(t, pre);

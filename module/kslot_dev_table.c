@@ -15,11 +15,36 @@
 #include "kslot_internal.h"
 
 /* A bounce buffer for one record. */
-void *kslot_dev_bounce(struct kslot_table *t)
+int kslot_dev_bounce(struct kslot_table *t, struct kslot_tmp *b)
 {
-	if (kslot_should_fail_alloc())
-		return NULL;
-	return kmalloc(t->record_size, KSLOT_DEV_GFP_TMP);
+	return kslot_dev_tmp_alloc(t->file, b, t->record_size, 0);
+}
+
+/*
+ * The buffers of a dump of @n slots, as one temporary buffer: the core's
+ * slots, the slots for userspace and the reverse map.
+ */
+int kslot_dump_buf_alloc(struct kslot_file *f, struct kslot_dump_buf *db,
+			 u32 n)
+{
+	size_t core = array_size(n, sizeof(*db->core));
+	size_t slots = array_size(n, sizeof(*db->slots));
+	int ret;
+
+	ret = kslot_dev_tmp_alloc(f, &db->tmp,
+				  core + slots + array_size(n, sizeof(u32)),
+				  __GFP_ZERO);
+	if (ret)
+		return ret;
+	db->core = db->tmp.p;
+	db->slots = db->tmp.p + core;
+	db->reverse = db->tmp.p + core + slots;
+	return 0;
+}
+
+void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db)
+{
+	kslot_dev_tmp_free(f, &db->tmp);
 }
 
 /*
@@ -33,15 +58,65 @@ void *kslot_dev_bounce(struct kslot_table *t)
  * below are those payload hooks.
  */
 
-/* Memory of one record of a map table: its own slab object. */
-static u32 kslot_map_rec_bytes(const struct kslot_table *t)
+/*
+ * The records of map table @t: a pool of its own, whose slabs (pages
+ * from the page allocator, charged to the memory cgroup) are charged to
+ * the table whole, however few of their records live.  Records of one
+ * size from a shared kmalloc cache would be charged one by one, while a
+ * single live record keeps its whole slab page allocated.  Its per-CPU
+ * caches hold one object each, so that the slabs of erased records go
+ * back as soon as they are empty (kslot_pool_trim(), after each batch of
+ * frees): it needs no shrinker, and has none, so that a user's tables add
+ * none to reclaim's walk.  Task context only: records are allocated and freed by
+ * commands, by the free worker and by destroy.  Its own slabs even on a
+ * KASAN kernel, whose pools otherwise pass each object to kmalloc():
+ * there too a record must not pin a slab page it is not charged.
+ */
+static void kslot_map_recs_config(struct kslot_pool_config *cfg,
+				  u32 record_size)
 {
-	return kmalloc_size_roundup(struct_size_t(struct kslot_rec, data,
-						  t->record_size));
+	*cfg = (struct kslot_pool_config) {
+		.size = struct_size_t(struct kslot_rec, data, record_size),
+		.cache_size = 1,
+		.flags = KSLOT_POOL_ACCOUNT | KSLOT_POOL_TASK |
+			 KSLOT_POOL_SLABS | KSLOT_POOL_NOSHRINKER,
+	};
+}
+
+/*
+ * What a new table of @kind and @record_size takes besides its struct
+ * (kslot_dev_table_size()) once kslot_table_init() or
+ * kslot_table_restore_init() made it: a map table's records' pool.
+ */
+u64 kslot_table_init_bytes(u32 kind, u32 record_size)
+{
+	struct kslot_pool_config cfg;
+
+	if (kind == KSLOT_KIND_DENSE)
+		return 0;
+	kslot_map_recs_config(&cfg, record_size);
+	return kslot_pool_create_bytes(&cfg);
+}
+
+static int kslot_map_recs_init(struct kslot_table *t)
+{
+	struct kslot_pool_config cfg;
+	struct kslot_pool *pool;
+
+	kslot_map_recs_config(&cfg, t->record_size);
+	pool = kslot_pool_create(&cfg);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	t->recs = pool;
+	t->rec_bytes = kslot_pool_obj_bytes(pool);
+	t->recs_grow = kslot_pool_grow_bytes(pool);
+	return 0;
 }
 
 int kslot_table_init(struct kslot_table *t)
 {
+	int ret;
+
 	if (kslot_table_is_dense(t)) {
 		/* Records live in the packed array. */
 		t->rec_bytes = 0;
@@ -49,9 +124,16 @@ int kslot_table_init(struct kslot_table *t)
 		return kslot_dense_init(&t->dense, NULL, t->record_size,
 					t->max_entries, KSLOT_DENSE_ACCOUNT);
 	}
-	t->rec_bytes = kslot_map_rec_bytes(t);
+	ret = kslot_map_recs_init(t);
+	if (ret)
+		return ret;
 	t->slots = &t->map.slots;
-	return kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
+	ret = kslot_map_init(&t->map, NULL, t->max_entries, KSLOT_MAP_ACCOUNT);
+	if (ret) {
+		kslot_pool_destroy(t->recs);
+		t->recs = NULL;
+	}
+	return ret;
 }
 
 /* The memory a new table @t stops using stays charged until it is freed. */
@@ -76,7 +158,7 @@ static void kslot_map_free_recs(struct kslot_table *t)
 	for (;;) {
 		end = pos + KSLOT_WALK_CHUNK;
 		while ((rec = kslot_slots_find_range(t->slots, &pos, end, &h))) {
-			kfree(rec);
+			kslot_pool_free(t->recs, rec);
 			pos++;
 		}
 		/* Short of @end: the table ends there. */
@@ -99,23 +181,44 @@ void kslot_table_destroy(struct kslot_table *t)
 }
 
 /*
- * A record from userspace: a map record of its own, or a bounce buffer
- * for a dense table (which copies it in).
+ * Free @rec, from kslot_rec_from_user(), that @t did not store; a slab
+ * of the records' pool it leaves empty goes at once.
+ */
+void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec)
+{
+	if (!t->recs) {
+		kfree(rec);
+		return;
+	}
+	kslot_pool_free(t->recs, rec);
+	kslot_pool_trim(t->recs);
+}
+
+/*
+ * A record from userspace: a map record of its own, from the table's
+ * pool (a growth of the pool it needs is charged first and added to
+ * *@pre, which the caller uncharges once it has settled the table), or a
+ * bounce buffer for a dense table (which copies it in).
  */
 struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-				      const void __user *src)
+				      const void __user *src, u64 *pre)
 {
 	struct kslot_rec *rec;
 
 	if (kslot_should_fail_alloc())
 		return ERR_PTR(-ENOMEM);
-	rec = kmalloc(struct_size(rec, data, t->record_size),
-		      kslot_table_is_dense(t) ? KSLOT_DEV_GFP_TMP :
-						KSLOT_DEV_GFP);
-	if (!rec)
-		return ERR_PTR(-ENOMEM);
+	if (t->recs) {
+		rec = kslot_dev_rec_alloc(t, pre);
+		if (IS_ERR(rec))
+			return rec;
+	} else {
+		rec = kmalloc(struct_size(rec, data, t->record_size),
+			      KSLOT_DEV_GFP_TMP);
+		if (!rec)
+			return ERR_PTR(-ENOMEM);
+	}
 	if (copy_from_user(rec->data, src, t->record_size)) {
-		kfree(rec);
+		kslot_rec_free(t, rec);
 		return ERR_PTR(-EFAULT);
 	}
 	return rec;
@@ -215,6 +318,7 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 			    const void __user *rec_u)
 {
 	struct kslot_rec *rec, *old;
+	u64 pre = 0;
 	bool live;
 	int ret;
 
@@ -224,28 +328,23 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 	if (!live)
 		return -ENOENT;
 	/* The new record, while the old one waits for its grace period. */
-	ret = kslot_dev_charge(t->file, t->rec_bytes);
-	if (ret)
-		return ret;
-	rec = kslot_rec_from_user(t, rec_u);
+	rec = kslot_rec_from_user(t, rec_u, &pre);
 	if (IS_ERR(rec)) {
 		ret = PTR_ERR(rec);
 		goto uncharge;
 	}
 	old = kslot_map_replace(&t->map, h, rec);
 	if (IS_ERR_OR_NULL(old)) {
-		kfree(rec);
+		kslot_rec_free(t, rec);
 		ret = -ENOENT;
 		goto uncharge;
 	}
-	/*
-	 * Charged until freed, as pending bytes; the table's charge counts
-	 * the new record already, so the precharge goes.
-	 */
-	kslot_acct_defer(t->file->acct, old, &old->rcu, t->rec_bytes);
+	/* Charged until freed, as pending bytes. */
+	kslot_map_rec_erased(t, old);
 	ret = 0;
 uncharge:
-	kslot_dev_uncharge(t->file, t->rec_bytes);
+	/* The table's charge counts the new record: the precharge goes. */
+	kslot_dev_write_end(t, pre);
 	return ret;
 }
 
@@ -254,12 +353,13 @@ int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u)
 {
 	struct kslot_rec *rec;
+	u64 pre = 0;
 	int ret;
 
 	if (!kslot_table_is_dense(t))
 		return kslot_map_update(t, h, rec_u);
 	/* A bounce buffer: the table copies the record in place. */
-	rec = kslot_rec_from_user(t, rec_u);
+	rec = kslot_rec_from_user(t, rec_u, &pre);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	ret = kslot_dense_update(&t->dense, h, rec->data);
@@ -341,19 +441,20 @@ static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	kslot_dense_unlock(dense, irqflags);
 }
 
-/* Fill a struct kslot_dump and its arrays from the core's slot dump. */
+/*
+ * Fill a struct kslot_dump and the arrays of @db (for at least d->max
+ * slots) from the core's slot dump.
+ */
 int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
-		     struct kslot_dump_slot *slots, u32 *reverse)
+		     struct kslot_dump_buf *db)
 {
+	struct kslot_dump_slot *slots = db->slots;
 	bool dense = kslot_table_is_dense(t);
 	struct kslot_slots_dump info;
+	u32 *reverse = db->reverse;
 	u32 i;
 
-	if (kslot_should_fail_alloc())
-		return -ENOMEM;
-	info.slots = kvcalloc(d->max, sizeof(*info.slots), KSLOT_DEV_GFP_TMP);
-	if (!info.slots)
-		return -ENOMEM;
+	info.slots = db->core;
 	if (dense) {
 		kslot_dense_table_dump(t, d, &info, reverse);
 	} else {
@@ -383,7 +484,6 @@ int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
 				slots[i].link = s->next;
 		}
 	}
-	kvfree(info.slots);
 	return 0;
 }
 
@@ -394,6 +494,8 @@ int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
  */
 int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 {
+	int ret;
+
 	if (kslot_table_is_dense(t)) {
 		/* Records live in the packed array. */
 		t->rec_bytes = 0;
@@ -402,10 +504,17 @@ int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 					    t->max_entries,
 					    KSLOT_DENSE_ACCOUNT, tag);
 	}
-	t->rec_bytes = kslot_map_rec_bytes(t);
+	ret = kslot_map_recs_init(t);
+	if (ret)
+		return ret;
 	t->slots = &t->map.slots;
-	return kslot_slots_init_tag(&t->map.slots, "map", NULL,
-				    t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+	ret = kslot_slots_init_tag(&t->map.slots, "map", NULL,
+				   t->max_entries, KSLOT_MAP_ACCOUNT, tag);
+	if (ret) {
+		kslot_pool_destroy(t->recs);
+		t->recs = NULL;
+	}
+	return ret;
 }
 
 static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
@@ -413,6 +522,7 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 				     const void __user *rec_u)
 {
 	struct kslot_rec *rec;
+	u64 pre = 0;
 	int ret;
 
 	if (state == KSLOT_SLOT_RETIRED)
@@ -422,7 +532,7 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 		return kslot_dense_restore_slot(&t->dense, index, gen, NULL,
 						KSLOT_DEV_GFP);
 	/* A bounce buffer: the table copies the record in. */
-	rec = kslot_rec_from_user(t, rec_u);
+	rec = kslot_rec_from_user(t, rec_u, &pre);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	ret = kslot_dense_restore_slot(&t->dense, index, gen, rec->data,
@@ -432,7 +542,7 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 }
 
 int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
-			u32 state, const void __user *rec_u)
+			u32 state, const void __user *rec_u, u64 *pre)
 {
 	struct kslot_rec *rec;
 	int ret;
@@ -445,13 +555,13 @@ int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
 	if (state != KSLOT_SLOT_LIVE)
 		return kslot_slots_restore_slot(&t->map.slots, index, gen,
 						NULL, KSLOT_DEV_GFP);
-	rec = kslot_rec_from_user(t, rec_u);
+	rec = kslot_rec_from_user(t, rec_u, pre);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	ret = kslot_slots_restore_slot(&t->map.slots, index, gen, rec,
 				       KSLOT_DEV_GFP);
 	if (ret)
-		kfree(rec);
+		kslot_rec_free(t, rec);
 	return ret;
 }
 

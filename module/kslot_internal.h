@@ -7,10 +7,12 @@
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/kslot_dense.h>
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 struct dentry;
 struct shrinker;
@@ -32,69 +34,113 @@ static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
 }
 
 /*
- * Memory a kvmalloc() of @size takes: a kmalloc() is rounded up to its
- * slab (or page order), a vmalloc() to pages.  With @p NULL (a growth not
- * yet made) the larger of the two, so a prediction is never short.
+ * Largest array kslot_kvmalloc() takes from kmalloc(): beyond, a page
+ * order the allocator calls costly.
+ */
+#define KSLOT_KMALLOC_MAX	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+
+/*
+ * A large array that lock-free readers index (kslot_dense's packed
+ * array): kmalloc() up to KSLOT_KMALLOC_MAX, vmalloc() in pages beyond.
+ * Unlike kvmalloc(), never a huge vmalloc() mapping, which is rounded up
+ * to whole PMD-size pages (an array of 4 MiB + 16 bytes would take 6 MiB),
+ * and never a high-order kmalloc() (which compacts memory to make room,
+ * and whose pages, once freed, may sit in the per-CPU lists out of the
+ * free count).  So an array takes its size in pages.
+ * Freed with kvfree().
+ */
+static inline void *kslot_kvmalloc(size_t size, gfp_t gfp)
+{
+	if (size <= KSLOT_KMALLOC_MAX || !gfpflags_allow_blocking(gfp))
+		return kvmalloc(size, gfp);
+	return __vmalloc(size, gfp);
+}
+
+/*
+ * Memory a vmalloc() of @size takes: its pages, a huge mapping's rounded
+ * up to whole PMD-size pages (@huge).  Not the area's array of page
+ * pointers (a 512th of the area) nor its bookkeeping (about 128 bytes).
+ */
+static inline size_t kslot_vmalloc_bytes(size_t size, bool huge)
+{
+	return huge ? ALIGN(size, PMD_SIZE) : PAGE_ALIGN(size);
+}
+
+/*
+ * Memory a kvmalloc() or kslot_kvmalloc() of @size takes: a kmalloc() is
+ * rounded up to its slab (or page order), a vmalloc() to pages
+ * (kslot_vmalloc_bytes()).  kvmalloc() may map an area of PMD_SIZE or
+ * more with huge pages (where the architecture can), which it then aligns
+ * to PMD_SIZE: such an area is charged as huge (an area of small pages
+ * that happens to be aligned so too, as well).  With @p NULL (a growth
+ * not yet made) the largest of these, so a prediction is never short
+ * (up to a page, both only kmalloc()).
  */
 static inline size_t kslot_kvmalloc_bytes(const void *p, size_t size)
 {
-	if (p ? is_vmalloc_addr(p) : size > KMALLOC_MAX_SIZE)
-		return PAGE_ALIGN(size);
+	bool huge = IS_ENABLED(CONFIG_HAVE_ARCH_HUGE_VMALLOC) &&
+		    size >= PMD_SIZE;
+
+	if (!p && size <= PAGE_SIZE)
+		return kmalloc_size_roundup(size);
+	if (!p)
+		return max(size > KMALLOC_MAX_SIZE ? 0 :
+			   kmalloc_size_roundup(size),
+			   kslot_vmalloc_bytes(size, huge));
+	if (is_vmalloc_addr(p))
+		return kslot_vmalloc_bytes(size, huge &&
+					   IS_ALIGNED((unsigned long)p,
+						      PMD_SIZE));
 	return kmalloc_size_roundup(size);
 }
 
 /*
- * Free @ptr, whose rcu_head is its field rcu, after a grace period:
- * through the table's struct kslot_free_acct @acct, which counts @bytes
- * (evaluated only then) until it is freed, or with kvfree_rcu().
+ * What a kslot_kvmalloc() of @size will take (kslot_kvmalloc_bytes()
+ * measures it once made): never short, and exact beyond
+ * KSLOT_KMALLOC_MAX, where it can only be pages.
  */
-#define kslot_free_rcu(acct, ptr, bytes)				\
-	do {								\
-		struct kslot_free_acct *__acct = (acct);		\
-		typeof(ptr) __p = (ptr);				\
-									\
-		if (__acct)						\
-			__acct->queue(__acct, __p, &__p->rcu, (bytes));	\
-		else							\
-			kvfree_rcu(__p, rcu);				\
-	} while (0)
+static inline size_t kslot_kvmalloc_size(size_t size)
+{
+	if (size <= KSLOT_KMALLOC_MAX)
+		return kslot_kvmalloc_bytes(NULL, size);
+	return kslot_vmalloc_bytes(size, false);
+}
 
 /*
- * Copy-on-grow in batches, the one way kslot grows a flat array that
- * lock-free readers use (the slot core's tables, kslot_dense's packed
- * array; see "Storage" in kslot_slots.h).  The owner allocates the new
- * array with its lock dropped and hands it to kslot_grow_start(); each
- * kslot_grow_copy() under the lock copies the next batch, at most
- * %KSLOT_GROW_BATCH_BYTES, and the owner drops the lock between batches.
- * A writer that changes element i while kslot_grow_copied(i) also writes
- * the new array (the mirror), so the new array equals the current one
- * when kslot_grow_copy() says it is complete; the owner then publishes it
- * with rcu_assign_pointer() and frees the old one with kvfree_rcu().  The
- * mirror only covers writers under the owner's lock: an owner with writers
- * outside it (the core's per-CPU magazines) sends them to the lock after
- * kslot_grow_start() and waits for those already inside before the first
- * kslot_grow_copy() (kslot_slots_quiesce()).
+ * Call @free(@rcu) after a grace period: through the table's struct
+ * kslot_free_acct @acct, which counts @bytes until then, or with
+ * call_rcu().  @free may run in softirq context: it must not sleep
+ * (kvfree() defers a vfree() there itself).
  */
-/* One array of a growth: element i of @src (@size bytes) goes to @dst. */
-struct kslot_grow_span {
-	void *dst;
-	const void *src;
-	size_t size;
-};
-
-/* Bytes copied per batch with the lock held (4096 slots of the core). */
-#define KSLOT_GROW_BATCH_BYTES	\
-	(KSLOT_SLOTS_COPY_BATCH * sizeof(struct kslot_slot))
-
-void kslot_grow_start(struct kslot_grow *g, void *next);
-bool kslot_grow_copy(struct kslot_grow *g, u32 end,
-		     const struct kslot_grow_span *span, unsigned int nr);
-
-/* Has a growth in progress copied element @i already (mirror it)? */
-static inline bool kslot_grow_copied(const struct kslot_grow *g, u32 i)
+static inline void kslot_free_rcu(struct kslot_free_acct *acct,
+				  struct rcu_head *rcu, rcu_callback_t free,
+				  size_t bytes)
 {
-	return g->next && i < g->copied;
+	if (acct)
+		acct->queue(acct, rcu, free, bytes);
+	else
+		call_rcu(rcu, free);
 }
+
+/* A kslot_free_rcu() callback: kvfree() the object @rcu begins. */
+void kslot_kvfree_rcu_head(struct rcu_head *rcu);
+
+/* kslot_dir.c: the chunk directory (struct kslot_dir). */
+size_t kslot_dir_bytes(const struct kslot_dir *dir, u32 room);
+size_t kslot_dir_counter_bytes(void);
+u32 kslot_dir_grown_room(u32 room, u32 max);
+u32 kslot_dir_next_room(const struct kslot_dir *dir, u32 max);
+struct kslot_dir *kslot_dir_alloc(u32 room, bool counter, gfp_t gfp);
+void kslot_dir_discard(struct kslot_dir *dir);
+void kslot_dir_free(struct kslot_dir *dir, size_t owned,
+		    struct kslot_free_acct *acct);
+void kslot_dir_append(struct kslot_dir __rcu **pdir, struct kslot_dir *cur,
+		      struct kslot_dir *next, void *chunk, unsigned long nr,
+		      struct kslot_free_acct *acct);
+
+/* What growing @s from @capacity until slot @index exists allocates. */
+u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
+			      u32 index);
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,
 				    void *data,
@@ -137,17 +183,40 @@ static inline bool kslot_should_fail_alloc(void)
 enum kslot_slots_test_point {
 	/* kslot_slots_lookup_get(): reference taken, slot not re-read. */
 	KSLOT_SLOTS_TP_LOOKUP_GET,
-	/* A growth between copy batches, no lock held. */
-	KSLOT_SLOTS_TP_GROW_PAUSE,
-	/*
-	 * A growth or a drain about to wait for the magazine writers, the
-	 * bypass raised, no lock held.
-	 */
-	KSLOT_SLOTS_TP_QUIESCE,
+	/* A growth has allocated its chunk, no lock held. */
+	KSLOT_SLOTS_TP_GROW,
+	/* A walk of the whole table between two holds of the lock. */
+	KSLOT_SLOTS_TP_WALK,
+	/* kslot_dense_get(): slot looked up, packed array not yet read. */
+	KSLOT_SLOTS_TP_DENSE_GET,
+	/* A growth of kslot_dense's packed array has its chunks, no lock. */
+	KSLOT_SLOTS_TP_DENSE_GROW,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
 					enum kslot_slots_test_point point);
+
+/*
+ * KUnit's hook at the test points, or NULL: one load and an untaken
+ * branch where no case sets it.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+extern kslot_slots_test_hook_t kslot_slots_test_hook;
+
+static inline void kslot_slots_test_point(struct kslot_slots *s,
+					  enum kslot_slots_test_point point)
+{
+	kslot_slots_test_hook_t fn = READ_ONCE(kslot_slots_test_hook);
+
+	if (unlikely(fn))
+		fn(s, point);
+}
+#else
+static inline void kslot_slots_test_point(struct kslot_slots *s,
+					  enum kslot_slots_test_point point)
+{
+}
+#endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
@@ -157,9 +226,8 @@ bool kslot_test_fail_alloc_disarm(void);
 struct kslot_slots;
 int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
+u32 kslot_slots_test_dir_room(struct kslot_slots *s);
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);
-struct kslot_dense;
-int kslot_dense_test_grow_step(struct kslot_dense *dense);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);

@@ -137,6 +137,21 @@ void kslot_debugfs_remove(struct dentry *dentry)
 }
 EXPORT_SYMBOL_NS_GPL(kslot_debugfs_remove, KSLOT_INTERNAL);
 
+/**
+ * kslot_kvfree_rcu_head() - Free the object an rcu_head begins.
+ * @rcu: The rcu_head, the first field of a kvmalloc()ed object.
+ *
+ * A kslot_free_rcu() callback for arrays and records that need nothing
+ * else done when they are freed.
+ *
+ * Context: Any context but NMI (kvfree() defers a vfree() in softirq).
+ */
+void kslot_kvfree_rcu_head(struct rcu_head *rcu)
+{
+	kvfree(rcu);
+}
+EXPORT_SYMBOL_NS_GPL(kslot_kvfree_rcu_head, KSLOT_INTERNAL);
+
 /*
  * Shrinkers: shrinker_alloc() and shrinker_register() since Linux 6.7, a
  * caller-allocated struct shrinker and register_shrinker() before (Kbuild

@@ -118,14 +118,20 @@ static void kslot_objtable_drop_entry(void *entry, u64 handle, void *data)
  * their last kslot_objtable_put() must not come after this call.  The
  * caller must ensure no other writer runs and no new lookup starts.
  *
- * Context: Process context; may sleep (rcu_barrier()).
+ * Context: Process context; may sleep (synchronize_rcu(), rcu_barrier()).
  */
 void kslot_objtable_destroy(struct kslot_objtable *table)
 {
 	if (!table)
 		return;
 	kslot_map_destroy(&table->map, kslot_objtable_drop_entry, table);
-	/* Every object freed so far is back in the pool after this. */
+	/*
+	 * Lookups that started before the destroy may still read the map
+	 * (its struct is in @table): a grace period first, whether or not
+	 * any callback is queued.  Then every object freed so far is back
+	 * in the pool.
+	 */
+	synchronize_rcu();
 	rcu_barrier();
 	kslot_pool_destroy(table->pool);
 	kfree(table);

@@ -486,7 +486,8 @@ static void kslot_pool_pt_free(struct kslot_pool *pool, void *obj)
  * pool by a slab (with both locks dropped), else, at the limit, drain
  * every CPU's cache once if the caller may sleep.
  */
-static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
+static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp,
+				   bool grow)
 {
 	struct kslot_pool_slab *slab = NULL;
 	unsigned long irqflags, flags;
@@ -513,6 +514,8 @@ static void *kslot_pool_alloc_slow(struct kslot_pool *pool, gfp_t gfp)
 		if (pc->count)
 			break;
 		kslot_pool_cpu_unlock(&pool->hot, irqflags);
+		if (!grow)
+			return NULL;
 
 		slab = kslot_pool_new_slab(pool, gfp);
 		if (IS_ERR(slab)) {
@@ -564,7 +567,7 @@ void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp)
 	if (pool->passthrough)
 		obj = kslot_pool_pt_alloc(pool, gfp);
 	else
-		obj = kslot_pool_alloc_slow(pool, gfp);
+		obj = kslot_pool_alloc_slow(pool, gfp, true);
 	if (unlikely(!obj)) {
 		obj = kslot_pool_reserve_get(pool);
 		if (!obj)
@@ -574,6 +577,32 @@ void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp)
 	return obj;
 }
 EXPORT_SYMBOL_GPL(kslot_pool_alloc_slowpath);
+
+/**
+ * kslot_pool_alloc_nogrow() - Allocate an object the pool has already.
+ * @pool: The pool.
+ *
+ * As kslot_pool_alloc(), but never grows the pool nor takes from the
+ * reserve: the object comes from a CPU cache or a slab the pool holds.
+ * For a caller that must account for the memory a growth takes before
+ * it is made (kslot_pool_grow_bytes()), then calls kslot_pool_alloc().
+ * A pass-through pool has no objects of its own: always NULL.
+ *
+ * Context: As kslot_pool_alloc(); does not sleep.
+ * Return: The object, or NULL if the pool has none free.
+ */
+void *kslot_pool_alloc_nogrow(struct kslot_pool *pool)
+{
+	void *obj;
+
+	if (pool->passthrough)
+		return NULL;
+	obj = kslot_pool_alloc_slow(pool, 0, false);
+	if (obj)
+		kslot_pool_alloc_finish(pool, obj, 0);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(kslot_pool_alloc_nogrow);
 
 /*
  * Checks and preparation of an object about to be freed.
@@ -781,7 +810,7 @@ int kslot_pool_fill_reserve(struct kslot_pool *pool, gfp_t gfp)
 	while (kslot_pool_racy(pool->nr_reserve) < pool->min_nr) {
 		/* From the allocator proper: never from the reserve itself. */
 		void *obj = pool->passthrough ? kslot_pool_pt_alloc(pool, gfp) :
-			    kslot_pool_alloc_slow(pool, gfp);
+			    kslot_pool_alloc_slow(pool, gfp, true);
 
 		if (!obj)
 			return -ENOMEM;

@@ -94,6 +94,7 @@ struct kslot_pool_slab {
  * @poison: Debug mode poisons free objects (no constructor).
  * @passthrough: Every object is its own kmalloc() object (sanitizers).
  * @pt_size: The kmalloc() size of a pass-through object.
+ * @fixed_bytes: Memory of the pool itself: its struct and per-CPU data.
  * @ctor: Object constructor, or NULL.
  * @max_objects: Limit on carved objects; 0 for none.
  * @min_nr: Objects the reserve keeps.
@@ -134,6 +135,7 @@ struct kslot_pool {
 	unsigned long max_objects;
 	unsigned int min_nr;
 	unsigned int pt_size;
+	size_t fixed_bytes;
 	struct shrinker *shrinker;
 	struct kslot_pool_drain __percpu *drain;
 	struct dentry *debugfs;

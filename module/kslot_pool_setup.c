@@ -92,6 +92,91 @@ unsigned long kslot_pool_shrink(struct kslot_pool *pool)
 }
 EXPORT_SYMBOL_GPL(kslot_pool_shrink);
 
+/**
+ * kslot_pool_trim() - Return wholly free slabs to the page allocator now.
+ * @pool: The pool.
+ *
+ * As kslot_pool_shrink(), but draining only this CPU's cache: a slab one
+ * of whose objects sits in another CPU's cache stays.  For a pool whose
+ * caches are small, that a caller trims after each batch of frees on the
+ * CPU that made them, so that the pool holds no more than its objects'
+ * slabs, and one per CPU (kslot_pool_bytes()).
+ *
+ * Context: Process context.  Takes this CPU's cache and the pool lock.
+ * Return: The number of slabs freed.
+ */
+unsigned long kslot_pool_trim(struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return 0;
+	kslot_pool_drain_local(pool);
+	if (!kslot_pool_racy(pool->nr_empty))
+		return 0;
+	return kslot_pool_free_empty(pool, ULONG_MAX);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_trim);
+
+/**
+ * kslot_pool_bytes() - Memory a pool holds.
+ * @pool: The pool.
+ *
+ * Its struct, its per-CPU caches and its slabs, whole, whether their
+ * objects are allocated or free; a pass-through pool's objects at their
+ * kmalloc() size.  Not the shrinker's own allocation.  A racy read: exact
+ * only while nothing allocates from or frees to the pool.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_bytes(const struct kslot_pool *pool)
+{
+	size_t bytes = pool->fixed_bytes;
+
+	if (pool->passthrough)
+		return bytes + kslot_pool_racy(pool->nr_objects) *
+			       kmalloc_size_roundup(pool->pt_size);
+	return bytes + kslot_pool_racy(pool->nr_slabs) *
+		       kslot_pool_slab_bytes(pool);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_bytes);
+
+/**
+ * kslot_pool_grow_bytes() - Memory one growth of a pool takes.
+ * @pool: The pool.
+ *
+ * An allocation takes at most this much new memory: a slab, or a
+ * pass-through pool's object at its kmalloc() size.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_grow_bytes(const struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return kmalloc_size_roundup(pool->pt_size);
+	return kslot_pool_slab_bytes(pool);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_grow_bytes);
+
+/**
+ * kslot_pool_obj_bytes() - A pool object's share of the pool's memory.
+ * @pool: The pool.
+ *
+ * A slab's bytes over the objects it holds (rounded down, so that
+ * kslot_pool_bytes() is never below the objects' count times this), or a
+ * pass-through pool's object at its kmalloc() size.
+ *
+ * Context: Any context.
+ * Return: Bytes.
+ */
+size_t kslot_pool_obj_bytes(const struct kslot_pool *pool)
+{
+	if (pool->passthrough)
+		return kmalloc_size_roundup(pool->pt_size);
+	return kslot_pool_slab_bytes(pool) / pool->objs_per_slab;
+}
+EXPORT_SYMBOL_GPL(kslot_pool_obj_bytes);
+
 static struct kslot_pool *kslot_pool_of_shrinker(struct shrinker *s)
 {
 	return kslot_shrinker_private(s);
@@ -344,6 +429,41 @@ static void kslot_pool_init_cpus(struct kslot_pool *pool)
 	}
 }
 
+/* What a pool of layout @l takes before its first slab: struct, caches. */
+static size_t kslot_pool_fixed_bytes(const struct kslot_pool_layout *l)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_pool)) +
+	       num_possible_cpus() *
+	       (struct_size_t(struct kslot_pool_cpu, objs, l->cache_size) +
+		sizeof(struct kslot_pool_drain));
+}
+
+/**
+ * kslot_pool_create_bytes() - Memory a pool takes as it is created.
+ * @cfg: What kslot_pool_create() would be given.
+ *
+ * What kslot_pool_bytes() reports of the new pool before its first
+ * allocation: its struct and per-CPU caches, so that a caller can charge
+ * them before it creates the pool.  The reserve a nonzero @cfg->min_nr
+ * fills is not counted (slabs, kslot_pool_grow_bytes() each), nor the
+ * shrinker (none with %KSLOT_POOL_NOSHRINKER).
+ *
+ * Context: Any context.
+ * Return: Bytes, or 0 if kslot_pool_create() would refuse @cfg's shape.
+ */
+size_t kslot_pool_create_bytes(const struct kslot_pool_config *cfg)
+{
+	unsigned int flags = cfg->flags;
+	struct kslot_pool_layout l;
+
+	if (READ_ONCE(kslot_pool_debug_all))
+		flags |= KSLOT_POOL_DEBUG;
+	if (kslot_pool_layout(cfg, flags, &l))
+		return 0;
+	return kslot_pool_fixed_bytes(&l);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_create_bytes);
+
 /* The kmalloc() size of a pass-through object: its size, or a power of
  * two at least its alignment when kmalloc()'s own is not enough.
  */
@@ -419,12 +539,13 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	pool->objs_per_slab = l.objs_per_slab;
 	pool->hdr_offset = l.hdr_offset;
 	pool->poison = (flags & KSLOT_POOL_DEBUG) && !cfg->ctor;
-	pool->passthrough = !(flags & KSLOT_POOL_DEBUG) &&
+	pool->passthrough = !(flags & (KSLOT_POOL_DEBUG | KSLOT_POOL_SLABS)) &&
 			    READ_ONCE(kslot_pool_passthrough_all);
 	pool->pt_size = kslot_pool_pt_size(cfg);
 	pool->ctor = cfg->ctor;
 	pool->max_objects = cfg->max_objects;
 	pool->min_nr = cfg->min_nr;
+	pool->fixed_bytes = kslot_pool_fixed_bytes(&l);
 	strscpy(pool->name, cfg->name ?: "anon", sizeof(pool->name));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->partial);
@@ -434,7 +555,8 @@ struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg)
 	ratelimit_state_init(&pool->report_rs, 5 * HZ, 10);
 	kslot_pool_init_cpus(pool);
 	kslot_pool_update_slow_locked(pool);
-	if (!pool->passthrough && kslot_pool_shrinker_register(pool))
+	if (!pool->passthrough && !(flags & KSLOT_POOL_NOSHRINKER) &&
+	    kslot_pool_shrinker_register(pool))
 		goto nomem;
 	if (kslot_pool_fill_reserve(pool, gfp)) {
 		kslot_pool_destroy(pool);

@@ -76,8 +76,9 @@ static void kslot_secondary_drop(void *obj, u64 handle, void *data)
  * @sec: The map.
  *
  * The caller must ensure no writer runs and no new lookup starts; lookups
- * already under RCU may finish (values are freed after a grace period).
- * It may be initialised again afterwards.
+ * already under RCU may finish (values are freed after a grace period);
+ * they read @sec itself too, so free it, or initialise it again, only a
+ * grace period after this returns.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context.
@@ -253,8 +254,9 @@ static bool kslot_secondary_keep_none(u64 handle, void *val, void *arg)
  * @sec: The map.
  *
  * Afterwards the map accepts the handles of any primary, at any
- * generation, as when new; the slot table's memory is kept.  An insert
- * racing with the clear may survive it (then the tag stays bound).
+ * generation, as when new; the slot table's chunks are freed (after a
+ * grace period).  An insert racing with the clear may survive it (then
+ * the tag stays bound and the chunks stay).
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the RCU read lock and the table lock (once per entry, then once for a

@@ -2,15 +2,16 @@
 /*
  * The slot core's API: init and destroy, the writers under the table lock
  * and their conditional and __ forms, the lock-free readers, and reserve.
- * A per-CPU table's writers are in kslot_slots_percpu.c, keyed tables and
- * restore in kslot_slots_keyed.c, the storage and its growth in
- * kslot_slots_core.c; kslot_slots_core.h has what they share.
+ * Keyed tables and restore are in kslot_slots_keyed.c, the storage and
+ * its growth in kslot_slots_core.c; kslot_slots_core.h has what they
+ * share.
  */
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/kref.h>
 #include <linux/percpu.h>
 #include <linux/prefetch.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "kslot_slots_core.h"
@@ -25,20 +26,18 @@
  * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both),
  *	%KSLOT_SLOTS_ACCOUNT, %KSLOT_SLOTS_HANDLE32 for 32-bit handles
  *	(their bit split follows from @max_entries: see kslot_slots.h),
- *	%KSLOT_SLOTS_KEYED, and %KSLOT_SLOTS_PERCPU for per-CPU magazines
- *	(not with %KSLOT_SLOTS_KEYED).
+ *	and %KSLOT_SLOTS_KEYED.
  * @keys: The lockdep classes of the table lock, one per lock mode
  *	(kslot_slots_init() passes its call site's: kslot_lock_classes()).
  *
- * No memory is allocated for slots until the first kslot_slots_alloc();
- * a per-CPU table allocates its magazines here.
+ * No memory is allocated until the first growth (kslot_slots_alloc(),
+ * kslot_slots_reserve(), a keyed write), but the debugfs file of a named
+ * table.
  *
- * Context: Process context if @name is given or @flags holds
- * %KSLOT_SLOTS_PERCPU, otherwise any context.
- * Return: 0, -EINVAL if @max_entries is out of range or @flags holds
- * unknown bits, both lock flags, %KSLOT_SLOTS_KEYED with
- * %KSLOT_SLOTS_HANDLE32 or with %KSLOT_SLOTS_PERCPU, or -ENOMEM if the
- * magazines of a per-CPU table could not be allocated.
+ * Context: Process context if @name is given, otherwise any context.
+ * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits, both lock flags, or %KSLOT_SLOTS_KEYED with
+ * %KSLOT_SLOTS_HANDLE32.
  */
 int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 		       const char *name, u32 max_entries, unsigned int flags,
@@ -51,9 +50,6 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 	/* Keyed tables and restore speak the 64-bit format only. */
 	if ((flags & KSLOT_SLOTS_KEYED) && (flags & KSLOT_SLOTS_HANDLE32))
 		return -EINVAL;
-	/* Keyed writes assume a table lock no remover bypasses. */
-	if ((flags & KSLOT_SLOTS_KEYED) && (flags & KSLOT_SLOTS_PERCPU))
-		return -EINVAL;
 
 	memset(s, 0, sizeof(*s));
 	spin_lock_init(&s->lock);
@@ -62,18 +58,10 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 	kslot_slots_init_format(s, max_entries);
 	s->free_head = KSLOT_SLOTS_NONE;
 	s->max_entries = max_entries;
-	atomic64_set(&s->rejected, 0);
-	if ((flags & KSLOT_SLOTS_PERCPU) && kslot_slots_can_mag()) {
-		s->mags = kslot_slots_mags_alloc(s);
-		if (!s->mags)
-			return -ENOMEM;
-		INIT_WORK(&s->quiesce_work, kslot_slots_quiesce_work);
-	} else {
-		/* The writers' fast paths: see kslot_slots_lock_writes(). */
-		s->flags |= KSLOT_SLOTS_F_LOCKED;
-		if (!(flags & KSLOT_SLOTS_KEYED))
-			s->flags |= KSLOT_SLOTS_F_ALLOC;
-	}
+	/* The writers' fast paths: see kslot_slots_lock_writes(). */
+	s->flags |= KSLOT_SLOTS_F_LOCKED;
+	if (!(flags & KSLOT_SLOTS_KEYED))
+		s->flags |= KSLOT_SLOTS_F_ALLOC;
 	if (name)
 		s->debugfs = kslot_slots_debugfs(s, kind, name);
 	return 0;
@@ -89,54 +77,50 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
  *
  * The caller must ensure no writer runs and no new lookup starts.
  * Lookups already inside an RCU read-side critical section may finish:
- * the table is freed after a grace period.  The magazines of a per-CPU
- * table are freed with it (their slots are indices into it).  The table
- * may be initialised again afterwards, and must be before any other use.
+ * they still read @s (its directory pointer and handle format) and the
+ * chunks, which are freed a grace period after this call.  So @s itself
+ * may be freed, or initialised again, only a grace period after this
+ * returns (kfree_rcu(), or after synchronize_rcu()).  Meanwhile the
+ * table is an empty one, as a zeroed table is: a late writer fails.  A
+ * zeroed table needs nothing.
  *
- * Context: Process context for a named or per-CPU table (its debugfs
- * file is removed; its worker is cancelled, its magazines freed);
- * otherwise any context that @fn allows.
+ * Context: Process context for a named table (its debugfs file is
+ * removed); otherwise any context that @fn allows.
  */
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data)
 {
-	struct kslot_slot *slots;
+	/* No writer runs: the caller's promise. */
+	struct kslot_dir *dir = rcu_dereference_protected(s->dir, true);
 	u32 i;
 
-	/* The worker finishes what an atomic writer left, before the end. */
-	if (s->mags)
-		cancel_work_sync(&s->quiesce_work);
-	slots = rcu_dereference_protected(s->slots, true);
+	/* Zeroed, or destroyed already: nothing to do. */
+	if (kslot_slots_zeroed(s))
+		return;
 	kslot_debugfs_remove(s->debugfs);
 	s->debugfs = NULL;
 	for (i = 0; fn && i < s->capacity; i++) {
-		u64 word = slots[i].word;
+		const struct kslot_slot *slot = kslot_dir_slot(dir, i);
+		u64 word = slot->word;
 
 		if (kslot_gen_is_live(kslot_slots_word_gen(s, word)))
-			fn(slots[i].obj, word, data);
+			fn(slot->obj, word, data);
 	}
-	/* New lookups find no table; running ones keep the old one. */
-	RCU_INIT_POINTER(s->slots, NULL);
-	if (slots) {
-		struct kslot_slots_table *t = kslot_slots_hdr(slots);
-
-		kslot_free_rcu(s->free_acct, t,
-			       kslot_slots_table_bytes(slots));
-	}
-	/* Never published; freed the same way so any context may destroy. */
-	if (s->grow.next) {
-		struct kslot_slots_table *t = s->grow.next;
-
-		kslot_free_rcu(s->free_acct, t,
-			       kslot_slots_table_bytes(t->slots));
-	}
-	s->grow.next = NULL;
-	s->bypass = 0;
+	/* New lookups find no table; running ones keep the chunks. */
+	RCU_INIT_POINTER(s->dir, NULL);
+	if (dir)
+		kslot_slots_free_dir(s, dir);
+	/*
+	 * Empty as a zeroed table is, so that a writer that comes late
+	 * fails (-ENOSPC, -ENOENT) rather than grow a table under the old
+	 * tag.  The handle format stays: running lookups read it.
+	 */
+	s->flags &= ~(KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC);
+	s->max_entries = 0;
 	s->waiting = 0;
-	/* Slots in magazines (of offline CPUs too) go with the table. */
-	free_percpu(s->mags);
-	s->mags = NULL;
+	s->retired = 0;
+	s->restoring = false;
 	s->capacity = 0;
 	WRITE_ONCE(s->count, 0);
 	s->free_head = KSLOT_SLOTS_NONE;
@@ -148,11 +132,11 @@ static __always_inline void kslot_slots_set(struct kslot_slots *s,
 					    struct kslot_slot *slot,
 					    u64 handle, void *obj)
 {
-	kslot_slots_store(s, NULL, slot, kslot_slots_handle_index(s, handle),
-			  KSLOT_SLOTS_SET, 0, obj, 0, NULL);
+	kslot_slots_store(s, slot, kslot_slots_handle_index(s, handle),
+			  KSLOT_SLOTS_SET, 0, obj);
 }
 
-/* kslot_slots_replace() of a table without magazines; lock held. */
+/* kslot_slots_replace() with the lock held. */
 static __always_inline void *
 kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
 {
@@ -166,7 +150,7 @@ kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
 	return old;
 }
 
-/* kslot_slots_remove() of a table without magazines; lock held. */
+/* kslot_slots_remove() with the lock held. */
 static __always_inline void *
 kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
 {
@@ -176,7 +160,7 @@ kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
 	if (!slot)
 		return NULL;
 	obj = slot->obj;
-	kslot_slots_release(s, slot, handle, 0, NULL);
+	kslot_slots_release(s, slot, handle);
 	return obj;
 }
 
@@ -193,7 +177,7 @@ static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
 	return slot;
 }
 
-/* Conditional writers of a table without magazines; lock held. */
+/* The conditional writers with the lock held. */
 static int kslot_slots_replace_if_locked(struct kslot_slots *s, u64 handle,
 					 void *old, void *obj)
 {
@@ -212,19 +196,16 @@ static int kslot_slots_remove_if_locked(struct kslot_slots *s, u64 handle,
 
 	if (IS_ERR(slot))
 		return PTR_ERR(slot);
-	kslot_slots_release(s, slot, handle, 0, NULL);
+	kslot_slots_release(s, slot, handle);
 	return 0;
 }
 
 /*
- * kslot_slots_alloc() of a table without %KSLOT_SLOTS_F_ALLOC: per-CPU,
- * zeroed or keyed.  No lock held.
+ * kslot_slots_alloc() of a table without %KSLOT_SLOTS_F_ALLOC: zeroed or
+ * keyed.  No lock held.
  */
-static noinline int kslot_slots_alloc_other(struct kslot_slots *s, void *obj,
-					    u64 *handle, gfp_t gfp)
+static noinline int kslot_slots_alloc_other(struct kslot_slots *s)
 {
-	if (s->mags)
-		return kslot_slots_alloc_percpu(s, obj, handle, gfp);
 	return kslot_slots_zeroed(s) ? -ENOSPC : -EINVAL;
 }
 
@@ -272,24 +253,18 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
  *
- * Reuses the most recently freed slot if there is one (this CPU's, in a
- * per-CPU table), otherwise grows the table (see the top of
- * kslot_slots.h).  The object's contents must be initialised before the
- * call: lookups may return it as soon as the handle is live, before this
- * function returns.
+ * Reuses the most recently freed slot if there is one, otherwise grows
+ * the table by a chunk (see the top of kslot_slots.h).  The object's
+ * contents must be initialised before the call: lookups may return it as
+ * soon as the handle is live, before this function returns.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock (in a
- * per-CPU table: this CPU's magazine (a local lock), the table lock only
- * to refill the magazine or to grow).
- * Return: 0, -ENOMEM if growing the table failed, -ENOSPC if the table
- * holds max_entries slots (live or retired) and none is free (in a
- * per-CPU table: in the free list or any CPU's magazine), or -EINVAL if
- * the table is keyed or being restored (it has no free list).  A per-CPU
- * table also fails with -ENOMEM, changing nothing, if @gfp may not sleep
- * and a growth or a drain of the magazines would have to wait a grace
- * period: its worker does that, and a retry finds the slots (or, once a
- * drain found none free, -ENOSPC).
+ * the table's lock flags allow.  Takes and releases the table lock, and
+ * drops it to allocate a chunk.  Never waits for a grace period.
+ * Return: 0, -ENOMEM if growing the table failed (only when no slot is
+ * free), -ENOSPC if the table holds max_entries slots (live or retired)
+ * and none is free, or -EINVAL if the table is keyed or being restored
+ * (it has no free list).
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
@@ -297,7 +272,7 @@ int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 	/* Both tail calls: neither path pays the other's stack frame. */
 	if (likely(s->flags & KSLOT_SLOTS_F_ALLOC))
 		return kslot_slots_alloc_locked(s, obj, handle, gfp);
-	return kslot_slots_alloc_other(s, obj, handle, gfp);
+	return kslot_slots_alloc_other(s);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
 
@@ -309,14 +284,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  *
  * The handle keeps its generation.  Lookups see the old or the new
  * pointer; the caller owns the old one and must let RCU readers finish
- * with it before freeing it.  In a per-CPU table, against a racing
- * kslot_slots_remove() of the same handle, either the replace comes first
- * (and the remove returns @obj) or the remove does (and this returns
- * ERR_PTR(-ENOENT)).
+ * with it before freeing it.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: this CPU's magazine's local lock,
- * the table lock only while a growth runs).
+ * the table lock.
  * Return: The previous pointer (NULL for a placeholder), or
  * ERR_PTR(-ENOENT) if @handle is not live in @s.
  */
@@ -325,13 +296,9 @@ void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 	unsigned long irqflags;
 	void *old;
 
-	if (unlikely(!kslot_slots_lock_writes(s))) {
-		if (s->mags)
-			return kslot_slots_replace_percpu(s, handle, obj);
-		/* Zeroed. */
-		kslot_slots_count_reject(s, handle);
+	/* Zeroed: nothing is live. */
+	if (unlikely(!kslot_slots_lock_writes(s)))
 		return ERR_PTR(-ENOENT);
-	}
 	irqflags = kslot_slots_lock(s);
 	old = kslot_slots_replace_locked(s, handle, obj);
 	kslot_slots_unlock(s, irqflags);
@@ -339,17 +306,7 @@ void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
 
-/* kslot_slots_remove() of a per-CPU or zeroed table.  No lock held. */
-static noinline void *kslot_slots_remove_other(struct kslot_slots *s,
-					       u64 handle)
-{
-	if (s->mags)
-		return kslot_slots_remove_percpu(s, handle);
-	kslot_slots_count_reject(s, handle);
-	return NULL;
-}
-
-/* kslot_slots_remove() of a table with %KSLOT_SLOTS_F_LOCKED. */
+/* kslot_slots_remove() of an initialised table. */
 static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
 					      u64 handle)
 {
@@ -366,24 +323,20 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * @handle: A handle, valid or not.
  *
  * Bumps the slot's generation, so @handle and every copy of it are
- * rejected from now on, and puts the slot at the head of the free list
- * (in a per-CPU table: onto this CPU's magazine), or retires it if its
- * generations are used up.  In a per-CPU table the generation moves with
- * one cmpxchg: of two racing removes of one handle exactly one succeeds.
+ * rejected from now on, and puts the slot at the head of the free list,
+ * or retires it if its generations are used up.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock (in a per-CPU table: this CPU's magazine's local lock,
- * the table lock only to flush the magazine, to retire the slot or while
- * a growth runs).
+ * the table lock.
  * Return: The removed pointer, or NULL if @handle was not live (or was a
  * placeholder, which is released all the same).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
-	/* Both tail calls, as kslot_slots_alloc(). */
-	if (likely(kslot_slots_lock_writes(s)))
-		return kslot_slots_remove_lock(s, handle);
-	return kslot_slots_remove_other(s, handle);
+	/* Zeroed: nothing is live. */
+	if (unlikely(!kslot_slots_lock_writes(s)))
+		return NULL;
+	return kslot_slots_remove_lock(s, handle);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_remove);
 
@@ -399,8 +352,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
  * atomics are paid once per batch, not once per entry.  It stops at the
  * first that fails; the ones before stay issued (unlike
- * kmem_cache_alloc_bulk(), it is not all or nothing).  A per-CPU table
- * issues each from this CPU's magazine, one call at a time.
+ * kmem_cache_alloc_bulk(), it is not all or nothing).
  *
  * Context: As kslot_slots_alloc(); the table lock is dropped between
  * batches (and the CPU yielded if @gfp may sleep).
@@ -418,18 +370,10 @@ int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 
 	if (nr > INT_MAX)
 		return -EINVAL;
-
-	if (unlikely(s->mags)) {
-		for (; done < nr && !ret; done++)
-			ret = kslot_slots_alloc_percpu(s, objs[done],
-						       &handles[done], gfp);
-		done -= !!ret;
-		goto out;
-	}
 	if (kslot_slots_zeroed(s))
 		return nr ? -ENOSPC : 0;
 	while (done < nr && !ret) {
-		end = min(nr, done + KSLOT_SLOTS_BULK);
+		end = done + min(nr - done, KSLOT_SLOTS_BULK);
 		irqflags = kslot_slots_lock(s);
 		ret = kslot_slots_no_alloc(s);
 		for (; done < end && !ret; done++) {
@@ -448,7 +392,6 @@ int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 		if (gfpflags_allow_blocking(gfp))
 			cond_resched();
 	}
-out:
 	return done ? done : ret;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
@@ -466,13 +409,13 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
  * are prefetched first so that their cache misses overlap.  It stops at
  * the first handle that is not live (counted as rejected, unless it is
  * the null handle): that one and those after it are left alone, and their
- * @objs untouched.  A per-CPU
- * table removes each onto this CPU's magazine, one call at a time.
+ * @objs untouched.
  *
  * Context: As kslot_slots_remove(); the table lock is dropped between
- * batches.
+ * batches, which is a preemption point on a preemptible kernel (it may
+ * run in atomic context, so it does not call cond_resched()).
  * Return: The number of entries removed: @nr, or the index of the first
- * handle that was not live.
+ * handle that was not live; 0 (nothing removed) if @nr is above %INT_MAX.
  */
 u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 			    u32 nr, void **objs)
@@ -480,36 +423,26 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 	unsigned long irqflags;
 	u32 done = 0, end, i;
 
-	if (unlikely(s->mags)) {
-		while (done < nr &&
-		       !kslot_slots_remove_percpu_one(s, handles[done],
-						      &objs[done]))
-			done++;
-		return done;
-	}
-	if (kslot_slots_zeroed(s)) {
-		if (nr)
-			kslot_slots_count_reject(s, handles[0]);
+	if (nr > INT_MAX || kslot_slots_zeroed(s))
 		return 0;
-	}
 	while (done < nr) {
-		struct kslot_slot *slots, *slot;
+		struct kslot_dir *dir;
+		struct kslot_slot *slot;
 
-		end = min(nr, done + KSLOT_SLOTS_BULK);
+		end = done + min(nr - done, KSLOT_SLOTS_BULK);
 		irqflags = kslot_slots_lock(s);
-		slots = kslot_slots_locked(s);
-		for (i = done; slots && i < end; i++) {
+		dir = kslot_slots_dir(s);
+		for (i = done; dir && i < end; i++) {
 			u32 index = kslot_slots_handle_index(s, handles[i]);
 
-			prefetchw(__kslot_slots_slot(slots, index));
+			prefetchw(__kslot_slots_slot(dir, dir->nr, index));
 		}
-		/* No growth publishes while the lock is held. */
 		for (; done < end; done++) {
-			slot = kslot_slots_match(s, slots, handles[done]);
+			slot = kslot_slots_live(s, handles[done]);
 			if (!slot)
 				break;
 			objs[done] = slot->obj;
-			kslot_slots_release(s, slot, handles[done], 0, NULL);
+			kslot_slots_release(s, slot, handles[done]);
 		}
 		kslot_slots_unlock(s, irqflags);
 		if (done < end)
@@ -520,20 +453,44 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 EXPORT_SYMBOL_GPL(kslot_slots_remove_bulk);
 
 /**
+ * kslot_slots_reject() - Count a handle that named no live entry.
+ * @dir: The directory the handle was looked up in.
+ * @handle: The handle looked up, replaced or removed.
+ *
+ * The slow path of kslot_slots_read() and of the writers' handle check:
+ * every handle but the null one that did not match a live slot is a
+ * rejection, counted on this CPU in the table's counter, which lives as
+ * long as the directory does.  It writes nothing shared.
+ *
+ * Context: Any context; caller holds rcu_read_lock() or the table lock.
+ */
+void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
+{
+	if (handle)
+		this_cpu_inc(*dir->rejected);
+}
+EXPORT_SYMBOL_GPL(kslot_slots_reject);
+
+/**
  * kslot_slots_count_reject() - Count a handle that named no live entry.
  * @s: The table.
  * @handle: The handle looked up, replaced or removed.
  *
- * The slow path of __kslot_slots_lookup() and of the writers' handle
- * check (replace, remove and their _if forms): every handle but the null
- * one that did not match a live slot is a rejection.
+ * kslot_slots_reject() for a structure built on the table that found
+ * @handle stale by its own means.  A table that has not grown counts
+ * nothing.
  *
  * Context: Any context.
  */
 void kslot_slots_count_reject(struct kslot_slots *s, u64 handle)
 {
-	if (handle)
-		atomic64_inc(&s->rejected);
+	const struct kslot_dir *dir;
+
+	rcu_read_lock();
+	dir = rcu_dereference(s->dir);
+	if (dir)
+		kslot_slots_reject(dir, handle);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
 
@@ -570,10 +527,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * @release: The objects' kref release function.
  *
  * The kref_get_unless_zero() pattern drivers use with xa_load().  After
- * the reference is taken, the slot is read again from the *current* table
- * (a lookup may have run on a table a growth replaced, as
- * __fget_files_rcu() re-checks the fdtable): it must still hold this
- * object under this handle.  That keeps it correct for objects from a
+ * the reference is taken, the slot is read again (as __fget_files_rcu()
+ * re-checks the fdtable): it must still hold this object under this
+ * handle, in a table not destroyed meanwhile.  That keeps it correct for
+ * objects from a
  * SLAB_TYPESAFE_BY_RCU cache, whose memory may hold a new object by the
  * time the reference is taken; then the reference is dropped with
  * @release semantics and NULL returned, or, if the handle is still live
@@ -589,6 +546,7 @@ void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
 			     size_t ref_offset,
 			     void (*release)(struct kref *ref))
 {
+	const struct kslot_dir *dir;
 	const struct kslot_slot *slot;
 	struct kref *ref;
 	bool stale, live;
@@ -611,9 +569,12 @@ again:
 	 */
 	smp_acquire__after_ctrl_dep();
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
-	slot = __kslot_slots_slot(rcu_dereference(s->slots),
-				  kslot_slots_handle_index(s, handle));
-	live = READ_ONCE(slot->word) == handle;
+	/* Destroyed meanwhile: no directory, nothing is live. */
+	dir = rcu_dereference(s->dir);
+	slot = dir ? __kslot_slots_slot(dir, kslot_dir_nr(dir),
+					kslot_slots_handle_index(s, handle)) :
+		     NULL;
+	live = slot && READ_ONCE(slot->word) == handle;
 	stale = !live || READ_ONCE(slot->obj) != obj;
 out:
 	rcu_read_unlock();
@@ -653,17 +614,17 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
 void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle)
 {
-	struct kslot_slot *slots;
+	const struct kslot_dir *dir;
 	void *found = NULL;
 	u32 i;
 
 	rcu_read_lock();
-	slots = rcu_dereference(s->slots);
-	end = min_t(unsigned long, end,
-		    slots ? kslot_slots_hdr(slots)->nr : 0);
+	dir = rcu_dereference(s->dir);
+	end = min_t(unsigned long, end, dir ? kslot_dir_nr(dir) : 0);
 	for (i = *index; i < end; i++) {
-		const struct kslot_slot *slot = &slots[i];
-		/* Word, object, word, as __kslot_slots_lookup(). */
+		/* Clamped as a lookup's: the loop bound may be mispredicted. */
+		const struct kslot_slot *slot = __kslot_slots_slot(dir, end, i);
+		/* Word, object, word, as kslot_slots_read(). */
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;
 
@@ -714,12 +675,6 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
  * (xa_cmpxchg(), xa_reserve() / idr_preload()).
  */
 
-/* A per-CPU table offers no __ writer: its removes bypass the lock. */
-static bool kslot_slots_no_locked_writers(const struct kslot_slots *s)
-{
-	return WARN_ON_ONCE(s->flags & KSLOT_SLOTS_PERCPU);
-}
-
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
@@ -735,9 +690,8 @@ static bool kslot_slots_no_locked_writers(const struct kslot_slots *s)
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0, -ENOMEM if the table has no free slot but could grow (call
  * kslot_slots_reserve() first), -ENOSPC if it holds max_entries slots
- * (live or retired) and none is free, or -EINVAL if the table is keyed,
- * being restored (it has no free list) or per-CPU (it offers no __
- * writer: this also WARNs).
+ * (live or retired) and none is free, or -EINVAL if the table is keyed or
+ * being restored (it has no free list).
  */
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	__must_hold(&s->lock)
@@ -745,8 +699,6 @@ int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	int ret;
 
 	lockdep_assert_held(&s->lock);
-	if (kslot_slots_no_locked_writers(s))
-		return -EINVAL;
 	ret = kslot_slots_no_alloc(s);
 	if (ret)
 		return ret;
@@ -767,16 +719,13 @@ EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
  * kslot_slots_replace() for a caller that holds the table lock.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The previous pointer (NULL for a placeholder), ERR_PTR(-ENOENT)
- * if @handle is not live in @s, or ERR_PTR(-EINVAL) if the table is
- * per-CPU (it offers no __ writer: this also WARNs).
+ * Return: The previous pointer (NULL for a placeholder), or
+ * ERR_PTR(-ENOENT) if @handle is not live in @s.
  */
 void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	if (kslot_slots_no_locked_writers(s))
-		return ERR_PTR(-EINVAL);
 	return kslot_slots_replace_locked(s, handle, obj);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace);
@@ -790,15 +739,12 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: The removed pointer, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same), or if the table is
- * per-CPU (it offers no __ writer: this WARNs and changes nothing).
+ * placeholder, which is released all the same).
  */
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	if (kslot_slots_no_locked_writers(s))
-		return NULL;
 	return kslot_slots_remove_locked(s, handle);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_remove);
@@ -817,17 +763,14 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
- * is not live in @s, -EBUSY if the slot holds another pointer than @old,
- * or -EINVAL if the table is per-CPU (it offers no __ writer: this also
- * WARNs); nothing is changed on error.
+ * is not live in @s, or -EBUSY if the slot holds another pointer than
+ * @old; nothing is changed on error.
  */
 int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			     void *obj)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	if (kslot_slots_no_locked_writers(s))
-		return -EINVAL;
 	return kslot_slots_replace_if_locked(s, handle, old, obj);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
@@ -839,13 +782,10 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
  * @old: The pointer the slot must hold; NULL for a placeholder.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
- * __kslot_slots_replace_if() with the table lock taken and released; in
- * a per-CPU table one try_cmpxchg128() of the slot, under this CPU's
- * magazine lock.
+ * __kslot_slots_replace_if() with the table lock taken and released.
  *
  * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock (in a per-CPU table: this
- * CPU's magazine's local lock, the table lock only while a growth runs).
+ * lock held.  Takes and releases the table lock.
  * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
  * is not live in @s, or -EBUSY if the slot holds another pointer than
  * @old (nothing is changed on error).
@@ -856,14 +796,9 @@ int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 	unsigned long irqflags;
 	int ret;
 
-	if (unlikely(!kslot_slots_lock_writes(s))) {
-		if (s->mags)
-			return kslot_slots_set_percpu(s, handle, &old, false,
-						      obj);
-		/* Zeroed. */
-		kslot_slots_count_reject(s, handle);
+	/* Zeroed: nothing is live. */
+	if (unlikely(!kslot_slots_lock_writes(s)))
 		return -ENOENT;
-	}
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_replace_if_locked(s, handle, old, obj);
 	kslot_slots_unlock(s, irqflags);
@@ -882,16 +817,13 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace_if);
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @s, -EBUSY if the slot holds another pointer than @old, or
- * -EINVAL if the table is per-CPU (it offers no __ writer: this also
- * WARNs); nothing is changed on error.
+ * not live in @s, or -EBUSY if the slot holds another pointer than @old;
+ * nothing is changed on error.
  */
 int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	if (kslot_slots_no_locked_writers(s))
-		return -EINVAL;
 	return kslot_slots_remove_if_locked(s, handle, old);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
@@ -902,14 +834,10 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
  * @handle: A handle, valid or not.
  * @old: The pointer the slot must hold; NULL for a placeholder.
  *
- * __kslot_slots_remove_if() with the table lock taken and released; in a
- * per-CPU table one try_cmpxchg128() of the slot, onto this CPU's
- * magazine.
+ * __kslot_slots_remove_if() with the table lock taken and released.
  *
  * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock (in a per-CPU table: this
- * CPU's magazine's local lock, the table lock only to flush it, to
- * retire the slot or while a growth runs).
+ * lock held.  Takes and releases the table lock.
  * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
  * not live in @s, or -EBUSY if the slot holds another pointer than @old
  * (nothing is changed on error).
@@ -919,13 +847,9 @@ int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	unsigned long irqflags;
 	int ret;
 
-	if (unlikely(!kslot_slots_lock_writes(s))) {
-		if (s->mags)
-			return kslot_slots_remove_if_percpu(s, handle, old);
-		/* Zeroed. */
-		kslot_slots_count_reject(s, handle);
+	/* Zeroed: nothing is live. */
+	if (unlikely(!kslot_slots_lock_writes(s)))
 		return -ENOENT;
-	}
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_remove_if_locked(s, handle, old);
 	kslot_slots_unlock(s, irqflags);
@@ -939,11 +863,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * @nr: Allocations to make room for.
  * @gfp: Allocation flags for growing the table.
  *
- * Grows the table, as kslot_slots_alloc() does (the new table allocated
- * with the lock dropped, copied in batches), until its current table has
- * at least @nr free slots.  Until they are used, kslot_slots_alloc() with
- * any gfp (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock
- * take them and cannot fail for lack of memory.
+ * Grows the table, as kslot_slots_alloc() does (chunk by chunk, each
+ * allocated with the lock dropped), until it has at least @nr free
+ * slots.  Until they are used, kslot_slots_alloc() with any gfp
+ * (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock take
+ * them and cannot fail for lack of memory.
  *
  * The room is the table's, not the caller's: a concurrent allocator may
  * take the free slots too.  A caller that counts on @nr allocations
@@ -952,13 +876,6 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * with idr_preload() followed by allocations under the caller's lock.
  * Free slots stay free (a later remove may add more); there is nothing to
  * release.
- *
- * In a per-CPU table the free slots in every CPU's magazine count: an
- * allocation that may sleep and finds no other free slot flushes them
- * (rather than fail for memory).  One that may not sleep cannot wait the
- * grace period the flush needs: it fails with -ENOMEM and the table's
- * worker flushes them, so a caller that counts on atomic allocations
- * after a reservation uses a table without %KSLOT_SLOTS_PERCPU.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow; not with the table lock held.  Takes and

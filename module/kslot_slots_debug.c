@@ -33,7 +33,9 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 /**
  * kslot_slots_get_stats() - Read a table's counters.
  * @s: The table.
- * @st: Filled with a consistent snapshot of the counters.
+ * @st: Filled with a snapshot of the counters: all but @st->rejected
+ *	taken at once under the lock; the rejections, counted per CPU
+ *	without it, are summed after.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
@@ -41,33 +43,30 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st)
 {
-	struct kslot_slots_table *next;
+	struct kslot_dir *dir;
 	unsigned long irqflags;
+	int cpu;
 
-	if (kslot_slots_zeroed(s)) {
-		memset(st, 0, sizeof(*st));
-		st->rejected = atomic64_read(&s->rejected);
+	memset(st, 0, sizeof(*st));
+	if (kslot_slots_zeroed(s))
 		return;
-	}
 	irqflags = kslot_slots_lock(s);
-	next = s->grow.next;
-
 	st->count = kslot_slots_count(s);
 	st->capacity = s->capacity;
 	st->max_entries = s->max_entries;
 	st->retired = s->retired;
 	st->waiting = s->waiting;
-	st->bytes = kslot_slots_table_bytes(kslot_slots_locked(s)) +
-		    (next ? kslot_slots_table_bytes(next->slots) : 0);
-	st->grow_bytes = 0;
-	if (!next && s->capacity < s->max_entries) {
-		u32 nr = max(kslot_slots_grown(s, s->capacity), 2U);
-		size_t size = struct_size_t(struct kslot_slots_table, slots, nr);
-
-		st->grow_bytes = kslot_kvmalloc_bytes(NULL, size);
-	}
+	st->bytes = kslot_slots_bytes(s);
+	st->grow_bytes = kslot_slots_grow_bytes(s);
 	kslot_slots_unlock(s, irqflags);
-	st->rejected = atomic64_read(&s->rejected);
+	/* The counter lives as long as the directory: sum it under RCU. */
+	rcu_read_lock();
+	dir = rcu_dereference(s->dir);
+	if (dir)
+		for_each_possible_cpu(cpu)
+			st->rejected += READ_ONCE(*per_cpu_ptr(dir->rejected,
+							       cpu));
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
 
@@ -78,13 +77,10 @@ EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
  * @max: Slots @d->slots has room for.
  * @d: Receives the slots, the free-list head and the counts.
  *
- * For debugging tools (the /dev/kslot DUMP command).  In a per-CPU table
- * every CPU's magazine is flushed into the free list first, in the order
- * its slots would be handed out, so the free list shown is complete.
+ * For debugging tools (the /dev/kslot DUMP command).
  *
- * Context: Any context the table's lock flags allow; process context for
- * a per-CPU table (the flush waits a grace period for its magazine
- * writers).  Takes and releases the table lock.
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
  */
 void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		      struct kslot_slots_dump *d)
@@ -100,21 +96,17 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 		return;
 	}
 	irqflags = kslot_slots_lock(s);
-	/* The magazines' free slots, on the free list first. */
-	if (s->mags)
-		kslot_slots_drain(s, &irqflags, GFP_KERNEL, 0);
 	d->capacity = s->capacity;
 	d->free_head = s->free_head;
 	d->count = kslot_slots_count(s);
 	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
 	     i++) {
 		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
-		/* Per-CPU tables: magazine writers do not take the lock. */
-		u32 gen = kslot_slots_word_gen(s, READ_ONCE(slot->word)) &
+		u32 gen = kslot_slots_word_gen(s, slot->word) &
 			  kslot_slots_gen_max(s);
 		bool live = kslot_gen_is_live(gen);
 
-		d->slots[i].obj = live ? READ_ONCE(slot->obj) : NULL;
+		d->slots[i].obj = live ? slot->obj : NULL;
 		d->slots[i].gen = gen;
 		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
 					  kslot_slots_next(slot);
@@ -171,10 +163,9 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 		if (!kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
 		    !(slot->word & KSLOT_SLOTS_WAIT_BIT) &&
 		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
-			kslot_slots_store(s, NULL, slot, index,
-					  KSLOT_SLOTS_LINK,
+			kslot_slots_store(s, slot, index, KSLOT_SLOTS_LINK,
 					  kslot_slots_free_word(s, index, gen),
-					  slot->obj, 0, NULL);
+					  slot->obj);
 			ret = 0;
 		}
 	}
@@ -183,19 +174,12 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
 
-/* The KUnit step grows for its own sake. */
-static bool kslot_slots_never(const struct kslot_slots *s, u32 unused)
-{
-	return false;
-}
-
 /**
- * kslot_slots_test_grow_step() - One growth step on demand (KUnit only).
+ * kslot_slots_test_grow_step() - Add one chunk on demand (KUnit only).
  * @s: The table.
  *
- * Starts a growth (allocates the next table) or copies one batch of it,
- * publishing after the last, whether or not the free list is empty, so a
- * test can write between batches.
+ * Grows the table by one chunk whether or not a slot is free, so that a
+ * test can reach a given directory size.
  *
  * Context: Process context.
  * Return: 0, -ENOMEM, or -ENOSPC if the table cannot grow.
@@ -203,18 +187,31 @@ static bool kslot_slots_never(const struct kslot_slots *s, u32 unused)
 int kslot_slots_test_grow_step(struct kslot_slots *s)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
+	u32 cap = s->capacity;
 	int ret = 0;
 
-	if (!s->grow.next)
-		ret = kslot_slots_grow_start(s, &irqflags, GFP_KERNEL,
-					     kslot_slots_never, 0);
-	/* Quiesce the magazines first if need be, then copy one batch. */
-	if (!ret && s->grow.next && !s->quiesced)
-		kslot_slots_grow_step(s, &irqflags, GFP_KERNEL);
-	if (!ret && s->grow.next)
-		kslot_slots_grow_step(s, &irqflags, GFP_KERNEL);
+	while (!ret && s->capacity == cap)
+		ret = kslot_slots_grow_one(s, &irqflags, GFP_KERNEL);
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_grow_step);
+
+/**
+ * kslot_slots_test_dir_room() - The chunk pointers a directory holds (KUnit only).
+ * @s: The table.
+ *
+ * Context: Process context.
+ * Return: The room of the table's directory, 0 if it has none.
+ */
+u32 kslot_slots_test_dir_room(struct kslot_slots *s)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+	struct kslot_dir *dir = kslot_slots_dir(s);
+	u32 room = dir ? dir->room : 0;
+
+	kslot_slots_unlock(s, irqflags);
+	return room;
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_dir_room);
 #endif

@@ -38,7 +38,7 @@
  * Context: As kslot_slots_init().
  * Return: 0, or -EINVAL if @tag is out of range (%KSLOT_SLOTS_TAG_UNBOUND
  * without %KSLOT_SLOTS_KEYED included), if @flags holds
- * %KSLOT_SLOTS_HANDLE32 or %KSLOT_SLOTS_PERCPU, or for
+ * %KSLOT_SLOTS_HANDLE32, or for
  * kslot_slots_init()'s reasons.
  */
 int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
@@ -48,8 +48,8 @@ int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 {
 	int ret;
 
-	/* Keyed and restored tables: 64-bit, and a lock no writer bypasses. */
-	if (flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU))
+	/* Keyed and restored tables speak the 64-bit format. */
+	if (flags & KSLOT_SLOTS_HANDLE32)
 		return -EINVAL;
 	if (tag > KSLOT_TAG_MASK &&
 	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(flags & KSLOT_SLOTS_KEYED)))
@@ -73,8 +73,8 @@ static bool kslot_slots_is_retired(const struct kslot_slots *s,
 static void kslot_slots_make_live(struct kslot_slots *s, u32 index,
 				  u64 handle, void *obj)
 {
-	kslot_slots_store(s, NULL, kslot_slots_at(s, index), index,
-			  KSLOT_SLOTS_LIVE, handle, obj, 0, NULL);
+	kslot_slots_store(s, kslot_slots_at(s, index), index, KSLOT_SLOTS_LIVE,
+			  handle, obj);
 }
 
 /*
@@ -195,16 +195,15 @@ void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 		ret = -ESTALE;
 	} else if (cur == gen) {
 		old = slot->obj;
-		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_SET, 0, obj,
-				  0, NULL);
+		kslot_slots_store(s, slot, index, KSLOT_SLOTS_SET, 0, obj);
 	} else if (kslot_gen_is_live(cur)) {
 		old = slot->obj;
 		/*
 		 * Through a free word: no lookup pairs a handle and the
 		 * other's object.
 		 */
-		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_RELIVE,
-				  handle, obj, 0, NULL);
+		kslot_slots_store(s, slot, index, KSLOT_SLOTS_RELIVE, handle,
+				  obj);
 	} else {
 		kslot_slots_make_live(s, index, handle, obj);
 	}
@@ -235,35 +234,30 @@ static u32 kslot_slots_relink_range(struct kslot_slots *s, u32 lo, u32 hi,
 	return head;
 }
 
-/* Chain the free slots, lowest first; lock held. */
-static void kslot_slots_relink(struct kslot_slots *s)
-{
-	s->free_head = kslot_slots_relink_range(s, 0, s->capacity,
-						KSLOT_SLOTS_NONE);
-}
-
 /**
  * kslot_slots_reset() - Forget every generation of an empty table.
  * @s: The table.
  * @tag: The tag from now on, as kslot_slots_init_tag() takes it.
  *
- * Every slot becomes free at generation 0, retired ones included, and the
- * free list is rebuilt, lowest slot first: the table is as new, but keeps
- * its memory, its name and its rejected counter.  Handles issued before
- * may match again once the slots are reused, so only reset a table whose
- * old handles are all gone, or whose @tag differs from the old one.
+ * The table becomes as new: its chunks go (freed after a grace period,
+ * as at destroy), retired and waiting slots with them, and so does its
+ * rejected counter; it keeps its name, flags and lock.  The next handles
+ * start over at generation 1 from slot 0, so handles issued before may
+ * match again: only reset a table whose old handles are all gone, or
+ * whose @tag differs from the old one.  Lookups still running on the old
+ * chunks find nothing live (the table was empty).
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock, for a walk of every slot.
+ * the table lock; constant time.
  * Return: 0, -EBUSY if the table holds live entries, or -EINVAL if @tag is
  * out of range (any tag but 0 for a table of 32-bit handles) or the table
- * is per-CPU.
+ * is zeroed.
  */
 int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 {
+	struct kslot_dir *dir;
 	unsigned long irqflags;
 	int ret = 0;
-	u32 i;
 
 	if (tag > KSLOT_TAG_MASK &&
 	    (tag != KSLOT_SLOTS_TAG_UNBOUND || !(s->flags & KSLOT_SLOTS_KEYED)))
@@ -271,23 +265,22 @@ int kslot_slots_reset(struct kslot_slots *s, u32 tag)
 	/* A 32-bit table's handles carry no tag. */
 	if ((s->flags & KSLOT_SLOTS_HANDLE32) && tag)
 		return -EINVAL;
-	/* Its slots may sit in magazines: a per-CPU table is never reset. */
-	if ((s->flags & KSLOT_SLOTS_PERCPU) || kslot_slots_zeroed(s))
+	if (kslot_slots_zeroed(s))
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	if (s->count) {
 		ret = -EBUSY;
 		goto out;
 	}
-	for (i = 0; i < s->capacity; i++) {
-		/* Un-retire; kslot_slots_relink() chains it. */
-		kslot_slots_store(s, NULL, kslot_slots_at(s, i), i,
-				  KSLOT_SLOTS_LINK, kslot_slots_free_word(s, i, 0),
-				  kslot_slots_link(KSLOT_SLOTS_NONE), 0, NULL);
-	}
-	kslot_slots_relink(s);
+	dir = kslot_slots_dir(s);
+	RCU_INIT_POINTER(s->dir, NULL);
+	if (dir)
+		kslot_slots_free_dir(s, dir);
+	s->capacity = 0;
+	s->free_head = KSLOT_SLOTS_NONE;
 	s->retired = 0;
 	s->waiting = 0;
+	s->issued = 0;
 	s->restoring = false;
 	WRITE_ONCE(s->tag, tag);
 out:
@@ -309,7 +302,7 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 
 	/* Restore speaks the 64-bit format only, under the table lock. */
 	if (index >= s->max_entries ||
-	    (s->flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_PERCPU)))
+	    (s->flags & KSLOT_SLOTS_HANDLE32))
 		return -EINVAL;
 	if (!s->restoring && s->count)
 		return -EBUSY;
@@ -347,7 +340,7 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
  * and @obj is not NULL, if the table issues 32-bit handles (restore
- * speaks the 64-bit format only) or is per-CPU; -EBUSY if the table
+ * speaks the 64-bit format only); -EBUSY if the table
  * holds entries and is not being restored; -EEXIST if the slot was
  * restored already; -ENOMEM if growing the table failed.  The table is
  * unchanged on error (but for growth and restore mode).
@@ -370,9 +363,8 @@ int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 	} else {
 		struct kslot_slot *slot = kslot_slots_at(s, index);
 
-		kslot_slots_store(s, NULL, slot, index, KSLOT_SLOTS_LINK,
-				  kslot_slots_free_word(s, index, gen), slot->obj,
-				  0, NULL);
+		kslot_slots_store(s, slot, index, KSLOT_SLOTS_LINK,
+				  kslot_slots_free_word(s, index, gen), slot->obj);
 	}
 out:
 	kslot_slots_unlock(s, irqflags);
@@ -411,9 +403,6 @@ int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
 
-/* Slots kslot_slots_restore_done() chains per hold of the table lock. */
-#define KSLOT_SLOTS_RELINK_CHUNK	1024U
-
 /*
  * Between two chunks of kslot_slots_restore_done(), which has chained the
  * free slots from @pos up in front of @head, removes pushed slots on the
@@ -447,7 +436,7 @@ static u32 kslot_slots_relink_pushed(struct kslot_slots *s, u32 head, u32 pos)
  * allocations take the lowest free slots, whatever order the checkpoint's
  * free list had; slots removed during the call may come first), and
  * leaves restore mode.  Harmless on a table that is not being restored.
- * The walk holds the table lock for %KSLOT_SLOTS_RELINK_CHUNK slots at a
+ * The walk holds the table lock for %KSLOT_SLOTS_WALK slots at a
  * time, never for the whole capacity; lookups, replace and remove may run
  * between its chunks, as during the restore.  The caller serialises it
  * with the restore calls and kslot_slots_reset().
@@ -466,12 +455,13 @@ void kslot_slots_restore_done(struct kslot_slots *s)
 	if (!s->restoring)
 		goto out;
 	for (hi = s->capacity; hi; hi = lo) {
-		lo = hi - min(hi, KSLOT_SLOTS_RELINK_CHUNK);
+		lo = hi - min(hi, KSLOT_SLOTS_WALK);
 		head = kslot_slots_relink_range(s, lo, hi, head);
 		s->free_head = head;
 		if (!lo)
 			break;
 		kslot_slots_unlock(s, irqflags);
+		kslot_slots_test_point(s, KSLOT_SLOTS_TP_WALK);
 		irqflags = kslot_slots_lock(s);
 		if (s->free_head != head)
 			head = kslot_slots_relink_pushed(s, head, lo);

@@ -16,11 +16,8 @@
 #     instructions);
 #  2. builds the native benchmark (bench/native, with the slotmap crate
 #     from Debian's librust-slotmap-dev) against the kernel tree of
-#     scripts/kernel.sh, runs it, runs its alloc+remove rows again on a
-#     per-CPU map (--percpu --churn, up to 1M entries, into
-#     native-percpu.tap: rows native_percpu_*, on which goal 5 is
-#     checked), counts lookup instructions and the instructions of an
-#     alloc+remove pair (locked and per-CPU map) with valgrind
+#     scripts/kernel.sh, runs it, counts lookup instructions and the
+#     instructions of an alloc+remove pair with valgrind
 #     --tool=callgrind, and the atomic read-modify-writes per pair and
 #     per lookup with the counting build (kslot_native_bench_count, into
 #     atomics.tap);
@@ -57,7 +54,7 @@ nsizes=${KSLOT_BENCH_NATIVE_SIZES:-1024,65536,1048576,16777216}
 reps=${KSLOT_BENCH_REPS:-5}
 nreps=${KSLOT_BENCH_NATIVE_REPS:-5}
 only=${KSLOT_BENCH_ONLY:-}
-rm -f "$out"/kernel.tap "$out"/native.tap "$out"/native-percpu.tap "$out"/iommufd.tap "$out"/callgrind.* \
+rm -f "$out"/kernel.tap "$out"/native.tap "$out"/iommufd.tap "$out"/callgrind.* \
 	"$out"/callgrind-churn*.out "$out"/atomics.tap
 ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
@@ -166,16 +163,6 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
 	"$out/native/kslot_native_bench" -r "$nreps" \
 	${only:+$([ "$only" = hive ] && echo --hive)} ${nsizes//,/ } \
 	> "$out/native.tap"
-# The alloc+remove rows again on a per-CPU map (KSLOT_MAP_PERCPU, rows
-# native_percpu_*), up to 1M entries: goal 5 is about its magazines.
-psizes=$(for n in ${nsizes//,/ }; do [ "$n" -gt 1048576 ] || echo "$n"; done)
-if [ "$only" != hive ] && [ -n "$psizes" ]; then
-	echo "bench.sh: native alloc+remove on a per-CPU map" >&2
-	# shellcheck disable=SC2086 # one argument per size
-	GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
-		"$out/native/kslot_native_bench" -r "$nreps" --percpu \
-		--churn $psizes > "$out/native-percpu.tap"
-fi
 echo "bench.sh: callgrind instruction counts (1M random lookups, pool operations)" >&2
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 	"$out/native/kslot_native_bench" --count 1048576 \
@@ -183,16 +170,13 @@ valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" \
 callgrind_annotate --inclusive=yes "$out/callgrind.out" \
 	> "$out/callgrind.txt"
 # Instructions per alloc+remove pair (report.py divides by the 65536
-# pairs), and atomics per pair and per lookup, on both map flavours.
-for fl in "" --percpu; do
-	# shellcheck disable=SC2086 # no argument for the locked map
-	valgrind --tool=callgrind --toggle-collect=kn_count_churn \
-		--callgrind-out-file="$out/callgrind-churn${fl#--}.out" \
-		"$out/native/kslot_native_bench" $fl --count-churn 65536 \
-		> /dev/null 2>> "$out/callgrind.log"
-	# shellcheck disable=SC2086
-	"$out/native/kslot_native_bench_count" $fl --count-atomics 65536
-done > "$out/atomics.tap"
+# pairs), and atomics per pair and per lookup.
+valgrind --tool=callgrind --toggle-collect=kn_count_churn \
+	--callgrind-out-file="$out/callgrind-churn.out" \
+	"$out/native/kslot_native_bench" --count-churn 65536 \
+	> /dev/null 2>> "$out/callgrind.log"
+"$out/native/kslot_native_bench_count" --count-atomics 65536 \
+	> "$out/atomics.tap"
 # The same pairs through kslot_map_remove_bulk() and kslot_map_alloc_bulk().
 valgrind --tool=callgrind --toggle-collect=kn_count_bulk_churn \
 	--callgrind-out-file="$out/callgrind-churnbulk.out" \

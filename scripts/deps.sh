@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages kslot's build and tests need, skipping apt
-# entirely when all of them are present.  Needs root to install.
+# entirely when all of them are present.  Needs root to install.  (The
+# cross compilers of the arm64 lane are not installed: gcc-multilib
+# conflicts with them; scripts/cross-gcc.sh unpacks them into the cache.)
 #
 # Usage: scripts/deps.sh [bench]
 #   bench  also the packages only make bench needs (Rust's slotmap crate
@@ -15,6 +17,7 @@ pkgs=(
 	linux-source-6.12
 	qemu-system-x86
 	busybox-static
+	qemu-system-arm
 	sparse coccinelle ocaml-nox
 	dwarves gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
@@ -44,5 +47,5 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >&2
-apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+apt-get update -q -o DPkg::Lock::Timeout=600 >&2
+apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends "${missing[@]}" >&2

@@ -3,7 +3,8 @@
 #
 # /init of the kslot test VM (busybox).  The kernel log goes to ttyS0
 # (console.log on the host); results go to ttyS1 (results.log) between
-# "@@" markers that scripts/verdict.py reads.
+# "@@" markers that scripts/verdict.py reads.  (On arm64: ttyAMA0 and
+# hvc0.)
 # Usage: boot it as /init (scripts/vm.sh does); it takes no arguments of
 # its own and ignores the words the kernel passes on from its command line.
 if [ "$$" != 1 ]; then
@@ -20,16 +21,19 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 
-R=/dev/ttyS1
-stty -F $R raw -echo 2>/dev/null
-res() { echo "$*" > $R; }
-
+# The results port: the second serial port (x86), or the one named on the
+# command line (kslot_results=hvc0, a virtio console, on arm64's virt
+# machine, which has one serial port).
 mode=check
+R=/dev/ttyS1
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kslot_mode=*) mode=${arg#kslot_mode=} ;;
+	kslot_results=*) R=/dev/${arg#kslot_results=} ;;
 	esac
 done
+stty -F $R raw -echo 2>/dev/null
+res() { echo "$*" > $R; }
 
 # Expected injected failures must not print stack traces.
 for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do

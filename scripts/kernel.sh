@@ -4,6 +4,7 @@
 # Build (or reuse) the kslot test kernel from Debian's linux-source-6.12.
 #
 # Usage: scripts/kernel.sh [FRAGMENT...]
+#        scripts/kernel.sh --source
 #
 # FRAGMENT defaults to configs/kslot-test.config.  Several fragments are
 # applied in order, a later line overriding an earlier one for the same
@@ -16,9 +17,19 @@
 # hash of the config fragment, the linux-source version and KERNEL_RECIPE
 # below (bump it when the way the kernel is built changes), so it is rebuilt
 # only when one of them changes.  Concurrent callers wait on a lock.
+#
+# --source extracts the source tree only (no kernel is built) and prints
+# its directory: what the selftests need (the kernel's lib.mk and
+# kselftest_harness.h), for any architecture.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+source_only=
+if [ "${1:-}" = --source ]; then
+	[ $# = 1 ] || { echo "usage: $0 --source" >&2; exit 2; }
+	source_only=1
+	shift
+fi
 [ $# -gt 0 ] || set -- "$top/configs/kslot-test.config"
 frags=()
 for f in "$@"; do
@@ -52,6 +63,10 @@ if [ ! -f "$src/.kslot-extracted" ]; then
 	mv "$src.tmp" "$src"
 fi
 flock -u 8
+if [ -n "$source_only" ]; then
+	echo "$src"
+	exit 0
+fi
 exec 9>"$out.lock"
 flock 9
 

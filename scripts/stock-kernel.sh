@@ -1,40 +1,124 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Make sure one of Debian's stock kernels (image and headers) is installed
-# and print its version (the /lib/modules and /boot name).
+# Make sure one of Debian's stock kernels (image and headers) is there and
+# print its version (the /lib/modules and /boot name).
 #
-# Usage: scripts/stock-kernel.sh 6.12|6.12-rt|6.1
-#   6.12     the kernel of linux-image-6.12-amd64 (bookworm's 6.12 LTS)
-#   6.12-rt  the kernel of linux-image-6.12-rt-amd64 (the same, PREEMPT_RT)
-#   6.1      the kernel of linux-image-amd64 (bookworm's default, 6.1 LTS)
+# Usage: scripts/stock-kernel.sh [--arch ARCH [--headers]] SERIES
+#   SERIES   6.12     the kernel of linux-image-6.12-FLAVOUR (6.12 LTS)
+#            6.12-rt  the kernel of linux-image-6.12-rt-FLAVOUR (PREEMPT_RT)
+#            6.1      the kernel of linux-image-FLAVOUR (bookworm's 6.1)
+#   ARCH     Debian's architecture: amd64 (the default; FLAVOUR amd64),
+#            arm64 (arm64) or armhf (armmp)
+#   --headers  the headers only, no image (a foreign ARCH only)
+#
+# amd64, the host's architecture, is installed with apt-get: the image in
+# /boot, the headers in /usr/src; the output is "VERSION".  Another
+# architecture is not installed (no multiarch, nothing registered with
+# dpkg): its packages are fetched and unpacked by scripts/debian-fetch.sh
+# into ROOT=${XDG_CACHE_HOME:-~/.cache}/kslot/debian-ARCH-VERSION,
+# which stands for / (ROOT/boot/vmlinuz-VERSION,
+# ROOT/usr/src/linux-headers-VERSION, and ROOT/bin/busybox from
+# busybox-static for the test VM); the output is "VERSION ROOT".  Its
+# headers are set up by Debian for cross builds (they name the cross
+# compiler, e.g. aarch64-linux-gnu-gcc-12: scripts/cross-gcc.sh) and use
+# the amd64 linux-kbuild package's host programs, unpacked there too.
 set -euo pipefail
 
-case "${1:-}" in
-6.12) meta=linux-image-6.12-amd64 ;;
-6.12-rt) meta=linux-image-6.12-rt-amd64 ;;
-6.1) meta=linux-image-amd64 ;;
-*) echo "usage: $0 6.12|6.12-rt|6.1" >&2; exit 2 ;;
+top=$(cd "$(dirname "$0")/.." && pwd)
+usage() {
+	echo "usage: $0 [--arch amd64|arm64|armhf [--headers]] 6.12|6.12-rt|6.1" >&2
+	exit 2
+}
+arch=amd64 headers_only=
+while [ $# -gt 1 ]; do
+	case "$1" in
+	--arch) [ $# -gt 2 ] || usage; arch=$2; shift 2 ;;
+	--headers) headers_only=1; shift ;;
+	*) usage ;;
+	esac
+done
+[ $# = 1 ] || usage
+case "$arch" in
+amd64) flavour=amd64 ;;
+arm64) flavour=arm64 ;;
+armhf) flavour=armmp ;;
+*) usage ;;
+esac
+host=$(dpkg --print-architecture)
+[ "$arch" != "$host" ] || [ -z "$headers_only" ] || usage
+case "$1" in
+6.12) meta=linux-image-6.12-$flavour ;;
+6.12-rt) meta=linux-image-6.12-rt-$flavour ;;
+6.1) meta=linux-image-$flavour ;;
+*) usage ;;
 esac
 
-image=$(apt-cache depends "$meta" 2>/dev/null |
-	sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
-[ -n "$image" ] || { echo "stock-kernel.sh: cannot resolve $meta" >&2; exit 1; }
-ver=${image#linux-image-}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
 # One install at a time: make check's lanes may ask for a kernel at once
-# (the DKMS and install checks, the stock-kernel VMs).
-lock=${XDG_CACHE_HOME:-$HOME/.cache}/kslot/.lock-stock-kernel
-mkdir -p "$(dirname "$lock")"
+# (the DKMS and install checks, the stock-kernel VMs).  A foreign
+# architecture's kernels have a lock of their own: fetching them does not
+# wait for apt-get install.
+lock=$cache/.lock-stock-kernel
+[ "$arch" = "$host" ] || lock=$lock-$arch
+mkdir -p "$cache"
 exec 7>"$lock"
 flock 7
-if [ ! -f "/boot/vmlinuz-$ver" ] || [ ! -f "/usr/src/linux-headers-$ver/Makefile" ]; then
-	echo "stock-kernel.sh: installing linux-image-$ver and headers" >&2
-	if [ "$(id -u)" != 0 ]; then
-		echo "stock-kernel.sh: run as root" >&2
-		exit 1
+
+# apt-cache with the lists of ARCH (scripts/debian-fetch.sh) or the host's.
+acache() {
+	if [ "$arch" = "$host" ]; then
+		apt-cache "$@"
+	else
+		"$top/scripts/debian-fetch.sh" "$arch" --apt apt-cache "$@"
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends "linux-image-$ver" \
-		"linux-headers-$ver" >&2
+}
+image=$(acache depends "$meta" 2>/dev/null |
+	sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
+[ -n "$image" ] || { echo "stock-kernel.sh: cannot resolve $meta ($arch)" >&2; exit 1; }
+ver=${image#linux-image-}
+
+if [ "$arch" = "$host" ]; then
+	if [ ! -f "/boot/vmlinuz-$ver" ] || [ ! -f "/usr/src/linux-headers-$ver/Makefile" ]; then
+		echo "stock-kernel.sh: installing linux-image-$ver and headers" >&2
+		if [ "$(id -u)" != 0 ]; then
+			echo "stock-kernel.sh: run as root" >&2
+			exit 1
+		fi
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends "linux-image-$ver" \
+			"linux-headers-$ver" >&2
+	fi
+	echo "$ver"
+	exit 0
 fi
-echo "$ver"
+
+# A foreign architecture: the headers, the common headers and the host's
+# linux-kbuild (Kbuild's host programs: fixdep, modpost...), then the
+# image and busybox-static.
+root=$cache/debian-$arch-$ver
+deps=$(acache depends "linux-headers-$ver" 2>/dev/null)
+common=$(echo "$deps" |
+	sed -n 's/^  Depends: \(linux-headers-[^ :]*-common[^ :]*\).*$/\1/p' | head -n1)
+kbuild=$(echo "$deps" |
+	sed -n 's/^  Depends: \(linux-kbuild-[^ :]*\).*$/\1/p' | head -n1)
+[ -n "$common" ] && [ -n "$kbuild" ] ||
+	{ echo "stock-kernel.sh: cannot resolve linux-headers-$ver ($arch)" >&2; exit 1; }
+if [ ! -f "$root/.kslot-headers" ]; then
+	"$top/scripts/debian-fetch.sh" "$arch" "$root" "linux-headers-$ver" \
+		"$common" "$kbuild:$host"
+	# Debian's headers include the common part by its absolute path
+	# under /usr/src: point it into ROOT.
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
+		"$root/usr/src/linux-headers-$ver/Makefile"
+	touch "$root/.kslot-headers"
+fi
+[ -n "$headers_only" ] ||
+	"$top/scripts/debian-fetch.sh" "$arch" "$root" "$image" busybox-static
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
+pkgver=$(acache show "linux-headers-$ver" 2>/dev/null |
+	sed -n 's/^Version: //p' | head -n1)
+if [ "$1" = 6.12 ] && [ -n "$srcver" ] && [ "$srcver" != "$pkgver" ]; then
+	echo "stock-kernel.sh: note: $arch $ver is $pkgver, linux-source-6.12 is $srcver" >&2
+fi
+echo "$ver $root"

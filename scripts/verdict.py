@@ -17,7 +17,8 @@ Usage: verdict.py MODE OUTDIR KERNEL_SOURCE [iommufd-cache=DIR]
   MODE  check (KUnit results and the host checks required), debug or
         kcsan (the same VM run on another debug kernel: the PREEMPT_RT or
         the KCSAN one, no host checks), stock (selftests on a kernel
-        without KUnit), run or script
+        without KUnit), host (OUTDIR holds host TAP files only, no VM
+        run: make check-arm64), run or script
   iommufd-cache=DIR  where the stock iommufd module's results are kept
         (scripts/iommufd.sh names it after their key): a run of OUTDIR
         without them takes them from DIR/results.log, and says so; a
@@ -48,9 +49,11 @@ SPLATS = [
 ]
 SPLAT_RE = re.compile('|'.join(SPLATS))
 
-# The host-side TAP files "make check" must have produced.
+# The host-side TAP files "make check" must have produced (the arm64
+# lane's: compile-arm64, the W=1 cross build, and refuse32, the 32-bit
+# refusal).
 HOST_CHECKS = ['abi', 'lint', 'skip', 'compile', 'dkms', 'install', 'modinfo',
-               'apidoc']
+               'apidoc', 'compile-arm64', 'refuse32']
 
 
 def sections(text):
@@ -119,6 +122,18 @@ def parse_tap(body):
             status = 'SKIP'
         results.append((m.group(2).strip(), status))
     return results
+
+
+def skip_reasons(body):
+    """(reason, count) of the skipped TAP cases, in order of appearance."""
+    counts = {}
+    for line in body:
+        m = re.match(r'^ok \d+ .*?\s#\s*(?:SKIP|skip)\s*(.*)$',
+                     line.rstrip('\r'))
+        if m:
+            reason = m.group(1).strip() or 'no reason given'
+            counts[reason] = counts.get(reason, 0) + 1
+    return list(counts.items())
 
 
 # iommufd's own selftests (clients/iommufd/run.sh): every test that passes
@@ -586,6 +601,8 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
             nskip = sum(1 for _, s in cases if s == 'SKIP')
             print('selftest %-17s %d cases, %d skipped' % (rest, len(cases),
                                                             nskip))
+            for reason, n in skip_reasons(body):
+                print('  skipped (%d): %s' % (n, reason))
             if not cases:
                 problems.append('selftest %s: no TAP results' % rest)
                 print('\n'.join(body[-30:]))
@@ -625,8 +642,8 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
         else:
             problems.append('unexpected section ' + header)
 
-    if mode == 'check':
-        for name in HOST_CHECKS:
+    if mode in ('check', 'host'):
+        for name in HOST_CHECKS if mode == 'check' else []:
             if not os.path.exists(os.path.join(outdir, 'host-%s.tap' % name)):
                 problems.append('host check %s did not run' % name)
         for name in sorted(os.listdir(outdir)):
@@ -641,6 +658,12 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
                 tally.count('host:%s:%s' % (name[5:-4], case), status)
             if any(s == 'FAIL' for _, s in cases):
                 print('\n'.join(l for l in body if l.startswith('#'))[:4000])
+            else:
+                # Notes a passing check wants read (e.g. refuse32's
+                # warnings besides the #error).
+                for l in body:
+                    if l.startswith('# note: '):
+                        print('note: %s: %s' % (name[5:-4], l[8:]))
 
     stock_fresh = any(m == 'stock' for m, _ in iommufd_runs)
     if iommufd_cache and not stock_fresh:
@@ -668,7 +691,7 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     if rdma_runs:
         problems += judge_rdma(rdma_runs, rdma_times, tally, label)
 
-    if not done:
+    if not done and mode != 'host':
         problems.append('the guest did not finish (crash, hang or timeout)')
     if mode in ('check', 'debug', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
@@ -769,10 +792,15 @@ def main():
     host = wall_time(os.path.join(outdir, 'host-checks.time'))
     if mode == 'check' and host:
         print('time: host checks %s (beside the debug VM)' % host)
+    arm64 = wall_time(os.path.join(outdir, 'arm64-lane.time'))
+    if arm64:
+        print('time: arm64 lane %s (fetch, W=1 cross build, VM, 32-bit '
+              'refusal)' % arm64)
     lanes = wall_time(os.path.join(outdir, 'check.time'))
     if mode == 'check' and lanes:
         print('time: tests %s (the debug VM; beside it the host checks, '
-              'the RT VM and the stock VMs)' % lanes)
+              'the RT VM and the stock VMs; the arm64 lane after one of '
+              'them)' % lanes)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:

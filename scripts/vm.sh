@@ -3,17 +3,23 @@
 #
 # Boot the kslot test VM.
 #
-# Usage: scripts/vm.sh MODE KERNEL OUTDIR [SCRIPT [FILES]]
+# Usage: scripts/vm.sh [--arch ARCH] MODE KERNEL OUTDIR [SCRIPT [FILES]]
+#   ARCH    amd64 (the default: qemu-system-x86_64) or arm64
+#           (qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
 #   MODE    check (KUnit + selftests + kmemleak), stock (the same on a
 #           kernel without KUnit), run (the demo) or script (run SCRIPT
 #           with FILES in /files)
-#   KERNEL  a kernel build tree (its arch/x86/boot/bzImage) or an image
+#   KERNEL  a kernel build tree (its arch/x86/boot/bzImage or
+#           arch/arm64/boot/Image) or an image
 #   OUTDIR  where the initramfs, console.log and results.log go
 #
-# The initramfs holds busybox, kslot.ko and kslot_dev.ko (from
+# The initramfs holds busybox ($KSLOT_BUSYBOX, default /bin/busybox; an
+# arm64 one for arm64), kslot.ko and kslot_dev.ko (from
 # $KSLOT_KO_DIR, default the source tree), the KUnit modules (check mode:
 # the *_test.ko of $KSLOT_TESTS_DIR, default build/tests), the
-# selftests (build/selftests/*), the tools (build/bin/*), the demo
+# selftests (build/selftests/*), the tools (build/bin/*; for arm64,
+# build/arm64/selftests and build/arm64/bin: "make selftests tools
+# ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" builds them), the demo
 # (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
 # iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd, with
 # $KSLOT_IOMMUFD_MODULES (default "stock kslot") the iommufd modules it
@@ -34,6 +40,9 @@
 # that: $KSLOT_VM_TIMEOUT, default 2700, does).  OUTDIR/vm-time gets the
 # VM's wall time in seconds, for scripts/verdict.py's summary.
 #
+# $KSLOT_VM_APPEND is added to the kernel command line (a developer's
+# knob: kunit.filter_glob=... to run some KUnit cases of a suite).
+#
 # For VMs that run at once (make check): $KSLOT_VM_LABEL names this one in
 # every line printed, and the file $KSLOT_VM_STAGED is created once the
 # initramfs is written (nothing of the tree is read after that).
@@ -41,9 +50,19 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-	echo "usage: $0 check|stock|run|script KERNEL OUTDIR [SCRIPT [FILES]]" >&2
+	echo "usage: $0 [--arch amd64|arm64] check|stock|run|script KERNEL OUTDIR [SCRIPT [FILES]]" >&2
 	exit 2
 }
+arch=amd64
+if [ "${1:-}" = --arch ]; then
+	[ $# -ge 2 ] || usage
+	arch=$2
+	shift 2
+fi
+case "$arch" in
+amd64 | arm64) ;;
+*) usage ;;
+esac
 if [ $# -lt 3 ] || [ $# -gt 5 ]; then
 	usage
 fi
@@ -59,7 +78,10 @@ root=$out/initramfs
 
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,lib/kslot/tests,selftests,demo,files,etc}
-cp /bin/busybox "$root/bin/busybox"
+# The user-space programs of ARCH (build/ for the host's, build/ARCH/).
+ubuild=$top/build
+[ "$arch" = amd64 ] || ubuild=$top/build/$arch
+cp "${KSLOT_BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 cp "$top/scripts/init.sh" "$root/init"
 chmod +x "$root/init"
 kodir=${KSLOT_KO_DIR:-$top}
@@ -88,9 +110,9 @@ if { [ "$mode" = check ] || [ "$mode" = stock ]; } && [ -n "${KSLOT_RDMA_DIR:-}"
 	cp "$KSLOT_RDMA_DIR/../stock-cache" "$out/rdma-cache"
 fi
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
-	[ -d "$top/build/selftests" ] && cp -r "$top/build/selftests/." "$root/selftests/"
+	[ -d "$ubuild/selftests" ] && cp -r "$ubuild/selftests/." "$root/selftests/"
 fi
-[ -d "$top/build/bin" ] && cp -r "$top/build/bin/." "$root/bin/"
+[ -d "$ubuild/bin" ] && cp -r "$ubuild/bin/." "$root/bin/"
 if [ "$mode" = run ]; then
 	cp "$kodir/kslot_demo.ko" "$root/lib/kslot/"
 	cp "$top/scripts/demo.sh" "$root/demo/run.sh"
@@ -106,16 +128,36 @@ fi
 label=${KSLOT_VM_LABEL:+$KSLOT_VM_LABEL }
 
 image=$kernel
-[ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
+# The machine of ARCH: the kernel console on its first serial port, the
+# results on a second one (x86) or on a virtio console (arm64's virt
+# machine has one serial port; init.sh reads kslot_results=).
+case "$arch" in
+amd64)
+	[ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
+	qemu=(qemu-system-x86_64 -accel tcg)
+	console=ttyS0
+	results=(-serial "file:$out/results.log")
+	;;
+arm64)
+	[ -d "$kernel" ] && image=$kernel/arch/arm64/boot/Image
+	# Full pointer-authentication emulation (QARMA) is slow under TCG;
+	# the implementation-defined algorithm is what CI systems use.
+	# shellcheck disable=SC2054 # QEMU's commas, in one word
+	qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu max,pauth-impdef=on)
+	console="ttyAMA0 kslot_results=hvc0"
+	# shellcheck disable=SC2054 # QEMU's commas, in one word
+	results=(-device virtio-serial-pci
+		-chardev "file,id=results,path=$out/results.log"
+		-device virtconsole,chardev=results)
+	;;
+esac
 # A KUnit case provokes a KASAN report on purpose (kslot_pool's
 # kasan_sees_use_after_free): report every bug, not only the first.  A
 # kernel without KASAN passes the word on to init, which ignores it.
-extra=" kasan_multi_shot"
-# $KSLOT_VM_APPEND: more words for the kernel's command line.
-extra="$extra${KSLOT_VM_APPEND:+ $KSLOT_VM_APPEND}"
+extra=" kasan_multi_shot${KSLOT_VM_APPEND:+ $KSLOT_VM_APPEND}"
 silence=${KSLOT_VM_SILENCE:-300}
 rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
-echo "vm.sh: ${label}booting $mode VM (TCG, 2 vCPUs); console in $out/console.log" >&2
+echo "vm.sh: ${label}booting $mode VM ($arch, TCG, 2 vCPUs); console in $out/console.log" >&2
 set +e
 # KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
 # benchmark's figures are instruction counts, free of the host's load and
@@ -139,12 +181,12 @@ boot() {
 	progress=$!
 	# shellcheck disable=SC2086 # $icount is two words or none
 	timeout --foreground -k 10 "$timeout" \
-		qemu-system-x86_64 -accel tcg $icount -smp 2 -m 2G -no-reboot \
+		"${qemu[@]}" $icount -smp 2 -m 2G -no-reboot \
 		-kernel "$image" \
 		-initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyS0 loglevel=7 oops=panic panic=-1 kslot_mode=$mode$extra" \
+		-append "console=$console loglevel=7 oops=panic panic=-1 kslot_mode=$mode$extra" \
 		-display none -monitor none -nodefaults \
-		-serial "file:$out/console.log" -serial "file:$out/results.log" \
+		-serial "file:$out/console.log" "${results[@]}" \
 		</dev/null
 	local qrc=$?
 	stop_progress

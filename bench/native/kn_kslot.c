@@ -11,11 +11,10 @@
 #include <linux/kslot_secondary.h>
 #include <linux/kslot_sparse_set.h>
 
+#include "kslot_internal.h"
 #include "native_bench.h"
 
 static struct kslot_map map;
-/* 0, or KSLOT_MAP_PERCPU for the per-CPU map's rows (--percpu). */
-static unsigned int map_flags;
 static struct kslot_dense dense;
 static struct kslot_hive hive;
 static unsigned long sink;
@@ -28,16 +27,7 @@ unsigned long kn_sink(void)
 int kn_setup(void)
 {
 	rcu_register_thread();
-	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
-}
-
-/* The map rows from now on run on a per-CPU map (KSLOT_MAP_PERCPU). */
-int kn_map_percpu(void)
-{
-	kslot_map_destroy(&map, NULL, NULL);
-	kslot_shim_rcu_reclaim();
-	map_flags = KSLOT_MAP_PERCPU;
-	return kn_setup();
+	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
 }
 
 /*
@@ -59,7 +49,7 @@ static int kn_map_reset(void)
 {
 	kslot_map_destroy(&map, NULL, NULL);
 	kslot_shim_rcu_reclaim();
-	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, map_flags);
+	return kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0);
 }
 
 static int kn_map_add(uint32_t n, uint64_t *handles)
@@ -1147,11 +1137,16 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 }
 
 /*
- * What a writer can wait for while a table grows: the lock is held for one
- * batch of the copy.  Time every batch of the copy a growth to @n slots
- * does (from a populated table into fresh memory, as kslot_slots does), in
- * ns: *@med the median batch, the return value the longest.
+ * What a writer can wait for while a kslot_dense grows its packed array
+ * (the slot core copies nothing since its chunks: a growth adds one): the
+ * lock is held for one batch of the copy, %KSLOT_GROW_BATCH_BYTES.  Time
+ * every batch of a copy of @n / 2 16-byte elements (from a populated
+ * array into fresh memory), in ns: *@med the median batch, the return
+ * value the longest.  The batch is the 64 KiB the slot core's copy used
+ * before (4096 slots), so the rows compare with earlier runs.
  */
+#define KN_COPY_BATCH	(KSLOT_GROW_BATCH_BYTES / sizeof(struct kslot_slot))
+
 static int kn_u64_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -1161,7 +1156,7 @@ static int kn_u64_cmp(const void *a, const void *b)
 
 uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med)
 {
-	u32 half = n / 2, nb = DIV_ROUND_UP(half, KSLOT_SLOTS_COPY_BATCH), b;
+	u32 half = n / 2, nb = DIV_ROUND_UP(half, KN_COPY_BATCH), b;
 	struct kslot_slot *src = calloc(half, sizeof(*src));
 	struct kslot_slot *dst = malloc(sizeof(*dst) * (size_t)n);
 	uint64_t *t = calloc(nb ?: 1, sizeof(*t)), worst = 0;
@@ -1174,8 +1169,8 @@ uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med)
 	}
 	memset(src, 1, sizeof(*src) * (size_t)half);
 	for (b = 0; b < nb; b++) {
-		u32 at = b * KSLOT_SLOTS_COPY_BATCH;
-		u32 len = min(half - at, KSLOT_SLOTS_COPY_BATCH);
+		u32 at = b * KN_COPY_BATCH;
+		u32 len = min(half - at, KN_COPY_BATCH);
 		uint64_t t0 = nb_now();
 
 		memcpy(&dst[at], &src[at], len * sizeof(*src));

@@ -18,7 +18,7 @@
  *   kslot_native_bench --twolevel SIZE...
  *	only the two-level tables' lookups against the flat floor and the
  *	map's own (growth scheme b, see run_twolevel())
- *   kslot_native_bench_count [--percpu] --count-atomics N
+ *   kslot_native_bench_count --count-atomics N
  *	atomic read-modify-writes per alloc+remove pair and per lookup
  *	(the counting build)
  *   kslot_native_bench --count N
@@ -43,8 +43,6 @@ static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
 static int hive_only, dense_only, churn_only, twolevel_only;
-/* "percpu_" after --percpu: the rows of a KSLOT_MAP_PERCPU map. */
-static const char *flavour = "";
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -63,14 +61,14 @@ struct keys {
 static void row(const char *name, uint32_t n, double k, const char *anchor,
 		double a)
 {
-	printf("ok %u native_%s%s size=%u kslot_ns=%.2f anchor=%s anchor_ns=%.2f\n",
-	       ++tests, flavour, name, n, k, anchor, a);
+	printf("ok %u native_%s size=%u kslot_ns=%.2f anchor=%s anchor_ns=%.2f\n",
+	       ++tests, name, n, k, anchor, a);
 	fflush(stdout);
 }
 
 static void fail(const char *name, uint32_t n)
 {
-	printf("not ok %u native_%s%s size=%u\n", ++tests, flavour, name, n);
+	printf("not ok %u native_%s size=%u\n", ++tests, name, n);
 	fflush(stdout);
 }
 
@@ -217,8 +215,8 @@ static void run_smp2(struct keys *k)
 	double k1, k2, x1, x2;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || n < 2) {
-		printf("# native: %ssmp2_map_alloc_remove size=%u skipped: %s\n",
-		       flavour, n, "fewer than 2 CPUs");
+		printf("# native: smp2_map_alloc_remove size=%u skipped: %s\n",
+		       n, "fewer than 2 CPUs");
 		return;
 	}
 	k1 = per(BEST(churn_threads(k, ops, 1, 0)), ops);
@@ -231,8 +229,8 @@ static void run_smp2(struct keys *k)
 		return;
 	}
 	/* ratio = 2-CPU throughput / 1-CPU throughput, XArray's beside it. */
-	printf("ok %u native_%ssmp2_map_alloc_remove size=%u kslot_ns=%.2f ",
-	       ++tests, flavour, n, k2);
+	printf("ok %u native_smp2_map_alloc_remove size=%u kslot_ns=%.2f ",
+	       ++tests, n, k2);
 	printf("anchor=kslot_map_1cpu anchor_ns=%.2f ", k1);
 	printf("xa_1cpu_ns=%.2f xa_2cpu_ns=%.2f xa_ratio=%.3f\n", x1, x2,
 	       x1 / x2);
@@ -576,7 +574,7 @@ static void run_twolevel_size(uint32_t n, unsigned int seed)
 /*
  * --churn: only the alloc+remove rows, as run_size() and run_slotmap()
  * measure them (against xa_alloc+xa_erase, the 2-CPU row, against
- * slotmap::SlotMap), for a quick comparison of map flavours (--percpu).
+ * slotmap::SlotMap), for a quick comparison of builds.
  */
 static void run_churn(uint32_t n, unsigned int seed)
 {
@@ -869,7 +867,7 @@ static int count_mode(uint32_t n)
 /*
  * Instruction counts of alloc+remove (callgrind --toggle-collect=
  * kn_count_churn): a map of n entries, each removed and allocated again
- * in random order by @loop; --percpu before it for the per-CPU map.
+ * in random order by @loop.
  * --count-bulk-churn N: the same through kslot_map_remove_bulk() and
  * kslot_map_alloc_bulk() (--toggle-collect=kn_count_bulk_churn).
  */
@@ -888,11 +886,11 @@ static int count_churn(uint32_t n, uint64_t (*loop)(uint64_t *h, uint32_t n))
 }
 
 /*
- * --count-atomics N (the counting build, kslot_native_bench_count; after
- * --percpu for the per-CPU map): atomic read-modify-write operations per
- * alloc+remove pair (the same loop as --count-churn), per
- * kslot_map_lookup() and per inline lookup, over a map of N entries in
- * random order.  Rows native_[percpu_]atomics_*, the count in kslot_ns.
+ * --count-atomics N (the counting build, kslot_native_bench_count):
+ * atomic read-modify-write operations per alloc+remove pair (the same
+ * loop as --count-churn), per kslot_map_lookup() and per inline lookup,
+ * over a map of N entries in random order.  Rows native_atomics_*, the
+ * count in kslot_ns.
  */
 static int count_atomics(uint32_t n)
 {
@@ -915,7 +913,7 @@ static int count_atomics(uint32_t n)
 	if (!kn_map_churn_time(k.rh, n))
 		return 1;
 	row("atomics_map_alloc_remove", n, per(kn_atomics() - a, n), "none", 0);
-	printf("# native: %satomics per alloc+remove pair, by kind:", flavour);
+	printf("# native: atomics per alloc+remove pair, by kind:");
 	for (i = 0; i < KN_RMW_KINDS; i++)
 		printf(" %s=%.2f", kn_rmw_name(i),
 		       per(kn_atomics_of(i) - kind[i], n));
@@ -936,19 +934,6 @@ static int count_atomics(uint32_t n)
 	return 0;
 }
 
-/*
- * --percpu: the map rows from here on run on a KSLOT_MAP_PERCPU map, and
- * every row from here on is named native_percpu_*.
- */
-static void map_percpu(void)
-{
-	flavour = "percpu_";
-	if (kn_map_percpu()) {
-		fprintf(stderr, "per-CPU map setup failed\n");
-		exit(1);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	unsigned int seed = 20240607;
@@ -957,11 +942,6 @@ int main(int argc, char **argv)
 	if (kn_setup() || xn_setup()) {
 		fprintf(stderr, "setup failed\n");
 		return 1;
-	}
-	if (argc == 4 && !strcmp(argv[1], "--percpu")) {
-		map_percpu();
-		argc--;
-		argv++;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--count"))
 		return count_mode(strtoul(argv[2], NULL, 0));
@@ -983,8 +963,6 @@ int main(int argc, char **argv)
 			reps = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--percpu"))
-			map_percpu();
 		else if (!strcmp(argv[i], "--churn"))
 			churn_only = 1;
 		else if (churn_only)

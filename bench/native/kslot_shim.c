@@ -4,7 +4,8 @@
  * of locks and preemption, RCU's grace periods and deferred frees,
  * per-CPU memory, size-aligned page blocks that an interior pointer finds
  * again (a direct map and its vmemmap), a fixed-seed random source, and
- * the debugfs hooks kslot_main.c provides in the kernel.
+ * what kslot_main.c provides in the kernel (the debugfs hooks, the
+ * shrinker wrappers, kslot_kvfree_rcu_head()).
  */
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -20,6 +21,9 @@ __thread unsigned int kslot_shim_preempt_count KSLOT_SHIM_TLS =
 	KSLOT_SHIM_PREEMPT_IDLE;
 __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
 __thread int kslot_shim_rcu_nesting KSLOT_SHIM_TLS;
+#ifdef KSLOT_SHIM_LOCK_MODES
+__thread unsigned int kslot_shim_bh_count, kslot_shim_irq_flag;
+#endif
 #ifdef KSLOT_SHIM_COUNT_ATOMICS
 __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS] KSLOT_SHIM_TLS;
 #endif
@@ -416,6 +420,12 @@ u32 kslot_shim_random_u32(void)
 
 	state = state * 6364136223846793005ULL + 1442695040888963407ULL;
 	return state >> 33;
+}
+
+/* kslot_main.c's kslot_free_rcu() callback: kvfree() the object. */
+void kslot_kvfree_rcu_head(struct rcu_head *rcu)
+{
+	kvfree(rcu);
 }
 
 struct dentry *kslot_debugfs_create(const char *kind, const char *name,

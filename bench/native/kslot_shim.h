@@ -24,11 +24,16 @@
  * | rcu_read_unlock()         | barrier(), counter dec:  | preempt: call, dec, test of     |
  * |                           | 1 instruction            | ->rcu_read_unlock_special,      |
  * |                           |                          | ~7 instr.; non-preempt: nothing |
- * | synchronize_rcu(),        | membarrier(), then wait  | a grace period                  |
- * | call_rcu(), kvfree_rcu()  | for every registered     |                                 |
+ * | synchronize_rcu()         | membarrier(), then wait  | a grace period                  |
+ * |                           | for every registered     |                                 |
  * |                           | thread's RCU and preempt |                                 |
- * |                           | counts to read 0; frees  |                                 |
- * |                           | wait for the bench's     |                                 |
+ * |                           | counts to read 0         |                                 |
+ * | call_rcu(), kvfree_rcu(), | the callback queued on a | the callback queued on this     |
+ * | kfree_rcu()               | list under a mutex; it   | CPU's list, interrupts off;     |
+ * |                           | runs (the core's own,    | it runs after a grace period,   |
+ * |                           | kslot_slots_dir_free_rcu,| in softirq context              |
+ * |                           | kslot_kvfree_rcu_head)   |                                 |
+ * |                           | at the bench's next      |                                 |
  * |                           | kslot_shim_rcu_reclaim() |                                 |
  * | get_state_/poll_state_/   | a load of the grace-     | a load of the grace-period      |
  * | cond_synchronize_rcu()    | period count (odd while  | sequence (and a full barrier);  |
@@ -43,13 +48,33 @@
  * | spin_lock_bh()/_irqsave() | as spin_lock()           | + local_bh_disable() (~15       |
  * |                           |                          | instr. on enable) / pushf, cli, |
  * |                           |                          | popf                            |
+ * | kslot_spin_lock_flags()   | folds to spin_lock(): the| two tests and branches of the   |
+ * | and _unlock_flags(), a    | three modes compile to   | table's flags at lock and two at|
+ * | table without a lock flag | the same code; with      | unlock, the saved irqflags live |
+ * |                           | -DKSLOT_SHIM_LOCK_MODES  | across the section: 27 instr.   |
+ * |                           | they differ, as in the   | more per alloc+remove pair than |
+ * |                           | kernel                   | the default shim counts         |
  * | preempt_disable(),        | thread counter inc / dec | per-CPU preempt_count inc / dec |
  * | local_lock()              | + branch on zero         | + branch on zero                |
  * | local_lock_irqsave()      | nothing                  | pushf, cli ... popf             |
  * | this_cpu_ptr()            | add of the thread's CPU  | add of %gs:this_cpu_off         |
  * |                           | offset (%fs-relative)    |                                 |
- * | this_cpu_read/write/add() | that add, then the plain | one %gs-relative instruction    |
- * |                           | access: ~2 instructions  |                                 |
+ * | this_cpu_read/write/add/  | that add, then the plain | one %gs-relative instruction    |
+ * | inc() (the core's count   | access: ~3 instructions  |                                 |
+ * | of rejected handles)      |                          |                                 |
+ * | alloc_percpu_gfp(),       | first fit in a reserved  | the per-CPU allocator (a chunk  |
+ * | free_percpu()             | range under a mutex,     | bitmap under its lock); a       |
+ * |                           | zeroed on every CPU; a   | table's first growth and its    |
+ * |                           | table's first growth and | destroy                         |
+ * |                           | its destroy              |                                 |
+ * | kmalloc(), kzalloc(),     | malloc()/calloc(): pages | a slab object from mapped       |
+ * | kmalloc_array() (a 4 KiB  | are faulted in at first  | pages (a new slab now and then) |
+ * | chunk of slots)           | touch, by the caller     |                                 |
+ * | kvmalloc(), kvzalloc()    | malloc(), every page     | kmalloc(), or vmalloc() above   |
+ * | (a directory, kslot_dense | touched at once (below)  | a few pages: pages allocated    |
+ * | arrays)                   |                          | and mapped                      |
+ * | cond_resched()            | nothing                  | a need-resched test (and a      |
+ * |                           |                          | schedule if set)                |
  * | xchg(), cmpxchg64(),      | the same locked          | the same                        |
  * | try_cmpxchg128(),         | instruction              |                                 |
  * | atomic*_inc/dec(), kref   |                          |                                 |
@@ -174,6 +199,7 @@ static inline bool try_cmpxchg128(u128 *p, u128 *o, u128 n)
 #define _RET_IP_		((unsigned long)__builtin_return_address(0))
 #define IS_ENABLED(option)	0
 #define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
 #define module_param_named(name, var, type, perm)
 #define MODULE_PARM_DESC(name, desc)
@@ -417,12 +443,30 @@ static __always_inline void spin_unlock(spinlock_t *l)
 	kslot_shim_preempt_enable();
 }
 
+#ifdef KSLOT_SHIM_LOCK_MODES
+/*
+ * The _bh and _irqsave locks as code of their own (a softirq count, a
+ * saved "interrupt flag"), so that a table's lock-mode tests
+ * (kslot_spin_lock_flags()) stay in the compiled code as in the kernel.
+ */
+extern __thread unsigned int kslot_shim_bh_count, kslot_shim_irq_flag;
+#define spin_lock_bh(l) \
+	do { kslot_shim_bh_count++; spin_lock(l); } while (0)
+#define spin_unlock_bh(l) \
+	do { spin_unlock(l); kslot_shim_bh_count--; } while (0)
+#define spin_lock_irqsave(l, f) \
+	do { (f) = kslot_shim_irq_flag; kslot_shim_irq_flag = 1; \
+	     spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, f) \
+	do { spin_unlock(l); kslot_shim_irq_flag = (f); } while (0)
+#else
 #define spin_lock_bh(l)				spin_lock(l)
 #define spin_unlock_bh(l)			spin_unlock(l)
 #define spin_lock_irqsave(l, f)			do { (f) = 0; spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
+#endif
 #define spin_lock_nested(l, sub)		spin_lock(l)
 #define spin_lock_irqsave_nested(l, f, sub)	spin_lock_irqsave(l, f)
-#define spin_unlock_irqrestore(l, f)		do { (void)(f); spin_unlock(l); } while (0)
 
 typedef spinlock_t raw_spinlock_t;
 #define raw_spin_lock_init(l)			spin_lock_init(l)
@@ -631,6 +675,10 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 #define is_vmalloc_addr(p)		false
 /* The slab size classes, as the kernel's kmalloc_size_roundup() sees them. */
 #define KMALLOC_MAX_SIZE		(1UL << 22)
+/* <linux/sizes.h> */
+#define SZ_4K				0x00001000
+#define SZ_64K				0x00010000
+#define SZ_1M				0x00100000
 #define PAGE_ALIGN(n)			(((n) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
 
 static inline size_t kmalloc_size_roundup(size_t n)
@@ -734,6 +782,8 @@ struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
 };
+
+typedef void (*rcu_callback_t)(struct rcu_head *head);
 
 void kslot_shim_rcu_register(void);
 void kslot_shim_rcu_unregister(void);

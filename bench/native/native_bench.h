@@ -32,7 +32,6 @@ static inline void *nb_val(uint32_t i)
 }
 
 int kn_setup(void);
-int kn_map_percpu(void);
 uint64_t kn_count_churn(uint64_t *h, uint32_t n);
 uint64_t kn_count_bulk_churn(uint64_t *h, uint32_t n);
 uint64_t kn_atomics(void);

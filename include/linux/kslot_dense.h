@@ -29,8 +29,8 @@
  * | kslot_dense_get(),           | none (takes RCU)       | no            |
  * | kslot_dense_contains()       |                        |               |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
- * | kslot_dense_insert_n(),      | allocate and between   | allows        |
- * | kslot_dense_reserve()        | copy batches           |               |
+ * | kslot_dense_insert_n(),      | allocate               | allows        |
+ * | kslot_dense_reserve()        |                        |               |
  * | kslot_dense_update(),        | table lock             | no            |
  * | kslot_dense_erase(),         |                        |               |
  * | kslot_dense_erase_n(),       |                        |               |
@@ -67,36 +67,32 @@
  *   context (a reader there could spin on a writer it interrupted);
  *   create the table with %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ to
  *   allow that.
- * - Pointers into the packed data are NOT stable.  Any insert may move
- *   every value (the packed array is reallocated when it grows) and any
- *   erase moves the last value into the erased one's place.  A pointer
- *   from __kslot_dense_lookup() or __kslot_dense_at() is valid only until
- *   the caller drops the lock, and is for reading: change a value with
- *   kslot_dense_update() or in kslot_dense_retain()'s callback, which
- *   keep lock-free readers and a growth in progress in step.  To keep a
- *   value, copy it out with kslot_dense_get() and refer to it by handle.
- * - Growth: the slots and the packed array grow the one way kslot grows a flat
- *   array that lock-free readers see, the core's copy-on-grow in batches
- *   (kslot_slots.h, "Storage").  The new array (twice the room) is allocated
- *   with the lock dropped and filled from the current one, values and handles,
- *   in batches of at most 64 KiB, the lock dropped between batches, so no
- *   writer waits for more than one batch, however large the table (bench/native
- *   --stall: the longest lock hold of a fill to 1M 64-byte values fell from
- *   28-35 ms, a whole-array copy, to 0.4 ms).  Meanwhile readers and writers
- *   keep using the current array; a writer that changes a position already
- *   copied (insert, update, the swap-and-pop of an erase, retain) writes the
- *   new array too, so it equals the current one when it is published with
- *   rcu_assign_pointer(); the old one is freed after an RCU grace period, since
- *   lock-free readers may still be copying from it.  Readers are unaffected:
- *   they only ever see a complete array.  An insert that needs the room does
- *   the copying; a second one continues the copy where it stands.  Costs: the
- *   two arrays coexist while the copy runs (3x the old size), and an insert
- *   that grows the table takes the lock once per batch (amortised O(1) per
- *   insert all the same).  Callers that cannot afford that, or must not
- *   allocate at insert time, call kslot_dense_reserve() ahead.  The table never
- *   shrinks before kslot_dense_destroy().
+ * - Pointers into the packed data are NOT stable: any erase moves the
+ *   last value into the erased one's place.  A pointer from
+ *   __kslot_dense_lookup() or __kslot_dense_at() is valid only until the
+ *   caller drops the lock, and is for reading: change a value with
+ *   kslot_dense_update() or in kslot_dense_retain()'s callback, which keep
+ *   lock-free readers in step.  To keep a value, copy it out with
+ *   kslot_dense_get() and refer to it by handle.
+ * - Growth: the packed array grows the way the core grows its slots
+ *   (kslot_slots.h, "Storage"): in chunks that never move, reached through
+ *   a directory (struct kslot_dir, module/kslot_dir.c).  A chunk holds a
+ *   power of two of positions, four pages of values (or one value, if
+ *   larger), fewer if the reverse map's 8 bytes per position are more, or
+ *   if max_entries ends the table sooner; position p is in chunk
+ *   p >> shift.  The values and the reverse map are two directories of
+ *   such chunks, grown together, so a chunk of values is whole pages
+ *   with no slab around it, and a reader's chunk holds values only.  An insert that finds
+ *   the array full allocates a chunk of each (and directories twice as
+ *   large when full) with the lock dropped, then, under the lock, appends
+ *   them, unless another insert grew the array meanwhile (then it frees
+ *   them and uses that one's room).  No value is ever copied by a growth:
+ *   it costs the same at every size, and no writer mirrors or waits for a
+ *   grace period.  Callers that must not allocate at insert time call
+ *   kslot_dense_reserve() ahead.  The table never shrinks before
+ *   kslot_dense_destroy().
  * - Memory: per entry, the core's 16-byte slot, the value and its 8-byte
- *   handle in the reverse map.
+ *   handle in the reverse map; per chunk, a pointer in each directory.
  * - Callbacks (kslot_dense_retain()) run under the lock and must not sleep
  *   or call back into the same table; lock-free readers wait while they
  *   run.
@@ -131,11 +127,6 @@
 #define KSLOT_DENSE_FLAGS_ALL	(KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ | \
 				 KSLOT_DENSE_ACCOUNT)
 
-/* Smallest number of values the packed array grows to. */
-#define KSLOT_DENSE_MIN_ROOM	16
-
-struct kslot_dense_vals;
-
 /**
  * struct kslot_dense - A dense generational slot map.
  *
@@ -149,17 +140,22 @@ struct kslot_dense {
 	spinlock_t lock;
 	/* Bumped around every move or overwrite of a published value. */
 	seqcount_spinlock_t seq;
-	/* The packed array, for lock-free readers (RCU). */
-	struct kslot_dense_vals __rcu *vals;
-	/* Its values and its reverse map (position -> handle). */
-	void *data;
-	u64 *rev;
-	/* A growth in progress: the struct kslot_dense_vals it fills. */
-	struct kslot_grow grow;
-	/* Bytes per value, live values (read locklessly), room in @data. */
+	/*
+	 * The packed values, for lock-free readers (RCU), and the reverse
+	 * map (position -> handle, lock held): directories of chunks of
+	 * 1 << @shift positions, NULL before the first growth and after
+	 * destroy.
+	 */
+	struct kslot_dir __rcu *vals;
+	struct kslot_dir __rcu *rev;
+	/* Bytes per value, live values (read locklessly), room in @vals. */
 	u32 elem_size;
 	u32 count;
 	u32 room;
+	u32 shift;
+	/* Memory the chunks of @vals and of @rev take, at the allocator's size. */
+	size_t vals_bytes;
+	size_t rev_bytes;
 };
 
 /**
@@ -171,18 +167,20 @@ struct kslot_dense {
  * @elem_size: Size of one value.
  * @room: Values the packed array holds before it must grow.
  * @bytes: Memory the table's slots and packed array take, at the
- *	allocator's size (a growth's new slot table or packed array too,
- *	while it fills).
+ *	allocator's size: the core's (kslot_slots_stats.bytes), the chunks
+ *	of values and of the reverse map and their two directories.  A
+ *	replaced directory is not counted (it is freed after a grace
+ *	period).
  * @rejected: Nonzero handles that named no live entry (gets, updates,
  *	erases).
  * @grow_bytes: Memory one more insert may allocate: the next growth of
  *	the slots if none is free, plus that of the packed array if it is
- *	full and no growth of it is filling already (an upper bound); 0 if
- *	neither must (or can) grow.  The current allocation stays until
- *	the new one is filled.
+ *	full (an upper bound); 0 if neither must (or can) grow.
  * @vals_grow_bytes: The packed array's part of @grow_bytes: memory the
  *	next value stored allocates for it (kslot_dense_restore_slot() too)
- *	if it is full and no growth of it is filling already; 0 otherwise.
+ *	if it is full: a chunk of values, one of the reverse map, and two
+ *	directories twice as large if the current ones are full; 0
+ *	otherwise.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -320,6 +318,20 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
 	return READ_ONCE(dense->count);
 }
 
+/*
+ * Position @pos of a directory of the table (the values or the reverse
+ * map), whose chunks hold 1 << @shift positions of @size bytes each.  No
+ * lock asserted: the caller holds the table lock, or is a reader under
+ * RCU with @pos below the directory's kslot_dir_nr().
+ */
+static __always_inline void *kslot_dense_dir_at(const struct kslot_dir *dir,
+						u32 shift, size_t size,
+						u32 pos)
+{
+	return dir->chunk[pos >> shift] +
+	       (size_t)(pos & (BIT(shift) - 1)) * size;
+}
+
 /**
  * __kslot_dense_at() - The value at a packed position.
  * @dense: The table.
@@ -332,7 +344,9 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
 static inline void *__kslot_dense_at(struct kslot_dense *dense, u32 pos)
 {
 	lockdep_assert_held(&dense->lock);
-	return dense->data + (size_t)pos * dense->elem_size;
+	return kslot_dense_dir_at(rcu_dereference_protected(dense->vals,
+					lockdep_is_held(&dense->lock)),
+				  dense->shift, dense->elem_size, pos);
 }
 
 /**
@@ -347,7 +361,9 @@ static inline u64 __kslot_dense_handle_at(struct kslot_dense *dense,
 					  u32 pos)
 {
 	lockdep_assert_held(&dense->lock);
-	return dense->rev[pos];
+	return *(u64 *)kslot_dense_dir_at(rcu_dereference_protected(dense->rev,
+						lockdep_is_held(&dense->lock)),
+					  dense->shift, sizeof(u64), pos);
 }
 
 /*
@@ -401,23 +417,29 @@ static inline void *__kslot_dense_lookup(struct kslot_dense *dense,
 struct kslot_dense_walk {
 	/* private: */
 	/*
-	 * The next value, the bytes between values, its position and the
-	 * end of the walk (named apart from the macro's parameters).
+	 * The directory of the values, the next value, the bytes between
+	 * values, its position, the end of the walk, and the chunks'
+	 * positions as a shift and a mask (named apart from the macro's
+	 * parameters).
 	 */
+	const struct kslot_dir *dir;
 	u8 *at;
 	size_t step;
 	u32 idx;
 	u32 nr;
+	u32 shift;
+	u32 mask;
 };
 
 /**
  * __kslot_dense_walk_start() - Start a kslot_dense_for_each_locked() walk.
  * @dense: The table.
  *
- * The walk keeps the array, the value size and the count in locals, so
- * that the compiler need not reload them around the caller's loop body
- * (which may store through any pointer), and it ends on the count, not
- * on a NULL element, so the loop is the packed array's own.
+ * The walk keeps the directory, the value size and the count in locals,
+ * so that the compiler need not reload them around the caller's loop body
+ * (which may store through any pointer), and it ends on the count, not on
+ * a NULL element: within a chunk the loop is the packed array's own, a
+ * directory load at each chunk's start.
  *
  * Context: Caller holds the table lock.
  * Return: The walk's state.
@@ -425,11 +447,31 @@ struct kslot_dense_walk {
 static __always_inline struct kslot_dense_walk
 __kslot_dense_walk_start(struct kslot_dense *dense)
 {
+	const struct kslot_dir *dir =
+		rcu_dereference_protected(dense->vals,
+					  lockdep_is_held(&dense->lock));
+
 	lockdep_assert_held(&dense->lock);
 	return (struct kslot_dense_walk){
-		.at = dense->data, .step = dense->elem_size,
-		.idx = 0, .nr = dense->count,
+		.dir = dir, .at = dense->count ? dir->chunk[0] : NULL,
+		.step = dense->elem_size, .idx = 0, .nr = dense->count,
+		.shift = dense->shift, .mask = BIT(dense->shift) - 1,
 	};
+}
+
+/**
+ * __kslot_dense_walk_next() - Step a kslot_dense_for_each_locked() walk.
+ * @w: The walk's state.
+ *
+ * The next value: the next in the chunk, or the first of the next chunk.
+ *
+ * Context: Caller holds the table lock.
+ */
+static __always_inline void __kslot_dense_walk_next(struct kslot_dense_walk *w)
+{
+	w->at += w->step;
+	if (!(++w->idx & w->mask) && w->idx < w->nr)
+		w->at = w->dir->chunk[w->idx >> w->shift];
 }
 
 /**
@@ -439,7 +481,7 @@ __kslot_dense_walk_start(struct kslot_dense *dense)
  * @elem: Pointer set to each value.
  *
  * Visits every live value exactly once, in packed order: a walk of the
- * packed array itself.  The caller holds the table lock for the whole
+ * packed array's chunks themselves.  The caller holds the table lock for the whole
  * walk and must not insert or erase during it (use kslot_dense_retain()
  * to erase while walking); __kslot_dense_handle_at(@dense, @pos) gives each
  * value's handle.
@@ -451,6 +493,6 @@ __kslot_dense_walk_start(struct kslot_dense *dense)
 	     /* (void): callers need not use pos. */			\
 	     ((void)((pos) = __kslot_dw.idx),				\
 	      (elem) = (void *)__kslot_dw.at, true);			\
-	     __kslot_dw.idx++, __kslot_dw.at += __kslot_dw.step)
+	     __kslot_dense_walk_next(&__kslot_dw))
 
 #endif /* _LINUX_KSLOT_DENSE_H */

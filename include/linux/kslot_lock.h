@@ -139,12 +139,13 @@ kslot_spin_lock_flags(spinlock_t *lock, unsigned int flags)
 {
 	unsigned long irqflags = 0;
 
-	if (flags & KSLOT_LOCK_IRQ)
-		spin_lock_irqsave(lock, irqflags);
-	else if (flags & KSLOT_LOCK_BH)
-		spin_lock_bh(lock);
-	else
+	/* One test for the commonest mode, writers in process context. */
+	if (likely(!(flags & (KSLOT_LOCK_IRQ | KSLOT_LOCK_BH))))
 		spin_lock(lock);
+	else if (flags & KSLOT_LOCK_IRQ)
+		spin_lock_irqsave(lock, irqflags);
+	else
+		spin_lock_bh(lock);
 	return irqflags;
 }
 
@@ -192,12 +193,12 @@ kslot_spin_unlock_flags(spinlock_t *lock, unsigned int flags,
 			unsigned long irqflags)
 	__releases(lock)
 {
-	if (flags & KSLOT_LOCK_IRQ)
-		spin_unlock_irqrestore(lock, irqflags);
-	else if (flags & KSLOT_LOCK_BH)
-		spin_unlock_bh(lock);
-	else
+	if (likely(!(flags & (KSLOT_LOCK_IRQ | KSLOT_LOCK_BH))))
 		spin_unlock(lock);
+	else if (flags & KSLOT_LOCK_IRQ)
+		spin_unlock_irqrestore(lock, irqflags);
+	else
+		spin_unlock_bh(lock);
 }
 
 #endif /* _LINUX_KSLOT_LOCK_H */

@@ -19,8 +19,7 @@
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc(),      | map lock, dropped to | only if gfp allows |
- * | kslot_map_alloc_bulk()  | allocate and between |                    |
- * |                         | growth copy batches  |                    |
+ * | kslot_map_alloc_bulk()  | allocate a chunk     |                    |
  * |                         | (bulk: and every     |                    |
  * |                         | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_map_reserve()     | as kslot_map_alloc() | only if gfp allows |
@@ -36,33 +35,19 @@
  * | __kslot_map_remove(),   |                      |                    |
  * | __kslot_map_replace_if()|                      |                    |
  * | __kslot_map_remove_if() |                      |                    |
- * | kslot_map_destroy()     | caller: no users     | if named (debugfs) |
- * +-------------------------+----------------------+--------------------+
- *
- * A per-CPU map (%KSLOT_MAP_PERCPU) changes these rows:
- *
- * +-------------------------+----------------------+--------------------+
- * | kslot_map_alloc(),      | this CPU's magazine  | only if gfp allows |
- * | kslot_map_remove(),     | (a local lock); map  | (a grace period to |
- * | kslot_map_replace(),    | lock to refill or    | grow or drain;     |
- * | kslot_map_replace_if(), | flush it, to grow    | atomic callers get |
- * | kslot_map_remove_if(),  | and while a growth   | -ENOMEM and a      |
- * | the bulk calls          | runs; bulk: as many  | worker does it)    |
- * |                         | single calls         |                    |
- * | kslot_map_lock(), the   | not offered: removes | -                  |
- * | __kslot_map_*() writers | bypass the map lock, |                    |
- * |                         | the __ writers WARN  |                    |
- * |                         | and fail (-EINVAL)   |                    |
+ * | kslot_map_destroy()     | caller: no users;    | if named (debugfs) |
+ * |                         | free the map a grace |                    |
+ * |                         | period later         |                    |
  * +-------------------------+----------------------+--------------------+
  *
  * - Writers serialise on an internal spinlock.  By default it is taken
  *   with spin_lock(), so writers must not run in softirq or hardirq
  *   context.  Create the map with %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ
  *   to make every writer safe from softirq or hardirq context.
- * - The map is a kslot_slots table (kslot_slots.h): one flat slot array,
- *   copied on growth as fs/file.c grows the fd table, the old one freed
- *   after a grace period.  Stored objects never move; slots do, so the
- *   API deals in handles and objects only.
+ * - The map is a kslot_slots table (kslot_slots.h): chunks of slots that
+ *   never move, found through a directory that a growth replaces (a
+ *   grace period later it is freed) only when it is full.  No writer
+ *   waits for a grace period.
  * - The map never frees the objects stored in it.  An object removed from
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
@@ -73,15 +58,6 @@
  *   until kslot_map_replace() publishes an object.  ("Reserve" in kslot
  *   always means capacity: kslot_map_reserve() makes room for
  *   allocations.)
- * - %KSLOT_MAP_PERCPU at init gives the map per-CPU magazines of free
- *   slots (kslot_slots.h): alloc pops and remove pushes this CPU's
- *   magazine under its local lock, the free list is touched in batches,
- *   remove is one cmpxchg of the slot's word (of two racing removes of a
- *   handle exactly one wins), replace one 128-bit cmpxchg of word and
- *   object (no lost update against a racing remove).  The count and the
- *   -ENOSPC at max_entries stay exact.  Since removes do not take the map
- *   lock, such a map has no kslot_map_lock() section in which no other
- *   writer changes it: use it where writers need no such section.
  * - %KSLOT_MAP_HANDLE32 at init makes the map issue 32-bit handles
  *   (nonzero, below 2^31, still u64 in the API) for a u32 id of an
  *   existing uAPI; kslot_slots.h gives the bit split and the reuses per
@@ -135,14 +111,8 @@
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
 /* Issue 32-bit handles (nonzero, below 2^31): see kslot_slots.h. */
 #define KSLOT_MAP_HANDLE32	KSLOT_SLOTS_HANDLE32
-/*
- * Per-CPU magazines: lock-free alloc, remove and replace; no
- * kslot_map_lock() and no __ writers (see kslot_slots.h).
- */
-#define KSLOT_MAP_PERCPU	KSLOT_SLOTS_PERCPU
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
-				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32 | \
-				 KSLOT_MAP_PERCPU)
+				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32)
 
 /**
  * struct kslot_map - A generational handle table.
@@ -158,8 +128,7 @@ struct kslot_map {
  * KSLOT_MAP_INIT() - Initialise a map defined statically.
  * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @fl: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both) and
- *	%KSLOT_MAP_ACCOUNT; a map of 32-bit handles or per-CPU magazines
- *	needs kslot_map_init().
+ *	%KSLOT_MAP_ACCOUNT; a map of 32-bit handles needs kslot_map_init().
  *
  * As XARRAY_INIT(): the map is ready for use, as kslot_map_init() would
  * leave it (without a debugfs file), and its lock has a lockdep class of
@@ -195,19 +164,15 @@ struct kslot_map {
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both),
  *	%KSLOT_MAP_ACCOUNT, %KSLOT_MAP_HANDLE32 for 32-bit handles (bit
- *	split from @max_entries, see kslot_slots.h), and %KSLOT_MAP_PERCPU
- *	for per-CPU magazines.
+ *	split from @max_entries, see kslot_slots.h).
  *
- * No memory is allocated for slots until the first kslot_map_alloc(); a
- * per-CPU map allocates its magazines here.  Each call site gives the
- * map lock lockdep classes of its own, one per lock mode, as
- * spin_lock_init() does.
+ * No memory is allocated for slots until the first kslot_map_alloc().
+ * Each call site gives the map lock lockdep classes of its own, one per
+ * lock mode, as spin_lock_init() does.
  *
- * Context: Process context if @name is given or @flags holds
- * %KSLOT_MAP_PERCPU, otherwise any context.
- * Return: 0, -EINVAL if @max_entries is out of range or @flags holds
- * unknown bits or both lock flags, or -ENOMEM if a per-CPU map's
- * magazines could not be allocated.
+ * Context: Process context if @name is given, otherwise any context.
+ * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
+ * unknown bits or both lock flags.
  */
 #define kslot_map_init(map, name, max_entries, flags)			\
 	__kslot_map_init(map, name, max_entries, flags, kslot_lock_classes())
@@ -244,8 +209,11 @@ static inline int __kslot_map_init(struct kslot_map *map, const char *name,
  *
  * The caller must ensure no other writer runs and no new lookup starts.
  * Lookups already inside an RCU read-side critical section may finish:
- * the slot memory is freed only after a grace period.  The map may be
- * initialised again afterwards, and must be before any other use.
+ * they still read @map itself and the slot memory, which is freed a
+ * grace period after this call.  So @map itself may be freed, or
+ * initialised again, only a grace period after this returns
+ * (kfree_rcu(), or after synchronize_rcu()); it must be initialised again
+ * before any other use.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
@@ -267,18 +235,15 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * @gfp: Allocation flags for growing the map.
  *
  * Reuses the most recently freed slot if there is one, otherwise grows
- * the map (the new table is allocated with the lock dropped, so @gfp may
- * sleep if the caller can).  The object's contents must be initialised
+ * the map by a chunk (allocated with the lock dropped, so @gfp may sleep
+ * if the caller can).  The object's contents must be initialised
  * before the call: lookups may return it as soon as the handle is live,
  * before this function returns.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the map's lock flags allow.  Takes and releases the map lock.
  * Return: 0, -ENOMEM if growing the map failed, or -ENOSPC if the map
- * holds max_entries slots (live or retired) and none is free.  A per-CPU
- * map also fails with -ENOMEM if @gfp may not sleep and it would have to
- * wait a grace period to grow or to drain its magazines (its worker does
- * that; retry).
+ * holds max_entries slots (live or retired) and none is free.
  */
 static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
 				  u64 *handle, gfp_t gfp)

@@ -127,9 +127,25 @@ struct kslot_pool;
  * interrupts.
  */
 #define KSLOT_POOL_BH		BIT(4)
+/*
+ * Always carve the pool's own slabs, even while kslot.pool_passthrough
+ * asks for a kmalloc() object each (KASAN's kernels): for a caller that
+ * charges the slabs whole, and must see them as slabs wherever it runs.
+ * KASAN then sees an object only through kslot_pool_free()'s check.
+ */
+#define KSLOT_POOL_SLABS	BIT(5)
+/*
+ * No shrinker: the caller gives the pool's empty slabs back itself, with
+ * kslot_pool_trim() after each batch of frees.  For pools made on demand
+ * by an unprivileged user (a table of /dev/kslot each), whose number must
+ * not lengthen every reclaim's walk of the shrinkers, nor each pin a
+ * shrinker that nothing charges.
+ */
+#define KSLOT_POOL_NOSHRINKER	BIT(6)
 #define KSLOT_POOL_FLAGS_ALL	(KSLOT_POOL_DEBUG | KSLOT_POOL_ACCOUNT | \
 				 KSLOT_POOL_NOWARN | KSLOT_POOL_TASK | \
-				 KSLOT_POOL_BH)
+				 KSLOT_POOL_BH | KSLOT_POOL_SLABS | \
+				 KSLOT_POOL_NOSHRINKER)
 
 /* Largest object alignment a pool supports. */
 #define KSLOT_POOL_MAX_ALIGN	PAGE_SIZE
@@ -246,11 +262,17 @@ struct kslot_pool_hot {
 struct kslot_pool *kslot_pool_create(const struct kslot_pool_config *cfg);
 void kslot_pool_destroy(struct kslot_pool *pool);
 void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp);
+void *kslot_pool_alloc_nogrow(struct kslot_pool *pool);
 void kslot_pool_free_slowpath(struct kslot_pool *pool, void *obj);
 int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 			  void **objs);
 void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs);
 unsigned long kslot_pool_shrink(struct kslot_pool *pool);
+unsigned long kslot_pool_trim(struct kslot_pool *pool);
+size_t kslot_pool_bytes(const struct kslot_pool *pool);
+size_t kslot_pool_create_bytes(const struct kslot_pool_config *cfg);
+size_t kslot_pool_grow_bytes(const struct kslot_pool *pool);
+size_t kslot_pool_obj_bytes(const struct kslot_pool *pool);
 size_t kslot_pool_size(const struct kslot_pool *pool);
 void kslot_pool_get_stats(struct kslot_pool *pool,
 			  struct kslot_pool_stats *st);

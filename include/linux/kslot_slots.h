@@ -57,8 +57,7 @@
  *   cycle was issued G - 1 allocations before its last).  Allocations take
  *   a waiting slot that has waited long enough before they grow the table,
  *   so churn does not grow it: its memory follows the peak live count,
- *   plus about D / G waiting slots (the first table of a 32-bit table has
- *   up to that many, %KSLOT_SLOTS_MIN32).  The exception: a full table
+ *   plus about D / G waiting slots.  The exception: a full table
  *   (every slot up to max_entries live or waiting, none waited long
  *   enough) hands out the slot that waited longest early rather than
  *   fail, so then the distance is only G plus its wait; -ENOSPC means
@@ -106,8 +105,7 @@
  * | kslot_slots_find_range()   |                      |                    |
  * | kslot_slots_alloc(),       | table lock, dropped  | only if gfp allows |
  * | kslot_slots_alloc_bulk(),  | to allocate and      |                    |
- * | kslot_slots_reserve()      | between copy batches |                    |
- * |                            | (bulk: and every     |                    |
+ * | kslot_slots_reserve()      | (bulk: and every     |                    |
  * |                            | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_slots_replace(),     | table lock           | no                 |
  * | kslot_slots_remove(),      |                      |                    |
@@ -122,35 +120,15 @@
  * | __kslot_slots_remove(),    |                      |                    |
  * | __kslot_slots_replace_if(),|                      |                    |
  * | __kslot_slots_remove_if()  |                      |                    |
- * | kslot_slots_destroy()      | caller: no writers   | if named (debugfs) |
+ * | kslot_slots_destroy()      | caller: no writers;  | if named (debugfs) |
+ * |                            | free @s a grace      |                    |
+ * |                            | period later         |                    |
  * | kslot_slots_insert_at(),   | table lock, dropped  | only if gfp allows |
  * | kslot_slots_store_at(),    | to grow, as alloc    |                    |
  * | kslot_slots_restore_*()    |                      |                    |
- * | kslot_slots_reset(),       | table lock (a walk of| no                 |
- * | kslot_slots_restore_done() | every slot)          |                    |
- * +----------------------------+----------------------+--------------------+
- *
- * A per-CPU table (%KSLOT_SLOTS_PERCPU, below) changes these rows:
- *
- * +----------------------------+----------------------+--------------------+
- * | kslot_slots_alloc(),       | this CPU's magazine  | only if gfp allows |
- * | kslot_slots_remove(),      | (a local lock); the  | (then a grace      |
- * | kslot_slots_replace(),     | table lock to refill | period to grow or  |
- * | kslot_slots_replace_if(),  | or flush it, to grow | drain; atomic      |
- * | kslot_slots_remove_if(),   | and while a growth   | callers get        |
- * | the bulk calls             | runs; bulk: as many  | -ENOMEM and a      |
- * |                            | single calls         | worker does it)    |
- * | kslot_slots_count()        | none (sums magazines)| no                 |
- * | kslot_slots_reserve()      | table lock; a grace  | as alloc           |
- * |                            | period to grow       |                    |
- * | kslot_slots_dump()         | table lock; a grace  | yes                |
- * |                            | period to drain the  |                    |
- * |                            | magazines            |                    |
- * | kslot_slots_destroy()      | caller: no writers   | yes (the worker)   |
- * | kslot_slots_lock(), the __ | not offered: they    |                    |
- * | writers, keyed tables,     | WARN and fail        |                    |
- * | kslot_slots_init_tag(),    | (-EINVAL), or init   |                    |
- * | reset and restore          | refuses the flags    |                    |
+ * | kslot_slots_reset(),       | table lock, dropped  | no                 |
+ * | kslot_slots_restore_done() | every                |                    |
+ * |                            | %KSLOT_SLOTS_WALK    |                    |
  * +----------------------------+----------------------+--------------------+
  *
  * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
@@ -160,8 +138,24 @@
  * __kslot_slots_alloc() uses free slots only, which kslot_slots_reserve()
  * provides beforehand (the idr_preload() / xa_reserve() pattern).
  *
- * Keyed tables and restore, per-CPU tables (their magazines, the exact
- * drain, growth under them), the storage, its growth and the ordering of
+ * Storage: the slots lie in chunks of %KSLOT_SLOTS_CHUNK slots (one page)
+ * that never move.  A growth adds a chunk: it allocates it with the lock
+ * dropped, then, under the lock, links its slots into the free list and
+ * appends it to the table's directory, the one array lookups index
+ * (slot i is chunk i / %KSLOT_SLOTS_CHUNK, slot i % %KSLOT_SLOTS_CHUNK).
+ * A full directory is replaced by one twice its size holding the same
+ * chunk pointers; the old one is freed after a grace period.  No slot is
+ * ever copied, so no writer mirrors, waits for a grace period or depends
+ * on a worker.
+ *
+ * Destroy: once kslot_slots_destroy() returns, new lookups find no table;
+ * lookups already in an RCU read-side section finish on the chunks,
+ * which are freed after a grace period, and still read @s itself (its
+ * directory pointer and handle format).  So @s may be freed or reused
+ * (re-initialised) only a grace period after destroy: kfree_rcu(), or
+ * after synchronize_rcu(), as the caller would free any RCU-read object.
+ *
+ * Keyed tables and restore, the storage, its growth and the ordering of
  * writers and readers: docs/core.rst.
  */
 #ifndef _LINUX_KSLOT_SLOTS_H
@@ -173,13 +167,11 @@
 #include <linux/kref.h>
 #include <linux/kslot_handle.h>
 #include <linux/kslot_lock.h>
-#include <linux/local_lock.h>
 #include <linux/nospec.h>
 #include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 /*
  * A slot's word is loaded and compared by lock-free readers in one
@@ -206,63 +198,51 @@ struct dentry;
  * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
  */
 #define KSLOT_SLOTS_KEYED	BIT(5)
-/*
- * Per-CPU table: lock-free alloc, remove and replace on per-CPU magazines
- * of free slots, without kslot_slots_lock() and the __ writers (see the
- * top of this file).
- */
-#define KSLOT_SLOTS_PERCPU	BIT(6)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
 				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
-				 KSLOT_SLOTS_KEYED | KSLOT_SLOTS_PERCPU)
+				 KSLOT_SLOTS_KEYED)
 /*
  * Set by init, never passed to it: the writers' one test before the lock.
- * %KSLOT_SLOTS_F_LOCKED: the table is initialised and its writers take
- * the table lock (it has no magazines).  %KSLOT_SLOTS_F_ALLOC: also, it
- * has a free list to allocate from (it is not keyed).  A zeroed table has
- * neither, so its writers take the slow path, which answers for it
- * without the lock it never initialised.
+ * %KSLOT_SLOTS_F_LOCKED: the table is initialised (its lock is).
+ * %KSLOT_SLOTS_F_ALLOC: also, it has a free list to allocate from (it is
+ * not keyed).  A zeroed table has neither, so its writers take the slow
+ * path, which answers for it without the lock it never initialised.
  */
 #define KSLOT_SLOTS_F_LOCKED	BIT(30)
 #define KSLOT_SLOTS_F_ALLOC	BIT(31)
 
 /*
- * Slots of the first table; each growth doubles, up to max_entries.
+ * Slots per chunk: one page of slots.  A table of fewer than
+ * max_entries slots than this has one chunk of max_entries slots (at
+ * least 2).
  *
- * Why flat: one table, copied on growth in batches with the lock dropped
- * between them (the mirror and, for per-CPU tables, the quiesce), rather
- * than a two-level table that never copies.  Measured (docs/benchmarks.rst,
- * "Growth scheme (b)"; lookup time / the flat floor, random handles, 1K /
- * 64K / 1M / 16M entries): doubling chunks 1.36 / 1.25 / 1.12 / 1.17,
- * fixed 4096-slot chunks 1.22 / 1.25 / 1.02 / 1.18, this flat table 0.99 /
- * 1.14 / 1.32 / 1.21.  A second level costs a dependent load and about 5
- * instructions per lookup (23 against 17), which small tables, bound by
- * instructions, pay in full; large ones hide it under the miss.  The
- * lookup is the operation kslot is for, so the copy stays.
+ * Why chunks: a growth adds one and moves nothing, so it costs the same
+ * at every size (an allocation of a page and 256 free words linked; a
+ * directory twice as large now and then), and nothing a writer holds,
+ * no index, no slot pointer, goes stale.  A lookup pays one dependent
+ * load for the directory entry, as the flat floor of the benchmarks does
+ * (docs/benchmarks.rst).
  */
-#define KSLOT_SLOTS_MIN		256U
+#define KSLOT_SLOTS_CHUNK	256U
+#define KSLOT_SLOTS_CHUNK_SHIFT	8	/* ilog2(KSLOT_SLOTS_CHUNK) */
+/* A table's first chunk (the old name of the first growth's slots). */
+#define KSLOT_SLOTS_MIN		KSLOT_SLOTS_CHUNK
 /*
  * A 32-bit table issues no handle again within this many allocations
- * (but when full: see the top), and its first table has up to this many
- * slots, so that one entry churned finds a slot that waited long enough.
+ * (but when full: see the top).
  */
 #define KSLOT_SLOTS_REUSE_DISTANCE	BIT(20)
-#define KSLOT_SLOTS_MIN32	1024U
-/* Slots copied per batch (with the lock held) while a table grows. */
-#define KSLOT_SLOTS_COPY_BATCH	4096U
+/*
+ * Slots a walk of the whole table (reset, restore, destroy's callback
+ * walk) handles per hold of the table lock.
+ */
+#define KSLOT_SLOTS_WALK	1024U
 /* Entries a bulk alloc or remove handles per hold of the table lock. */
 #define KSLOT_SLOTS_BULK	32U
 
 /* Free-list link values, in a free slot's object field. */
 #define KSLOT_SLOTS_NONE	U32_MAX
 #define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
-/* The link of a free slot held by a per-CPU magazine. */
-#define KSLOT_SLOTS_CACHED	(U32_MAX - 2)
-
-/* Free slots one per-CPU magazine holds. */
-#define KSLOT_SLOTS_MAG_SIZE	32U
-/* Slots a refill takes from, or a flush gives back to, the free list. */
-#define KSLOT_SLOTS_MAG_BATCH	16U
 
 /*
  * The tag of a keyed table created by kslot_slots_init_tag() without one:
@@ -278,90 +258,92 @@ struct dentry;
  * - word: The live handle, or the free or retired word (see the top).
  * - obj: The stored pointer of a live slot, the free-list link of a free
  *   one (see the top).
- *
- * Aligned to 16 bytes for try_cmpxchg128() on both fields in per-CPU
- * tables (see kslot_slots_table_alloc() for the table memory).
  */
 struct kslot_slot {
 	/* private: */
 	u64 word;
 	void *obj;
-} __aligned(16);
-
-/**
- * struct kslot_slots_mag - One CPU's magazine of free slots.
- *
- * Every field is private.
- */
-struct kslot_slots_mag {
-	/* private: */
-	/*
-	 * Taken by its CPU's writers only.  It disables preemption (or, on
-	 * PREEMPT_RT, migration, in an RCU read section): a grace period
-	 * after the table's bypass rose, no writer uses a magazine, and the
-	 * drain reads every CPU's under the table lock.
-	 */
-	local_lock_t lock;
-	/* Slots in @idx; the last one is handed out first. */
-	u32 nr;
-	/*
-	 * Entries this magazine's writers added minus those they removed,
-	 * modulo 2^32 (read locklessly by kslot_slots_count()).
-	 */
-	u32 count;
-	/* Allocations this magazine issued, modulo 2^32 (32-bit tables). */
-	u32 issued;
-	u32 idx[KSLOT_SLOTS_MAG_SIZE];
 };
 
 /**
- * struct kslot_slots_table - A flat slot array, replaced as it grows.
+ * struct kslot_dir - A directory of chunks that never move.
  *
- * Every field is private:
+ * The one growable storage of kslot that lock-free readers index
+ * (module/kslot_dir.c): a slot table's chunks, what a lookup reaches
+ * through the table's RCU pointer; kslot_dense's packed values.  Every
+ * field is private:
  *
- * - rcu: Frees a replaced table after readers are done with it.
- * - nr: Slots in @slots (at least 2).
- * - slots: The slots; slot 0's address is what struct kslot_slots
- *   publishes, so a lookup indexes it directly and finds @nr just below.
+ * - rcu: Frees the directory a grace period after it is replaced or the
+ *   table destroyed.
+ * - nr: Slots lookups may index, all of them in chunks set below: written
+ *   with release after the chunk pointers (under the table lock), read
+ *   with acquire by lookups.
+ * - rejected: Handles that named no live entry, counted per CPU (the
+ *   table's one counter, carried from directory to directory).
+ * - chunks: Chunk pointers set (table lock).
+ * - room: Chunk pointers it has room for.
+ * - owner: The chunks and the counter are freed with this directory
+ *   (false once a larger one took them over; table lock).
+ * - chunk: The chunks, %KSLOT_SLOTS_CHUNK slots each.
  */
-struct kslot_slots_table {
+struct kslot_dir {
 	/* private: */
 	struct rcu_head rcu;
 	unsigned long nr;
-	struct kslot_slot slots[] __counted_by(nr);
+	u64 __percpu *rejected;
+	u32 chunks;
+	u32 room;
+	bool owner;
+	void *chunk[] __counted_by(room);
 };
 
 /**
- * struct kslot_grow - A copy-on-grow in progress.
+ * kslot_dir_nr() - The elements a directory lets readers index.
+ * @dir: A directory, from its owner's RCU-protected pointer.
  *
- * The state of the one growth mechanism of kslot's flat arrays that
- * lock-free readers see: the slot tables here and kslot_dense's packed
- * array (see "Storage" above).  Every field is private.
+ * The acquire pairs with the release that appends a chunk: the chunk
+ * pointers below the count, and their contents, are seen initialised.
+ *
+ * Context: Caller holds rcu_read_lock() or the owner's lock.
+ * Return: The element count, at least 1.
  */
-struct kslot_grow {
-	/* private: */
-	/* The array being filled (not yet published), or NULL. */
-	void *next;
-	/* Elements of it copied so far; writers mirror those. */
-	u32 copied;
-};
+static __always_inline unsigned long kslot_dir_nr(const struct kslot_dir *dir)
+{
+	/* Pairs with the release in kslot_dir_append(). */
+	return smp_load_acquire(&dir->nr);
+}
+
+/**
+ * kslot_dir_slot() - Slot @i of a slot table's directory.
+ * @dir: The directory.
+ * @i: A slot index below its nr.
+ *
+ * Context: Caller holds rcu_read_lock() or the table lock.
+ * Return: The slot.
+ */
+static __always_inline struct kslot_slot *
+kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
+{
+	return (struct kslot_slot *)dir->chunk[i >> KSLOT_SLOTS_CHUNK_SHIFT] +
+	       (i & (KSLOT_SLOTS_CHUNK - 1));
+}
 
 /**
  * struct kslot_free_acct - Who frees the memory a table stops using.
- * @queue: Free @mem after an RCU grace period, as kvfree_rcu() would, and
- *	account for it until then.  @rcu is @mem's rcu_head, the callee's
- *	to use; @bytes is what @mem takes at the allocator's size.  Called
- *	maybe with the table lock held, in any context the table's writers
- *	run in: it must not sleep.
+ * @queue: Call @free(@rcu) after an RCU grace period, as call_rcu()
+ *	would, and account for @bytes until then: what the memory @free
+ *	frees takes, at the allocator's size.  Called maybe with the table
+ *	lock held, in any context the table's writers run in: it must not
+ *	sleep.  @free runs in process context and may sleep.
  *
  * Optional, per table (kslot_slots_set_free_acct()).  Without one a table
- * frees a replaced or destroyed slot array (and kslot_dense its packed
- * array) with kvfree_rcu(), which leaves the memory uncounted until the
- * kernel gets round to it.
+ * frees a replaced or destroyed directory and its chunks (and kslot_dense
+ * its packed array) with call_rcu(), which leaves the memory uncounted
+ * until the kernel gets round to it.
  */
 struct kslot_free_acct {
-	void (*queue)(struct kslot_free_acct *acct, void *mem,
-		      struct rcu_head *rcu, size_t bytes);
+	void (*queue)(struct kslot_free_acct *acct, struct rcu_head *rcu,
+		      rcu_callback_t free, size_t bytes);
 };
 
 /**
@@ -372,14 +354,15 @@ struct kslot_free_acct {
 struct kslot_slots {
 	/* private: */
 	/*
-	 * Read by every lookup: slot 0 of the current table (RCU), NULL
-	 * before the first growth (and in a zeroed table).  The random tag
-	 * of this table's handles (0 for 32-bit handles), and the
-	 * KSLOT_SLOTS_* flags given at init.
-	 * The handle format: the mask of the index bits, and the bit the
-	 * generation starts at (see the top of this file).
+	 * Read by every lookup: the directory of the table's chunks (RCU),
+	 * NULL before the first growth (and in a zeroed or destroyed
+	 * table).  The random tag of this table's handles (0 for 32-bit
+	 * handles), and the KSLOT_SLOTS_* flags given at init.  The handle
+	 * format: the mask of the index bits, and the bit the generation
+	 * starts at (see the top of this file).  All but @dir are set at
+	 * init (@tag of a static table at its first growth, under @lock).
 	 */
-	struct kslot_slot __rcu *slots;
+	struct kslot_dir __rcu *dir;
 	u32 tag;
 	unsigned int flags;
 	u32 index_mask;
@@ -391,71 +374,31 @@ struct kslot_slots {
 	 */
 	u32 gen_low;
 	u64 gen_bits;
-	/*
-	 * Per-CPU tables: the magazines (NULL otherwise, or without
-	 * try_cmpxchg128()), and while nonzero, magazine writers take @lock
-	 * instead (the count of reasons: a growth running, an exact drain;
-	 * written under @lock, read under a magazine lock).
-	 */
-	struct kslot_slots_mag __percpu *mags;
-	u32 bypass;
-	/*
-	 * Per-CPU tables, under @lock: no magazine has taken a free slot
-	 * since the last drain (set by the drain; cleared by a refill, and
-	 * by a magazine remove under its local lock).
-	 */
-	bool mags_drained;
-	/*
-	 * Per-CPU tables, under @lock: the RCU state
-	 * (get_state_synchronize_rcu()) when @bypass rose from 0; the
-	 * magazines are quiesced once it has passed.  The worker finishes a
-	 * growth, and a drain if @drain_wanted, that a writer which may not
-	 * sleep could not wait for.
-	 */
-	unsigned long bypass_gp;
-	bool drain_wanted;
-	struct work_struct quiesce_work;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
-	/* A growth in progress: the struct kslot_slots_table it fills. */
-	struct kslot_grow grow;
-	/*
-	 * Growths started so far (a growth's identity, which its table's
-	 * address is not), and whether the magazines of a per-CPU table were
-	 * quiesced since the running one started.
-	 */
-	u32 grow_seq;
-	bool quiesced;
-	/* Slots of the current table that can hold entries. */
+	/* Slots of the table that can hold entries (the directory's nr). */
 	u32 capacity;
 	/* First free slot, or KSLOT_SLOTS_NONE. */
 	u32 free_head;
-	/*
-	 * Live slots, placeholders included (read locklessly); in a
-	 * per-CPU table those @lock's paths added minus removed, modulo
-	 * 2^32, the magazines counting the rest.
-	 */
+	/* Live slots, placeholders included (read locklessly). */
 	u32 count;
 	u32 max_entries;
 	/* Slots retired because their generations were used up (64-bit). */
 	u32 retired;
 	/*
-	 * 32-bit tables: allocations issued under @lock, modulo 2^32; the
-	 * slots whose generations wrapped, waiting in the order they came
-	 * (oldest @wait_head, linked as the free list; unused while
-	 * @waiting is 0).
+	 * 32-bit tables: allocations issued, modulo 2^32; the slots whose
+	 * generations wrapped, waiting in the order they came (oldest
+	 * @wait_head, linked as the free list; unused while @waiting is 0).
 	 */
 	u32 issued;
 	u32 waiting;
 	u32 wait_head;
 	u32 wait_tail;
-	/* Nonzero handles that named no live entry (lookups and writers). */
-	atomic64_t rejected;
 	/* Debugfs file of a named table, or NULL. */
 	struct dentry *debugfs;
 	/* Between the first kslot_slots_restore_*() and restore_done(). */
 	bool restoring;
-	/* Where replaced and destroyed arrays go, or NULL: kvfree_rcu(). */
+	/* Where replaced and destroyed memory goes, or NULL: call_rcu(). */
 	struct kslot_free_acct *free_acct;
 };
 
@@ -467,7 +410,7 @@ struct kslot_slots {
  * KSLOT_SLOTS_INIT() - Initialise a table defined statically.
  * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @fl: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both) and
- *	%KSLOT_SLOTS_ACCOUNT, nothing else: 64-bit handles, no magazines,
+ *	%KSLOT_SLOTS_ACCOUNT, nothing else: 64-bit handles,
  *	not keyed (those need kslot_slots_init(); other bits are dropped).
  *
  * The static initialiser, as XARRAY_INIT() is: the table equals one
@@ -486,7 +429,6 @@ struct kslot_slots {
 	.lock = __SPIN_LOCK_UNLOCKED(kslot_slots.lock),			\
 	.free_head = KSLOT_SLOTS_NONE,					\
 	.max_entries = (max),						\
-	.rejected = ATOMIC64_INIT(0),					\
 }
 
 /**
@@ -498,12 +440,13 @@ struct kslot_slots {
  * @waiting: Slots whose generations wrapped, waiting to start over
  *	(32-bit tables).
  * @rejected: Nonzero handles that named no live entry: of lookups,
- *	replaces and removes (and their _if forms).
+ *	replaces and removes (and their _if forms), once the table has
+ *	grown (a table with no chunk counts nothing).
  * @bytes: Memory the slot storage takes, at the allocator's size: the
- *	current table, and the next one while a growth fills it.  A
- *	replaced table is not counted (it is freed after a grace period).
+ *	directory, the chunks and the per-CPU counter.  A replaced
+ *	directory is not counted (it is freed after a grace period).
  * @grow_bytes: Memory the next growth would allocate (an upper bound); 0
- *	if the table cannot grow or a growth has allocated its table.
+ *	if the table cannot grow.
  */
 struct kslot_slots_stats {
 	u32 count;
@@ -607,9 +550,7 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
  * Takes the lock the way the table's lock flags say (spin_lock(),
  * spin_lock_bh() or spin_lock_irqsave(); see kslot_lock.h).  While it is
  * held, lookups with __kslot_slots_lookup() and the __ writers may be
- * called, and lockdep knows the lock is held.  A per-CPU table
- * (%KSLOT_SLOTS_PERCPU) offers no such section: its alloc, remove and
- * replace do not take this lock, and its __ writers refuse.
+ * called, and lockdep knows the lock is held.
  *
  * Context: Any context the table's lock flags allow; not with the lock
  * already held.
@@ -702,37 +643,35 @@ void kslot_slots_restore_done(struct kslot_slots *s);
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
- * @slots: Slot 0 of a table, from the RCU-protected pointer.
+ * @dir: A table's directory, from the RCU-protected pointer.
+ * @nr: Its slot count, read with kslot_dir_nr().
  * @index: A slot index from an untrusted handle.
  *
- * The index is clamped with array_index_nospec(): past the table it
- * becomes 0, whose word cannot match a handle with that index (see the
- * top of this file).
+ * The index is clamped with array_index_nospec(): past @nr it becomes 0,
+ * whose word cannot match a handle with that index (see the top of this
+ * file).
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
  * Return: The slot to compare the handle with.
  */
 static __always_inline const struct kslot_slot *
-__kslot_slots_slot(const struct kslot_slot *slots, u32 index)
+__kslot_slots_slot(const struct kslot_dir *dir, unsigned long nr,
+		   u32 index)
 {
-	const struct kslot_slots_table *t =
-		container_of(slots, struct kslot_slots_table, slots[0]);
-
-	return &slots[array_index_nospec((unsigned long)index, t->nr)];
+	return kslot_dir_slot(dir, array_index_nospec((unsigned long)index, nr));
 }
 
 /**
  * struct kslot_slots_reader - A table pinned for a run of lookups.
  *
  * The batch reader, as &struct xa_state is XArray's: kslot_slots_read_begin()
- * loads the published table once, and each kslot_slots_read() resolves a
- * handle against it with no further load of the table's own fields.  On
- * the caller's stack; no cleanup.
+ * loads the published directory once, and each kslot_slots_read()
+ * resolves a handle against it with no further load of the table's own
+ * fields.  On the caller's stack; no cleanup.
  */
 struct kslot_slots_reader {
 	/* private: */
-	struct kslot_slots *s;
-	const struct kslot_slot *slots;
+	const struct kslot_dir *dir;
 	unsigned long nr;
 	u32 index_mask;
 };
@@ -742,17 +681,11 @@ struct kslot_slots_reader {
  * @r: The reader, on the caller's stack.
  * @s: The table.
  *
- * A growth may publish a new table while the run goes on: the pinned one
- * stays readable until the caller's RCU read-side section ends, and
- * writers stop changing it once the new one is published.  So each
- * kslot_slots_read() sees its slot as it was at some moment since this
- * call, as a lookup that started then would: never a later occupant of
- * the slot under an old handle, but maybe an entry removed since.  A run
- * that must see every write completed before each lookup calls this
- * again.  A caller that takes references on objects from a
- * SLAB_TYPESAFE_BY_RCU cache re-checks each in the current table, as
- * kslot_slots_lookup_get() does: the run widens the window in which the
- * pinned table may be an old one from one lookup to the whole run.
+ * Slots never move, so each kslot_slots_read() sees its slot as it is
+ * when it reads it: never a later occupant of the slot under an old
+ * handle.  A growth that publishes meanwhile adds slots the run does not
+ * index (it sees the table as it was at this call); a run that must see
+ * them calls this again.
  *
  * Context: Caller holds rcu_read_lock() (or the table lock) from this call
  * to its last kslot_slots_read().
@@ -760,16 +693,16 @@ struct kslot_slots_reader {
 static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 						   struct kslot_slots *s)
 {
-	const struct kslot_slot *slots =
-		rcu_dereference_check(s->slots, lockdep_is_held(&s->lock));
+	const struct kslot_dir *dir =
+		rcu_dereference_check(s->dir, lockdep_is_held(&s->lock));
 
-	r->s = s;
-	r->slots = slots;
-	/* The clamp; read only with a table (kslot_slots_read()). */
-	r->nr = slots ? container_of(slots, struct kslot_slots_table,
-				     slots[0])->nr : 0;
+	r->dir = dir;
+	/* The clamp; read only with a directory (kslot_slots_read()). */
+	r->nr = dir ? kslot_dir_nr(dir) : 0;
 	r->index_mask = s->index_mask;
 }
+
+void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
 
 /**
  * kslot_slots_read() - Look up a handle in a pinned table.
@@ -778,7 +711,7 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
  *
  * Clamp the index, compare the slot's word with @handle, load the object,
  * compare again: the object returned is the one published under @handle,
- * never a later occupant of the slot.
+ * never a later occupant of the slot.  A miss is counted on this CPU.
  *
  * Context: As kslot_slots_read_begin().
  * Return: The object, or NULL if @handle is not live in the pinned table
@@ -790,13 +723,10 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
 	const struct kslot_slot *slot;
 	void *obj;
 
-	/* No table before the first growth (or in a zeroed one). */
-	if (unlikely(!r->slots))
-		goto reject;
-	/* Clamped as __kslot_slots_slot() does. */
-	slot = &r->slots[array_index_nospec((unsigned long)((u32)handle &
-							    r->index_mask),
-					    r->nr)];
+	/* No directory before the first growth (or in a zeroed table). */
+	if (unlikely(!r->dir))
+		return NULL;
+	slot = __kslot_slots_slot(r->dir, r->nr, (u32)handle & r->index_mask);
 	/* Word, object, word: pairs with the release in the writers. */
 	if (unlikely(smp_load_acquire(&slot->word) != handle))
 		goto reject;
@@ -806,7 +736,7 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
 		goto reject;
 	return obj;
 reject:
-	kslot_slots_count_reject(r->s, handle);
+	kslot_slots_reject(r->dir, handle);
 	return NULL;
 }
 
@@ -845,18 +775,18 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * @handle: A handle, valid or not, that the run reads soon.
  *
  * Call it only in a run kslot_slots_read_ahead() allows (there is a
- * table).  The index is bounded by the table (a plain bound, not
- * array_index_nospec(): a prefetch loads nothing into a register), so no
- * handle makes the reader touch memory outside it; nothing is counted.
+ * table).  The index is clamped as a lookup's is (array_index_nospec():
+ * the chunk pointer is loaded before the prefetch, so a mispredicted
+ * bound must not reach past the directory), so no handle makes the
+ * reader touch memory outside the table; nothing is counted.
  *
  * Context: As kslot_slots_read_begin().
  */
 static __always_inline void
 kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
 {
-	unsigned long i = (u32)handle & r->index_mask;
-
-	prefetch(&r->slots[i < r->nr ? i : 0]);
+	prefetch(__kslot_slots_slot(r->dir, r->nr,
+				    (u32)handle & r->index_mask));
 }
 
 /**
@@ -881,26 +811,16 @@ static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 	return kslot_slots_read(&r, handle);
 }
 
-u32 kslot_slots_count_percpu(const struct kslot_slots *s);
-
 /**
  * kslot_slots_count() - Number of live entries.
  * @s: The table.
  *
- * In a per-CPU table, the sum of the table lock's count and every CPU's
- * magazine count.
- *
  * Context: Any context.  Lockless; the value may be stale by the time it
- * is used unless the caller excludes writers.  In a per-CPU table with
- * writers running, each one's change is seen or not (a sum caught between
- * an entry's alloc on one CPU and its remove on another is clamped to
- * 0 .. max_entries).
+ * is used unless the caller excludes writers.
  * Return: Live entries, placeholders included.
  */
 static inline u32 kslot_slots_count(const struct kslot_slots *s)
 {
-	if (s->flags & KSLOT_SLOTS_PERCPU)
-		return kslot_slots_count_percpu(s);
 	return READ_ONCE(s->count);
 }
 
@@ -924,9 +844,9 @@ static inline u32 kslot_slots_tag(const struct kslot_slots *s)
  * @s: The table, initialised (initialising it clears its account).
  * @acct: The account, or NULL to go back to kvfree_rcu().
  *
- * Every slot array the table replaces as it grows or frees at destroy,
- * and a kslot_dense table's packed arrays too, then go to @acct->queue(),
- * which must outlive the table's last call.
+ * Every directory the table replaces as it grows, its chunks and
+ * directory at destroy, and a kslot_dense table's packed arrays too, then
+ * go to @acct->queue(), which must outlive the table's last call.
  *
  * Context: Any context, before the table's first writer.
  */

@@ -40,9 +40,16 @@
  *            namespace is full either way; never -EMFILE, which would
  *            read as "too many open files")
  *   -EDQUOT  the memory the file's tables take (each table, its slots or
- *            arrays at their allocated capacity, each record at its slab
- *            size, and a fixed KSLOT_TABLE_ID_BYTES for the table's id)
- *            would exceed max_bytes, or the memory of all the files of
+ *            arrays at their allocated capacity, as the kernel maps them,
+ *            a map table's records as the pages of its own record pool,
+ *            whole, however few records each still holds, and a fixed
+ *            KSLOT_TABLE_ID_BYTES for the table's id), with the
+ *            temporary buffers its commands hold beyond the first 16 KiB
+ *            (a GET or ITERATE record, a GET_BATCH chunk of at most
+ *            4 KiB or one record and its handle, a DUMP's slots, an
+ *            EXPORT's walk and record: any command that takes one may
+ *            fail so), would exceed max_bytes, or the memory of all the
+ *            files of
  *            the opener's user would exceed max_user_bytes (not applied
  *            to files opened with CAP_SYS_RESOURCE in the initial user
  *            namespace).  A user is a uid of a user namespace, and its
@@ -51,9 +58,12 @@
  *            count (so a namespace's uids, an /etc/subuid range mapped
  *            by newuidmap say, spend their creator's budget, at every
  *            level against max_user_bytes).  An insert that would grow
- *            a table counts the growth.  Tables do not shrink: erasing
- *            gives back a map table's records, and only DESTROY or close
- *            gives back a table's capacity.
+ *            a table counts the growth; an insert (or UPDATE) into a map
+ *            table counts its records and one growth of the record pool
+ *            (a block of at most 32 KiB) before it is made.  Tables do not shrink: erasing
+ *            gives back a map table's records (once the pages of its
+ *            record pool that they held are empty), and only DESTROY or
+ *            close gives back a table's capacity.
  *
  *            Memory stays charged until it is freed: a record erased or
  *            replaced, a slot array or packed array that a growth
@@ -340,9 +350,13 @@ struct kslot_dump {
  *
  * The seal key in the image is in the clear: the seal is no secret (see
  * Handles above), and an image gives whoever holds it exactly what
- * ITERATE gives the holder of the file.  Two tables imported from one
- * image accept each other's handles; a table imported from an image
- * accepts no handle of the file's other tables.
+ * ITERATE gives the holder of the file.  Tables that share an image's
+ * tag and key accept each other's handles: two tables imported from one
+ * image, and a table imported into the file that holds the table the
+ * image was exported from (a handle of either names, in the other, the
+ * entry of the same slot and generation, if that is live).  Otherwise a
+ * table imported from an image accepts no handle of the file's other
+ * tables.
  *
  * The seal of an imported table.  The image's key is taken as it is, so
  * IMPORT refuses (-EINVAL) a key that does not mix: one of whose three
