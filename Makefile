@@ -21,6 +21,7 @@
 #   clean            remove build products
 # Test (parts of check, run alone):
 #   check-quick      the debug VM alone: a developer's loop
+#                    [RDMA_DEBUG=1: rdma-core's suite in it too]
 #   check-rt         the PREEMPT_RT debug VM alone
 #   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
 #   check-arm64      the arm64 lane alone: Debian's stock arm64 kernel
@@ -29,12 +30,15 @@
 #   lint             checkpatch, kernel-doc, sparse, coccicheck
 #   examples         compile the README's two examples
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
+#   rdma             ib_uverbs converted to kslot (clients/rdma/), for
+#                    the debug kernel [RDMA_DEBUG=1]
 # Reliability and benchmarks (not in check):
 #   fuzz             ioctl fuzzer in the VM [FUZZ_CALLS= FUZZ_SEED= ...]
 #   check-kcsan      every suite on a KCSAN kernel [KCSAN_STRICT=1]
 #   kunit-intree     the KUnit suites in-tree, with kunit.py
 #   bench            kslot against XArray, IDR, slotmap... (VM + native)
 #   bench-native     the native half of bench alone (no VM)
+#   rdma-bench       ib_uverbs stock / kslot on rxe, stock 6.12 VM
 #   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
 # Steps, run by the targets above: deps test-modules selftests tools
 #   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
@@ -57,6 +61,13 @@ CC := $(CROSS_COMPILE)gcc
 AR := $(CROSS_COMPILE)ar
 endif
 NPROC := $(shell nproc)
+# RDMA_DEBUG=1: the debug kernel with configs/kslot-rdma.config, and
+# rdma-core's suite in the debug VM (see the rdma target below).
+ifneq ($(filter 1 y yes,$(RDMA_DEBUG)),)
+KSLOT_FRAGMENT ?= $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-rdma.config
+RDMA_DEBUG_DEPS := rdma
+RDMA_DEBUG_ENV = $(RDMA_ENV)
+endif
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
 
@@ -67,7 +78,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: help all modules deps kernel iommufd rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: help all modules deps kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -81,7 +92,7 @@ deps:
 	@$(TOP)/scripts/deps.sh
 
 kernel: deps
-	@$(TOP)/scripts/kernel.sh >/dev/null
+	@$(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT) >/dev/null
 
 rt-kernel: deps
 	@$(TOP)/scripts/kernel.sh $(RT_FRAGMENTS) >/dev/null
@@ -102,10 +113,10 @@ check-rt: rt-vm
 # The fast subset of make check: every KUnit suite and selftest on the
 # preemptible debug kernel, without the RT and stock kernels and the host
 # checks.  make check (CI) runs all of it.
-check-quick: test-modules bench-module selftests tools iommufd
+check-quick: test-modules bench-module selftests tools iommufd $(RDMA_DEBUG_DEPS)
 	@mkdir -p $(VM_OUT)
 	@kdir=$(TEST_KDIR); \
-	$(IOMMUFD_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
+	$(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) $(TOP)/scripts/vm.sh check $$kdir $(VM_OUT) && \
 	$(TOP)/scripts/verdict.py debug $(VM_OUT) $$kdir/source \
 		iommufd-cache=$(IOMMUFD_CACHE)
 
@@ -130,6 +141,27 @@ IOMMUFD_ENV = KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) \
 		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"
 iommufd: test-modules
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/iommufd.sh $$kdir $(BUILD)/iommufd
+
+# RDMA verbs on kslot (clients/rdma/): ib_uverbs_kslot.ko against the
+# test kernel, the kernel's own RDMA modules and the packed userland
+# (scripts/rdma.sh), for the check VM.  make check runs rdma-core's
+# whole suite on the stock 6.12 kernel (scripts/stock-check.sh).  With
+# RDMA_DEBUG=1 the debug kernel also takes configs/kslot-rdma.config (a
+# kernel of its own in the cache) and the debug VM runs RDMA_SUITE, a
+# subset, on both modules.  The stock module's results are cached as
+# iommufd's are; RDMA_STOCK=1 runs it again.
+RDMA_OUT := $(BUILD)/rdma/debug
+RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
+	tests.test_shared_pd tests.test_rdmacm
+RDMA_CACHE = $$(cat $(RDMA_OUT)/stock-cache)
+RDMA_ENV = KSLOT_RDMA_DIR=$(RDMA_OUT)/vm KSLOT_RDMA_SUITE="$(RDMA_SUITE)" \
+	KSLOT_RDMA_MODULES="$$(test -f $(RDMA_CACHE)/results.log && \
+		test -z "$(RDMA_STOCK)" && echo kslot || echo stock kslot)"
+rdma: test-modules
+	@test -n "$(RDMA_DEBUG_DEPS)" || { echo "make rdma: the debug kernel" \
+		"has RDMA with RDMA_DEBUG=1 only (make check runs the client on" \
+		"the stock 6.12 kernel)" >&2; exit 2; }
+	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
 
 # The kselftest client, against the kernel source's lib.mk and harness
 # (extracted, no kernel built).
@@ -164,7 +196,8 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 # the debug VM has its initramfs (they rebuild in the tree).  Each VM
 # prints its progress, labelled (scripts/vm.sh); the summary shows each
 # part's wall time and the whole run's.
-check: test-modules rt-modules selftests tools iommufd arm64-user
+check: test-modules rt-modules selftests tools iommufd arm64-user \
+		$(RDMA_DEBUG_DEPS)
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
 		$(VM_OUT)/host-compile-arm64.tap $(VM_OUT)/host-refuse32.tap \
@@ -172,7 +205,7 @@ check: test-modules rt-modules selftests tools iommufd arm64-user
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
 	arm64=second; test -f $(IOMMUFD_CACHE)/results.log && \
 		test -z "$(IOMMUFD_STOCK)" && arm64=first; \
-	{ $(IOMMUFD_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
+	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
 	  [ $$arm64 != first ] || $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); \
 	  exit $$rc; } & \
@@ -395,6 +428,7 @@ eco-checks: $(if $(CHECK_BUILT),,test-modules)
 BENCH_OUT := $(BUILD)/bench
 
 .PHONY: bench bench-native bench-deps bench-tools bench-selftest bench-module
+.PHONY: rdma-bench
 
 bench-deps:
 	@$(TOP)/scripts/deps.sh bench
@@ -404,6 +438,14 @@ bench: bench-deps kernel bench-tools iommufd
 
 bench-native: bench-deps kernel
 	@$(TOP)/scripts/bench.sh --native $(BENCH_OUT)
+
+# The RDMA verbs client's benchmark (clients/rdma/rdma_bench.c): a
+# POST_SEND doorbell loop and a PD create/destroy loop at 1, 1,000 and
+# 100,000 live objects, stock ib_uverbs against ib_uverbs_kslot in one
+# boot of Debian's stock 6.12 kernel (scripts/rdma-bench.sh; a few
+# minutes).  The table: build/rdma/bench/table.
+rdma-bench: deps
+	@$(TOP)/scripts/rdma-bench.sh $(BUILD)/rdma/bench
 
 # kslot_bench.ko against the test kernel, for the check VM.
 bench-module: test-modules

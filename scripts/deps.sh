@@ -23,6 +23,7 @@ pkgs=(
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base
 	patch
+	python3-pyverbs ibverbs-providers libibverbs-dev iproute2
 )
 bench_pkgs=(
 	cargo rustc librust-slotmap-dev

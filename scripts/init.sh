@@ -102,6 +102,8 @@ check | stock)
 	# iommufd, stock then converted (clients/iommufd/run.sh), while
 	# lock debugging is still on.
 	[ -e /lib/kslot/iommufd/run.sh ] && . /lib/kslot/iommufd/run.sh
+	# RDMA verbs, stock ib_uverbs then converted (clients/rdma/run.sh).
+	[ -e /lib/kslot/rdma/run.sh ] && . /lib/kslot/rdma/run.sh
 	if [ -e "$last" ]; then
 		insmod "$last" || res "@@fatal insmod $last failed"
 		d=/sys/kernel/debug/kunit/kslot_pool

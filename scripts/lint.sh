@@ -30,7 +30,7 @@ checkpatch_one() {
 	case "$1" in
 	selftests/* | userspace-tools/* | bench/native/* | bench/kslot_ioctl_bench.c | \
 	docs/example/stale.c | \
-	clients/iommufd/iommufd_*.c)
+	clients/iommufd/iommufd_*.c | clients/rdma/rdma_*.c)
 		ignore="--ignore PREFER_KERNEL_TYPES" ;;
 	esac
 	# The native shim defines the kernel's own macros for userspace.

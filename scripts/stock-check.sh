@@ -13,8 +13,13 @@
 # warning fails; Debian's arm64 headers name the cross compiler
 # themselves) and, if that is clean, boot the kernel in QEMU and run the
 # selftests there (scripts/vm.sh stock; for arm64 the arm64 busybox of
-# busybox-static and the programs of build/arm64/).  Writes
-# OUTDIR/host-compile.tap (one case per kernel) and OUTDIR/stock-dirs
+# busybox-static and the programs of build/arm64/).  On amd64's 6.12,
+# the RDMA client too (scripts/rdma.sh against its headers;
+# clients/rdma/run.sh in the VM): rdma-core's whole suite on the stock
+# ib_uverbs and on ib_uverbs_kslot, the stock module's results cached as
+# the debug kernel's are (RDMA_STOCK=1 runs it again).  Writes
+# OUTDIR/host-compile.tap (one case per kernel, and one for the RDMA
+# client's build) and OUTDIR/stock-dirs
 # (the VM output directories to judge); for arm64,
 # OUTDIR/host-compile-arm64.tap and OUTDIR/stock-dirs-arm64, so that
 # both architectures can run at once.  Each VM's progress lines are
@@ -50,9 +55,13 @@ mkdir -p "$out"
 dirs=$out/stock-dirs$suffix
 : > "$dirs"
 tap=$out/host-compile$suffix.tap
+plan=$#
+for s in "$@"; do
+	[ "$arch" = amd64 ] && [ "$s" = 6.12 ] && plan=$((plan + 1))
+done
 {
 	echo "TAP version 13"
-	echo "1..$#"
+	echo "1..$plan"
 } > "$tap"
 n=0
 for series in "$@"; do
@@ -76,8 +85,25 @@ for series in "$@"; do
 		continue
 	fi
 	echo "ok $n W=1 build against linux-headers-$ver" >> "$tap"
+	rdma=
+	if [ "$arch" = amd64 ] && [ "$series" = 6.12 ]; then
+		n=$((n + 1))
+		rout=$top/build/rdma/stock-$ver
+		if log=$("$top/scripts/rdma.sh" "/usr/src/linux-headers-$ver" \
+			"$src" "$rout" 2>&1); then
+			echo "ok $n RDMA client (ib_uverbs_kslot.ko) against linux-headers-$ver" >> "$tap"
+			rdma=$rout/vm
+			rmods="stock kslot"
+			[ -f "$(cat "$rout/stock-cache")/results.log" ] &&
+				[ -z "${RDMA_STOCK:-}" ] && rmods=kslot
+		else
+			echo "not ok $n RDMA client (ib_uverbs_kslot.ko) against linux-headers-$ver" >> "$tap"
+			echo "$log" | sed 's/^/# /' >> "$tap"
+		fi
+	fi
 	echo "stock-check.sh: booting Debian kernel $ver" >&2
-	KSLOT_VM_LABEL=$ver KSLOT_KO_DIR=$src \
+	KSLOT_VM_LABEL=$ver KSLOT_KO_DIR=$src KSLOT_RDMA_DIR=$rdma \
+		KSLOT_RDMA_MODULES=${rmods:-} \
 		KSLOT_BUSYBOX=${root:+$root/bin/busybox} \
 		"$top/scripts/vm.sh" --arch "$arch" stock "$root/boot/vmlinuz-$ver" "$vmout"
 	echo "$vmout" >> "$dirs"

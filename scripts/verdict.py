@@ -70,7 +70,8 @@ def sections(text):
                 yield header, body
                 header, body = None, []
             if line.startswith(('@@kunit', '@@tap', '@@kmemleak',
-                                '@@demo', '@@script', '@@iommufd ')):
+                                '@@demo', '@@script', '@@iommufd ',
+                                '@@rdma ')):
                 header, body = line[2:], []
             else:
                 yield line[2:], []
@@ -266,6 +267,207 @@ def judge_iommufd(runs, times, tally, label):
     return problems
 
 
+# RDMA verbs (clients/rdma/run.sh): rdma-core's suite (run_tests.py -v,
+# unittest's verbose lines) and our stale-handle test (TAP) on the stock
+# ib_uverbs and on ib_uverbs_kslot.  Every test that passes on the stock
+# module must pass on the converted one.
+RDMA_MODULES = ('stock', 'kslot')
+RDMA_TEST = re.compile(r'^(test\w*) \(([\w.]+)\)')
+RDMA_RESULT = re.compile(r'(?:^|\.\.\. )(ok|FAIL|ERROR|skipped|expected failure|'
+                         r'unexpected success)\b', re.M)
+RDMA_STATUS = {'ok': 'PASS', 'expected failure': 'PASS', 'skipped': 'SKIP'}
+# Flaky on the stock module, so not compared: rxe completes sends
+# asynchronously and the test shrinks the CQ at once (failed 7 of 8 runs
+# on the stock module in a TCG VM).
+RDMA_FLAKY = {'tests.test_cq.CQTest.test_resize_cq'}
+# Lines of the console between these markers are a module's run
+# (run.sh writes them to /dev/kmsg).
+RDMA_MARK = re.compile(r'kslot-rdma: (begin|end) (\w+)')
+SPLAT_PID = re.compile(r'\b(CPU|PID): ?\d+|\[ *\d+\.\d+\]|0x[0-9a-f]+|'
+                       r'\b[0-9a-f]{8,}\b|\(\w+\)$|#\d+|\b\d+\b')
+
+
+def parse_rdma_suite(body):
+    """(test id, PASS/SKIP/FAIL) of unittest's verbose output."""
+    results, cur, text = [], None, []
+
+    def close():
+        if cur is None:
+            return
+        m = RDMA_RESULT.search('\n'.join(text))
+        results.append((cur, RDMA_STATUS.get(m.group(1), 'FAIL')
+                        if m else 'FAIL'))
+
+    for line in body:
+        line = line.rstrip('\r')
+        m = RDMA_TEST.match(line)
+        if m or line.startswith(('=' * 20, '-' * 20)):
+            close()
+            cur, text = (m.group(2), [line[m.end():]]) if m else (None, [])
+            continue
+        if cur is not None:
+            text.append(line)
+    close()
+    return results
+
+
+def parse_rdma(prog, body):
+    if prog == 'suite':
+        return parse_rdma_suite(body)
+    return parse_tap(body)
+
+
+def rdma_splat_regions(console):
+    """{module: set of console line numbers} between run.sh's markers."""
+    regions, cur = {}, None
+    for i, line in enumerate(console):
+        m = RDMA_MARK.search(line)
+        if m:
+            cur = m.group(2) if m.group(1) == 'begin' else None
+            continue
+        if cur:
+            regions.setdefault(cur, set()).add(i)
+    return regions
+
+
+def rdma_splat_key(line):
+    """A splat line without its times, numbers and addresses."""
+    line = re.sub(r'^.*?\]\s*', '', line, count=1)
+    return SPLAT_PID.sub('#', line).strip()
+
+
+def rdma_excuse_splats(console, stock_keys, excused):
+    """Excuse the splat lines the stock module printed, and the same ones
+    on the converted module; note each once as stock's.  Returns the keys
+    of the stock module's splat lines (for the cache)."""
+    regions = rdma_splat_regions(console)
+    keys = set(stock_keys)
+    for i in sorted(regions.get('stock', ())):
+        if SPLAT_RE.search(console[i]):
+            keys.add(rdma_splat_key(console[i]))
+            excused.add(i)
+    noted = set()
+    for m in ('stock', 'kslot'):
+        for i in sorted(regions.get(m, ())):
+            if not SPLAT_RE.search(console[i]):
+                continue
+            k = rdma_splat_key(console[i])
+            if k in keys:
+                excused.add(i)
+                if k not in noted:
+                    noted.add(k)
+                    print('note: rdma: the stock module prints this too '
+                          '(stock\'s, not counted): %s' % console[i].strip())
+    return keys
+
+
+def rdma_stock_text(results):
+    """The stock module's sections of results.log, as they were written."""
+    out, inside = [], False
+    for line in results.splitlines():
+        line = line.rstrip('\r')
+        if line.startswith(('@@rdma stock ', '@@rdma-time stock ')):
+            inside = line.startswith('@@rdma ')
+            out.append(line)
+        elif inside:
+            out.append(line)
+            if line == '@@end':
+                inside = False
+    return '\n'.join(out) + '\n'
+
+
+def rdma_cache_load(cache, runs, times):
+    """Take the stock module's results from the cache: (note, problem,
+    splat keys)."""
+    text = read(os.path.join(cache, 'results.log'))
+    if not text:
+        return None, 'rdma: no stock run, and none cached in %s' % cache, []
+    for header, body in sections(text):
+        kind, _, rest = header.partition(' ')
+        if kind == 'rdma':
+            module, _, prog = rest.partition(' ')
+            runs[(module, prog)] = parse_rdma(prog, body)
+        elif kind == 'rdma-time':
+            module, _, secs = rest.partition(' ')
+            times[module] = secs + ' s (cached)'
+    when = read(os.path.join(cache, 'recorded')).strip()
+    keys = read(os.path.join(cache, 'splats'), lines=True)
+    return ('note: rdma: the stock module\'s results come from the cache, '
+            'key %s (%s)' % (os.path.basename(cache), when)), None, keys
+
+
+def rdma_cache_store(cache, results, keys, outdir):
+    """Keep the stock module's results of a clean run under their key."""
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for name, text in (('results.log', rdma_stock_text(results)),
+                           ('splats', ''.join(k + '\n' for k in sorted(keys))),
+                           ('recorded', 'recorded %s from %s\n' % (
+                               time.strftime('%Y-%m-%d %H:%M UTC',
+                                             time.gmtime()), outdir))):
+            tmp = os.path.join(cache, name + '.tmp')
+            with open(tmp, 'w') as f:
+                f.write(text)
+            os.rename(tmp, os.path.join(cache, name))
+    except OSError as e:
+        print('note: rdma: could not cache the stock results: %s' % e)
+        return
+    print('note: rdma: the stock module\'s results cached, key %s' %
+          os.path.basename(cache))
+
+
+def judge_rdma(runs, times, tally, label):
+    """Compare the stock and the kslot RDMA runs; return problems."""
+    problems = []
+    for m in RDMA_MODULES:
+        for prog in ('rdma_stale', 'suite'):
+            if (m, prog) not in runs:
+                problems.append('rdma: no %s run of %s' % (m, prog))
+    counts = {}
+    for m in RDMA_MODULES:
+        cases = runs.get((m, 'suite'), [])
+        counts[m] = tuple(sum(1 for _, st in cases if st == s)
+                          for s in ('PASS', 'SKIP', 'FAIL'))
+        if (m, 'suite') in runs and not cases:
+            problems.append('rdma: %s suite gave no results' % m)
+    kslot = dict(runs.get(('kslot', 'suite'), []))
+    base_fail = []
+    for c, st in runs.get(('stock', 'suite'), []):
+        if c in RDMA_FLAKY:
+            print('note: rdma: %s is flaky on the stock module (not '
+                  'compared): stock %s, kslot %s' % (c, st, kslot.get(c)))
+            continue
+        if st == 'FAIL':
+            base_fail.append(c)
+        if st != 'PASS':
+            continue
+        tally.count('%srdma:suite:%s' % (label, c),
+                    'PASS' if kslot.get(c) == 'PASS' else 'FAIL')
+    if base_fail:
+        print('note: rdma: %d tests fail on the stock module (not '
+              'counted): %s' % (len(base_fail), ' '.join(base_fail)))
+    stale = {}
+    for m in RDMA_MODULES:
+        cases = runs.get((m, 'rdma_stale'), [])
+        stale[m] = (sum(1 for _, st in cases if st == 'PASS'), len(cases))
+        if (m, 'rdma_stale') in runs and not cases:
+            problems.append('rdma: %s rdma_stale gave no TAP results' % m)
+    # The converted module must pass every case; the stock module is
+    # expected to fail them (its stale handles reach the next object).
+    for c, st in runs.get(('kslot', 'rdma_stale'), []):
+        tally.count('%srdma:kslot:stale:%s' % (label, c), st)
+    print('rdma-core suite: stock %d passed, %d skipped, %d failed; '
+          'kslot %d passed, %d skipped, %d failed' % (
+              counts['stock'] + counts['kslot']))
+    print('rdma stale handles: stock %d/%d passed (the stale handle reaches '
+          'the next object), kslot %d/%d passed' % (stale['stock'] +
+                                                     stale['kslot']))
+    if times:
+        print('rdma: %s' % ', '.join('%s module %s' % (m, times[m])
+                                     for m in RDMA_MODULES if m in times))
+    return problems
+
+
 class Tally:
     """Counts of test cases across every run judged."""
 
@@ -375,6 +577,7 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     exits = {}
     suites = 0
     iommufd_runs, iommufd_times = {}, {}
+    rdma_runs, rdma_times = {}, {}
     for header, body in sections(results):
         kind, _, rest = header.partition(' ')
         if kind == 'kunit':
@@ -422,6 +625,12 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
         elif kind == 'iommufd-time':
             module, _, secs = rest.partition(' ')
             iommufd_times[module] = secs + ' s'
+        elif kind == 'rdma':
+            module, _, prog = rest.partition(' ')
+            rdma_runs[(module, prog)] = parse_rdma(prog, body)
+        elif kind == 'rdma-time':
+            module, _, secs = rest.partition(' ')
+            rdma_times[module] = secs + ' s'
         elif kind in ('demo', 'script'):
             print('\n'.join(body))
         elif kind == 'done':
@@ -467,12 +676,29 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     if iommufd_runs or mode == 'check':
         problems += judge_iommufd(iommufd_runs, iommufd_times, tally, label)
 
+    # The RDMA client: the stock module's results may come from the cache
+    # named in OUTDIR/rdma-cache (scripts/rdma.sh's key).
+    rdma_cache = read(os.path.join(outdir, 'rdma-cache')).strip() or None
+    rdma_fresh = any(m == 'stock' for m, _ in rdma_runs)
+    rdma_keys = []
+    if rdma_cache and not rdma_fresh and rdma_runs:
+        note, problem, rdma_keys = rdma_cache_load(rdma_cache, rdma_runs,
+                                                   rdma_times)
+        if note:
+            print(note)
+        if problem:
+            problems.append(problem)
+    if rdma_runs:
+        problems += judge_rdma(rdma_runs, rdma_times, tally, label)
+
     if not done and mode != 'host':
         problems.append('the guest did not finish (crash, hang or timeout)')
     if mode in ('check', 'debug', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
 
     excused = expected_reports(console)
+    if rdma_runs:
+        rdma_keys = rdma_excuse_splats(console, rdma_keys, excused)
     if mode == 'kcsan':
         excused |= foreign_kcsan_reports(console)
     splat = [i for i, l in enumerate(console)
@@ -502,6 +728,9 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
                       '%s:%s' % f for f in flaky)))
         else:
             iommufd_cache_store(iommufd_cache, results, outdir)
+
+    if rdma_cache and rdma_fresh and not problems and 'stock' in rdma_times:
+        rdma_cache_store(rdma_cache, results, rdma_keys, outdir)
 
     for p in problems:
         print('PROBLEM: %s%s' % (label, p))

@@ -6,7 +6,7 @@ Follows OUTDIR/results.log (the "@@" sections of scripts/init.sh) and
 OUTDIR/console.log as QEMU writes them, and prints to stdout:
 
   - one line per finished section (KUnit suite, selftest program, iommufd
-    run, kmemleak scan, script, demo) with its counts, and a line for
+    or RDMA run, kmemleak scan, script, demo) with its counts, and a line for
     "@@fatal" and "@@done", each stamped with the time since boot:
         vm.sh: [ 3:12] kunit kslot_slots: 52 passed, 0 failed
   - at once, a console line that starts a kernel panic, Oops, BUG or
@@ -159,6 +159,19 @@ class Progress:
             name = ('selftest ' if kind == 'tap' else 'iommufd ') + rest
             self.say('%s: %s%s' % (name, self.counts(
                 *self.tap_counts(TAP_RE)), tail))
+        elif kind == 'rdma' and rest.endswith(' suite'):
+            # unittest's verbose lines (clients/rdma/run.sh); the verdict
+            # parses them properly.
+            text = '\n'.join(self.body)
+            self.say('rdma %s: %s%s' % (rest, self.counts(
+                len(re.findall(r'(?:^|\.\.\. )ok$', text, re.M)),
+                len(re.findall(r'(?:^|\.\.\. )(?:FAIL|ERROR)$', text,
+                               re.M)),
+                len(re.findall(r'(?:^|\.\.\. )skipped ', text, re.M))),
+                tail))
+        elif kind == 'rdma':
+            self.say('rdma %s: %s%s' % (rest, self.counts(
+                *self.tap_counts(TAP_RE)), tail))
         elif kind == 'kmemleak':
             leaks = sum(1 for l in self.body if 'unreferenced object' in l)
             self.say('kmemleak: %d suspected leaks%s' % (leaks, tail))
@@ -183,7 +196,7 @@ class Progress:
                 self.close_section(exit_rc=rc)
                 return
         if line.startswith(('@@kunit', '@@tap', '@@kmemleak', '@@demo',
-                            '@@script', '@@iommufd ')):
+                            '@@script', '@@iommufd ', '@@rdma ')):
             if self.section is not None:
                 self.close_section(unterminated=True)
             self.section, self.body = line[2:], []

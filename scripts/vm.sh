@@ -23,7 +23,15 @@
 # (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
 # iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd, with
 # $KSLOT_IOMMUFD_MODULES (default "stock kslot") the iommufd modules it
-# runs the selftests on.
+# runs the selftests on; and, in check and stock modes with
+# $KSLOT_RDMA_DIR set, the RDMA client (scripts/rdma.sh's OUT/vm, with the
+# packed userland build/rdma/root) in /lib/kslot/rdma, with
+# $KSLOT_RDMA_MODULES (default "stock kslot") the uverbs modules it runs
+# on, $KSLOT_RDMA_SUITE the arguments that pick a subset of rdma-core's
+# suite (default all) and $KSLOT_RDMA_BENCH, when set, the benchmark's
+# arguments (the benchmark then runs instead of the tests).  OUTDIR/
+# rdma-cache then names where the stock module's results are cached
+# (scripts/verdict.py).
 #
 # While QEMU runs, scripts/vm-progress.py prints a line per suite or
 # program the guest reports, a kernel panic/Oops/BUG/WARNING line as it
@@ -89,6 +97,17 @@ testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 if [ "$mode" = check ] && [ -n "${KSLOT_IOMMUFD_DIR:-}" ]; then
 	cp -r "$KSLOT_IOMMUFD_DIR" "$root/lib/kslot/iommufd"
 	echo "${KSLOT_IOMMUFD_MODULES:-stock kslot}" > "$root/lib/kslot/iommufd/modules"
+fi
+rm -f "$out/rdma-cache"
+if { [ "$mode" = check ] || [ "$mode" = stock ]; } && [ -n "${KSLOT_RDMA_DIR:-}" ]; then
+	cp -r "$KSLOT_RDMA_DIR" "$root/lib/kslot/rdma"
+	cp -r "$top/build/rdma/root" "$root/lib/kslot/rdma/root"
+	echo "${KSLOT_RDMA_MODULES:-stock kslot}" > "$root/lib/kslot/rdma/run-modules"
+	[ -n "${KSLOT_RDMA_SUITE:-}" ] &&
+		echo "$KSLOT_RDMA_SUITE" > "$root/lib/kslot/rdma/suite"
+	[ -n "${KSLOT_RDMA_BENCH:-}" ] &&
+		echo "$KSLOT_RDMA_BENCH" > "$root/lib/kslot/rdma/bench"
+	cp "$KSLOT_RDMA_DIR/../stock-cache" "$out/rdma-cache"
 fi
 if [ "$mode" = check ] || [ "$mode" = stock ]; then
 	[ -d "$ubuild/selftests" ] && cp -r "$ubuild/selftests/." "$root/selftests/"
