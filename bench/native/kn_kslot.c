@@ -1137,56 +1137,6 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 }
 
 /*
- * What a writer can wait for while a kslot_dense grows its packed array
- * (the slot core copies nothing since its chunks: a growth adds one): the
- * lock is held for one batch of the copy, %KSLOT_GROW_BATCH_BYTES.  Time
- * every batch of a copy of @n / 2 16-byte elements (from a populated
- * array into fresh memory), in ns: *@med the median batch, the return
- * value the longest.  The batch is the 64 KiB the slot core's copy used
- * before (4096 slots), so the rows compare with earlier runs.
- */
-#define KN_COPY_BATCH	(KSLOT_GROW_BATCH_BYTES / sizeof(struct kslot_slot))
-
-static int kn_u64_cmp(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
-uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med)
-{
-	u32 half = n / 2, nb = DIV_ROUND_UP(half, KN_COPY_BATCH), b;
-	struct kslot_slot *src = calloc(half, sizeof(*src));
-	struct kslot_slot *dst = malloc(sizeof(*dst) * (size_t)n);
-	uint64_t *t = calloc(nb ?: 1, sizeof(*t)), worst = 0;
-
-	if (!src || !dst || !t || !nb) {
-		free(src);
-		free(dst);
-		free(t);
-		return 0;
-	}
-	memset(src, 1, sizeof(*src) * (size_t)half);
-	for (b = 0; b < nb; b++) {
-		u32 at = b * KN_COPY_BATCH;
-		u32 len = min(half - at, KN_COPY_BATCH);
-		uint64_t t0 = nb_now();
-
-		memcpy(&dst[at], &src[at], len * sizeof(*src));
-		t[b] = nb_now() - t0;
-		worst = max(worst, t[b]);
-	}
-	qsort(t, nb, sizeof(*t), kn_u64_cmp);
-	*med = t[nb / 2];
-	sink += dst[half - 1].word;
-	free(src);
-	free(dst);
-	free(t);
-	return worst;
-}
-
-/*
  * For callgrind: one pool operation per call, on a task-context pool (the
  * inline fast path; the shim's local locks cost nothing, like the
  * preempt_count increment they stand for).

@@ -453,13 +453,6 @@ static void run_stall(uint32_t n)
 	a = BEST(kn_grow_hold_time(n, 0));
 	b = BEST(kn_grow_hold_time(n, 1));
 	row("dense_grow_lock_hold_max", n, a, "map_grow_lock_hold_max", b);
-	if (n >= 2) {
-		uint64_t med, worst = kn_grow_batch_time(n, &med);
-
-		/* The lock hold of one copy batch: median and longest. */
-		row("grow_batch_copy_median", n, med, "none", med);
-		row("grow_batch_copy_max", n, worst, "none", worst);
-	}
 }
 
 /*

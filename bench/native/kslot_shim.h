@@ -673,6 +673,9 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 #define kvfree(p)			free((void *)(p))
 #define vfree(p)			free((void *)(p))
 #define is_vmalloc_addr(p)		false
+/* <linux/vmalloc.h>: what kslot_internal.h's sizes need. */
+#define PMD_SIZE			(1UL << 21)
+#define __vmalloc(n, gfp)		kvmalloc(n, gfp)
 /* The slab size classes, as the kernel's kmalloc_size_roundup() sees them. */
 #define KMALLOC_MAX_SIZE		(1UL << 22)
 /* <linux/sizes.h> */

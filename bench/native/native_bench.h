@@ -96,7 +96,6 @@ int kn_dense_stall_setup(void);
 int kn_dense_stall_poke(void);
 int kn_dense_stall_alloc(void);
 uint64_t kn_grow_hold_time(uint32_t n, int map);
-uint64_t kn_grow_batch_time(uint32_t n, uint64_t *med);
 
 int kn_sset_fill(const uint32_t *keys, uint32_t n);
 uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n);
