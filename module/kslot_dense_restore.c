@@ -120,8 +120,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_restore_retired);
  * leaves restore mode: inserts work again.  Harmless on a table that is
  * not being restored.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the core's lock, for a walk of every slot.
+ * Context: Process context; may sleep.  Takes and releases the core's
+ * lock, for a walk of every slot, and reschedules between its chunks.
  */
 void kslot_dense_restore_done(struct kslot_dense *dense)
 {

@@ -437,18 +437,21 @@ static u32 kslot_slots_relink_pushed(struct kslot_slots *s, u32 head, u32 pos)
  * free list had; slots removed during the call may come first), and
  * leaves restore mode.  Harmless on a table that is not being restored.
  * The walk holds the table lock for %KSLOT_SLOTS_WALK slots at a
- * time, never for the whole capacity; lookups, replace and remove may run
- * between its chunks, as during the restore.  The caller serialises it
- * with the restore calls and kslot_slots_reset().
+ * time, never for the whole capacity, and reschedules between them;
+ * lookups, replace and remove may run between its chunks, as during the
+ * restore.  The caller serialises it with the restore calls and
+ * kslot_slots_reset().
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock, once per chunk of slots.
+ * Context: Process context; may sleep (a restore is a bulk load: an
+ * image of 2^20 slots is a walk of 2^20 slots).  Takes and releases the
+ * table lock, once per chunk of slots.
  */
 void kslot_slots_restore_done(struct kslot_slots *s)
 {
 	u32 head = KSLOT_SLOTS_NONE, hi, lo;
 	unsigned long irqflags;
 
+	might_sleep();
 	if (kslot_slots_zeroed(s))
 		return;
 	irqflags = kslot_slots_lock(s);
@@ -462,6 +465,7 @@ void kslot_slots_restore_done(struct kslot_slots *s)
 			break;
 		kslot_slots_unlock(s, irqflags);
 		kslot_slots_test_point(s, KSLOT_SLOTS_TP_WALK);
+		cond_resched();
 		irqflags = kslot_slots_lock(s);
 		if (s->free_head != head)
 			head = kslot_slots_relink_pushed(s, head, lo);

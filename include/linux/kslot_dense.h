@@ -45,7 +45,9 @@
  * | kslot_dense_for_each_locked()|                        |               |
  * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
  * | kslot_dense_restore_retired()| allocate               | allows        |
- * | kslot_dense_restore_done()   | the core's lock        | no            |
+ * | kslot_dense_restore_done()   | the core's lock,       | yes           |
+ * |                              | dropped every          |               |
+ * |                              | %KSLOT_SLOTS_WALK      |               |
  * | kslot_dense_count()          | none (a snapshot)      | no            |
  * | kslot_dense_destroy()        | caller: no writers     | if named      |
  * +------------------------------+------------------------+---------------+

@@ -126,8 +126,9 @@
  * | kslot_slots_insert_at(),   | table lock, dropped  | only if gfp allows |
  * | kslot_slots_store_at(),    | to grow, as alloc    |                    |
  * | kslot_slots_restore_*()    |                      |                    |
- * | kslot_slots_reset(),       | table lock, dropped  | no                 |
- * | kslot_slots_restore_done() | every                |                    |
+ * | kslot_slots_reset()        | table lock           | no                 |
+ * | kslot_slots_restore_done() | table lock, dropped  | yes: reschedules   |
+ * |                            | every                | between chunks     |
  * |                            | %KSLOT_SLOTS_WALK    |                    |
  * +----------------------------+----------------------+--------------------+
  *
