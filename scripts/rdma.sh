@@ -85,8 +85,9 @@ fi
 # 2. The kernel's modules, in load order (scripts/init.sh insmods them).
 mods="udp_tunnel ip6_udp_tunnel configfs crc32_generic dummy ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_rxe rdma_ucm"
 for m in $mods; do
-	f=$(find "$kdir" "/lib/modules/$krel/kernel" -name "$m.ko" -o \
-		-name "$m.ko.xz" 2>/dev/null | head -n1)
+	# The first match (-quit: no pipe that pipefail could fail on).
+	f=$(find "$kdir" "/lib/modules/$krel/kernel" \( -name "$m.ko" -o \
+		-name "$m.ko.xz" \) -print -quit 2>/dev/null || true)
 	case "$f" in
 	'') continue ;; # built in, or not needed by this kernel
 	*.xz) xz -dc "$f" > "$out/vm/modules/$m.ko" ;;
