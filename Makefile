@@ -21,7 +21,7 @@
 #   clean            remove build products
 # Test (parts of check, run alone):
 #   check-quick      the debug VM alone: a developer's loop
-#                    [RDMA_DEBUG=1: rdma-core's suite in it too]
+#                    [RDMA_DEBUG=0: without rdma-core's suite]
 #   check-rt         the PREEMPT_RT debug VM alone
 #   check-stock      Debian's stock kernels alone [STOCK_KERNELS=...]
 #   check-arm64      the arm64 lane alone: Debian's stock arm64 kernel
@@ -31,7 +31,7 @@
 #   examples         compile the README's two examples
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
 #   rdma             ib_uverbs converted to kslot (clients/rdma/), for
-#                    the debug kernel [RDMA_DEBUG=1]
+#                    the debug kernel
 # Reliability and benchmarks (not in check):
 #   fuzz             ioctl fuzzer in the VM [FUZZ_CALLS= FUZZ_SEED= ...]
 #   check-kcsan      every suite on a KCSAN kernel [KCSAN_STRICT=1]
@@ -61,12 +61,16 @@ CC := $(CROSS_COMPILE)gcc
 AR := $(CROSS_COMPILE)ar
 endif
 NPROC := $(shell nproc)
-# RDMA_DEBUG=1: the debug kernel with configs/kslot-rdma.config, and
-# rdma-core's suite in the debug VM (see the rdma target below).
+# The debug kernel has configs/kslot-rdma.config, and the debug VM runs
+# a subset of rdma-core's suite (see the rdma target below); RDMA_DEBUG=0
+# builds and runs the debug kernel without them (a kernel of its own).
+RDMA_DEBUG ?= 1
 ifneq ($(filter 1 y yes,$(RDMA_DEBUG)),)
 KSLOT_FRAGMENT ?= $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-rdma.config
 RDMA_DEBUG_DEPS := rdma
 RDMA_DEBUG_ENV = $(RDMA_ENV)
+else
+KSLOT_FRAGMENT ?= $(TOP)/configs/kslot-test.config
 endif
 # Resolve the cached test kernel (building it if needed) inside a recipe.
 TEST_KDIR = $$($(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT))
@@ -145,10 +149,10 @@ iommufd: test-modules
 # RDMA verbs on kslot (clients/rdma/): ib_uverbs_kslot.ko against the
 # test kernel, the kernel's own RDMA modules and the packed userland
 # (scripts/rdma.sh), for the check VM.  make check runs rdma-core's
-# whole suite on the stock 6.12 kernel (scripts/stock-check.sh).  With
-# RDMA_DEBUG=1 the debug kernel also takes configs/kslot-rdma.config (a
-# kernel of its own in the cache) and the debug VM runs RDMA_SUITE, a
-# subset, on both modules.  The stock module's results are cached as
+# whole suite on the stock 6.12 kernel (scripts/stock-check.sh); the
+# debug kernel takes configs/kslot-rdma.config too (unless RDMA_DEBUG=0)
+# and the debug VM runs RDMA_SUITE, a subset, on both modules (under
+# KASAN and lockdep).  The stock module's results are cached as
 # iommufd's are; RDMA_STOCK=1 runs it again.
 RDMA_OUT := $(BUILD)/rdma/debug
 RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
@@ -159,8 +163,8 @@ RDMA_ENV = KSLOT_RDMA_DIR=$(RDMA_OUT)/vm KSLOT_RDMA_SUITE="$(RDMA_SUITE)" \
 		test -z "$(RDMA_STOCK)" && echo kslot || echo stock kslot)"
 rdma: test-modules
 	@test -n "$(RDMA_DEBUG_DEPS)" || { echo "make rdma: the debug kernel" \
-		"has RDMA with RDMA_DEBUG=1 only (make check runs the client on" \
-		"the stock 6.12 kernel)" >&2; exit 2; }
+		"has no RDMA with RDMA_DEBUG=0 (make check runs the client on" \
+		"the stock 6.12 kernel too)" >&2; exit 2; }
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
 
 # The kselftest client, against the kernel source's lib.mk and harness

@@ -65,10 +65,12 @@ void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db)
  * size from a shared kmalloc cache would be charged one by one, while a
  * single live record keeps its whole slab page allocated.  Its per-CPU
  * caches hold one object each, so that the slabs of erased records go
- * back as soon as they are empty (kslot_pool_trim(), after each batch of
- * frees): it needs no shrinker, and has none, so that a user's tables add
- * none to reclaim's walk.  Task context only: records are allocated and freed by
- * commands, by the free worker and by destroy.  Its own slabs even on a
+ * back once they are empty (kslot_pool_trim(), after each batch of
+ * frees), but for at most one slab per CPU that holds a cached record
+ * (charged, as kslot_pool_bytes() counts it): it needs no shrinker, and
+ * has none, so that a user's tables add none to reclaim's walk.  Task
+ * context only: records are allocated and freed by commands, by the free
+ * worker and by destroy.  Its own slabs even on a
  * KASAN kernel, whose pools otherwise pass each object to kmalloc():
  * there too a record must not pin a slab page it is not charged.
  */

@@ -449,7 +449,9 @@ static size_t kslot_pool_fixed_bytes(const struct kslot_pool_layout *l)
  * shrinker (none with %KSLOT_POOL_NOSHRINKER).
  *
  * Context: Any context.
- * Return: Bytes, or 0 if kslot_pool_create() would refuse @cfg's shape.
+ * Return: Bytes, or 0 if kslot_pool_create() would refuse @cfg's object
+ * layout (its size, alignment or cache size); other refusals (flags,
+ * @min_nr) are not checked.
  */
 size_t kslot_pool_create_bytes(const struct kslot_pool_config *cfg)
 {
@@ -478,7 +480,8 @@ static size_t kslot_pool_pt_size(const struct kslot_pool_config *cfg)
  * kslot_pool_create() - Create an object pool.
  * @cfg: Object size, alignment, constructor, limits and flags.
  *
- * Allocates the pool, its per-CPU caches and its shrinker, and fills the
+ * Allocates the pool, its per-CPU caches and (unless
+ * %KSLOT_POOL_NOSHRINKER) its shrinker, and fills the
  * reserve; slabs are otherwise allocated on demand by kslot_pool_alloc().
  * A non-debug pool created while the kslot.pool_passthrough parameter is
  * set (by default on a kernel with CONFIG_KASAN) is a pass-through: see
@@ -743,7 +746,8 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_pool_test_passthrough);
  * @pool: A pool that is not a pass-through.
  *
  * Context: Any context.
- * Return: The shrinker, whose callbacks a test may call.
+ * Return: The shrinker, whose callbacks a test may call, or NULL for a
+ * pool made with %KSLOT_POOL_NOSHRINKER.
  */
 struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool)
 {

@@ -6,7 +6,9 @@
 # Usage: scripts/kernel.sh [FRAGMENT...]
 #        scripts/kernel.sh --source
 #
-# FRAGMENT defaults to configs/kslot-test.config.  Several fragments are
+# FRAGMENT defaults to configs/kslot-test.config then
+# configs/kslot-rdma.config (the debug kernel of make check; "make
+# RDMA_DEBUG=0" names the first alone).  Several fragments are
 # applied in order, a later line overriding an earlier one for the same
 # option (configs/kslot-rt.config is the test fragment's delta for the
 # PREEMPT_RT kernel).
@@ -30,11 +32,12 @@ if [ "${1:-}" = --source ]; then
 	source_only=1
 	shift
 fi
-[ $# -gt 0 ] || set -- "$top/configs/kslot-test.config"
+[ $# -gt 0 ] ||
+	set -- "$top/configs/kslot-test.config" "$top/configs/kslot-rdma.config"
 frags=()
 for f in "$@"; do
 	if [ ! -f "$f" ]; then
-		echo "usage: $0 [FRAGMENT...]   (config fragments, default configs/kslot-test.config)" >&2
+		echo "usage: $0 [FRAGMENT...]   (config fragments, default configs/kslot-test.config configs/kslot-rdma.config)" >&2
 		exit 2
 	fi
 	frags+=("$(realpath "$f")")

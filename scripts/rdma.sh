@@ -83,7 +83,7 @@ if ! diff <(crcs "$kdir/Module.symvers" '/ib_uverbs$') \
 fi
 
 # 2. The kernel's modules, in load order (scripts/init.sh insmods them).
-mods="udp_tunnel ip6_udp_tunnel configfs crc32_generic dummy ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_rxe rdma_ucm"
+mods="udp_tunnel ip6_udp_tunnel configfs crc32_generic dummy dimlib ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_rxe rdma_ucm"
 for m in $mods; do
 	# The first match (-quit: no pipe that pipefail could fail on).
 	f=$(find "$kdir" "/lib/modules/$krel/kernel" \( -name "$m.ko" -o \

@@ -59,7 +59,8 @@
  *   objects aside.  An allocation the allocator refuses (no memory for a
  *   slab, or max_objects reached) is served from the reserve, and frees
  *   refill the reserve before anything else.
- * - Memory pressure: every pool registers a shrinker.  Under reclaim it
+ * - Memory pressure: every pool but one made with %KSLOT_POOL_NOSHRINKER
+ *   (whose owner trims it) registers a shrinker.  Under reclaim it
  *   flushes the reclaiming CPU's cache and returns the slabs whose objects
  *   are all free.  kslot_pool_shrink() does the same on demand, after
  *   draining every CPU's cache.
@@ -136,10 +137,13 @@ struct kslot_pool;
 #define KSLOT_POOL_SLABS	BIT(5)
 /*
  * No shrinker: the caller gives the pool's empty slabs back itself, with
- * kslot_pool_trim() after each batch of frees.  For pools made on demand
- * by an unprivileged user (a table of /dev/kslot each), whose number must
- * not lengthen every reclaim's walk of the shrinkers, nor each pin a
- * shrinker that nothing charges.
+ * kslot_pool_trim() after each batch of frees.  A trim drains only its own
+ * CPU's cache: up to the cache size of objects per CPU, with their slabs,
+ * stay until that CPU trims or the pool is destroyed, so such a pool
+ * wants a small cache (kslot_pool_bytes() counts those slabs).  For
+ * pools made on demand by an unprivileged user (a table of /dev/kslot
+ * each), whose number must not lengthen every reclaim's walk of the
+ * shrinkers, nor each pin a shrinker that nothing charges.
  */
 #define KSLOT_POOL_NOSHRINKER	BIT(6)
 #define KSLOT_POOL_FLAGS_ALL	(KSLOT_POOL_DEBUG | KSLOT_POOL_ACCOUNT | \
