@@ -20,6 +20,12 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+# The random pool ready before anything runs: its readiness flips a
+# static key, kernel text patched through int3 breakpoints, which under
+# TCG, with another vCPU running the patched code, once killed a stock
+# 6.12-rt boot mid-test (Oops: int3 in get_random_u32).  A read of
+# /dev/random waits for it (the kernel's jitter entropy: seconds).
+head -c 1 /dev/random > /dev/null
 
 # The results port: the second serial port (x86), or the one named on the
 # command line (kslot_results=hvc0, a virtio console, on arm64's virt
