@@ -168,14 +168,15 @@ def parse_iommufd(prog, body):
              else st) for c, st in results]
 
 
-def iommufd_stock_text(results):
-    """The stock module's sections of results.log, as they were written."""
+def stock_text(client, results):
+    """@client's stock-module sections of results.log ("@@CLIENT stock
+    ..." to "@@end", and "@@CLIENT-time stock"), as they were written."""
     out, inside = [], False
     for line in results.splitlines():
         line = line.rstrip('\r')
-        if line.startswith('@@iommufd stock ') or \
-                line.startswith('@@iommufd-time stock '):
-            inside = line.startswith('@@iommufd ')
+        if line.startswith(('@@%s stock ' % client,
+                            '@@%s-time stock ' % client)):
+            inside = line.startswith('@@%s ' % client)
             out.append(line)
         elif inside:
             out.append(line)
@@ -184,41 +185,48 @@ def iommufd_stock_text(results):
     return '\n'.join(out) + '\n'
 
 
-def iommufd_cache_load(cache, runs, times):
-    """Take the stock module's results from the cache; a note or a problem."""
+def stock_cache_load(client, parse, cache, runs, times):
+    """Take @client's stock-module results from the cache into @runs
+    (each section through @parse(prog, body)) and @times: (note,
+    problem, the cached splat keys)."""
     text = read(os.path.join(cache, 'results.log'))
     if not text:
-        return None, 'iommufd: no stock run, and none cached in %s' % cache
+        return (None, '%s: no stock run, and none cached in %s' %
+                (client, cache), [])
     for header, body in sections(text):
         kind, _, rest = header.partition(' ')
-        if kind == 'iommufd':
-            module, _, prog = rest.partition(' ')
-            runs[(module, prog)] = parse_iommufd(prog, body)
-        elif kind == 'iommufd-time':
-            module, _, secs = rest.partition(' ')
-            times[module] = secs + ' s (cached)'
+        module, _, arg = rest.partition(' ')
+        if kind == client:
+            runs[(module, arg)] = parse(arg, body)
+        elif kind == client + '-time':
+            times[module] = arg + ' s (cached)'
     when = read(os.path.join(cache, 'recorded')).strip()
-    return ('note: iommufd: the stock module\'s results come from the '
-            'cache, key %s (%s)' % (os.path.basename(cache), when)), None
+    keys = read(os.path.join(cache, 'splats'), lines=True)
+    return ('note: %s: the stock module\'s results come from the cache, '
+            'key %s (%s)' % (client, os.path.basename(cache), when)), None, keys
 
 
-def iommufd_cache_store(cache, results, outdir):
-    """Keep the stock module's results of a clean run under their key."""
+def stock_cache_store(client, cache, results, outdir, keys=None):
+    """Keep @client's stock-module results of a clean run under their key
+    (and, if given, the splat keys the stock module printed)."""
+    files = [('results.log', stock_text(client, results)),
+             ('recorded', 'recorded %s from %s\n' % (
+                 time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+                 outdir))]
+    if keys is not None:
+        files.append(('splats', ''.join(k + '\n' for k in sorted(keys))))
     try:
         os.makedirs(cache, exist_ok=True)
-        for name, text in (('results.log', iommufd_stock_text(results)),
-                           ('recorded', 'recorded %s from %s\n' % (
-                               time.strftime('%Y-%m-%d %H:%M UTC',
-                                             time.gmtime()), outdir))):
+        for name, text in files:
             tmp = os.path.join(cache, name + '.tmp')
             with open(tmp, 'w') as f:
                 f.write(text)
             os.rename(tmp, os.path.join(cache, name))
     except OSError as e:
-        print('note: iommufd: could not cache the stock results: %s' % e)
+        print('note: %s: could not cache the stock results: %s' % (client, e))
         return
-    print('note: iommufd: the stock module\'s results cached, key %s' %
-          os.path.basename(cache))
+    print('note: %s: the stock module\'s results cached, key %s' %
+          (client, os.path.basename(cache)))
 
 
 def judge_iommufd(runs, times, tally, label):
@@ -359,61 +367,6 @@ def rdma_excuse_splats(console, stock_keys, excused):
                     print('note: rdma: the stock module prints this too '
                           '(stock\'s, not counted): %s' % console[i].strip())
     return keys
-
-
-def rdma_stock_text(results):
-    """The stock module's sections of results.log, as they were written."""
-    out, inside = [], False
-    for line in results.splitlines():
-        line = line.rstrip('\r')
-        if line.startswith(('@@rdma stock ', '@@rdma-time stock ')):
-            inside = line.startswith('@@rdma ')
-            out.append(line)
-        elif inside:
-            out.append(line)
-            if line == '@@end':
-                inside = False
-    return '\n'.join(out) + '\n'
-
-
-def rdma_cache_load(cache, runs, times):
-    """Take the stock module's results from the cache: (note, problem,
-    splat keys)."""
-    text = read(os.path.join(cache, 'results.log'))
-    if not text:
-        return None, 'rdma: no stock run, and none cached in %s' % cache, []
-    for header, body in sections(text):
-        kind, _, rest = header.partition(' ')
-        if kind == 'rdma':
-            module, _, prog = rest.partition(' ')
-            runs[(module, prog)] = parse_rdma(prog, body)
-        elif kind == 'rdma-time':
-            module, _, secs = rest.partition(' ')
-            times[module] = secs + ' s (cached)'
-    when = read(os.path.join(cache, 'recorded')).strip()
-    keys = read(os.path.join(cache, 'splats'), lines=True)
-    return ('note: rdma: the stock module\'s results come from the cache, '
-            'key %s (%s)' % (os.path.basename(cache), when)), None, keys
-
-
-def rdma_cache_store(cache, results, keys, outdir):
-    """Keep the stock module's results of a clean run under their key."""
-    try:
-        os.makedirs(cache, exist_ok=True)
-        for name, text in (('results.log', rdma_stock_text(results)),
-                           ('splats', ''.join(k + '\n' for k in sorted(keys))),
-                           ('recorded', 'recorded %s from %s\n' % (
-                               time.strftime('%Y-%m-%d %H:%M UTC',
-                                             time.gmtime()), outdir))):
-            tmp = os.path.join(cache, name + '.tmp')
-            with open(tmp, 'w') as f:
-                f.write(text)
-            os.rename(tmp, os.path.join(cache, name))
-    except OSError as e:
-        print('note: rdma: could not cache the stock results: %s' % e)
-        return
-    print('note: rdma: the stock module\'s results cached, key %s' %
-          os.path.basename(cache))
 
 
 def judge_rdma(runs, times, tally, label):
@@ -667,8 +620,9 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
 
     stock_fresh = any(m == 'stock' for m, _ in iommufd_runs)
     if iommufd_cache and not stock_fresh:
-        note, problem = iommufd_cache_load(iommufd_cache, iommufd_runs,
-                                           iommufd_times)
+        note, problem, _ = stock_cache_load('iommufd', parse_iommufd,
+                                            iommufd_cache, iommufd_runs,
+                                            iommufd_times)
         if note:
             print(note)
         if problem:
@@ -682,8 +636,9 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     rdma_fresh = any(m == 'stock' for m, _ in rdma_runs)
     rdma_keys = []
     if rdma_cache and not rdma_fresh and rdma_runs:
-        note, problem, rdma_keys = rdma_cache_load(rdma_cache, rdma_runs,
-                                                   rdma_times)
+        note, problem, rdma_keys = stock_cache_load('rdma', parse_rdma,
+                                                    rdma_cache, rdma_runs,
+                                                    rdma_times)
         if note:
             print(note)
         if problem:
@@ -727,10 +682,10 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
                   'module only: %s' % (len(flaky), ' '.join(
                       '%s:%s' % f for f in flaky)))
         else:
-            iommufd_cache_store(iommufd_cache, results, outdir)
+            stock_cache_store('iommufd', iommufd_cache, results, outdir)
 
     if rdma_cache and rdma_fresh and not problems and 'stock' in rdma_times:
-        rdma_cache_store(rdma_cache, results, rdma_keys, outdir)
+        stock_cache_store('rdma', rdma_cache, results, outdir, rdma_keys)
 
     for p in problems:
         print('PROBLEM: %s%s' % (label, p))
