@@ -10,6 +10,14 @@
 #   KDIR   a kernel build tree with a "source" link
 #   --tap  print one TAP case per tool (for make check), findings as
 #          comments
+#
+# A clean result is cached under ${XDG_CACHE_HOME:-~/.cache}/kslot/lint/,
+# keyed on everything it depends on: the content of every file git
+# tracks (this script included), the kernel tree (its cache directory
+# names its config and source) and the versions of sparse and
+# coccinelle.  The same tree lints the same, so a run on an identical
+# tree prints the cached result and says so; any change lints it all.
+# LINT_CACHE=0 always lints, as does a tree outside git.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,8 +99,28 @@ run_coccicheck() {
 	done
 }
 
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot/lint
+# Outside a git work tree nothing names the files: no cache.
+git rev-parse --is-inside-work-tree >/dev/null 2>&1 || LINT_CACHE=0
+key=$( {
+	readlink -f "$kdir"
+	command -v sparse >/dev/null && sparse --version
+	command -v spatch >/dev/null && spatch --version | head -1
+	git ls-files -z | xargs -0 sha256sum
+} 2>&1 | sha256sum | cut -c1-16)
+if [ "${LINT_CACHE:-1}" != 0 ] && [ -f "$cache/$key" ]; then
+	if [ "$tap" = --tap ]; then
+		cat "$cache/$key"
+		echo "# note: lint: an identical tree's clean result, cached (key $key)"
+	else
+		echo "lint: clean (an identical tree's result, cached: key $key)"
+	fi
+	exit 0
+fi
+
 fail=0
 n=0
+result=
 [ "$tap" = --tap ] && printf 'TAP version 13\n1..4\n'
 for tool in checkpatch kerneldoc sparse coccicheck; do
 	out=$(run_$tool)
@@ -109,6 +137,11 @@ for tool in checkpatch kerneldoc sparse coccicheck; do
 		[ -n "$out" ] && echo "$out"
 	fi
 	[ -n "$out" ] && fail=1
+	result="${result}ok $n $tool"$'\n'
 done
 [ "$tap" != --tap ] && [ $fail = 0 ] && echo "lint: clean"
+if [ $fail = 0 ] && [ "${LINT_CACHE:-1}" != 0 ] && mkdir -p "$cache"; then
+	printf 'TAP version 13\n1..4\n%s' "$result" > "$cache/$key.tmp" &&
+		mv "$cache/$key.tmp" "$cache/$key"
+fi
 exit $fail
