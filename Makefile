@@ -152,13 +152,17 @@ iommufd: test-modules
 # whole suite on the stock 6.12 kernel (scripts/stock-check.sh); the
 # debug kernel takes configs/kslot-rdma.config too (unless RDMA_DEBUG=0)
 # and the debug VM runs RDMA_SUITE, a subset, on both modules (under
-# KASAN and lockdep).  The stock module's results are cached as
-# iommufd's are; RDMA_STOCK=1 runs it again.
+# KASAN and lockdep), and the stale-handle test with RDMA_CHURN rounds
+# of churn (the stock 6.12 VM runs its default, 20,000).  The stock
+# module's results are cached as iommufd's are; RDMA_STOCK=1 runs it
+# again.
 RDMA_OUT := $(BUILD)/rdma/debug
 RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
 	tests.test_shared_pd tests.test_rdmacm
+RDMA_CHURN ?= 2000
 RDMA_CACHE = $$(cat $(RDMA_OUT)/stock-cache)
 RDMA_ENV = KSLOT_RDMA_DIR=$(RDMA_OUT)/vm KSLOT_RDMA_SUITE="$(RDMA_SUITE)" \
+	KSLOT_RDMA_CHURN=$(RDMA_CHURN) \
 	KSLOT_RDMA_MODULES="$$(test -f $(RDMA_CACHE)/results.log && \
 		test -z "$(RDMA_STOCK)" && echo kslot || echo stock kslot)"
 rdma: test-modules

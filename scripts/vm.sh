@@ -28,7 +28,8 @@
 # packed userland build/rdma/root) in /lib/kslot/rdma, with
 # $KSLOT_RDMA_MODULES (default "stock kslot") the uverbs modules it runs
 # on, $KSLOT_RDMA_SUITE the arguments that pick a subset of rdma-core's
-# suite (default all) and $KSLOT_RDMA_BENCH, when set, the benchmark's
+# suite (default all), $KSLOT_RDMA_CHURN the stale-handle test's rounds
+# of churn (default 20,000) and $KSLOT_RDMA_BENCH, when set, the benchmark's
 # arguments (the benchmark then runs instead of the tests).  OUTDIR/
 # rdma-cache then names where the stock module's results are cached
 # (scripts/verdict.py).
@@ -105,6 +106,8 @@ if { [ "$mode" = check ] || [ "$mode" = stock ]; } && [ -n "${KSLOT_RDMA_DIR:-}"
 	echo "${KSLOT_RDMA_MODULES:-stock kslot}" > "$root/lib/kslot/rdma/run-modules"
 	[ -n "${KSLOT_RDMA_SUITE:-}" ] &&
 		echo "$KSLOT_RDMA_SUITE" > "$root/lib/kslot/rdma/suite"
+	[ -n "${KSLOT_RDMA_CHURN:-}" ] &&
+		echo "$KSLOT_RDMA_CHURN" > "$root/lib/kslot/rdma/churn"
 	[ -n "${KSLOT_RDMA_BENCH:-}" ] &&
 		echo "$KSLOT_RDMA_BENCH" > "$root/lib/kslot/rdma/bench"
 	cp "$KSLOT_RDMA_DIR/../stock-cache" "$out/rdma-cache"

@@ -14,7 +14,8 @@
 # that change what runs: "run-modules" (default "stock kslot"; make check
 # writes "kslot" when the stock module's results are cached), "suite"
 # (arguments to run_tests.py after --dev rxe0 -v, e.g. a list of test
-# modules for a subset; default all), "bench" (run rdma_bench with these
+# modules for a subset; default all), "churn" (the stale-handle test's
+# rounds of churn; default its own, 20,000), "bench" (run rdma_bench with these
 # arguments instead of the tests, a section "@@rdma MODULE bench").
 rdma_dir=${RDMA_DIR:-/lib/kslot/rdma}
 rdma_root=$rdma_dir/root
@@ -22,6 +23,8 @@ rdma_modules="stock kslot"
 [ -f $rdma_dir/run-modules ] && rdma_modules=$(cat $rdma_dir/run-modules)
 rdma_suite=
 [ -e $rdma_dir/suite ] && rdma_suite=$(cat $rdma_dir/suite)
+rdma_churn=
+[ -e $rdma_dir/churn ] && rdma_churn=$(cat $rdma_dir/churn)
 
 rdma_chroot() {
 	chroot $rdma_root /bin/env -i PATH=/usr/bin:/bin HOME=/tmp "$@"
@@ -76,7 +79,7 @@ for m in $rdma_modules; do
 		res "@@end"
 	else
 		res "@@rdma $m rdma_stale"
-		rdma_chroot /usr/bin/rdma_stale $m rxe0 > $R 2>&1
+		rdma_chroot /usr/bin/rdma_stale $m rxe0 $rdma_churn > $R 2>&1
 		res "@@end"
 		res "@@rdma $m suite"
 		# shellcheck disable=SC2086 # the file holds the arguments
