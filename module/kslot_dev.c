@@ -437,6 +437,9 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&f->tables);
+	kslot_dev_spare_free(f);
+	/* No command runs: every temporary buffer is freed, the spare too. */
+	WARN_ON_ONCE(atomic_long_read(&f->tmp_bytes));
 	/* What the tables freed may still wait for its grace period. */
 	WARN_ON_ONCE(atomic64_read(&f->acct->charge.bytes));
 	kslot_acct_put(f->acct);

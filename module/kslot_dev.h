@@ -264,7 +264,11 @@ struct kslot_acct {
  * @nr_tables: Tables in @tables.
  * @acct: Its charges, and its user's.
  * @tmp_bytes: Bytes of the temporary buffers its commands hold now
- *	(struct kslot_tmp).
+ *	(struct kslot_tmp), @spare included.
+ * @spare: A temporary buffer of %KSLOT_DEV_SPARE bytes that no command
+ *	holds, kept for the next one (counted in @tmp_bytes, not charged
+ *	to the limits), or NULL.  Taken and put back by xchg() and
+ *	cmpxchg() only.
  * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
@@ -277,6 +281,7 @@ struct kslot_file {
 	u32 nr_tables;
 	struct kslot_acct *acct;
 	atomic_long_t tmp_bytes;
+	void *spare;
 	siphash_key_t secret;
 	struct list_head node;
 	u32 id;
@@ -390,6 +395,13 @@ struct kslot_table {
  */
 #define KSLOT_DEV_TMP_FREE	(16U * 1024)
 
+/*
+ * Size of the temporary buffer a file keeps between commands (struct
+ * kslot_file's @spare), so that a GET of a record or a GET_BATCH chunk
+ * allocates nothing (kslot_dev_tmp_alloc()).
+ */
+#define KSLOT_DEV_SPARE		PAGE_SIZE
+
 /**
  * struct kslot_tmp - A temporary buffer of a command, which the command
  *	may hold while it copies from or to userspace (and so for as long
@@ -451,6 +463,7 @@ void kslot_dev_settle(struct kslot_table *t);
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp);
 void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b);
+void kslot_dev_spare_free(struct kslot_file *f);
 
 /* kslot_dev_table.c: the table kinds. */
 int kslot_dev_bounce(struct kslot_table *t, struct kslot_tmp *b);

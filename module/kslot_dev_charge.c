@@ -300,13 +300,29 @@ struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre)
  * limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT or
  * -EINTR) when the buffers the file's commands hold would exceed
  * %KSLOT_DEV_TMP_FREE with it, so that threads held up in user copies
- * cannot pile up uncharged buffers.  Returns 0 or -errno.
+ * cannot pile up uncharged buffers.  Up to %KSLOT_DEV_SPARE bytes, the
+ * file's spare if it has one (it allocates nothing); else, if the file
+ * holds no buffer at all, one of the spare's size, which
+ * kslot_dev_tmp_free() keeps as the spare.  So a file keeps one spare,
+ * and the commands that run beside the one holding it allocate the
+ * sizes they ask for.  Returns 0 or -errno.
  */
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp)
 {
 	int ret;
 
+	if (size <= KSLOT_DEV_SPARE && !(gfp & __GFP_ZERO)) {
+		b->p = xchg(&f->spare, NULL);
+		if (b->p) {
+			b->bytes = kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE);
+			b->charged = 0;
+			return 0;
+		}
+		/* The file's first buffer: the spare to be. */
+		if (!atomic_long_read(&f->tmp_bytes))
+			size = KSLOT_DEV_SPARE;
+	}
 	b->bytes = kslot_kvmalloc_bytes(NULL, size);
 	b->charged = 0;
 	b->p = NULL;
@@ -329,15 +345,45 @@ undo:
 	return ret;
 }
 
-/* Free @b, from kslot_dev_tmp_alloc() (or zeroed: nothing). */
+/*
+ * Keep @b as @f's spare, if it has the spare's size, is not charged to
+ * the file's limits and @f has none.  The spare stays counted in the
+ * file's tmp_bytes: within %KSLOT_DEV_TMP_FREE, as when a command holds
+ * it.  Returns true if it was kept.
+ */
+static bool kslot_dev_spare_put(struct kslot_file *f, struct kslot_tmp *b)
+{
+	if (b->bytes != kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE) ||
+	    b->charged || READ_ONCE(f->spare))
+		return false;
+	/* Lost to another command's put: freed as any other. */
+	if (cmpxchg(&f->spare, NULL, b->p))
+		return false;
+	b->p = NULL;
+	return true;
+}
+
+/* Free @b, from kslot_dev_tmp_alloc() (or zeroed: nothing), or keep it. */
 void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b)
 {
-	if (!b->p)
+	if (!b->p || kslot_dev_spare_put(f, b))
 		return;
 	kvfree(b->p);
 	b->p = NULL;
 	kslot_dev_uncharge(f, b->charged);
 	atomic_long_sub(b->bytes, &f->tmp_bytes);
+}
+
+/* Free @f's spare, if it has one: at its release, no command running. */
+void kslot_dev_spare_free(struct kslot_file *f)
+{
+	void *p = xchg(&f->spare, NULL);
+
+	if (!p)
+		return;
+	kvfree(p);
+	atomic_long_sub(kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE),
+			&f->tmp_bytes);
 }
 
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
