@@ -1813,4 +1813,83 @@ TEST(killable_wait)
 	close(uffd);
 }
 
+struct stuck_get {
+	int fd;
+	uint32_t t;
+	uint64_t h;
+	unsigned char *page;
+	int ret;
+};
+
+static void *stuck_get(void *arg)
+{
+	struct stuck_get *s = arg;
+
+	s->ret = kslot_get(s->fd, s->t, s->h, s->page, 256);
+	return NULL;
+}
+
+/*
+ * The file's spare buffer has one owner at a time.  A GET of record X
+ * takes the spare and waits in its copy out to a userfaultfd page; a GET
+ * of record Y meanwhile must get a buffer of its own.  Were the spare
+ * handed out twice, Y's bytes would land in the buffer X's copy resumes
+ * from.  X must arrive whole, Y too, and close must find every buffer
+ * given back (kslot_fops_release() WARNs otherwise).
+ */
+TEST(spare_one_owner)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_zeropage zp = { 0 };
+	unsigned char x[256], y[256], out[256];
+	struct stuck_get s = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t thread;
+	uint64_t hy;
+	int uffd, i, bad;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (%s)", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	s.page = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s.page);
+	reg.range.start = (unsigned long)s.page;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	s.fd = kslot_open();
+	ASSERT_LE(0, s.fd);
+	ASSERT_EQ(0, kslot_create(s.fd, KSLOT_KIND_MAP, 256, 16, &s.t));
+	memset(x, 0xaa, sizeof(x));
+	memset(y, 0xbb, sizeof(y));
+	ASSERT_EQ(0, kslot_insert(s.fd, s.t, x, 256, &s.h));
+	ASSERT_EQ(0, kslot_insert(s.fd, s.t, y, 256, &hy));
+	/* The file's first GET leaves its buffer as the spare. */
+	ASSERT_EQ(0, kslot_get(s.fd, s.t, hy, out, 256));
+	ASSERT_EQ(0, memcmp(out, y, 256));
+
+	ASSERT_EQ(0, pthread_create(&thread, NULL, stuck_get, &s));
+	usleep(200 * 1000);
+	memset(out, 0, sizeof(out));
+	EXPECT_EQ(0, kslot_get(s.fd, s.t, hy, out, 256));
+	EXPECT_EQ(0, memcmp(out, y, 256));
+
+	zp.range.start = (unsigned long)s.page;
+	zp.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, s.ret);
+	for (i = 0, bad = 0; i < 256; i++)
+		bad += s.page[i] != 0xaa;
+	ksft_print_msg("spare: %d of X's 256 bytes not X's after the wait\n",
+		       bad);
+	EXPECT_EQ(0, bad);
+	close(s.fd);
+	close(uffd);
+	munmap(s.page, page);
+}
+
 TEST_HARNESS_MAIN
