@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -400,7 +401,7 @@ struct kslot_table {
  * kslot_file's @spare), so that a GET of a record or a GET_BATCH chunk
  * allocates nothing (kslot_dev_tmp_alloc()).
  */
-#define KSLOT_DEV_SPARE		PAGE_SIZE
+#define KSLOT_DEV_SPARE		SZ_4K
 
 /**
  * struct kslot_tmp - A temporary buffer of a command, which the command
@@ -410,11 +411,14 @@ struct kslot_table {
  * @bytes: Memory it takes, counted in the file's tmp_bytes.
  * @charged: Bytes of it charged to the file's limits: all of it when the
  *	file's buffers would exceed %KSLOT_DEV_TMP_FREE with it, else 0.
+ * @spare: It was allocated as (or is) a file's spare: %KSLOT_DEV_SPARE
+ *	bytes were asked for, so it may be kept as the spare.
  */
 struct kslot_tmp {
 	void *p;
 	u64 bytes;
 	u64 charged;
+	bool spare;
 };
 
 /* Slots a walk of a table covers between two resched points. */

@@ -312,16 +312,20 @@ int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 {
 	int ret;
 
+	b->spare = false;
 	if (size <= KSLOT_DEV_SPARE && !(gfp & __GFP_ZERO)) {
 		b->p = xchg(&f->spare, NULL);
 		if (b->p) {
 			b->bytes = kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE);
 			b->charged = 0;
+			b->spare = true;
 			return 0;
 		}
 		/* The file's first buffer: the spare to be. */
-		if (!atomic_long_read(&f->tmp_bytes))
+		if (!atomic_long_read(&f->tmp_bytes)) {
 			size = KSLOT_DEV_SPARE;
+			b->spare = true;
+		}
 	}
 	b->bytes = kslot_kvmalloc_bytes(NULL, size);
 	b->charged = 0;
@@ -346,15 +350,16 @@ undo:
 }
 
 /*
- * Keep @b as @f's spare, if it has the spare's size, is not charged to
- * the file's limits and @f has none.  The spare stays counted in the
- * file's tmp_bytes: within %KSLOT_DEV_TMP_FREE, as when a command holds
- * it.  Returns true if it was kept.
+ * Keep @b as @f's spare, if it was allocated as one (%KSLOT_DEV_SPARE
+ * bytes asked for: a smaller buffer of the same slab size must not be
+ * written as a whole spare), is not charged to the file's limits and @f
+ * has none.  The spare stays counted in the file's tmp_bytes: within
+ * %KSLOT_DEV_TMP_FREE, as when a command holds it.  Returns true if it
+ * was kept.
  */
 static bool kslot_dev_spare_put(struct kslot_file *f, struct kslot_tmp *b)
 {
-	if (b->bytes != kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE) ||
-	    b->charged || READ_ONCE(f->spare))
+	if (!b->spare || b->charged || READ_ONCE(f->spare))
 		return false;
 	/* Lost to another command's put: freed as any other. */
 	if (cmpxchg(&f->spare, NULL, b->p))
