@@ -1725,6 +1725,45 @@ TEST_F_TIMEOUT(nobody, peak, 1200)
 		run_peak(_metadata, self->s.cgroup, &peak_patterns[i]);
 }
 
+/*
+ * A private anonymous page whose first touch waits on a userfaultfd
+ * (*@uffd) until uffd_release().  NULL with *@uffd < 0 if the kernel has
+ * no userfaultfd (the caller skips), NULL with *@uffd >= 0 if setting it
+ * up failed otherwise (the caller fails).
+ */
+static void *uffd_page(int *uffd, long page)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	void *p;
+
+	*uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (*uffd < 0 || ioctl(*uffd, UFFDIO_API, &api))
+		return NULL;
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	reg.range.start = (unsigned long)p;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(*uffd, UFFDIO_REGISTER, &reg)) {
+		munmap(p, page);
+		return NULL;
+	}
+	return p;
+}
+
+/* Let whatever waits on uffd_page() @p go on: it maps the zero page. */
+static int uffd_release(int uffd, void *p, long page)
+{
+	struct uffdio_zeropage zp = { 0 };
+
+	zp.range.start = (unsigned long)p;
+	zp.range.len = page;
+	return ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+}
+
 struct stuck {
 	int fd;
 	uint32_t t;
@@ -1760,26 +1799,16 @@ static char task_state(pid_t pid)
  */
 TEST(killable_wait)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffdio_zeropage zp = { 0 };
 	struct stuck s = { 0 };
 	pthread_t thread;
 	int uffd, status, i;
 	pid_t pid;
 	long page = sysconf(_SC_PAGESIZE);
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
+	s.page = uffd_page(&uffd, page);
+	if (!s.page && uffd < 0)
 		SKIP(return, "no userfaultfd (%s)", strerror(errno));
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	s.page = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, s.page);
-	reg.range.start = (unsigned long)s.page;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_NE(NULL, s.page);
 	s.fd = kslot_open();
 	ASSERT_LE(0, s.fd);
 	ASSERT_EQ(0, kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &s.t));
@@ -1804,9 +1833,7 @@ TEST(killable_wait)
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
 	/* Let the stuck insert go: it completes. */
-	zp.range.start = (unsigned long)s.page;
-	zp.range.len = page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	ASSERT_EQ(0, uffd_release(uffd, s.page, page));
 	pthread_join(thread, NULL);
 	EXPECT_EQ(0, s.ret);
 	close(s.fd);
@@ -1839,9 +1866,6 @@ static void *stuck_get(void *arg)
  */
 TEST(spare_one_owner)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffdio_zeropage zp = { 0 };
 	unsigned char x[256], y[256], out[256];
 	struct stuck_get s = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
@@ -1849,17 +1873,10 @@ TEST(spare_one_owner)
 	uint64_t hy;
 	int uffd, i, bad;
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
+	s.page = uffd_page(&uffd, page);
+	if (!s.page && uffd < 0)
 		SKIP(return, "no userfaultfd (%s)", strerror(errno));
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	s.page = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, s.page);
-	reg.range.start = (unsigned long)s.page;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_NE(NULL, s.page);
 	s.fd = kslot_open();
 	ASSERT_LE(0, s.fd);
 	ASSERT_EQ(0, kslot_create(s.fd, KSLOT_KIND_MAP, 256, 16, &s.t));
@@ -1877,9 +1894,7 @@ TEST(spare_one_owner)
 	EXPECT_EQ(0, kslot_get(s.fd, s.t, hy, out, 256));
 	EXPECT_EQ(0, memcmp(out, y, 256));
 
-	zp.range.start = (unsigned long)s.page;
-	zp.range.len = page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	ASSERT_EQ(0, uffd_release(uffd, s.page, page));
 	pthread_join(thread, NULL);
 	EXPECT_EQ(0, s.ret);
 	for (i = 0, bad = 0; i < 256; i++)
