@@ -111,7 +111,7 @@ key=$( {
 if [ "${LINT_CACHE:-1}" != 0 ] && [ -f "$cache/$key" ]; then
 	if [ "$tap" = --tap ]; then
 		cat "$cache/$key"
-		echo "# note: lint: an identical tree's clean result, cached (key $key)"
+		echo "# note: an identical tree's clean result, cached (key $key)"
 	else
 		echo "lint: clean (an identical tree's result, cached: key $key)"
 	fi
