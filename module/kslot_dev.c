@@ -141,7 +141,8 @@ int kslot_dev_check_shape(u32 kind, u32 record_size, u32 max)
 
 /*
  * Make a table of @f, an empty one or (@img) one to restore from an
- * image, whose tag and seal it takes.  The caller holds f->rwsem for
+ * image, whose tag and seal it takes; the file's first table gives it
+ * its spare (kslot_dev_spare_new()).  The caller holds f->rwsem for
  * writing and has checked the shape.
  */
 struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
@@ -157,9 +158,14 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 
 	if (f->nr_tables >= READ_ONCE(max_tables))
 		return ERR_PTR(-ENOSPC);
+	if (!f->nr_tables) {
+		ret = kslot_dev_spare_new(f);
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	ret = kslot_dev_charge(f, pre);
 	if (ret)
-		return ERR_PTR(ret);
+		goto spare;
 	ret = -ENOMEM;
 	t = kslot_should_fail_alloc() ? NULL :
 	    kzalloc(sizeof(*t), KSLOT_DEV_GFP);
@@ -200,11 +206,16 @@ free:
 	kfree(t);
 uncharge:
 	kslot_dev_uncharge(f, pre);
+spare:
+	if (!f->nr_tables)
+		kslot_dev_spare_free(f);
 	return ERR_PTR(ret);
 }
 
 /*
- * Tear down a table already unlinked from its file.  A map table's
+ * Tear down a table already unlinked from its file (the last one takes
+ * the file's spare with it), under f->rwsem for writing or at the file's
+ * release.  A map table's
  * records' pool, and the table with it, wait until its records erased
  * before have been freed into it (kslot_dev_table_defer()).
  */
@@ -231,6 +242,8 @@ void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	else
 		kfree(t);
 	kslot_dev_uncharge(f, charged);
+	if (!f->nr_tables)
+		kslot_dev_spare_free(f);
 }
 
 static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
@@ -437,9 +450,8 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&f->tables);
-	kslot_dev_spare_free(f);
 	/* No command runs: every temporary buffer is freed, the spare too. */
-	WARN_ON_ONCE(atomic_long_read(&f->tmp_bytes));
+	WARN_ON_ONCE(atomic_long_read(&f->tmp_bytes) || f->spare);
 	/* What the tables freed may still wait for its grace period. */
 	WARN_ON_ONCE(atomic64_read(&f->acct->charge.bytes));
 	kslot_acct_put(f->acct);

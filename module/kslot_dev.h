@@ -265,11 +265,12 @@ struct kslot_acct {
  * @nr_tables: Tables in @tables.
  * @acct: Its charges, and its user's.
  * @tmp_bytes: Bytes of the temporary buffers its commands hold now
- *	(struct kslot_tmp), @spare included.
- * @spare: A temporary buffer of %KSLOT_DEV_SPARE bytes that no command
- *	holds, kept for the next one (counted in @tmp_bytes, not charged
- *	to the limits), or NULL.  Taken and put back by xchg() and
- *	cmpxchg() only.
+ *	(struct kslot_tmp), but for @spare.
+ * @spare: While it has a table, a temporary buffer of %KSLOT_DEV_SPARE
+ *	bytes charged to its limits, kept for its commands: NULL while
+ *	one holds it.  Taken by xchg() and given back by
+ *	smp_store_release() under @rwsem (either way); allocated and
+ *	freed with the first and last table, under @rwsem for writing.
  * @secret: Key from which each table's handle seal is derived.
  * @node: Entry in the list of open files (for debugfs).
  * @id: Number of this open file, for debugfs.
@@ -376,19 +377,16 @@ struct kslot_table {
 #define KSLOT_MAX_BATCH		1024U
 
 /*
- * Memory a file's tables keep: charged to the opener's memory cgroup, and
- * failing with -ENOMEM rather than invoking the OOM killer when the
- * cgroup (or the machine) is out of memory: userspace asked for it and
- * can handle the error, and the OOM killer would pick some other process
- * in the cgroup, since table memory counts for no task.
+ * Memory a file's tables keep, and the buffers of its commands (struct
+ * kslot_tmp: they may be held while a user copy waits): charged to the
+ * opener's memory cgroup, and failing with -ENOMEM rather than invoking
+ * the OOM killer when the cgroup (or the machine) is out of memory:
+ * userspace asked for it and can handle the error, and the OOM killer
+ * would pick some other process in the cgroup, since this memory counts
+ * for no task.
  */
 #define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
 				 __GFP_NOWARN)
-/*
- * Buffers that live for one command (struct kslot_tmp): charged to the
- * memory cgroup too, as they may be held while a user copy waits.
- */
-#define KSLOT_DEV_GFP_TMP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /*
  * Bytes of temporary buffers the commands of one file may hold at once
@@ -397,9 +395,10 @@ struct kslot_table {
 #define KSLOT_DEV_TMP_FREE	(16U * 1024)
 
 /*
- * Size of the temporary buffer a file keeps between commands (struct
- * kslot_file's @spare), so that a GET of a record or a GET_BATCH chunk
- * allocates nothing (kslot_dev_tmp_alloc()).
+ * Size of the temporary buffer a file with a table keeps for its
+ * commands (struct kslot_file's @spare), so that a GET of a record or a
+ * GET_BATCH chunk allocates nothing (kslot_dev_tmp_alloc()), even once
+ * the memory cgroup is full.
  */
 #define KSLOT_DEV_SPARE		SZ_4K
 
@@ -408,11 +407,11 @@ struct kslot_table {
  *	may hold while it copies from or to userspace (and so for as long
  *	as a user page makes it wait).
  * @p: The buffer.
- * @bytes: Memory it takes, counted in the file's tmp_bytes.
+ * @bytes: Memory it takes, counted in the file's tmp_bytes (0 for the
+ *	spare).
  * @charged: Bytes of it charged to the file's limits: all of it when the
  *	file's buffers would exceed %KSLOT_DEV_TMP_FREE with it, else 0.
- * @spare: It was allocated as (or is) a file's spare: %KSLOT_DEV_SPARE
- *	bytes were asked for, so it may be kept as the spare.
+ * @spare: It is its file's spare, to give back.
  */
 struct kslot_tmp {
 	void *p;
@@ -467,6 +466,7 @@ void kslot_dev_settle(struct kslot_table *t);
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp);
 void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b);
+int kslot_dev_spare_new(struct kslot_file *f);
 void kslot_dev_spare_free(struct kslot_file *f);
 
 /* kslot_dev_table.c: the table kinds. */

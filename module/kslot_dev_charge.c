@@ -296,39 +296,32 @@ struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre)
 
 /*
  * A temporary buffer of @size bytes for a command of @f, in @b (zeroed if
- * @gfp has __GFP_ZERO).  Charged to the memory cgroup; and to the file's
- * limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT or
- * -EINTR) when the buffers the file's commands hold would exceed
+ * @gfp has __GFP_ZERO).  Up to %KSLOT_DEV_SPARE bytes, not zeroed: the
+ * file's spare if no other command holds it, which allocates nothing.
+ * Else a buffer of its own, charged to the memory cgroup; and to the
+ * file's limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT
+ * or -EINTR) when the buffers the file's commands hold would exceed
  * %KSLOT_DEV_TMP_FREE with it, so that threads held up in user copies
- * cannot pile up uncharged buffers.  Up to %KSLOT_DEV_SPARE bytes, the
- * file's spare if it has one (it allocates nothing); else, if the file
- * holds no buffer at all, one of the spare's size, which
- * kslot_dev_tmp_free() keeps as the spare.  So a file keeps one spare,
- * and the commands that run beside the one holding it allocate the
- * sizes they ask for.  Returns 0 or -errno.
+ * cannot pile up uncharged buffers.  The caller holds f->rwsem (either
+ * way) until kslot_dev_tmp_free().  Returns 0 or -errno.
  */
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp)
 {
 	int ret;
 
+	b->charged = 0;
 	b->spare = false;
 	if (size <= KSLOT_DEV_SPARE && !(gfp & __GFP_ZERO)) {
+		/* Ordered after the last holder's kslot_dev_tmp_free(). */
 		b->p = xchg(&f->spare, NULL);
 		if (b->p) {
-			b->bytes = kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE);
-			b->charged = 0;
+			b->bytes = 0;
 			b->spare = true;
 			return 0;
 		}
-		/* The file's first buffer: the spare to be. */
-		if (!atomic_long_read(&f->tmp_bytes)) {
-			size = KSLOT_DEV_SPARE;
-			b->spare = true;
-		}
 	}
 	b->bytes = kslot_kvmalloc_bytes(NULL, size);
-	b->charged = 0;
 	b->p = NULL;
 	if (atomic_long_add_return(b->bytes, &f->tmp_bytes) >
 	    KSLOT_DEV_TMP_FREE) {
@@ -339,7 +332,7 @@ int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 	}
 	ret = -ENOMEM;
 	if (!kslot_should_fail_alloc())
-		b->p = kvmalloc(size, KSLOT_DEV_GFP_TMP | gfp);
+		b->p = kvmalloc(size, KSLOT_DEV_GFP | gfp);
 	if (b->p)
 		return 0;
 	kslot_dev_uncharge(f, b->charged);
@@ -350,45 +343,61 @@ undo:
 }
 
 /*
- * Keep @b as @f's spare, if it was allocated as one (%KSLOT_DEV_SPARE
- * bytes asked for: a smaller buffer of the same slab size must not be
- * written as a whole spare), is not charged to the file's limits and @f
- * has none.  The spare stays counted in the file's tmp_bytes: within
- * %KSLOT_DEV_TMP_FREE, as when a command holds it.  Returns true if it
- * was kept.
+ * Free @b, from kslot_dev_tmp_alloc() (or zeroed: nothing), or give the
+ * spare back to its file.
  */
-static bool kslot_dev_spare_put(struct kslot_file *f, struct kslot_tmp *b)
-{
-	if (!b->spare || b->charged || READ_ONCE(f->spare))
-		return false;
-	/* Lost to another command's put: freed as any other. */
-	if (cmpxchg(&f->spare, NULL, b->p))
-		return false;
-	b->p = NULL;
-	return true;
-}
-
-/* Free @b, from kslot_dev_tmp_alloc() (or zeroed: nothing), or keep it. */
 void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b)
 {
-	if (!b->p || kslot_dev_spare_put(f, b))
+	if (!b->p)
 		return;
-	kvfree(b->p);
+	if (b->spare) {
+		/* What this command wrote in it, before the next one's xchg(). */
+		smp_store_release(&f->spare, b->p);
+	} else {
+		kvfree(b->p);
+		kslot_dev_uncharge(f, b->charged);
+		atomic_long_sub(b->bytes, &f->tmp_bytes);
+	}
 	b->p = NULL;
-	kslot_dev_uncharge(f, b->charged);
-	atomic_long_sub(b->bytes, &f->tmp_bytes);
 }
 
-/* Free @f's spare, if it has one: at its release, no command running. */
+/*
+ * Give @f its spare, with its first table: charged to its limits
+ * (kslot_dev_charge(): it may wait, and fail with -EDQUOT or -EINTR), so
+ * that the buffer every file with a table keeps counts against them.
+ * The caller holds f->rwsem for writing.  Returns 0 or -errno.
+ */
+int kslot_dev_spare_new(struct kslot_file *f)
+{
+	u64 bytes = kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE);
+	void *p = NULL;
+	int ret;
+
+	ret = kslot_dev_charge(f, bytes);
+	if (ret)
+		return ret;
+	if (!kslot_should_fail_alloc())
+		p = kmalloc(KSLOT_DEV_SPARE, KSLOT_DEV_GFP);
+	if (!p) {
+		kslot_dev_uncharge(f, bytes);
+		return -ENOMEM;
+	}
+	WRITE_ONCE(f->spare, p);
+	return 0;
+}
+
+/*
+ * Free @f's spare, with its last table.  The caller holds f->rwsem for
+ * writing (or @f is being released): no command holds the spare.
+ */
 void kslot_dev_spare_free(struct kslot_file *f)
 {
 	void *p = xchg(&f->spare, NULL);
 
-	if (!p)
+	if (WARN_ON_ONCE(!p))
 		return;
-	kvfree(p);
-	atomic_long_sub(kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE),
-			&f->tmp_bytes);
+	kfree(p);
+	kslot_dev_uncharge(f, kslot_kvmalloc_bytes(NULL, KSLOT_DEV_SPARE));
 }
 
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */

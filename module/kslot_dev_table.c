@@ -215,7 +215,7 @@ struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 			return rec;
 	} else {
 		rec = kmalloc(struct_size(rec, data, t->record_size),
-			      KSLOT_DEV_GFP_TMP);
+			      KSLOT_DEV_GFP);
 		if (!rec)
 			return ERR_PTR(-ENOMEM);
 	}

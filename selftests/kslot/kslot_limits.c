@@ -238,6 +238,7 @@ TEST_F(limits, arguments)
 #define CG_MAX	"8M"
 #define NREC	100000
 #define BIGRS	4096
+#define DUMP_MAX	1024	/* INFO's max_batch */
 
 struct cg_result {
 	int stage;		/* how far the inserter got */
@@ -245,6 +246,7 @@ struct cg_result {
 	uint32_t inserted;
 	uint32_t bad_records;
 	uint64_t entries;
+	int dump_ret;		/* a DUMP's buffer, in the full cgroup */
 	int reinsert_ret;	/* after erasing half */
 };
 
@@ -289,6 +291,8 @@ static void inserter(uint32_t kind, struct cg_result *res)
 {
 	static uint64_t h[NREC];
 	static uint8_t rec[BIGRS], out[BIGRS];
+	static struct kslot_dump_slot slots[DUMP_MAX];
+	struct kslot_dump d = { 0 };
 	struct kslot_stats st;
 	uint32_t t, i, n;
 	int fd, ret = 0;
@@ -298,6 +302,7 @@ static void inserter(uint32_t kind, struct cg_result *res)
 	memset(h, 0, sizeof(h));
 	memset(rec, 0, sizeof(rec));
 	memset(out, 0, sizeof(out));
+	memset(slots, 0, sizeof(slots));
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		_exit(1);
 	res->stage = 1;
@@ -327,6 +332,15 @@ static void inserter(uint32_t kind, struct cg_result *res)
 	}
 	if (!kslot_stats(fd, t, &st))
 		res->entries = st.entries;
+	/*
+	 * A buffer that cannot come from the file's spare (tens of KiB,
+	 * zeroed), in the full cgroup: a clean -ENOMEM, or room reclaimed;
+	 * never the OOM killer.
+	 */
+	d.table_id = t;
+	d.max = DUMP_MAX;
+	d.slots_ptr = (uintptr_t)slots;
+	res->dump_ret = kslot_dump(fd, &d);
 	res->stage = 5;
 	/* Freeing half makes room again (after an RCU grace period). */
 	for (i = 0; i < n / 2; i++)
@@ -381,9 +395,9 @@ static void memcg_run(struct __test_metadata *_metadata, uint32_t kind)
 	oom = cg_event("oom");
 	oom_kill = cg_event("oom_kill");
 	max = cg_event("max");
-	ksft_print_msg("%s table under memory.max=%s: %u records of %u bytes, then %d;",
+	ksft_print_msg("%s table under memory.max=%s: %u records of %u bytes, then %d; DUMP %d;",
 		       kslot_kind_name(kind), CG_MAX, res->inserted, BIGRS,
-		       res->insert_ret);
+		       res->insert_ret, res->dump_ret);
 	printf(" max events %ld, oom %ld, oom_kill %ld\n", max, oom, oom_kill);
 	fflush(stdout);
 	/* The inserter was not killed and saw a clean -ENOMEM. */
@@ -398,6 +412,8 @@ static void memcg_run(struct __test_metadata *_metadata, uint32_t kind)
 	EXPECT_GT(NREC, res->inserted);
 	EXPECT_EQ(0, res->bad_records);
 	EXPECT_EQ(res->inserted, res->entries);
+	if (res->dump_ret != -ENOMEM)
+		EXPECT_EQ(0, res->dump_ret);
 	EXPECT_EQ(0, res->reinsert_ret);
 	/* The unrelated process is alive; the OOM killer never ran. */
 	EXPECT_EQ(0, waitpid(by, &status, WNOHANG));
