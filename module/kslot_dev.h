@@ -383,7 +383,9 @@ struct kslot_table {
  * the OOM killer when the cgroup (or the machine) is out of memory:
  * userspace asked for it and can handle the error, and the OOM killer
  * would pick some other process in the cgroup, since this memory counts
- * for no task.
+ * for no task.  (kvmalloc() then reclaims harder before its vmalloc()
+ * fallback.  A records pool's own struct, from kslot_pool_create(), is
+ * the exception: GFP_KERNEL_ACCOUNT.)
  */
 #define KSLOT_DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
 				 __GFP_NOWARN)

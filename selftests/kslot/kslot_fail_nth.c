@@ -206,7 +206,7 @@ enum step {
 	S_CREATE, S_DESTROY, S_INSERT_FIRST, S_INSERT, S_INSERT_GROW,
 	S_INSERT_BATCH, S_GET, S_GET_BATCH, S_UPDATE, S_ERASE,
 	S_ERASE_BATCH, S_ITERATE, S_ITERATE_HANDLES, S_STATS, S_STATS_FILE,
-	S_DUMP, S_OPEN, S_INFO, S_EXPORT, S_IMPORT,
+	S_DUMP, S_OPEN, S_INFO, S_EXPORT, S_IMPORT, S_CREATE_FIRST,
 };
 
 static const char *const step_names[] = {
@@ -220,6 +220,7 @@ static const char *const step_names[] = {
 	[S_STATS] = "table stats", [S_STATS_FILE] = "file stats",
 	[S_DUMP] = "dump", [S_OPEN] = "open", [S_INFO] = "info",
 	[S_EXPORT] = "export", [S_IMPORT] = "import",
+	[S_CREATE_FIRST] = "create in an empty file",
 };
 
 struct ctx {
@@ -462,7 +463,7 @@ static void setup(struct __test_metadata *_metadata, struct ctx *c,
 	c->newfd = -1;
 	c->fd = kslot_open();
 	ASSERT_LE(0, c->fd);
-	if (step == S_OPEN || step == S_INFO)
+	if (step == S_OPEN || step == S_INFO || step == S_CREATE_FIRST)
 		return;
 	ASSERT_EQ(0, kslot_create(c->fd, kind, RS, MAXE, &c->t));
 	switch (step) {
@@ -546,6 +547,7 @@ static void prepare(struct ctx *c, enum step step)
 		c->arg.info.size = sizeof(c->arg.info);
 		break;
 	case S_CREATE:
+	case S_CREATE_FIRST:
 		c->cmd = KSLOT_IOC_CREATE;
 		c->arg.create = (struct kslot_create){
 			.size = sizeof(struct kslot_create), .kind = c->kind,
@@ -672,11 +674,15 @@ static void check_success(struct __test_metadata *_metadata, struct ctx *c,
 		EXPECT_EQ(KSLOT_ABI_VERSION, c->arg.info.abi_version);
 		break;
 	case S_CREATE:
+	case S_CREATE_FIRST:
 		EXPECT_NE(0, c->arg.create.table_id);
 		EXPECT_EQ(pre->file.tables + 1, post->file.tables);
 		EXPECT_EQ(0, kslot_stats(c->fd, c->arg.create.table_id, &st));
 		EXPECT_EQ(32, st.record_size);
 		EXPECT_EQ(c->kind, st.kind);
+		/* The first table brings the file's 4 KiB buffer. */
+		if (step == S_CREATE_FIRST)
+			EXPECT_EQ(st.bytes + 4096, post->file.bytes);
 		break;
 	case S_DESTROY:
 		EXPECT_EQ(-ENOENT, post->table_ret);
@@ -948,6 +954,11 @@ FIXTURE_TEARDOWN(nth)
 TEST_F_TIMEOUT(nth, create, 300)
 {
 	sweep(_metadata, variant->kind, S_CREATE);
+}
+
+TEST_F_TIMEOUT(nth, create_first, 300)
+{
+	sweep(_metadata, variant->kind, S_CREATE_FIRST);
 }
 
 TEST_F_TIMEOUT(nth, insert_first, 300)

@@ -43,8 +43,10 @@
  *            arrays at their allocated capacity, as the kernel maps them,
  *            a map table's records as the pages of its own record pool,
  *            whole, however few records each still holds, and a fixed
- *            KSLOT_TABLE_ID_BYTES for the table's id), with the
- *            temporary buffers its commands hold beyond the first 16 KiB
+ *            KSLOT_TABLE_ID_BYTES for the table's id), with the 4 KiB
+ *            buffer a file keeps for its commands while it has a table
+ *            and the temporary buffers its commands hold beyond the
+ *            first 16 KiB
  *            (a GET or ITERATE record, a GET_BATCH chunk of at most
  *            4 KiB or one record and its handle, a DUMP's slots, an
  *            EXPORT's walk and record: any command that takes one may
@@ -180,7 +182,9 @@ struct kslot_info {
  * max_entries in 1 .. info.max_entries and, for a dense table,
  * record_size * max_entries <= info.dense_max_bytes; with -ENOSPC at
  * info.max_tables tables; with -EDQUOT if the table would take the file
- * past info.max_bytes or its user past info.max_user_bytes.
+ * past info.max_bytes or its user past info.max_user_bytes (a file's
+ * first table comes with the 4 KiB buffer the file then keeps for its
+ * commands, charged with it; its last table takes it away).
  */
 struct kslot_create {
 	__u32 size;
@@ -290,7 +294,8 @@ struct kslot_stats {
 	__u64 max_entries;	/* out: capacity limit (sum for the file) */
 	/*
 	 * out: bytes charged against max_bytes for what the tables take
-	 * now (not memory they freed that waits for a grace period)
+	 * now (not memory they freed that waits for a grace period); for
+	 * the file, with the 4 KiB buffer it keeps while it has a table
 	 */
 	__u64 bytes;
 	__u64 retired;		/* out: slots retired for good */
