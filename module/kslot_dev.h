@@ -329,6 +329,9 @@ struct kslot_table_stats {
  *	an insert that finds no free record in @recs makes it.
  * @insert_lock: Serialises inserts from their growth check to their
  *	settle, so that the insert that finds no room is the one that grows.
+ * @room: Inserts that will find room without a growth, as last
+ *	measured less those made since: a lower bound, as nothing but an
+ *	insert takes room (an erase may add some).  Under @insert_lock.
  * @charge_lock: Serialises updates of @charged and @dead, and the
  *	free worker's decisions on @recs_pending and @recs_kept.
  * @dead: Destroyed: never settled again; its records still waiting for
@@ -359,6 +362,7 @@ struct kslot_table {
 	u32 rec_bytes;
 	u32 recs_grow;
 	struct mutex insert_lock;	/* see above */
+	u32 room;
 	spinlock_t charge_lock;	/* protects @charged, @dead */
 	bool dead;
 	u64 charged;
@@ -619,28 +623,37 @@ static inline u64 kslot_dev_charged(struct kslot_table *t)
  * Precharge the growth an insert into @t must make if the table has no
  * room left; *@bytes is set to what is charged.  The caller holds
  * t->insert_lock, so no other insert takes the room meanwhile: the insert
- * that finds none is the one that grows.  Returns how many inserts may be
- * made before the next check, at most @n (not 0) and at least 1 (the one
- * that grows, or fails with -ENOSPC if the table cannot); or -EDQUOT, or
- * -EINTR if waiting for pending memory to be freed was interrupted
- * (kslot_dev_charge()).
+ * that finds none is the one that grows.  The room is measured only once
+ * t->room, the inserts known to fit, runs out.  Returns how many inserts
+ * may be made before the next check, at most @n (not 0) and at least 1
+ * (the one that grows, or fails with -ENOSPC if the table cannot); or
+ * -EDQUOT, or -EINTR if waiting for pending memory to be freed was
+ * interrupted (kslot_dev_charge()).
  */
 static inline int kslot_dev_precharge_growth(struct kslot_table *t, u32 n,
 					     u64 *bytes)
 {
 	struct kslot_table_stats ts;
+	u32 fit;
 	int ret;
 
 	lockdep_assert_held(&t->insert_lock);
 	*bytes = 0;
-	kslot_table_stats(t, &ts);
-	if (ts.room || !ts.grow_bytes)
-		return clamp_t(u64, ts.room, 1, n);
-	ret = kslot_dev_charge(t->file, ts.grow_bytes);
-	if (ret)
-		return ret;
-	*bytes = ts.grow_bytes;
-	return 1;
+	if (!t->room) {
+		kslot_table_stats(t, &ts);
+		if (!ts.room && ts.grow_bytes) {
+			ret = kslot_dev_charge(t->file, ts.grow_bytes);
+			if (ret)
+				return ret;
+			*bytes = ts.grow_bytes;
+			return 1;
+		}
+		t->room = min_t(u64, ts.room, U32_MAX);
+	}
+	/* No room and no growth (max_entries): one, to fail -ENOSPC. */
+	fit = clamp_t(u32, t->room, 1, n);
+	t->room -= min(fit, t->room);
+	return fit;
 }
 
 /* After a command that may have changed @t's memory: charge what it is. */

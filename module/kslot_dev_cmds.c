@@ -104,7 +104,12 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		ret = kslot_table_insert(t, rec, &h);
 	else
 		kslot_rec_free(t, rec);
-	kslot_dev_settle(t);
+	/*
+	 * What the table takes changed only if it or its records' pool
+	 * grew, or a record went back to the pool (which may free a slab).
+	 */
+	if (ret || grow || pre)
+		kslot_dev_settle(t);
 	mutex_unlock(&t->insert_lock);
 uncharge:
 	kslot_dev_uncharge(t->file, pre + grow);
@@ -409,7 +414,9 @@ static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
 		if (fit > 0)
 			fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
 						   &h[k], KSLOT_DEV_GFP);
-		kslot_dev_settle(t);
+		/* A growth charged before its precharge goes; the rest after. */
+		if (grow)
+			kslot_dev_settle(t);
 		kslot_dev_uncharge(t->file, grow);
 		if (fit < 0) {
 			*err = fit;
@@ -472,8 +479,14 @@ kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
 	}
 	for (j = k; j < nrec; j++)
 		kslot_rec_free(t, objs[j]);
-	/* The pool as it is now is charged before its growths' precharge goes. */
-	kslot_dev_write_end(t, pre);
+	/*
+	 * The pool as it is now is charged before its growths' precharge
+	 * goes, if it grew or took records back (kslot_dev_store_chunk()
+	 * settled the table's growths).
+	 */
+	if (pre || k < nrec)
+		kslot_dev_settle(t);
+	kslot_dev_uncharge(t->file, pre);
 
 	for (j = 0; j < k; j++) {
 		if (put_user(kslot_seal(&t->seal, h[j]), &handles[j])) {
