@@ -499,12 +499,14 @@ static int kslot_dev_tables_show(struct seq_file *m, void *unused)
 			struct kslot_table_stats st;
 
 			kslot_table_stats(t, &st);
-			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu retired=%llu rejected=%llu\n",
+			/* bytes: as charged; measured: what it takes now. */
+			seq_printf(m, "file=%u pid=%d table=%u kind=%s record_size=%u entries=%llu capacity=%llu max_entries=%llu bytes=%llu measured=%llu retired=%llu rejected=%llu\n",
 				   f->id, f->pid, t->id,
 				   t->kind == KSLOT_KIND_MAP ? "map" : "dense",
 				   t->record_size, st.entries, st.capacity,
 				   st.max_entries, kslot_dev_charged(t),
-				   st.retired, st.rejected);
+				   kslot_dev_measure(t), st.retired,
+				   st.rejected);
 		}
 		up_read(&f->rwsem);
 	}

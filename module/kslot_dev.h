@@ -469,6 +469,7 @@ struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre);
 void kslot_dev_table_defer(struct kslot_table *t);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
 void kslot_dev_settle(struct kslot_table *t);
+u64 kslot_dev_measure(struct kslot_table *t);
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp);
 void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b);

@@ -666,17 +666,24 @@ static u64 kslot_dev_table_bytes(const struct kslot_table *t,
 	return bytes + (recs > pending ? recs - pending : 0);
 }
 
+/* What @t takes now: what kslot_dev_settle() charges it. */
+u64 kslot_dev_measure(struct kslot_table *t)
+{
+	struct kslot_table_stats ts;
+
+	kslot_table_stats(t, &ts);
+	return kslot_dev_table_bytes(t, &ts);
+}
+
 /* kslot_dev_settle() with t->charge_lock held; nothing once @t is dead. */
 static void kslot_dev_settle_charge(struct kslot_table *t)
 {
-	struct kslot_table_stats ts;
 	u64 now;
 
 	lockdep_assert_held(&t->charge_lock);
 	if (t->dead)
 		return;
-	kslot_table_stats(t, &ts);
-	now = kslot_dev_table_bytes(t, &ts);
+	now = kslot_dev_measure(t);
 	kslot_dev_adjust(t->file, (s64)(now - t->charged));
 	t->charged = now;
 }

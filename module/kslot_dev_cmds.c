@@ -91,13 +91,14 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 		return -EFAULT;
 	rec = kslot_rec_from_user(t, rec_u, &pre);
 	if (IS_ERR(rec)) {
-		ret = PTR_ERR(rec);
-		goto uncharge;
+		/* A growth of the pool, or a record given back, is settled. */
+		kslot_dev_write_end(t, pre);
+		return PTR_ERR(rec);
 	}
 	if (mutex_lock_killable(&t->insert_lock)) {
 		kslot_rec_free(t, rec);
-		ret = -EINTR;
-		goto uncharge;
+		kslot_dev_write_end(t, pre);
+		return -EINTR;
 	}
 	ret = kslot_dev_precharge_growth(t, 1, &grow);
 	if (ret > 0)
@@ -111,7 +112,6 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	if (ret || grow || pre)
 		kslot_dev_settle(t);
 	mutex_unlock(&t->insert_lock);
-uncharge:
 	kslot_dev_uncharge(t->file, pre + grow);
 	if (ret)
 		return ret;
@@ -481,10 +481,11 @@ kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
 		kslot_rec_free(t, objs[j]);
 	/*
 	 * The pool as it is now is charged before its growths' precharge
-	 * goes, if it grew or took records back (kslot_dev_store_chunk()
-	 * settled the table's growths).
+	 * goes, if it grew or took records back: those not stored, or one
+	 * whose copy failed (kslot_dev_store_chunk() settled the table's
+	 * growths).
 	 */
-	if (pre || k < nrec)
+	if (pre || k < nrec || nrec < w)
 		kslot_dev_settle(t);
 	kslot_dev_uncharge(t->file, pre);
 

@@ -1909,4 +1909,139 @@ TEST(spare_one_owner)
 	munmap(s.page, page);
 }
 
+#define DEV_TABLES	"/sys/kernel/debug/kslot/dev-tables"
+
+/*
+ * Table @t of this process's file, from the debugfs listing: what it is
+ * charged (bytes) and what it takes now (measured).  0, or -1 if absent.
+ */
+static int table_charge(uint32_t t, uint64_t *bytes, uint64_t *measured)
+{
+	char key[64], line[512], *p, *q;
+	FILE *f = fopen(DEV_TABLES, "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	snprintf(key, sizeof(key), "pid=%d table=%u ", getpid(), t);
+	while (ret && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, key))
+			continue;
+		p = strstr(line, " bytes=");
+		q = strstr(line, " measured=");
+		if (p && q) {
+			*bytes = strtoull(p + 7, NULL, 10);
+			*measured = strtoull(q + 10, NULL, 10);
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+#define FC_RS	1024
+
+/* Insert record @i into @t; the table's bytes and capacity after it. */
+static uint64_t fc_insert(struct __test_metadata *_metadata, int fd,
+			  uint32_t t, uint32_t i, uint64_t *capacity)
+{
+	uint8_t rec[FC_RS] = { 0 };
+	struct kslot_stats st;
+	uint64_t h;
+
+	memcpy(rec, &i, sizeof(i));
+	EXPECT_EQ(0, kslot_insert(fd, t, rec, FC_RS, &h));
+	EXPECT_EQ(0, kslot_stats(fd, t, &st));
+	if (capacity)
+		*capacity = st.capacity;
+	return st.bytes;
+}
+
+/*
+ * An insert that grew the records' pool, then failed its copy (a fatal
+ * signal while the record's page waits on userfaultfd), settles the
+ * table.  The inserts that meanwhile took the rest of its new slab grew
+ * nothing, and settle nothing: without that settle the slab would stay
+ * uncharged (the debugfs listing's bytes below measured, by the slab).
+ */
+TEST(charge_after_failed_copy)
+{
+	uint64_t before, after, cap0, cap, per = 0, jump = 0, bytes, measured;
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t t, i, first = 0, n = 0;
+	uint64_t entries;
+	int fd, uffd, status;
+	pid_t pid;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (%s)", strerror(errno));
+	close(uffd);
+	if (access(DEV_TABLES, R_OK))
+		SKIP(return, "no %s", DEV_TABLES);
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kslot_create(fd, KSLOT_KIND_MAP, FC_RS, 4096, &t));
+	/*
+	 * Fill until the pool has grown twice, the slots not: the inserts
+	 * between are a slab's records, and the pool is full once the
+	 * second slab's are in.
+	 */
+	before = fc_insert(_metadata, fd, t, n++, &cap0);
+	while (!per) {
+		ASSERT_GT(1024, n);
+		after = fc_insert(_metadata, fd, t, n++, &cap);
+		if (after > before && cap == cap0) {
+			if (jump)
+				per = n - first;
+			jump = after - before;
+			first = n;
+		}
+		before = after;
+		cap0 = cap;
+	}
+	for (i = 1; i < per; i++)
+		fc_insert(_metadata, fd, t, n++, &cap);
+	table_stat(_metadata, fd, t, &entries);
+	/* Room in the slots for the race: no growth of theirs settles. */
+	ASSERT_LT(entries + per, cap);
+	ASSERT_EQ(0, table_charge(t, &bytes, &measured));
+	EXPECT_EQ(measured, bytes);
+	ksft_print_msg("a slab: %llu records, %llu bytes; %u inserted\n",
+		       (unsigned long long)per, (unsigned long long)jump, n);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint64_t h;
+		void *rec;
+
+		rec = uffd_page(&uffd, page);
+		if (!rec)
+			_exit(2);
+		/* Grows the pool, then waits in its copy until killed. */
+		kslot_insert(fd, t, rec, FC_RS, &h);
+		_exit(1);
+	}
+	/* Until the insert waits on its page. */
+	for (i = 0; i < 50 && task_state(pid) != 'S'; i++)
+		usleep(100 * 1000);
+	usleep(300 * 1000);
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
+	/* The rest of the new slab, while the first of its records waits. */
+	for (i = 1; i < per; i++)
+		fc_insert(_metadata, fd, t, n++, NULL);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	table_stat(_metadata, fd, t, &after);
+	EXPECT_EQ(entries + per - 1, after);
+	ASSERT_EQ(0, table_charge(t, &bytes, &measured));
+	ksft_print_msg("charged %llu, takes %llu\n", (unsigned long long)bytes,
+		       (unsigned long long)measured);
+	EXPECT_EQ(measured, bytes);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
