@@ -1909,36 +1909,6 @@ TEST(spare_one_owner)
 	munmap(s.page, page);
 }
 
-#define DEV_TABLES	"/sys/kernel/debug/kslot/dev-tables"
-
-/*
- * Table @t of this process's file, from the debugfs listing: what it is
- * charged (bytes) and what it takes now (measured).  0, or -1 if absent.
- */
-static int table_charge(uint32_t t, uint64_t *bytes, uint64_t *measured)
-{
-	char key[64], line[512], *p, *q;
-	FILE *f = fopen(DEV_TABLES, "r");
-	int ret = -1;
-
-	if (!f)
-		return -1;
-	snprintf(key, sizeof(key), "pid=%d table=%u ", getpid(), t);
-	while (ret && fgets(line, sizeof(line), f)) {
-		if (!strstr(line, key))
-			continue;
-		p = strstr(line, " bytes=");
-		q = strstr(line, " measured=");
-		if (p && q) {
-			*bytes = strtoull(p + 7, NULL, 10);
-			*measured = strtoull(q + 10, NULL, 10);
-			ret = 0;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 #define FC_RS	1024
 
 /* Insert record @i into @t; the table's bytes and capacity after it. */
