@@ -237,6 +237,35 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/* Several values in one call, up to the first handle not live. */
+static void kslot_dense_test_get_many(struct kunit *test)
+{
+	struct tval v[4];
+	struct kslot_dense d;
+	u64 h[4];
+	int i;
+
+	dense_init(test, &d, 64);
+	for (i = 0; i < 3; i++)
+		h[i] = ins(test, &d, 10 + i);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 3, v), 3);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v[i], 10 + i));
+	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 0, v), 0);
+	/* A stale handle ends the run; the values before it are copied. */
+	h[3] = h[2];
+	h[2] = h[1] + (2ULL << 32);
+	memset(v, 0, sizeof(v));
+	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 2);
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v[0], 10));
+	KUNIT_EXPECT_TRUE(test, tv_eq(&v[1], 11));
+	/* The null handle too, counted as no rejection. */
+	h[0] = 0;
+	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 0);
+	KUNIT_EXPECT_EQ(test, rejected(&d), 1);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
 static void kslot_dense_test_erase(struct kunit *test)
 {
 	struct kslot_dense d;
@@ -1843,6 +1872,7 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_init),
 	KUNIT_CASE(kslot_dense_test_insert),
 	KUNIT_CASE(kslot_dense_test_get_update),
+	KUNIT_CASE(kslot_dense_test_get_many),
 	KUNIT_CASE(kslot_dense_test_erase),
 	KUNIT_CASE(kslot_dense_test_seed_layout),
 	KUNIT_CASE(kslot_dense_test_seed_swap_pop),

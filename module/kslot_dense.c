@@ -495,33 +495,21 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
-/**
- * kslot_dense_get() - Copy out the value a handle names, without a lock.
- * @dense: The table.
- * @handle: A handle, valid or not.
- * @buf: elem_size bytes to copy the value into.
- *
- * Under RCU: the core's handle check gives the value's position, the copy
- * is taken from the packed array and retried if a writer moved or
- * overwrote a value meanwhile (the table's sequence count changed).  On
- * success @buf holds exactly the value stored under @handle at one
- * instant of the call: never the value swap-and-pop moved into its
- * place, never a mix of an old and a new value.
- *
- * Context: Any context the table's lock flags allow (a reader must not
- * interrupt a writer of the same table on its CPU).  Takes and releases
- * the RCU read lock.
- * Return: 0, or -ENOENT if @handle is not live in @dense (@buf may have
- * been written).
+/*
+ * Copy the value of @handle into @buf, under the caller's RCU read lock:
+ * the core's handle check gives the value's position, the copy is taken
+ * from the packed array and retried if a writer moved or overwrote a
+ * value meanwhile (the table's sequence count changed).  Returns false
+ * if @handle is not live (@buf may have been written).
  */
-int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
+static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
+					      u64 handle, void *buf)
 {
 	const struct kslot_dir *vals;
 	unsigned int seq;
 	void *obj;
 	u32 pos;
 
-	rcu_read_lock();
 	do {
 		seq = read_seqcount_begin(&dense->seq);
 		obj = __kslot_slots_lookup(&dense->slots, handle);
@@ -546,10 +534,72 @@ int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 							 dense->elem_size, pos),
 				 dense->elem_size);
 	} while (read_seqcount_retry(&dense->seq, seq));
+	return obj;
+}
+
+/**
+ * kslot_dense_get() - Copy out the value a handle names, without a lock.
+ * @dense: The table.
+ * @handle: A handle, valid or not.
+ * @buf: elem_size bytes to copy the value into.
+ *
+ * Under RCU: the core's handle check gives the value's position, the copy
+ * is taken from the packed array and retried if a writer moved or
+ * overwrote a value meanwhile (the table's sequence count changed).  On
+ * success @buf holds exactly the value stored under @handle at one
+ * instant of the call: never the value swap-and-pop moved into its
+ * place, never a mix of an old and a new value.
+ *
+ * Context: Any context the table's lock flags allow (a reader must not
+ * interrupt a writer of the same table on its CPU).  Takes and releases
+ * the RCU read lock.
+ * Return: 0, or -ENOENT if @handle is not live in @dense (@buf may have
+ * been written).
+ */
+int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
+{
+	bool live;
+
+	rcu_read_lock();
+	live = __kslot_dense_get(dense, handle, buf);
 	rcu_read_unlock();
-	return obj ? 0 : -ENOENT;
+	return live ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_get);
+
+/**
+ * kslot_dense_get_many() - Copy out the values of several handles.
+ * @dense: The table.
+ * @handles: @n handles, valid or not.
+ * @n: How many.
+ * @buf: @n * elem_size bytes: the value of @handles[i] is copied to
+ *	@buf + i * elem_size.
+ *
+ * kslot_dense_get() for each handle in turn, under one RCU read-side
+ * critical section, up to the first handle that is not live.  Each
+ * value is one instant's, as kslot_dense_get() copies it; values of
+ * different handles may be of different instants.
+ *
+ * Context: As kslot_dense_get().  Takes and releases the RCU read lock
+ * once.
+ * Return: The number of values copied: @n, or the index of the first
+ * handle that is not live in @dense (its part of @buf may have been
+ * written).
+ */
+u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
+			 u32 n, void *buf)
+{
+	size_t size = dense->elem_size;
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++)
+		if (!__kslot_dense_get(dense, handles[i], buf + i * size))
+			break;
+	rcu_read_unlock();
+	return i;
+}
+EXPORT_SYMBOL_GPL(kslot_dense_get_many);
 
 /**
  * kslot_dense_update() - Overwrite the value a handle names.

@@ -278,10 +278,11 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
  * Copy the records of the @n handles @h into @buf, one after the other,
  * taking no lock; stop at the first handle that is not live.  With
  * @seal, @h holds user handles, decoded in place up to and including
- * the one the run stops at (a map table's run decodes some beyond it);
- * without, kernel handles, left as they are.
- * A map table looks them all up in one RCU read-side section, so the
- * caller bounds @n (GET_BATCH: a chunk).  Returns the records copied.
+ * the one the run stops at (a dense table decodes them all, a map
+ * table's run some beyond it); without, kernel handles, left as they
+ * are.  Either kind looks them all up in one RCU read-side section, so
+ * the caller bounds @n (GET_BATCH: a chunk).  Returns the records
+ * copied.
  */
 u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 			 const struct kslot_seal *seal)
@@ -290,13 +291,10 @@ u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 	u32 i;
 
 	if (kslot_table_is_dense(t)) {
-		for (i = 0; i < n; i++) {
-			if (seal)
+		if (seal)
+			for (i = 0; i < n; i++)
 				h[i] = kslot_unseal(seal, h[i]);
-			if (kslot_dense_get(&t->dense, h[i], buf + i * rs))
-				break;
-		}
-		return i;
+		return kslot_dense_get_many(&t->dense, h, n, buf);
 	}
 	rcu_read_lock();
 	/* Small records of a constant size are copied inline. */

@@ -27,6 +27,7 @@
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
  * | kslot_dense_get(),           | none (takes RCU)       | no            |
+ * | kslot_dense_get_many(),      |                        |               |
  * | kslot_dense_contains()       |                        |               |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
  * | kslot_dense_insert_n(),      | allocate               | allows        |
@@ -228,6 +229,8 @@ int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
 int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			 u64 *handles, gfp_t gfp);
 int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf);
+u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
+			 u32 n, void *buf);
 int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		       const void *elem);
 bool kslot_dense_contains(struct kslot_dense *dense, u64 handle);
