@@ -259,6 +259,9 @@ static void kslot_dense_test_get_many(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 2);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v[0], 10));
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v[1], 11));
+	/* Nothing after it is looked up, nor copied. */
+	KUNIT_EXPECT_NULL(test, memchr_inv(&v[3], 0, sizeof(v[3])));
+	KUNIT_EXPECT_EQ(test, rejected(&d), 1);
 	/* The null handle too, counted as no rejection. */
 	h[0] = 0;
 	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 0);

@@ -581,7 +581,9 @@ EXPORT_SYMBOL_GPL(kslot_dense_get);
  * different handles may be of different instants.
  *
  * Context: As kslot_dense_get().  Takes and releases the RCU read lock
- * once.
+ * once: the whole run is one read-side critical section, so the caller
+ * bounds @n (the device's GET_BATCH: a chunk of at most 256 values and
+ * 4 KiB).
  * Return: The number of values copied: @n, or the index of the first
  * handle that is not live in @dense (its part of @buf may have been
  * written).

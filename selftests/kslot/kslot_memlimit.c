@@ -1998,9 +1998,13 @@ TEST(charge_after_failed_copy)
 		usleep(100 * 1000);
 	usleep(300 * 1000);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
+	ASSERT_EQ('S', task_state(pid));
 	/* The rest of the new slab, while the first of its records waits. */
 	for (i = 1; i < per; i++)
 		fc_insert(_metadata, fd, t, n++, NULL);
+	/* The waiting insert grew the pool: a slab not settled yet. */
+	ASSERT_EQ(0, table_charge(t, &bytes, &measured));
+	EXPECT_EQ(jump, measured - bytes);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
