@@ -215,9 +215,9 @@ spare:
 /*
  * Tear down a table already unlinked from its file (the last one takes
  * the file's spare with it), under f->rwsem for writing or at the file's
- * release.  A map table's
- * records' pool, and the table with it, wait until its records erased
- * before have been freed into it (kslot_dev_table_defer()).
+ * release.  A map table's records' pool, and the table with it, wait
+ * until its records erased before have been freed into it
+ * (kslot_dev_table_defer()).
  */
 void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
