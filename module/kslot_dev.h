@@ -230,7 +230,7 @@ struct kslot_freed {
  * @free_acct: The hook the file's tables free memory through.
  * @lock: Protects the lists, their bytes and @busy.
  * @next: Memory freed since the running grace period started.
- * @next_cb: The same, freed by a callback (kslot_acct_defer_cb()).
+ * @next_cb: The same, freed by a callback (the tables' free_acct hook).
  * @next_bytes: Their bytes.
  * @gp: Memory freed before it: freed once it ends.
  * @gp_cb: The same, freed by a callback.
@@ -464,7 +464,7 @@ void kslot_acct_adjust(struct kslot_acct *a, s64 delta);
 void kslot_acct_put(struct kslot_acct *a);
 void kslot_acct_defer(struct kslot_acct *a, void *mem,
 		      struct rcu_head *rcu, u64 bytes);
-void kslot_dev_rec_erased(struct kslot_table *t, struct kslot_rec *rec);
+void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n);
 struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre);
 void kslot_dev_table_defer(struct kslot_table *t);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
@@ -601,7 +601,9 @@ static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
 static inline void kslot_map_rec_erased(struct kslot_table *t,
 					struct kslot_rec *rec)
 {
-	kslot_dev_rec_erased(t, rec);
+	void *recs[] = { rec };
+
+	kslot_dev_recs_erased(t, recs, 1);
 }
 
 static inline u32 kslot_table_tag(struct kslot_table *t)

@@ -570,9 +570,12 @@ static void kslot_acct_work(struct work_struct *work)
 
 static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
 
-/* Queue @fr (on the callback list if @cb) for the next grace period. */
-static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *fr,
-			    bool cb, u64 bytes)
+/*
+ * Queue the chain @first .. @last, linked by their next but for @last's,
+ * (on the callback list if @cb) for the next grace period: @bytes in all.
+ */
+static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *first,
+			    struct kslot_freed *last, bool cb, u64 bytes)
 {
 	unsigned long flags;
 
@@ -581,11 +584,11 @@ static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *fr,
 	smp_wmb();
 	spin_lock_irqsave(&a->lock, flags);
 	if (cb) {
-		fr->next = a->next_cb;
-		a->next_cb = fr;
+		last->next = a->next_cb;
+		a->next_cb = first;
 	} else {
-		fr->next = a->next;
-		a->next = fr;
+		last->next = a->next;
+		a->next = first;
 	}
 	a->next_bytes += bytes;
 	if (!a->busy) {
@@ -609,7 +612,7 @@ void kslot_acct_defer(struct kslot_acct *a, void *mem,
 	struct kslot_freed *fr = (struct kslot_freed *)rcu;
 
 	fr->mem = mem;
-	kslot_acct_push(a, fr, false, bytes);
+	kslot_acct_push(a, fr, fr, false, bytes);
 }
 
 /* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
@@ -621,7 +624,7 @@ static void kslot_acct_queue(struct kslot_free_acct *fa,
 
 	fr->free = free;
 	kslot_acct_push(container_of(fa, struct kslot_acct, free_acct), fr,
-			true, bytes);
+			fr, true, bytes);
 }
 
 /* The account of a file opened with @cred, or NULL. */
@@ -697,17 +700,30 @@ void kslot_dev_settle(struct kslot_table *t)
 }
 
 /*
- * Record @rec, erased from map table @t (or replaced), goes back to the
- * table's pool after a grace period.  Its share of the pool is charged
- * as pending until then: moved from the table's charge by the caller's
- * settle.  Any context a command runs in.
+ * Records @recs[0 .. @n - 1] (@n at least 1), erased from map table @t
+ * (or replaced), go back to the table's pool after a grace period, queued
+ * at once.  Their share of the pool is charged as pending until then:
+ * moved from the table's charge by the caller's settle.  Any context a
+ * command runs in.
  */
-void kslot_dev_rec_erased(struct kslot_table *t, struct kslot_rec *rec)
+void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n)
 {
-	atomic64_add(t->rec_bytes, &t->recs_pending);
-	kslot_acct_defer(t->file->acct,
-			 (void *)((unsigned long)t | KSLOT_FREED_REC),
-			 &rec->rcu, t->rec_bytes);
+	void *mem = (void *)((unsigned long)t | KSLOT_FREED_REC);
+	struct kslot_freed *first = NULL, *last = NULL, *fr;
+	u64 bytes = (u64)n * t->rec_bytes;
+	u32 i;
+
+	/* Linked in order: the free worker settles a run of @t's once. */
+	for (i = n; i--; ) {
+		fr = (struct kslot_freed *)&((struct kslot_rec *)recs[i])->rcu;
+		fr->mem = mem;
+		fr->next = first;
+		first = fr;
+		if (!last)
+			last = fr;
+	}
+	atomic64_add(bytes, &t->recs_pending);
+	kslot_acct_push(t->file->acct, first, last, false, bytes);
 }
 
 /*

@@ -382,8 +382,8 @@ static int kslot_dev_erase_batch(struct kslot_table *t,
 			}
 		}
 		k = kslot_map_remove_bulk(&t->map, h, n, recs);
-		for (j = 0; j < k; j++)
-			kslot_map_rec_erased(t, recs[j]);
+		if (k)
+			kslot_dev_recs_erased(t, recs, k);
 		/* A handle that is not live comes before the others' errors. */
 		if (k < n)
 			ret = -ENOENT;
