@@ -198,9 +198,8 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 # Two lanes at once, as a VM keeps about one of the 2 cores busy: the
 # debug VM (KASAN, and iommufd's selftests); beside it the host checks,
 # the PREEMPT_RT debug VM and the stock-kernel VMs.  The arm64 lane
-# (arm64-lane) goes after the debug VM when the stock iommufd module's
-# results are cached (the debug VM is then the shorter lane), else after
-# the stock VMs.  Everything is built first; the host checks start once
+# (arm64-lane) goes to whichever lane is done first (it claims the
+# arm64.claim directory).  Everything is built first; the host checks start once
 # the debug VM has its initramfs (they rebuild in the tree).  Each VM
 # prints its progress, labelled (scripts/vm.sh); the summary shows each
 # part's wall time and the whole run's.
@@ -210,13 +209,13 @@ check: test-modules rt-modules selftests tools iommufd arm64-user \
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
 		$(VM_OUT)/host-compile-arm64.tap $(VM_OUT)/host-refuse32.tap \
 		$(VM_OUT)/stock-dirs-arm64 $(VM_OUT)/arm64-lane.time
+	@rm -rf $(VM_OUT)/arm64.claim
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	arm64=second; test -f $(IOMMUFD_CACHE)/results.log && \
-		test -z "$(IOMMUFD_STOCK)" && arm64=first; \
+	arm64() { ! mkdir $(VM_OUT)/arm64.claim 2>/dev/null || \
+		$(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); }; \
 	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
-	  [ $$arm64 != first ] || $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); \
-	  exit $$rc; } & \
+	  arm64; exit $$rc; } & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -226,7 +225,7 @@ check: test-modules rt-modules selftests tools iommufd arm64-user \
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
 	$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
-	[ $$arm64 != second ] || $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); \
+	arm64; \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \

@@ -85,18 +85,26 @@ run_sparse() {
 # "file:line:col: ..." line about one of our kernel files.  bench/ also
 # holds userspace programs (bench/native/, the ioctl benchmark), where the
 # kernel's own helpers (min(), swap(), ...) do not exist: the semantic
-# patches are the kernel's rules, so those are left out.
+# patches are the kernel's rules, so those are left out.  The kernel
+# files are copied into one directory, laid out as here, for one pass of
+# the 70 semantic patches: each spatch run costs about a second of start-up
+# whatever it reads, so a pass per directory took three times as long.
 run_coccicheck() {
-	local d
+	local stage
 	if ! command -v spatch >/dev/null; then
 		echo "coccinelle (spatch) is not installed"
 		return
 	fi
-	for d in module kunit bench; do
-		make -s -C "$ksrc" coccicheck MODE=report M="$top/$d" 2>&1 |
-			grep -E "^$top/[^:]+:[0-9]+:" |
-			grep -vE "^$top/bench/(native/|kslot_ioctl_bench\.c)"
-	done
+	stage=$(mktemp -d)
+	{ git ls-files module kunit bench 2>/dev/null ||
+		find module kunit bench -name '*.[ch]'; } |
+		grep -E '\.[ch]$' |
+		grep -vE '^bench/(native/|kslot_ioctl_bench\.c)' |
+		cpio -pdm --quiet "$stage/kslot"
+	make -s -C "$ksrc" coccicheck MODE=report M="$stage/kslot" 2>&1 |
+		grep -E "^$stage/kslot/[^:]+:[0-9]+:" |
+		sed "s|^$stage/kslot/|$top/|"
+	rm -rf "$stage"
 }
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot/lint
