@@ -236,7 +236,7 @@ void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	mutex_destroy(&t->insert_lock);
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
-	/* Pending before the uncharge: see kslot_acct_defer(). */
+	/* Pending before the uncharge: see kslot_acct_push(). */
 	if (t->recs)
 		kslot_dev_table_defer(t);
 	else

@@ -172,7 +172,8 @@ static int kslot_charge_add(struct kslot_charge *c, u64 bytes, u64 limit)
 	do {
 		/*
 		 * Bytes that @old no longer counts are pending by now: pairs
-		 * with the smp_wmb() of kslot_acct_defer().
+		 * with the smp_wmb() of kslot_acct_push() and
+		 * kslot_dev_recs_erased().
 		 */
 		smp_rmb();
 		if ((u64)old + atomic64_read(&c->pending) + bytes > limit)
@@ -572,16 +573,14 @@ static_assert(sizeof(struct kslot_freed) <= sizeof(struct rcu_head));
 
 /*
  * Queue the chain @first .. @last, linked by their next but for @last's,
- * (on the callback list if @cb) for the next grace period: @bytes in all.
+ * (on the callback list if @cb) for the next grace period: @bytes in all,
+ * pending already (kslot_acct_pending()).
  */
-static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *first,
-			    struct kslot_freed *last, bool cb, u64 bytes)
+static void kslot_acct_splice(struct kslot_acct *a, struct kslot_freed *first,
+			      struct kslot_freed *last, bool cb, u64 bytes)
 {
 	unsigned long flags;
 
-	kslot_acct_pending(a, bytes);
-	/* Pending before the caller's uncharge: see kslot_charge_add(). */
-	smp_wmb();
 	spin_lock_irqsave(&a->lock, flags);
 	if (cb) {
 		last->next = a->next_cb;
@@ -599,6 +598,16 @@ static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *first,
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
+/* Queue @fr (on the callback list if @cb) for the next grace period. */
+static void kslot_acct_push(struct kslot_acct *a, struct kslot_freed *fr,
+			    bool cb, u64 bytes)
+{
+	kslot_acct_pending(a, bytes);
+	/* Pending before the caller's uncharge: see kslot_charge_add(). */
+	smp_wmb();
+	kslot_acct_splice(a, fr, fr, cb, bytes);
+}
+
 /*
  * Free @mem, which a table of @a no longer uses and whose rcu_head is
  * @rcu, after a grace period (@mem is tagged: KSLOT_FREED_*).  Its
@@ -612,7 +621,7 @@ void kslot_acct_defer(struct kslot_acct *a, void *mem,
 	struct kslot_freed *fr = (struct kslot_freed *)rcu;
 
 	fr->mem = mem;
-	kslot_acct_push(a, fr, fr, false, bytes);
+	kslot_acct_push(a, fr, false, bytes);
 }
 
 /* The tables' hook (struct kslot_free_acct): slot and packed arrays. */
@@ -624,7 +633,7 @@ static void kslot_acct_queue(struct kslot_free_acct *fa,
 
 	fr->free = free;
 	kslot_acct_push(container_of(fa, struct kslot_acct, free_acct), fr,
-			fr, true, bytes);
+			true, bytes);
 }
 
 /* The account of a file opened with @cred, or NULL. */
@@ -713,7 +722,9 @@ void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n)
 	u64 bytes = (u64)n * t->rec_bytes;
 	u32 i;
 
-	/* Linked in order: the free worker settles a run of @t's once. */
+	if (WARN_ON_ONCE(!n))
+		return;
+	/* One run of @t's: the free worker settles @t once for it. */
 	for (i = n; i--; ) {
 		fr = (struct kslot_freed *)&((struct kslot_rec *)recs[i])->rcu;
 		fr->mem = mem;
@@ -722,8 +733,14 @@ void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n)
 		if (!last)
 			last = fr;
 	}
+	kslot_acct_pending(t->file->acct, bytes);
+	/*
+	 * Pending for the file before a settle of @t (the free worker's,
+	 * concurrent) can uncharge them: see kslot_charge_add().
+	 */
+	smp_wmb();
 	atomic64_add(bytes, &t->recs_pending);
-	kslot_acct_push(t->file->acct, first, last, false, bytes);
+	kslot_acct_splice(t->file->acct, first, last, false, bytes);
 }
 
 /*

@@ -86,16 +86,17 @@ run_sparse() {
 # holds userspace programs (bench/native/, the ioctl benchmark), where the
 # kernel's own helpers (min(), swap(), ...) do not exist: the semantic
 # patches are the kernel's rules, so those are left out.  The kernel
-# files are copied into one directory, laid out as here, for one pass of
-# the 70 semantic patches: each spatch run costs about a second of start-up
-# whatever it reads, so a pass per directory took three times as long.
+# files (git's, as the other tools lint) are copied into one directory,
+# laid out as here, for one pass of the semantic patches: each spatch run
+# costs about a second of start-up whatever it reads, so a pass per
+# directory took three times as long.
 run_coccicheck() {
 	local stage
 	if ! command -v spatch >/dev/null; then
 		echo "coccinelle (spatch) is not installed"
 		return
 	fi
-	stage=$(mktemp -d)
+	stage=$(mktemp -d) || { echo "coccicheck: mktemp failed"; return; }
 	{ git ls-files module kunit bench 2>/dev/null ||
 		find module kunit bench -name '*.[ch]'; } |
 		grep -E '\.[ch]$' |
