@@ -2849,13 +2849,17 @@ static void kslot_slots_test_reader(struct kunit *test)
 
 /*
  * A run that prefetches ahead, over a table past KSLOT_SLOTS_PREFETCH_MIN
- * slots: every read is as without it, and prefetching a forged handle,
- * one past the table or the null handle counts no rejection.
+ * slots: every read of a prefetched slot is as without it, and
+ * prefetching a forged handle, one past the table or the null handle
+ * counts no rejection.  A slot that another handle named rejects the
+ * handle (and counts it): its word holds its own index.
  */
 static void kslot_slots_test_read_prefetch(struct kunit *test)
 {
 	const u32 n = KSLOT_SLOTS_PREFETCH_MIN - KSLOT_SLOTS_CHUNK + 1;
 	u64 *h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	const struct kslot_slot *ring[KSLOT_SLOTS_READ_AHEAD], *slot;
+	const u32 ahead = KSLOT_SLOTS_READ_AHEAD;
 	struct kslot_slots_reader r;
 	struct kslot_slots s;
 	u32 i, found = 0;
@@ -2874,15 +2878,25 @@ static void kslot_slots_test_read_prefetch(struct kunit *test)
 	kslot_slots_read_prefetch(&r, h[0] ^ (1ULL << 40));
 	kslot_slots_read_prefetch(&r, kslot_handle_make(KSLOT_INDEX_MAX, 0, 1));
 	kslot_slots_read_prefetch(&r, 0);
+	for (i = 0; i < ahead; i++)
+		ring[i] = kslot_slots_read_prefetch(&r, h[i]);
 	for (i = 0; i < n; i++) {
-		if (i + KSLOT_SLOTS_READ_AHEAD < n)
-			kslot_slots_read_prefetch(&r,
-						  h[i + KSLOT_SLOTS_READ_AHEAD]);
+		slot = ring[i % ahead];
+		if (i + ahead < n)
+			ring[i % ahead] = kslot_slots_read_prefetch(&r,
+								    h[i + ahead]);
+		found += kslot_slots_read_slot(&r, slot, h[i]) == COOKIE(i);
 		found += kslot_slots_read(&r, h[i]) == COOKIE(i);
 	}
-	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, found, n);
+	KUNIT_EXPECT_EQ(test, found, 2 * n);
 	KUNIT_EXPECT_EQ(test, rejected(&s), rej);
+	/* h[1]'s slot for h[0]: rejected, counted once. */
+	slot = kslot_slots_read_prefetch(&r, h[1]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read_slot(&r, slot, h[0]), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read_slot(&r, slot, h[1]),
+			    COOKIE(1));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, rejected(&s), rej + 1);
 	kslot_slots_destroy(&s, NULL, NULL);
 	/* No table, then one below the threshold: no prefetching. */
 	slots_init(test, &s, 2 * KSLOT_SLOTS_PREFETCH_MIN);

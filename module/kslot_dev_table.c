@@ -229,29 +229,42 @@ struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
 /*
  * A map table's run, under the caller's RCU; @rs is its record size.
  * With @seal, h[] holds user handles, each decoded in place just before
- * its lookup or, over a large table, @ahead handles before, as its slot
- * is prefetched (kslot_map_read_ahead()): one pass over the handles.
+ * its lookup or, with @prefetch (a large table: kslot_map_read_ahead()),
+ * as its slot is prefetched that many handles ahead into a ring, where
+ * its lookup finds it: one pass over the handles, one address each.
  */
 static __always_inline u32 kslot_map_get_run(struct kslot_map_reader *r,
 					     u64 *h, u32 n, u8 *buf,
 					     size_t rs,
 					     const struct kslot_seal *seal,
-					     u32 ahead)
+					     bool prefetch)
 {
+	const u32 ahead = prefetch ? KSLOT_SLOTS_READ_AHEAD : 0;
+	const struct kslot_slot *ring[KSLOT_SLOTS_READ_AHEAD], *slot;
 	struct kslot_rec *rec;
 	u32 i;
 
-	for (i = 0; seal && i < min(n, ahead); i++)
-		h[i] = kslot_unseal(seal, h[i]);
-	for (i = 0; i < n; i++) {
-		if (ahead && i + ahead < n) {
-			if (seal)
-				h[i + ahead] = kslot_unseal(seal, h[i + ahead]);
-			kslot_map_read_prefetch(r, h[i + ahead]);
-		} else if (!ahead && seal) {
+	for (i = 0; i < min(n, ahead); i++) {
+		if (seal)
 			h[i] = kslot_unseal(seal, h[i]);
+		ring[i] = kslot_map_read_prefetch(r, h[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (ahead) {
+			slot = ring[i % ahead];
+			if (i + ahead < n) {
+				if (seal)
+					h[i + ahead] = kslot_unseal(seal,
+								    h[i + ahead]);
+				ring[i % ahead] =
+					kslot_map_read_prefetch(r, h[i + ahead]);
+			}
+			rec = kslot_map_read_slot(r, slot, h[i]);
+		} else {
+			if (seal)
+				h[i] = kslot_unseal(seal, h[i]);
+			rec = kslot_map_read(r, h[i]);
 		}
-		rec = kslot_map_read(r, h[i]);
 		if (!rec)
 			break;
 		memcpy(buf + i * rs, rec->data, rs);
@@ -269,9 +282,8 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 	/* The table is loaded once for the run (a chunk of GET_BATCH). */
 	kslot_map_read_begin(&r, &t->map);
 	if (kslot_map_read_ahead(&r))
-		return kslot_map_get_run(&r, h, n, buf, rs, seal,
-					 KSLOT_SLOTS_READ_AHEAD);
-	return kslot_map_get_run(&r, h, n, buf, rs, seal, 0);
+		return kslot_map_get_run(&r, h, n, buf, rs, seal, true);
+	return kslot_map_get_run(&r, h, n, buf, rs, seal, false);
 }
 
 /*

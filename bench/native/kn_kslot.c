@@ -446,18 +446,31 @@ uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
  */
 #define KN_READ_RUN	256U
 
-/* One run, prefetching @ahead handles on (0: none), as GET_BATCH. */
+/*
+ * One run, prefetching KSLOT_SLOTS_READ_AHEAD handles on into a ring of
+ * slots if @prefetch, as GET_BATCH does.
+ */
 static __always_inline unsigned long kn_map_read_run(struct kslot_map_reader *r,
 						     const uint64_t *h,
-						     uint32_t n, uint32_t ahead)
+						     uint32_t n, bool prefetch)
 {
+	const uint32_t ahead = prefetch ? KSLOT_SLOTS_READ_AHEAD : 0;
+	const struct kslot_slot *ring[KSLOT_SLOTS_READ_AHEAD], *slot;
 	unsigned long sum = 0;
 	uint32_t i;
 
+	for (i = 0; i < n && i < ahead; i++)
+		ring[i] = kslot_map_read_prefetch(r, h[i]);
 	for (i = 0; i < n; i++) {
-		if (ahead && i + ahead < n)
-			kslot_map_read_prefetch(r, h[i + ahead]);
-		sum += (unsigned long)kslot_map_read(r, h[i]);
+		if (ahead) {
+			slot = ring[i % ahead];
+			if (i + ahead < n)
+				ring[i % ahead] =
+					kslot_map_read_prefetch(r, h[i + ahead]);
+			sum += (unsigned long)kslot_map_read_slot(r, slot, h[i]);
+		} else {
+			sum += (unsigned long)kslot_map_read(r, h[i]);
+		}
 	}
 	return sum;
 }
@@ -475,10 +488,9 @@ uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes)
 			rcu_read_lock();
 			kslot_map_read_begin(&r, &map);
 			if (kslot_map_read_ahead(&r))
-				sum += kn_map_read_run(&r, h + i, m,
-						       KSLOT_SLOTS_READ_AHEAD);
+				sum += kn_map_read_run(&r, h + i, m, true);
 			else
-				sum += kn_map_read_run(&r, h + i, m, 0);
+				sum += kn_map_read_run(&r, h + i, m, false);
 			rcu_read_unlock();
 		}
 	}

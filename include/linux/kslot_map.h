@@ -631,7 +631,7 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
  *
  * kslot_slots_read_ahead(): test it once per run, and in a run over a
  * large map call kslot_map_read_prefetch() on the handle that many places
- * ahead of each one read.
+ * ahead of each one read, then kslot_map_read_slot() on it.
  *
  * Context: As kslot_map_read_begin().
  * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a small map.
@@ -650,11 +650,32 @@ kslot_map_read_ahead(const struct kslot_map_reader *r)
  * kslot_slots_read_prefetch(): the index is clamped to the map's table.
  *
  * Context: As kslot_map_read_begin().
+ * Return: The slot @handle names, only for kslot_map_read_slot() on
+ * @handle in this run.
  */
-static __always_inline void
+static __always_inline const struct kslot_slot *
 kslot_map_read_prefetch(const struct kslot_map_reader *r, u64 handle)
 {
-	kslot_slots_read_prefetch(&r->r, handle);
+	return kslot_slots_read_prefetch(&r->r, handle);
+}
+
+/**
+ * kslot_map_read_slot() - Look up a handle at the slot its prefetch found.
+ * @r: A reader begun by kslot_map_read_begin() in this RCU section.
+ * @slot: What kslot_map_read_prefetch() returned for @handle in this run.
+ * @handle: A handle, valid or not.
+ *
+ * kslot_slots_read_slot(): kslot_map_read() without working out the
+ * slot's address again.
+ *
+ * Context: As kslot_map_read_begin().
+ * Return: As kslot_map_read().
+ */
+static __always_inline void *
+kslot_map_read_slot(const struct kslot_map_reader *r,
+		    const struct kslot_slot *slot, u64 handle)
+{
+	return kslot_slots_read_slot(&r->r, slot, handle);
 }
 
 /**

@@ -706,6 +706,39 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
 
 /**
+ * kslot_slots_read_slot() - Look up a handle at the slot a prefetch found.
+ * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
+ * @slot: What kslot_slots_read_prefetch() returned for @handle in this run.
+ * @handle: A handle, valid or not.
+ *
+ * kslot_slots_read() with the clamp and the slot's address already done:
+ * a run that prefetches pays for them once per handle.  The slot's word
+ * holds its own index, so a slot that another handle named cannot match
+ * @handle: at worst the handle is rejected, never another entry returned.
+ *
+ * Context: As kslot_slots_read_begin().
+ * Return: As kslot_slots_read().
+ */
+static __always_inline void *
+kslot_slots_read_slot(const struct kslot_slots_reader *r,
+		      const struct kslot_slot *slot, u64 handle)
+{
+	void *obj;
+
+	/* Word, object, word: pairs with the release in the writers. */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		goto reject;
+	obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	if (unlikely(READ_ONCE(slot->word) != handle))
+		goto reject;
+	return obj;
+reject:
+	kslot_slots_reject(r->dir, handle);
+	return NULL;
+}
+
+/**
  * kslot_slots_read() - Look up a handle in a pinned table.
  * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  * @handle: A handle, valid or not.
@@ -721,24 +754,11 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
 static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r,
 					      u64 handle)
 {
-	const struct kslot_slot *slot;
-	void *obj;
-
 	/* No directory before the first growth (or in a zeroed table). */
 	if (unlikely(!r->dir))
 		return NULL;
-	slot = __kslot_slots_slot(r->dir, r->nr, (u32)handle & r->index_mask);
-	/* Word, object, word: pairs with the release in the writers. */
-	if (unlikely(smp_load_acquire(&slot->word) != handle))
-		goto reject;
-	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the word re-check. */
-	if (unlikely(READ_ONCE(slot->word) != handle))
-		goto reject;
-	return obj;
-reject:
-	kslot_slots_reject(r->dir, handle);
-	return NULL;
+	return kslot_slots_read_slot(r, __kslot_slots_slot(r->dir, r->nr,
+				     (u32)handle & r->index_mask), handle);
 }
 
 /*
@@ -779,15 +799,23 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * table).  The index is clamped as a lookup's is (array_index_nospec():
  * the chunk pointer is loaded before the prefetch, so a mispredicted
  * bound must not reach past the directory), so no handle makes the
- * reader touch memory outside the table; nothing is counted.
+ * reader touch memory outside the table; nothing is counted.  Keep the
+ * slot returned (a ring of %KSLOT_SLOTS_READ_AHEAD on the stack) and
+ * read @handle with kslot_slots_read_slot(): the address is then worked
+ * out once.
  *
  * Context: As kslot_slots_read_begin().
+ * Return: The slot @handle names if it is live: only for
+ * kslot_slots_read_slot() in this run.
  */
-static __always_inline void
+static __always_inline const struct kslot_slot *
 kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
 {
-	prefetch(__kslot_slots_slot(r->dir, r->nr,
-				    (u32)handle & r->index_mask));
+	const struct kslot_slot *slot =
+		__kslot_slots_slot(r->dir, r->nr, (u32)handle & r->index_mask);
+
+	prefetch(slot);
+	return slot;
 }
 
 /**

@@ -217,6 +217,71 @@ TEST_F(kdev, batch)
 }
 
 /*
+ * Over a table of 4096 slots or more the kernel prefetches each slot of a
+ * GET_BATCH a few handles ahead and reads it where the prefetch found it:
+ * handles in shuffled order all come back, and a stale handle or the null
+ * handle stops the batch at its own entry, as in a small table.
+ */
+TEST_F(kdev, batch_prefetch)
+{
+	const uint32_t fill = 4096, n = 1024;
+	uint64_t *h, tmp, stale, saved;
+	struct rec *in, *out, r;
+	struct kslot_stats st;
+	uint32_t t, done, i, j;
+
+	in = calloc(fill + n, sizeof(*in));
+	out = calloc(n, sizeof(*out));
+	h = calloc(fill + n, sizeof(*h));
+	ASSERT_TRUE(in && out && h);
+	for (i = 0; i < fill + n; i++)
+		in[i] = (struct rec){ i + 1, ~(uint64_t)i };
+	ASSERT_EQ(0, kslot_create(self->fd, variant->kind, RS, fill + n + 1,
+				  &t));
+	for (i = 0; i < fill + n; i += done)
+		ASSERT_EQ(0, kslot_insert_batch(self->fd, t, in + i, RS,
+						fill + n - i < n ?
+						fill + n - i : n, h + i, &done));
+	/* Every 7th handle of the table, in a scrambled order. */
+	for (i = 0; i < n; i++) {
+		j = (i * 7 + 3) % (fill + n);
+		tmp = h[i];
+		h[i] = h[j];
+		h[j] = tmp;
+		r = in[i];
+		in[i] = in[j];
+		in[j] = r;
+	}
+	ASSERT_EQ(0, kslot_get_batch(self->fd, t, h, n, out, RS, &done));
+	EXPECT_EQ(n, done);
+	EXPECT_EQ(0, memcmp(in, out, n * sizeof(*in)));
+
+	ASSERT_EQ(0, kslot_insert(self->fd, t, &in[0], RS, &stale));
+	ASSERT_EQ(0, kslot_erase(self->fd, t, stale));
+	saved = h[700];
+	h[700] = stale;
+	memset(out, 0, n * sizeof(*out));
+	EXPECT_EQ(-ENOENT, kslot_get_batch(self->fd, t, h, n, out, RS,
+					   &done));
+	EXPECT_EQ(700, done);
+	EXPECT_EQ(0, memcmp(in, out, 700 * sizeof(*in)));
+	EXPECT_EQ(0, out[700].a);
+	h[700] = saved;
+	saved = h[1000];
+	h[1000] = 0;
+	EXPECT_EQ(-EINVAL, kslot_get_batch(self->fd, t, h, n, out, RS,
+					   &done));
+	EXPECT_EQ(1000, done);
+	h[1000] = saved;
+	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
+	EXPECT_EQ(1, st.rejected);
+	EXPECT_EQ(fill + n, entries_of(self->fd, t));
+	free(in);
+	free(out);
+	free(h);
+}
+
+/*
  * A GET_BATCH of max_batch entries spans several of the kernel's chunks:
  * every record comes back, and a stale, null, unreadable or unwritable
  * entry deep in the batch stops it right there, with the exact done and
