@@ -2851,8 +2851,8 @@ static void kslot_slots_test_reader(struct kunit *test)
  * A run that prefetches ahead, over a table past KSLOT_SLOTS_PREFETCH_MIN
  * slots: every read of a prefetched slot is as without it, and
  * prefetching a forged handle, one past the table or the null handle
- * counts no rejection.  A slot that another handle named rejects the
- * handle (and counts it): its word holds its own index.
+ * counts no rejection.  A live slot read with a handle of another live
+ * slot rejects it (and counts it): a live word holds its own index.
  */
 static void kslot_slots_test_read_prefetch(struct kunit *test)
 {

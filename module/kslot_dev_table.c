@@ -279,9 +279,12 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 {
 	struct kslot_map_reader r;
 
-	/* The table is loaded once for the run (a chunk of GET_BATCH). */
+	/*
+	 * The table is loaded once for the run (a chunk of GET_BATCH).  A
+	 * run of more handles than the ring holds fills it first.
+	 */
 	kslot_map_read_begin(&r, &t->map);
-	if (kslot_map_read_ahead(&r))
+	if (n > KSLOT_SLOTS_READ_AHEAD && kslot_map_read_ahead(&r))
 		return kslot_map_get_run(&r, h, n, buf, rs, seal, true);
 	return kslot_map_get_run(&r, h, n, buf, rs, seal, false);
 }

@@ -487,7 +487,8 @@ uint64_t kn_map_read_time(const uint64_t *h, uint32_t n, uint32_t passes)
 			m = n - i < KN_READ_RUN ? n - i : KN_READ_RUN;
 			rcu_read_lock();
 			kslot_map_read_begin(&r, &map);
-			if (kslot_map_read_ahead(&r))
+			if (m > KSLOT_SLOTS_READ_AHEAD &&
+			    kslot_map_read_ahead(&r))
 				sum += kn_map_read_run(&r, h + i, m, true);
 			else
 				sum += kn_map_read_run(&r, h + i, m, false);

@@ -631,7 +631,8 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
  *
  * kslot_slots_read_ahead(): test it once per run, and in a run over a
  * large map call kslot_map_read_prefetch() on the handle that many places
- * ahead of each one read, then kslot_map_read_slot() on it.
+ * ahead of each one read, then kslot_map_read_slot() on it, in a run of
+ * more than that many handles (kslot_slots_read_prefetch()).
  *
  * Context: As kslot_map_read_begin().
  * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a small map.
@@ -666,7 +667,8 @@ kslot_map_read_prefetch(const struct kslot_map_reader *r, u64 handle)
  * @handle: A handle, valid or not.
  *
  * kslot_slots_read_slot(): kslot_map_read() without working out the
- * slot's address again.
+ * slot's address again.  @slot must be the one returned for this very
+ * @handle.
  *
  * Context: As kslot_map_read_begin().
  * Return: As kslot_map_read().

@@ -98,7 +98,9 @@
  * +----------------------------+----------------------+--------------------+
  * | __kslot_slots_lookup(),    | caller: RCU or lock  | no                 |
  * | kslot_slots_read_begin(),  |                      |                    |
- * | kslot_slots_read()         |                      |                    |
+ * | kslot_slots_read(),        |                      |                    |
+ * | kslot_slots_read_prefetch()|                      |                    |
+ * | kslot_slots_read_slot()    |                      |                    |
  * | kslot_slots_lookup(),      | none (takes RCU)     | no                 |
  * | kslot_slots_lookup_get(),  |                      |                    |
  * | kslot_slots_find(),        |                      |                    |
@@ -712,9 +714,10 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
  * @handle: A handle, valid or not.
  *
  * kslot_slots_read() with the clamp and the slot's address already done:
- * a run that prefetches pays for them once per handle.  The slot's word
- * holds its own index, so a slot that another handle named cannot match
- * @handle: at worst the handle is rejected, never another entry returned.
+ * a run that prefetches pays for them once per handle.  @slot must be
+ * the one kslot_slots_read_prefetch() returned for this very @handle: a
+ * free slot's word names a neighbouring index, so a forged handle read at
+ * any other slot could match a free slot's word.
  *
  * Context: As kslot_slots_read_begin().
  * Return: As kslot_slots_read().
@@ -802,11 +805,15 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * reader touch memory outside the table; nothing is counted.  Keep the
  * slot returned (a ring of %KSLOT_SLOTS_READ_AHEAD on the stack) and
  * read @handle with kslot_slots_read_slot(): the address is then worked
- * out once.
+ * out once.  Use the ring only in a run of more than
+ * %KSLOT_SLOTS_READ_AHEAD handles, whose first that many fill it: a read
+ * that runs ahead of a mispredicted loop exit then still finds a clamped
+ * slot there, never a stale word of the stack.
  *
  * Context: As kslot_slots_read_begin().
- * Return: The slot @handle names if it is live: only for
- * kslot_slots_read_slot() in this run.
+ * Return: The slot @handle's clamped index names (slot 0 for an index
+ * past the table), only for kslot_slots_read_slot() on @handle in this
+ * run.
  */
 static __always_inline const struct kslot_slot *
 kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)

@@ -218,9 +218,10 @@ TEST_F(kdev, batch)
 
 /*
  * Over a table of 4096 slots or more the kernel prefetches each slot of a
- * GET_BATCH a few handles ahead and reads it where the prefetch found it:
- * handles in shuffled order all come back, and a stale handle or the null
- * handle stops the batch at its own entry, as in a small table.
+ * GET_BATCH 8 handles ahead into a ring and reads it where the prefetch
+ * found it: handles in scrambled order all come back, batches of 1 to 17
+ * (the ring's edges) too, and a stale handle or the null handle stops the
+ * batch at its own entry, as in a small table.
  */
 TEST_F(kdev, batch_prefetch)
 {
@@ -242,7 +243,7 @@ TEST_F(kdev, batch_prefetch)
 		ASSERT_EQ(0, kslot_insert_batch(self->fd, t, in + i, RS,
 						fill + n - i < n ?
 						fill + n - i : n, h + i, &done));
-	/* Every 7th handle of the table, in a scrambled order. */
+	/* Swaps that scramble the first n handles (and their records). */
 	for (i = 0; i < n; i++) {
 		j = (i * 7 + 3) % (fill + n);
 		tmp = h[i];
@@ -255,9 +256,28 @@ TEST_F(kdev, batch_prefetch)
 	ASSERT_EQ(0, kslot_get_batch(self->fd, t, h, n, out, RS, &done));
 	EXPECT_EQ(n, done);
 	EXPECT_EQ(0, memcmp(in, out, n * sizeof(*in)));
+	for (i = 1; i <= 17; i++) {
+		memset(out, 0, n * sizeof(*out));
+		ASSERT_EQ(0, kslot_get_batch(self->fd, t, h + 100, i, out, RS,
+					     &done));
+		EXPECT_EQ(i, done);
+		EXPECT_EQ(0, memcmp(in + 100, out, i * sizeof(*in)));
+	}
 
 	ASSERT_EQ(0, kslot_insert(self->fd, t, &in[0], RS, &stale));
 	ASSERT_EQ(0, kslot_erase(self->fd, t, stale));
+	/* A stale handle at entry 0, 7 or 8 of batches of 9 and 17. */
+	for (i = 0; i < 6; i++) {
+		j = (uint32_t[]){ 0, 7, 8 }[i % 3];
+		saved = h[200 + j];
+		h[200 + j] = stale;
+		EXPECT_EQ(-ENOENT, kslot_get_batch(self->fd, t, h + 200,
+						   i < 3 ? 9 : 17, out, RS,
+						   &done));
+		EXPECT_EQ(j, done);
+		EXPECT_EQ(0, memcmp(in + 200, out, j * sizeof(*in)));
+		h[200 + j] = saved;
+	}
 	saved = h[700];
 	h[700] = stale;
 	memset(out, 0, n * sizeof(*out));
@@ -274,7 +294,7 @@ TEST_F(kdev, batch_prefetch)
 	EXPECT_EQ(1000, done);
 	h[1000] = saved;
 	ASSERT_EQ(0, kslot_stats(self->fd, t, &st));
-	EXPECT_EQ(1, st.rejected);
+	EXPECT_EQ(7, st.rejected);
 	EXPECT_EQ(fill + n, entries_of(self->fd, t));
 	free(in);
 	free(out);
