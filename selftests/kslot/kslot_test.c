@@ -225,6 +225,7 @@ TEST_F(kdev, batch)
  */
 TEST_F(kdev, batch_prefetch)
 {
+	static const uint32_t at[] = { 0, 7, 8 };
 	const uint32_t fill = 4096, n = 1024;
 	uint64_t *h, tmp, stale, saved;
 	struct rec *in, *out, r;
@@ -268,7 +269,7 @@ TEST_F(kdev, batch_prefetch)
 	ASSERT_EQ(0, kslot_erase(self->fd, t, stale));
 	/* A stale handle at entry 0, 7 or 8 of batches of 9 and 17. */
 	for (i = 0; i < 6; i++) {
-		j = (uint32_t[]){ 0, 7, 8 }[i % 3];
+		j = at[i % 3];
 		saved = h[200 + j];
 		h[200 + j] = stale;
 		EXPECT_EQ(-ENOENT, kslot_get_batch(self->fd, t, h + 200,
