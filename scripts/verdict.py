@@ -110,6 +110,29 @@ def parse_kunit(name, body, ksrc, outdir):
     return results, proc.returncode, proc.stdout + proc.stderr
 
 
+KTAP_RESULT = re.compile(r'^\s*(?:not )?ok \d+ ')
+
+
+def kunit_case_log(body, case):
+    """The lines a KUnit case printed before its "not ok" (its reasons).
+
+    @case is the dotted name walk_kunit() gives; its last part is the
+    case's name in the suite's KTAP.  Up to 12 lines, for the CI log.
+    """
+    leaf = case.rsplit('.', 1)[-1]
+    failed = re.compile(r'^\s*not ok \d+ %s(?:\s|$)' % re.escape(leaf))
+    lines = []
+    for line in body:
+        line = line.rstrip('\r')
+        if failed.match(line):
+            return [l.strip() for l in lines if l.strip()][-12:]
+        if KTAP_RESULT.match(line):
+            lines = []
+        else:
+            lines.append(line)
+    return []
+
+
 def parse_tap(body):
     results = []
     for line in body:
@@ -546,6 +569,9 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
                 tally.count('%skunit:%s' % (label, case),
                             {'PASS': 'PASS', 'SKIP': 'SKIP'}.get(status,
                                                                  'FAIL'))
+                if status not in ('PASS', 'SKIP'):
+                    for line in kunit_case_log(body, case):
+                        print('    %s' % line)
             if rc != 0 and all(s != 'FAIL' for _, s in cases):
                 problems.append('kunit.py parse failed for %s' % rest)
                 print(out)
