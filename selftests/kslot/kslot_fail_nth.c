@@ -280,15 +280,16 @@ static int cmp_entry(const void *a, const void *b)
 
 /*
  * Until nothing kslot freed waits for its grace period (debugfs), at most
- * 2 s: an erased map record is charged as pending, then its pool's share
- * settles back into the table's bytes.
+ * 30 s (a loaded TCG guest's grace periods and work items can take
+ * seconds): an erased map record is charged as pending, then its pool's
+ * share settles back into the table's bytes.
  */
 static void settle_freed(void)
 {
 	char buf[256], *p;
 	int i;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 3000; i++) {
 		if (read_file("/sys/kernel/debug/kslot/dev-stats", buf,
 			      sizeof(buf)))
 			return;

@@ -1756,6 +1756,22 @@ static void *uffd_page(int *uffd, long page)
 	return p;
 }
 
+/*
+ * Wait (up to 30 s) until a task faults on uffd_page()'s page: from then
+ * on it sleeps in that fault, inside whatever call touched the page, until
+ * uffd_release().  Return: 0 once the fault is reported, else -1.
+ */
+static int uffd_wait_fault(int uffd)
+{
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, 30 * 1000) != 1 ||
+	    read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return -1;
+	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
+}
+
 /* Let whatever waits on uffd_page() @p go on: it maps the zero page. */
 static int uffd_release(int uffd, void *p, long page)
 {
@@ -1795,6 +1811,24 @@ static char task_state(pid_t pid)
 }
 
 /*
+ * Wait (up to 30 s) until task @pid sleeps (state D or S) or is gone.
+ * Return: the state last seen.
+ */
+static char task_wait_sleep(pid_t pid)
+{
+	char st = '?';
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		st = task_state(pid);
+		if (st == 'D' || st == 'S' || st == 'Z' || st == '?')
+			break;
+		usleep(10 * 1000);
+	}
+	return st;
+}
+
+/*
  * A thread's INSERT waits on a userfaultfd page, holding the file for
  * reading; another process of the file waits to CREATE (for writing).  A
  * fatal signal must end that wait at once.
@@ -1815,7 +1849,8 @@ TEST(killable_wait)
 	ASSERT_LE(0, s.fd);
 	ASSERT_EQ(0, kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &s.t));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, stuck_insert, &s));
-	usleep(200 * 1000);
+	/* The insert holds the file from here on. */
+	ASSERT_EQ(0, uffd_wait_fault(uffd));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1824,10 +1859,9 @@ TEST(killable_wait)
 
 		_exit(kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &t) ? 1 : 0);
 	}
-	usleep(200 * 1000);
+	ksft_print_msg("creator waits in state %c\n", task_wait_sleep(pid));
 	/* Waiting for the file: not done, and not finished by itself. */
 	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
-	ksft_print_msg("creator waits in state %c\n", task_state(pid));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	for (i = 0; i < 50 && !waitpid(pid, &status, WNOHANG); i++)
 		usleep(100 * 1000);
@@ -1891,7 +1925,8 @@ TEST(spare_one_owner)
 	ASSERT_EQ(0, memcmp(out, y, 256));
 
 	ASSERT_EQ(0, pthread_create(&thread, NULL, stuck_get, &s));
-	usleep(200 * 1000);
+	/* X's GET holds the spare from here on, in its copy out. */
+	ASSERT_EQ(0, uffd_wait_fault(uffd));
 	memset(out, 0, sizeof(out));
 	EXPECT_EQ(0, kslot_get(s.fd, s.t, hy, out, 256));
 	EXPECT_EQ(0, memcmp(out, y, 256));
@@ -1994,7 +2029,7 @@ TEST(charge_after_failed_copy)
 		_exit(1);
 	}
 	/* Until the insert waits on its page. */
-	for (i = 0; i < 50 && task_state(pid) != 'S'; i++)
+	for (i = 0; i < 300 && task_state(pid) != 'S'; i++)
 		usleep(100 * 1000);
 	usleep(300 * 1000);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
