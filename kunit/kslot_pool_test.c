@@ -1070,7 +1070,7 @@ static void kslot_pool_test_concurrency(struct kunit *test)
 		wake_up_process(t[i]);
 	}
 	/*
-	 * A second at least, up to 30 until the counts asserted below are
+	 * A second at least, up to 30 s until the counts asserted below are
 	 * reached (a loaded TCG guest may give the threads little time).
 	 */
 	for (i = 0; i < 10 || (i < 300 &&
@@ -1375,12 +1375,16 @@ static void kslot_pool_test_min_reserve(struct kunit *test)
  * last: a KASAN report turns lock debugging off for the rest of the boot.
  *
  * KASAN does not watch KFENCE's objects: every CONFIG_KFENCE_SAMPLE_INTERVAL
- * ms, one kmalloc() gets a KFENCE page instead, whose use after free
+ * ms, one slab allocation gets a KFENCE page instead, whose use after free
  * KFENCE reports its own way and whose out-of-bounds reads within the page
  * nobody sees.  The accesses go to objects KFENCE did not sample.
  */
 #define KASAN_TEST_TRIES	4
 
+/*
+ * An object of pass-through @pool, skipping KFENCE's: those go to
+ * @sampled (@nr_sampled of them, KASAN_TEST_TRIES at most in all).
+ */
 static char *pool_alloc_kasan(struct kslot_pool *pool, void **sampled,
 			      unsigned int *nr_sampled)
 {
@@ -1425,8 +1429,16 @@ static void kslot_pool_test_kasan_uaf(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	q = pool_alloc_kasan(pool, sampled, &nr_sampled);
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_ASSERT_FALSE(test, is_kfence_address(p));
-	KUNIT_ASSERT_FALSE(test, is_kfence_address(q));
+	if (is_kfence_address(p) || is_kfence_address(q)) {
+		/* KFENCE took every try (it samples one per interval). */
+		kslot_pool_free(pool, p);
+		kslot_pool_free(pool, q);
+		while (nr_sampled)
+			kslot_pool_free(pool, sampled[--nr_sampled]);
+		kslot_pool_destroy(pool);
+		kunit_skip(test, "KFENCE sampled %d allocations in a row",
+			   KASAN_TEST_TRIES);
+	}
 	kslot_pool_free(pool, p);
 	OPTIMIZER_HIDE_VAR(p);
 	OPTIMIZER_HIDE_VAR(q);

@@ -113,22 +113,36 @@ def parse_kunit(name, body, ksrc, outdir):
 KTAP_RESULT = re.compile(r'^\s*(?:not )?ok \d+ ')
 
 
+KTAP_HEADER = re.compile(r'^\s*(?:KTAP version \d+|# Subtest: |1\.\.\d+)')
+
+
 def kunit_case_log(body, case):
     """The lines a KUnit case printed before its "not ok" (its reasons).
 
-    @case is the dotted name walk_kunit() gives; its last part is the
-    case's name in the suite's KTAP.  Up to 12 lines, for the CI log.
+    @case is the dotted name walk_kunit() gives: suite.case, or
+    suite.case.param for a parameterized case, whose results are nested
+    under "# Subtest: case" (parameter names repeat across cases, so the
+    search starts there).  Up to 12 lines, for the CI log.
     """
-    leaf = case.rsplit('.', 1)[-1]
+    parts = case.split('.')
+    if len(parts) < 2:
+        return []
+    parent, leaf = parts[-2], parts[-1]
+    subtest = re.compile(r'^\s*# Subtest: %s$' % re.escape(parent))
     failed = re.compile(r'^\s*not ok \d+ %s(?:\s|$)' % re.escape(leaf))
-    lines = []
+    inside, lines = False, []
     for line in body:
         line = line.rstrip('\r')
+        if subtest.match(line):
+            inside, lines = True, []
+            continue
+        if not inside:
+            continue
         if failed.match(line):
-            return [l.strip() for l in lines if l.strip()][-12:]
+            return [x.strip() for x in lines if x.strip()][-12:]
         if KTAP_RESULT.match(line):
             lines = []
-        else:
+        elif not KTAP_HEADER.match(line):
             lines.append(line)
     return []
 

@@ -280,7 +280,7 @@ static int cmp_entry(const void *a, const void *b)
 
 /*
  * Until nothing kslot freed waits for its grace period (debugfs), at most
- * 30 s (a loaded TCG guest's grace periods and work items can take
+ * 10 s (a loaded TCG guest's grace periods and work items can take
  * seconds): an erased map record is charged as pending, then its pool's
  * share settles back into the table's bytes.
  */
@@ -289,7 +289,7 @@ static void settle_freed(void)
 	char buf[256], *p;
 	int i;
 
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 1000; i++) {
 		if (read_file("/sys/kernel/debug/kslot/dev-stats", buf,
 			      sizeof(buf)))
 			return;

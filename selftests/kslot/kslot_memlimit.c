@@ -1757,16 +1757,17 @@ static void *uffd_page(int *uffd, long page)
 }
 
 /*
- * Wait (up to 30 s) until a task faults on uffd_page()'s page: from then
- * on it sleeps in that fault, inside whatever call touched the page, until
- * uffd_release().  Return: 0 once the fault is reported, else -1.
+ * Wait (up to 10 s: a test has 30) until a task faults on uffd_page()'s
+ * page: from then on it sleeps in that fault, inside whatever call
+ * touched the page, until uffd_release().  Return: 0 once the fault is
+ * reported, else -1.
  */
 static int uffd_wait_fault(int uffd)
 {
 	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
 	struct uffd_msg msg;
 
-	if (poll(&pfd, 1, 30 * 1000) != 1 ||
+	if (poll(&pfd, 1, 10 * 1000) != 1 || !(pfd.revents & POLLIN) ||
 	    read(uffd, &msg, sizeof(msg)) != sizeof(msg))
 		return -1;
 	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
@@ -1810,18 +1811,29 @@ static char task_state(pid_t pid)
 	return p && p[1] ? p[2] : '?';
 }
 
+/* Is task @pid in the ioctl() system call (/proc/PID/syscall)? */
+static bool task_in_ioctl(pid_t pid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	return !read_file(path, buf, sizeof(buf)) &&
+	       strtol(buf, NULL, 10) == __NR_ioctl;
+}
+
 /*
- * Wait (up to 30 s) until task @pid sleeps (state D or S) or is gone.
- * Return: the state last seen.
+ * Wait (up to 10 s) until task @pid sleeps killably in an ioctl() (state
+ * D: a killable wait is an uninterruptible one that fatal signals end), or
+ * is gone.  Return: the state last seen.
  */
-static char task_wait_sleep(pid_t pid)
+static char task_wait_ioctl_sleep(pid_t pid)
 {
 	char st = '?';
 	int i;
 
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 1000; i++) {
 		st = task_state(pid);
-		if (st == 'D' || st == 'S' || st == 'Z' || st == '?')
+		if ((st == 'D' && task_in_ioctl(pid)) || st == 'Z' || st == '?')
 			break;
 		usleep(10 * 1000);
 	}
@@ -1859,7 +1871,7 @@ TEST(killable_wait)
 
 		_exit(kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &t) ? 1 : 0);
 	}
-	ksft_print_msg("creator waits in state %c\n", task_wait_sleep(pid));
+	ksft_print_msg("creator waits in state %c\n", task_wait_ioctl_sleep(pid));
 	/* Waiting for the file: not done, and not finished by itself. */
 	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
@@ -2029,7 +2041,7 @@ TEST(charge_after_failed_copy)
 		_exit(1);
 	}
 	/* Until the insert waits on its page. */
-	for (i = 0; i < 300 && task_state(pid) != 'S'; i++)
+	for (i = 0; i < 100 && task_state(pid) != 'S'; i++)
 		usleep(100 * 1000);
 	usleep(300 * 1000);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));

@@ -1383,9 +1383,9 @@ TEST_F(kdev, export_import_round_trip)
 		 * exported table's erased records are charged as pending
 		 * until their grace period, and to the table again once they
 		 * are back in its pool: compared once they are (at most
-		 * 30 s: a loaded guest's grace periods can take seconds).
+		 * 10 s: a loaded guest's grace periods can take seconds).
 		 */
-		for (i = 0; i < 3000 && st.bytes != st2.bytes; i++) {
+		for (i = 0; i < 1000 && st.bytes != st2.bytes; i++) {
 			usleep(10 * 1000);
 			ASSERT_EQ(0, kslot_stats(self->fd, self->t, &st));
 		}
