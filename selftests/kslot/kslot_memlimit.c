@@ -1739,7 +1739,8 @@ static void *uffd_page(int *uffd, long page)
 	struct uffdio_register reg = { 0 };
 	void *p;
 
-	*uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	/* Non-blocking: poll() answers EPOLLERR on a blocking userfaultfd. */
+	*uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (*uffd < 0 || ioctl(*uffd, UFFDIO_API, &api))
 		return NULL;
 	p = mmap(NULL, page, PROT_READ | PROT_WRITE,
@@ -1766,11 +1767,20 @@ static int uffd_wait_fault(int uffd)
 {
 	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
 	struct uffd_msg msg;
+	int i;
 
-	if (poll(&pfd, 1, 10 * 1000) != 1 || !(pfd.revents & POLLIN) ||
-	    read(uffd, &msg, sizeof(msg)) != sizeof(msg))
-		return -1;
-	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
+	/* A fault can be woken before it is read: poll again (EAGAIN). */
+	for (i = 0; i < 100; i++) {
+		if (poll(&pfd, 1, 100) < 0 || (pfd.revents & ~POLLIN))
+			return -1;
+		if (!(pfd.revents & POLLIN))
+			continue;
+		if (read(uffd, &msg, sizeof(msg)) == sizeof(msg))
+			return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
+		if (errno != EAGAIN)
+			return -1;
+	}
+	return -1;
 }
 
 /* Let whatever waits on uffd_page() @p go on: it maps the zero page. */
