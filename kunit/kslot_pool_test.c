@@ -1399,6 +1399,16 @@ static char *pool_alloc_kasan(struct kslot_pool *pool, void **sampled,
 	}
 }
 
+/* The end of kslot_pool_test_kasan_uaf(): free what it holds. */
+static void kasan_uaf_end(struct kslot_pool *pool, void *q, void **sampled,
+			  unsigned int nr_sampled)
+{
+	kslot_pool_free(pool, q);
+	while (nr_sampled)
+		kslot_pool_free(pool, sampled[--nr_sampled]);
+	kslot_pool_destroy(pool);
+}
+
 static bool kasan_reported(struct kunit *test, struct kunit *probe,
 			   const char *addr)
 {
@@ -1432,10 +1442,7 @@ static void kslot_pool_test_kasan_uaf(struct kunit *test)
 	if (is_kfence_address(p) || is_kfence_address(q)) {
 		/* KFENCE took every try (it samples one per interval). */
 		kslot_pool_free(pool, p);
-		kslot_pool_free(pool, q);
-		while (nr_sampled)
-			kslot_pool_free(pool, sampled[--nr_sampled]);
-		kslot_pool_destroy(pool);
+		kasan_uaf_end(pool, q, sampled, nr_sampled);
 		kunit_skip(test, "KFENCE sampled %d allocations in a row",
 			   KASAN_TEST_TRIES);
 	}
@@ -1453,10 +1460,7 @@ static void kslot_pool_test_kasan_uaf(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, oob, "KASAN did not see the out-of-bounds read");
 	/* In bounds, live: no report. */
 	KUNIT_EXPECT_FALSE(test, kasan_reported(test, probe, q + 99));
-	kslot_pool_free(pool, q);
-	while (nr_sampled)
-		kslot_pool_free(pool, sampled[--nr_sampled]);
-	kslot_pool_destroy(pool);
+	kasan_uaf_end(pool, q, sampled, nr_sampled);
 }
 
 /* Every case runs on the pool's own slabs unless it asks otherwise. */

@@ -1832,18 +1832,18 @@ static bool task_in_ioctl(pid_t pid)
 }
 
 /*
- * Wait (up to 10 s) until task @pid sleeps killably in an ioctl() (state
- * D: a killable wait is an uninterruptible one that fatal signals end), or
- * is gone.  Return: the state last seen.
+ * Wait (up to 10 s) until task @pid sleeps in an ioctl() in state @want (D
+ * for a killable wait: an uninterruptible one that fatal signals end; S
+ * for a userfaultfd fault), or is gone.  Return: the state last seen.
  */
-static char task_wait_ioctl_sleep(pid_t pid)
+static char task_wait_ioctl_sleep(pid_t pid, char want)
 {
 	char st = '?';
 	int i;
 
 	for (i = 0; i < 1000; i++) {
 		st = task_state(pid);
-		if ((st == 'D' && task_in_ioctl(pid)) || st == 'Z' || st == '?')
+		if ((st == want && task_in_ioctl(pid)) || st == 'Z' || st == '?')
 			break;
 		usleep(10 * 1000);
 	}
@@ -1881,7 +1881,7 @@ TEST(killable_wait)
 
 		_exit(kslot_create(s.fd, KSLOT_KIND_MAP, 64, 16, &t) ? 1 : 0);
 	}
-	ksft_print_msg("creator waits in state %c\n", task_wait_ioctl_sleep(pid));
+	ksft_print_msg("creator waits in state %c\n", task_wait_ioctl_sleep(pid, 'D'));
 	/* Waiting for the file: not done, and not finished by itself. */
 	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
@@ -2051,8 +2051,7 @@ TEST(charge_after_failed_copy)
 		_exit(1);
 	}
 	/* Until the insert waits on its page. */
-	for (i = 0; i < 100 && task_state(pid) != 'S'; i++)
-		usleep(100 * 1000);
+	task_wait_ioctl_sleep(pid, 'S');
 	usleep(300 * 1000);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
 	ASSERT_EQ('S', task_state(pid));
