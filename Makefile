@@ -43,6 +43,7 @@
 # Steps, run by the targets above: deps test-modules selftests tools
 #   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
 #   bench-tools bench-selftest bench-module arm64-user arm64-lane
+#   check-build
 # More: README.md, docs/index.rst (docs/testing.rst for what check runs).
 
 TOP := $(CURDIR)
@@ -136,8 +137,9 @@ test-modules: kernel
 # iommufd on kslot (clients/iommufd/): the converted module, iommufd's own
 # selftests and ours, staged with the stock iommufd.ko for the check VM.
 # The stock module's results are cached under a key of what they depend
-# on (scripts/iommufd.sh); the check VM runs it only when they are not, or
-# with IOMMUFD_STOCK=1.
+# on (scripts/iommufd.sh), or recorded in the tree under that key
+# (scripts/stock-results.sh); the check VM runs it only when they are
+# not, or with IOMMUFD_STOCK=1.
 IOMMUFD_VM := $(BUILD)/iommufd/vm
 IOMMUFD_CACHE = $$(cat $(BUILD)/iommufd/stock-cache)
 IOMMUFD_ENV = KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) \
@@ -145,6 +147,7 @@ IOMMUFD_ENV = KSLOT_IOMMUFD_DIR=$(IOMMUFD_VM) \
 		test -z "$(IOMMUFD_STOCK)" && echo kslot || echo stock kslot)"
 iommufd: test-modules
 	@kdir=$(TEST_KDIR); $(TOP)/scripts/iommufd.sh $$kdir $(BUILD)/iommufd
+	@$(TOP)/scripts/stock-results.sh seed iommufd $(IOMMUFD_CACHE)
 
 # RDMA verbs on kslot (clients/rdma/): ib_uverbs_kslot.ko against the
 # test kernel, the kernel's own RDMA modules and the packed userland
@@ -154,8 +157,10 @@ iommufd: test-modules
 # and the debug VM runs RDMA_SUITE, a subset, on both modules (under
 # KASAN and lockdep), and the stale-handle test with RDMA_CHURN rounds
 # of churn (the stock 6.12 VM runs its default, 20,000).  The stock
-# module's results are cached as iommufd's are; RDMA_STOCK=1 runs it
-# again.
+# module's results are cached (or recorded) as iommufd's are;
+# RDMA_STOCK=1 runs it again.  MAKEFLAGS= as the other scripts unset it
+# themselves (their makes run with their own -j, not as jobs of make
+# check's build): rdma.sh's own text is part of its results' key.
 RDMA_OUT := $(BUILD)/rdma/debug
 RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
 	tests.test_shared_pd tests.test_rdmacm
@@ -169,7 +174,8 @@ rdma: test-modules
 	@test -n "$(RDMA_DEBUG_DEPS)" || { echo "make rdma: the debug kernel" \
 		"has no RDMA with RDMA_DEBUG=0 (make check runs the client on" \
 		"the stock 6.12 kernel too)" >&2; exit 2; }
-	@kdir=$(TEST_KDIR); $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
+	@kdir=$(TEST_KDIR); MAKEFLAGS= $(TOP)/scripts/rdma.sh $$kdir $(TOP) $(RDMA_OUT)
+	@$(TOP)/scripts/stock-results.sh seed rdma $(RDMA_CACHE)
 
 # The kselftest client, against the kernel source's lib.mk and harness
 # (extracted, no kernel built).
@@ -195,27 +201,39 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
 	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
-# Two lanes at once, as a VM keeps about one of the 2 cores busy: the
-# debug VM (KASAN, and iommufd's selftests); beside it the host checks,
-# the PREEMPT_RT debug VM and the stock-kernel VMs.  The arm64 lane
-# (arm64-lane) goes to whichever lane is done first (it claims the
-# arm64.claim directory).  Everything is built first; the host checks start once
-# the debug VM has its initramfs (they rebuild in the tree).  Each VM
-# prints its progress, labelled (scripts/vm.sh); the summary shows each
-# part's wall time and the whole run's.
-check: test-modules rt-modules selftests tools iommufd arm64-user \
-		$(RDMA_DEBUG_DEPS)
+# Everything make check runs is built first, two jobs at a time: the
+# two debug kernels' builds keep both cores busy, and the small builds
+# (user-space programs, the cross compilers' fetch, the clients) fill
+# the gaps between them.
+CHECK_BUILD := test-modules rt-modules selftests tools iommufd arm64-user \
+	bench-module examples $(RDMA_DEBUG_DEPS)
+.PHONY: check-build
+check-build: $(CHECK_BUILD)
+
+# Then two lanes at once, as a VM keeps about one of the 2 cores busy:
+# the debug VM (KASAN, and the clients' suites) in one; in the other the
+# host checks, which start once the debug VM has its initramfs (they
+# rebuild in the tree), then the PREEMPT_RT debug VM.  The stock-kernel
+# VMs (stock-check.sh) and then the arm64 lane (arm64-lane) go to
+# whichever lane is free first (each claims its directory, stock.claim
+# and arm64.claim).  Each VM prints its progress, labelled
+# (scripts/vm.sh); the summary shows each part's wall time and the
+# whole run's.
+check:
+	@$(MAKE) -j$(NPROC) check-build
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
 		$(VM_OUT)/host-compile-arm64.tap $(VM_OUT)/host-refuse32.tap \
 		$(VM_OUT)/stock-dirs-arm64 $(VM_OUT)/arm64-lane.time
-	@rm -rf $(VM_OUT)/arm64.claim
+	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock.claim
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
+	stock() { ! mkdir $(VM_OUT)/stock.claim 2>/dev/null || \
+		$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); }; \
 	arm64() { ! mkdir $(VM_OUT)/arm64.claim 2>/dev/null || \
 		$(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); }; \
 	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
-	  arm64; exit $$rc; } & \
+	  stock; arm64; exit $$rc; } & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -224,8 +242,7 @@ check: test-modules rt-modules selftests tools iommufd arm64-user \
 		> $(VM_OUT)/host-checks.log 2>&1; \
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
-	$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
-	arm64; \
+	stock; arm64; \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \
@@ -472,5 +489,4 @@ bench-selftest:
 
 tools: bench-tools
 selftests: bench-selftest
-check: bench-module examples
 check-quick: examples

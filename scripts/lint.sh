@@ -62,10 +62,8 @@ run_checkpatch() {
 }
 
 run_kerneldoc() {
-	local f
-	for f in $files; do
-		"$ksrc/scripts/kernel-doc" -none -Wall "$f" 2>&1
-	done
+	# shellcheck disable=SC2086 # one word per file
+	"$ksrc/scripts/kernel-doc" -none -Wall $files 2>&1
 }
 
 run_sparse() {
@@ -73,10 +71,10 @@ run_sparse() {
 		echo "sparse is not installed"
 		return
 	fi
-	make -s -C "$kdir" M="$top" C=2 W=1 modules 2>&1 |
+	make -s -j"$(nproc)" -C "$kdir" M="$top" C=2 W=1 modules 2>&1 |
 		grep -E 'warning|error'
 	# The benchmark module builds on its own (bench/Kbuild).
-	make -s -C "$kdir" M="$top/bench" C=2 W=1 \
+	make -s -j"$(nproc)" -C "$kdir" M="$top/bench" C=2 W=1 \
 		KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" modules 2>&1 |
 		grep -E 'warning|error'
 }

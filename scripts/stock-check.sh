@@ -16,8 +16,9 @@
 # busybox-static and the programs of build/arm64/).  On amd64's 6.12,
 # the RDMA client too (scripts/rdma.sh against its headers;
 # clients/rdma/run.sh in the VM): rdma-core's whole suite on the stock
-# ib_uverbs and on ib_uverbs_kslot, the stock module's results cached as
-# the debug kernel's are (RDMA_STOCK=1 runs it again).  Writes
+# ib_uverbs and on ib_uverbs_kslot, the stock module's results cached
+# (or recorded: scripts/stock-results.sh) as the debug kernel's are
+# (RDMA_STOCK=1 runs it again).  Writes
 # OUTDIR/host-compile.tap (one case per kernel, and one for the RDMA
 # client's build) and OUTDIR/stock-dirs
 # (the VM output directories to judge); for arm64,
@@ -93,6 +94,8 @@ for series in "$@"; do
 			"$src" "$rout" 2>&1); then
 			echo "ok $n RDMA client (ib_uverbs_kslot.ko) against linux-headers-$ver" >> "$tap"
 			rdma=$rout/vm
+			"$top/scripts/stock-results.sh" seed rdma \
+				"$(cat "$rout/stock-cache")"
 			rmods="stock kslot"
 			[ -f "$(cat "$rout/stock-cache")/results.log" ] &&
 				[ -z "${RDMA_STOCK:-}" ] && rmods=kslot

@@ -262,7 +262,8 @@ def stock_cache_store(client, cache, results, outdir, keys=None):
     except OSError as e:
         print('note: %s: could not cache the stock results: %s' % (client, e))
         return
-    print('note: %s: the stock module\'s results cached, key %s' %
+    print('note: %s: the stock module\'s results cached, key %s (not '
+          'recorded in the tree: scripts/stock-results.sh record)' %
           (client, os.path.basename(cache)))
 
 
