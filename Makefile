@@ -201,10 +201,10 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR) --tap > $(VM_OUT)/host-lint.tap || true
 	@$(TOP)/scripts/skip-check.sh > $(VM_OUT)/host-skip.tap
 
-# Everything make check runs is built first, two jobs at a time: the
-# two debug kernels' builds keep both cores busy, and the small builds
-# (user-space programs, the cross compilers' fetch, the clients) fill
-# the gaps between them.
+# Everything make check runs is built first, as many jobs at a time as
+# there are cores (two here): the two debug kernels' builds keep the
+# cores busy, and the small builds (user-space programs, the cross
+# compilers' fetch, the clients) fill the gaps between them.
 CHECK_BUILD := test-modules rt-modules selftests tools iommufd arm64-user \
 	bench-module examples $(RDMA_DEBUG_DEPS)
 .PHONY: check-build
@@ -220,20 +220,26 @@ check-build: $(CHECK_BUILD)
 # (scripts/vm.sh); the summary shows each part's wall time and the
 # whole run's.
 check:
-	@$(MAKE) -j$(NPROC) check-build
+	@s=$$(date +%s); $(MAKE) -j$(NPROC) check-build && \
+	mkdir -p $(VM_OUT) && echo $$(( $$(date +%s) - s )) > $(VM_OUT)/build.time
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
-		$(VM_OUT)/host-compile-arm64.tap $(VM_OUT)/host-refuse32.tap \
-		$(VM_OUT)/stock-dirs-arm64 $(VM_OUT)/arm64-lane.time
+		$(VM_OUT)/host-compile.tap $(VM_OUT)/stock-dirs \
+		$(VM_OUT)/stock.time $(VM_OUT)/host-compile-arm64.tap \
+		$(VM_OUT)/host-refuse32.tap $(VM_OUT)/stock-dirs-arm64 \
+		$(VM_OUT)/arm64-lane.time
 	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock.claim
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	stock() { ! mkdir $(VM_OUT)/stock.claim 2>/dev/null || \
-		$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); }; \
-	arm64() { ! mkdir $(VM_OUT)/arm64.claim 2>/dev/null || \
+	claim() { mkdir $(VM_OUT)/$$1.claim 2>/dev/null && \
+		echo $$2 > $(VM_OUT)/$$1.claim/lane; }; \
+	stock() { ! claim stock $$1 || { s=$$(date +%s); \
+		$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
+		echo $$(( $$(date +%s) - s )) > $(VM_OUT)/stock.time; }; }; \
+	arm64() { ! claim arm64 $$1 || \
 		$(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); }; \
 	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
-	  stock; arm64; exit $$rc; } & \
+	  touch $(VM_OUT)/staged; stock debug; arm64 debug; exit $$rc; } & \
 	lane=$$!; \
 	while [ ! -e $(VM_OUT)/staged ] && kill -0 $$lane 2>/dev/null; do \
 		sleep 1; done; \
@@ -242,7 +248,7 @@ check:
 		> $(VM_OUT)/host-checks.log 2>&1; \
 	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
-	stock; arm64; \
+	stock host; arm64 host; \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \
 	echo $$(( $$(date +%s) - t0 )) > $(VM_OUT)/check.time; exit $$rc
 	@kdir=$(TEST_KDIR); \

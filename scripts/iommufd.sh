@@ -30,8 +30,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j: not as jobs of a make above (make
-# check builds two at a time), whose MAKEFLAGS would make them warn.
+# Its makes run with their own -j, not as jobs of a make above (make
+# check's build), whose jobserver in MAKEFLAGS would make them warn.
 unset MAKEFLAGS MFLAGS
 if [ $# != 2 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 KDIR OUT   (KDIR: the test kernel's build tree)" >&2

@@ -26,8 +26,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j: not as jobs of a make above (make
-# check builds two at a time), whose MAKEFLAGS would make them warn.
+# Its makes run with their own -j, not as jobs of a make above (make
+# check's build), whose jobserver in MAKEFLAGS would make them warn.
 unset MAKEFLAGS MFLAGS
 source_only=
 if [ "${1:-}" = --source ]; then

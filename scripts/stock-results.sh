@@ -45,9 +45,12 @@ seed() {
 	[ -f "$cache/results.log" ] && return 0
 	[ -f "$rec/results.log" ] || return 0
 	mkdir -p "$cache"
-	cp "$rec"/* "$cache/"
+	# results.log is what says the results are there: written last.
+	[ -f "$rec/splats" ] && cp "$rec/splats" "$cache/"
 	echo "$(cat "$rec/recorded"), seeded from clients/$client/stock-results" \
 		> "$cache/recorded"
+	cp "$rec/results.log" "$cache/results.log.tmp"
+	mv "$cache/results.log.tmp" "$cache/results.log"
 }
 
 record() {
@@ -73,7 +76,11 @@ record() {
 		[ -f "$cache/splats" ] && cp "$cache/splats" "$dir/"
 		# The run it came from, without a seed's suffix.
 		sed 's/, seeded from .*//' "$cache/recorded" > "$dir/recorded"
-		echo "stock-results.sh: recorded $(basename "$cache")"
+		# What the stock module did not pass is not held against the
+		# kslot one: say how much, for the committer to read.
+		echo "stock-results.sh: recorded $(basename "$cache"):" \
+			"$(grep -cE '^(not ok|FAIL|ERROR)|\.\.\. (FAIL|ERROR)' \
+				"$dir/results.log") results that are not a pass"
 		n=$((n + 1))
 	done
 	[ "$n" -gt 0 ] || { echo "stock-results.sh: nothing built yet" >&2; exit 1; }

@@ -262,9 +262,14 @@ def stock_cache_store(client, cache, results, outdir, keys=None):
     except OSError as e:
         print('note: %s: could not cache the stock results: %s' % (client, e))
         return
-    print('note: %s: the stock module\'s results cached, key %s (not '
-          'recorded in the tree: scripts/stock-results.sh record)' %
-          (client, os.path.basename(cache)))
+    key = os.path.basename(cache)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    recorded = os.path.exists(os.path.join(top, 'clients', client,
+                                           'stock-results', key,
+                                           'results.log'))
+    print('note: %s: the stock module\'s results cached, key %s (%s)' %
+          (client, key, 'also recorded in the tree' if recorded else
+           'not recorded in the tree: scripts/stock-results.sh record'))
 
 
 def judge_iommufd(runs, times, tally, label):
@@ -785,18 +790,32 @@ def main():
                 tally.skipped - before[2], ' (VM %s)' % vm if vm else ''))
         elif vm:
             print('time: VM %s' % vm)
+    def lane(name):
+        """Which lane of make check ran @name (its claim), as words."""
+        who = read(os.path.join(outdir, name + '.claim', 'lane')).strip()
+        return {'debug': ", on the debug VM's lane",
+                'host': ", on the host checks' lane"}.get(who, '')
+
+    build = wall_time(os.path.join(outdir, 'build.time'))
+    if mode == 'check' and build:
+        print('time: build %s (both debug kernels unless cached, the '
+              'modules, programs and clients)' % build)
     host = wall_time(os.path.join(outdir, 'host-checks.time'))
     if mode == 'check' and host:
         print('time: host checks %s (beside the debug VM)' % host)
+    stock = wall_time(os.path.join(outdir, 'stock.time'))
+    if mode == 'check' and stock:
+        print('time: stock kernels %s (W=1 builds and VMs)%s' %
+              (stock, lane('stock')))
     arm64 = wall_time(os.path.join(outdir, 'arm64-lane.time'))
     if arm64:
         print('time: arm64 lane %s (fetch, W=1 cross build, VM, 32-bit '
-              'refusal)' % arm64)
+              'refusal)%s' % (arm64, lane('arm64')))
     lanes = wall_time(os.path.join(outdir, 'check.time'))
     if mode == 'check' and lanes:
-        print('time: tests %s (the debug VM; beside it the host checks, '
-              'the RT VM and the stock VMs; the arm64 lane after one of '
-              'them)' % lanes)
+        print('time: tests %s (the debug VM; beside it the host checks '
+              'and the RT VM; the stock VMs and the arm64 lane on the '
+              'lane free first)' % lanes)
     failed = tally.failed + len(tally.problems)
     line = '%d passed, %d failed' % (tally.passed, failed)
     if tally.skipped:
