@@ -158,9 +158,9 @@ iommufd: test-modules
 # KASAN and lockdep), and the stale-handle test with RDMA_CHURN rounds
 # of churn (the stock 6.12 VM runs its default, 20,000).  The stock
 # module's results are cached (or recorded) as iommufd's are;
-# RDMA_STOCK=1 runs it again.  MAKEFLAGS= as the other scripts unset it
-# themselves (their makes run with their own -j, not as jobs of make
-# check's build): rdma.sh's own text is part of its results' key.
+# RDMA_STOCK=1 runs it again.  MAKEFLAGS= here where the other scripts
+# source scripts/own-make.sh: rdma.sh's own text is part of its
+# results' key.
 RDMA_OUT := $(BUILD)/rdma/debug
 RDMA_SUITE ?= tests.test_pd tests.test_mr tests.test_qp tests.test_device \
 	tests.test_shared_pd tests.test_rdmacm

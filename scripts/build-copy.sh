@@ -15,18 +15,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j, not as jobs of a make above (make
-# check's build), whose jobserver in MAKEFLAGS would make them warn; a
-# caller's other flags stay (refuse32-check.sh passes -k).
-flags=
-for f in ${MAKEFLAGS:-}; do
-	case "$f" in
-	-j* | --jobserver*) ;;
-	*) flags="$flags $f" ;;
-	esac
-done
-export MAKEFLAGS="$flags"
-unset MFLAGS
+# Its makes run with their own -j (scripts/own-make.sh).
+# shellcheck source=scripts/own-make.sh
+. "$top/scripts/own-make.sh"
 if [ $# != 2 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 KDIR DEST   (KDIR: a kernel build tree)" >&2
 	exit 2

@@ -30,9 +30,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j, not as jobs of a make above (make
-# check's build), whose jobserver in MAKEFLAGS would make them warn.
-unset MAKEFLAGS MFLAGS
+# Its makes run with their own -j (scripts/own-make.sh).
+# shellcheck source=scripts/own-make.sh
+. "$top/scripts/own-make.sh"
 if [ $# != 2 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 KDIR OUT   (KDIR: the test kernel's build tree)" >&2
 	exit 2

@@ -26,9 +26,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j, not as jobs of a make above (make
-# check's build), whose jobserver in MAKEFLAGS would make them warn.
-unset MAKEFLAGS MFLAGS
+# Its makes run with their own -j (scripts/own-make.sh).
+# shellcheck source=scripts/own-make.sh
+. "$top/scripts/own-make.sh"
 source_only=
 if [ "${1:-}" = --source ]; then
 	[ $# = 1 ] || { echo "usage: $0 --source" >&2; exit 2; }

@@ -21,9 +21,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j, not as jobs of a make above, whose
-# jobserver in MAKEFLAGS would make them warn.
-unset MAKEFLAGS MFLAGS
+# Its makes run with their own -j (scripts/own-make.sh).
+# shellcheck source=scripts/own-make.sh
+. "$top/scripts/own-make.sh"
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ] ||
 	{ [ $# = 2 ] && [ "$2" != --tap ]; }; then
 	echo "usage: $0 KDIR [--tap]   (KDIR: a kernel build tree)" >&2

@@ -28,9 +28,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# Its makes run with their own -j, not as jobs of a make above, whose
-# jobserver in MAKEFLAGS would make them warn.
-unset MAKEFLAGS MFLAGS
+# Its makes run with their own -j (scripts/own-make.sh).
+# shellcheck source=scripts/own-make.sh
+. "$top/scripts/own-make.sh"
 usage() {
 	echo "usage: $0 [--arch amd64|arm64] OUTDIR SERIES...   (SERIES: 6.12, 6.12-rt, 6.1)" >&2
 	exit 2
