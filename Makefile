@@ -40,7 +40,8 @@
 #   bench-native     the native half of bench alone (no VM)
 #   rdma-bench       ib_uverbs stock / kslot on rxe, stock 6.12 VM
 #   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
-# Steps, run by the targets above: deps test-modules selftests tools
+# Steps, run by the targets above: deps deps-kernel kernel-build
+#   rt-kernel-build test-modules selftests tools
 #   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
 #   bench-tools bench-selftest bench-module arm64-user arm64-lane
 #   check-build
@@ -83,7 +84,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: help all modules deps kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: help all modules deps deps-kernel kernel-build rt-kernel-build kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -93,14 +94,22 @@ help:
 modules:
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
-deps:
+# deps-kernel installs what a kernel build needs, first: on a fresh
+# machine the kernels then build while deps installs everything else.
+deps: deps-kernel
 	@$(TOP)/scripts/deps.sh
 
-kernel: deps
+deps-kernel:
+	@$(TOP)/scripts/deps.sh kernel
+
+kernel-build: deps-kernel
 	@$(TOP)/scripts/kernel.sh $(KSLOT_FRAGMENT) >/dev/null
 
-rt-kernel: deps
+rt-kernel-build: deps-kernel
 	@$(TOP)/scripts/kernel.sh $(RT_FRAGMENTS) >/dev/null
+
+kernel: kernel-build deps
+rt-kernel: rt-kernel-build deps
 
 # kslot.ko, the KUnit modules and the benchmark module for the RT kernel.
 rt-modules: rt-kernel

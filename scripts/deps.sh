@@ -6,20 +6,29 @@
 # cross compilers of the arm64 lane are not installed: gcc-multilib
 # conflicts with them; scripts/cross-gcc.sh unpacks them into the cache.)
 #
-# Usage: scripts/deps.sh [bench]
-#   bench  also the packages only make bench needs (Rust's slotmap crate
-#          and the toolchain that builds it offline)
+# Usage: scripts/deps.sh [bench|kernel]
+#   bench   also the packages only make bench needs (Rust's slotmap crate
+#           and the toolchain that builds it offline)
+#   kernel  only what scripts/kernel.sh needs to build a kernel (the
+#           Makefile installs them first, and builds the kernels while
+#           the rest installs).  Everything Kconfig probes for is here
+#           (pahole: dwarves), so that a kernel's configuration does not
+#           change with what is installed beside its build.
 set -euo pipefail
 
-pkgs=(
+kernel_pkgs=(
 	bc bison cpio flex gcc make libc6-dev libelf-dev libssl-dev kmod
-	python3 xz-utils gzip
+	python3 xz-utils gzip dwarves
 	linux-source-6.12
+)
+
+pkgs=(
+	"${kernel_pkgs[@]}"
 	qemu-system-x86
 	busybox-static
 	qemu-system-arm
 	sparse coccinelle ocaml-nox
-	dwarves gcc-multilib
+	gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base
 	patch
@@ -31,7 +40,8 @@ bench_pkgs=(
 case "${1:-}" in
 '') ;;
 bench) pkgs+=("${bench_pkgs[@]}") ;;
-*) echo "usage: $0 [bench]" >&2; exit 2 ;;
+kernel) pkgs=("${kernel_pkgs[@]}") ;;
+*) echo "usage: $0 [bench|kernel]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -138,6 +138,10 @@ case "$arch" in
 amd64)
 	[ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
 	qemu=(qemu-system-x86_64 -accel tcg)
+	# The test kernels have no ACPI: they find CPUs in the firmware's
+	# MP table, which lists one CPU per package, so each vCPU is a
+	# package of its own.
+	smp=2,sockets=2
 	console=ttyS0
 	results=(-serial "file:$out/results.log")
 	;;
@@ -147,6 +151,7 @@ arm64)
 	# the implementation-defined algorithm is what CI systems use.
 	# shellcheck disable=SC2054 # QEMU's commas, in one word
 	qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu max,pauth-impdef=on)
+	smp=2
 	console="ttyAMA0 kslot_results=hvc0"
 	# shellcheck disable=SC2054 # QEMU's commas, in one word
 	results=(-device virtio-serial-pci
@@ -184,7 +189,7 @@ boot() {
 	progress=$!
 	# shellcheck disable=SC2086 # $icount is two words or none
 	timeout --foreground -k 10 "$timeout" \
-		"${qemu[@]}" $icount -smp 2 -m 2G -no-reboot \
+		"${qemu[@]}" $icount -smp "$smp" -m 2G -no-reboot \
 		-kernel "$image" \
 		-initrd "$out/initramfs.cpio.gz" \
 		-append "console=$console loglevel=7 oops=panic panic=-1 kslot_mode=$mode$extra" \
