@@ -195,7 +195,7 @@ selftests: deps
 	@cp $(TOP)/selftests/kslot/*.sh $(UBUILD)/selftests/
 
 # libkslot and kslotctl; a static kslotctl goes into the VM.
-tools:
+tools: deps
 	@$(MAKE) -s -C $(TOP)/userspace-tools STATIC=1 O=$(UBUILD)/userspace \
 		CC="$(CC)" AR="$(AR)"
 	@mkdir -p $(UBUILD)/bin
@@ -492,7 +492,7 @@ bench-module: test-modules
 	$(MAKE) -C $$kdir M=$(TOP)/bench \
 		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers W=1 modules
 
-bench-tools:
+bench-tools: deps
 	@mkdir -p $(UBUILD)/bin
 	@$(CC) -O2 -Wall -static -I$(TOP)/include/uapi \
 		-I$(TOP)/userspace-tools $(TOP)/bench/kslot_ioctl_bench.c \
