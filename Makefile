@@ -469,7 +469,7 @@ BENCH_OUT := $(BUILD)/bench
 .PHONY: bench bench-native bench-deps bench-tools bench-selftest bench-module
 .PHONY: rdma-bench
 
-bench-deps:
+bench-deps: deps
 	@$(TOP)/scripts/deps.sh bench
 
 bench: bench-deps kernel bench-tools iommufd

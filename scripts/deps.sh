@@ -11,14 +11,16 @@
 #           and the toolchain that builds it offline)
 #   kernel  only what scripts/kernel.sh needs to build a kernel (the
 #           Makefile installs them first, and builds the kernels while
-#           the rest installs).  Everything Kconfig probes for is here
-#           (pahole: dwarves), so that a kernel's configuration does not
-#           change with what is installed beside its build.
+#           the rest installs).  The tools Kconfig probes for that the
+#           kernels' configuration can use are here (pahole: dwarves), so
+#           that it does not change with what installs beside the build.
+#           gcc-multilib too: it needs gcc's exact version, and would
+#           upgrade the compiler under a running build.
 set -euo pipefail
 
 kernel_pkgs=(
 	bc bison cpio flex gcc make libc6-dev libelf-dev libssl-dev kmod
-	python3 xz-utils gzip dwarves
+	python3 xz-utils gzip dwarves gcc-multilib
 	linux-source-6.12
 )
 
@@ -28,7 +30,6 @@ pkgs=(
 	busybox-static
 	qemu-system-arm
 	sparse coccinelle ocaml-nox
-	gcc-multilib
 	liburcu-dev valgrind gnuplot-nox
 	dkms openssl pkgconf groff-base
 	patch

@@ -138,10 +138,7 @@ case "$arch" in
 amd64)
 	[ -d "$kernel" ] && image=$kernel/arch/x86/boot/bzImage
 	qemu=(qemu-system-x86_64 -accel tcg)
-	# The test kernels have no ACPI: they find CPUs in the firmware's
-	# MP table, which lists one CPU per package, so each vCPU is a
-	# package of its own.
-	smp=2,sockets=2
+	smp=2
 	console=ttyS0
 	results=(-serial "file:$out/results.log")
 	;;
@@ -163,15 +160,35 @@ esac
 # kasan_sees_use_after_free): report every bug, not only the first.  A
 # kernel without KASAN passes the word on to init, which ignores it.
 extra=" kasan_multi_shot${KSLOT_VM_APPEND:+ $KSLOT_VM_APPEND}"
-silence=${KSLOT_VM_SILENCE:-300}
-rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
-echo "vm.sh: ${label}booting $mode VM ($arch, TCG, 2 vCPUs); console in $out/console.log" >&2
-set +e
 # KSLOT_VM_ICOUNT=1: guest time counts instructions (1 ns each), so a
 # benchmark's figures are instruction counts, free of the host's load and
 # of the soft-MMU's refills.
 icount=
 [ "${KSLOT_VM_ICOUNT:-}" = 1 ] && icount="-icount shift=0,sleep=off"
+# The test kernels (configs/kslot-test.config) have no ACPI:
+# - they find the CPUs in the firmware's MP table, which lists one CPU
+#   per package, so each vCPU is a package of its own;
+# - they have no HPET or PM timer to calibrate the TSC and the local APIC
+#   timer against, and the PIT alone fails on a busy host (the kernel
+#   then falls back to a jiffies clock and a broadcast tick).  Under TCG
+#   the guest's TSC is the host's (a 1 GHz count of guest time with
+#   -icount), and QEMU's APIC timer counts at 1 GHz: both are given.
+if [ "$arch" = amd64 ] && [ -f "$kernel/.config" ] &&
+   ! grep -q '^CONFIG_ACPI=y' "$kernel/.config"; then
+	smp=2,sockets=2
+	khz=1000000
+	if [ -z "$icount" ]; then
+		khz=$(cc -O2 -o "$out/tsc-khz" "$top/scripts/tsc-khz.c" &&
+			"$out/tsc-khz") ||
+			{ echo "vm.sh: cannot measure the host's TSC" >&2; exit 1; }
+	fi
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$kernel/.config")
+	extra+=" tsc_early_khz=$khz tsc=reliable lapic_timer_period=$((1000000000 / hz))"
+fi
+silence=${KSLOT_VM_SILENCE:-300}
+rm -f "$out/console.log" "$out/results.log" "$out/vm-time"
+echo "vm.sh: ${label}booting $mode VM ($arch, TCG, 2 vCPUs); console in $out/console.log" >&2
+set +e
 # The progress reader of the running boot: stopped (it prints what is
 # left, then exits) and waited for when QEMU exits, and on any exit of
 # this script; it also exits by itself if this script is gone.
