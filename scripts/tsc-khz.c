@@ -6,21 +6,22 @@
  * (tsc_early_khz=): without ACPI they have no HPET or PM timer to
  * calibrate the TSC against, and the PIT alone fails on a busy host.
  */
-#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <x86intrin.h>
 
-/* A TSC read and a clock read close together: the pair of 5 with the
- * shortest TSC interval around the clock read. */
-static void sample(uint64_t *tsc, uint64_t *ns)
+/*
+ * A TSC read and a clock read close together: the pair of 5 with the
+ * shortest TSC interval around the clock read.
+ */
+static void sample(unsigned long long *tsc, unsigned long long *ns)
 {
-	uint64_t best = UINT64_MAX;
+	unsigned long long best = ~0ULL;
 	struct timespec ts;
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		uint64_t a = __rdtsc(), b;
+		unsigned long long a = __rdtsc(), b;
 
 		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 		b = __rdtsc();
@@ -35,13 +36,13 @@ static void sample(uint64_t *tsc, uint64_t *ns)
 int main(void)
 {
 	struct timespec d = { 0, 200 * 1000 * 1000 };
-	uint64_t t0, n0, t1, n1;
+	unsigned long long t0, n0, t1, n1;
 
 	sample(&t0, &n0);
 	nanosleep(&d, NULL);
 	sample(&t1, &n1);
 	if (n1 <= n0 || t1 <= t0)
 		return 1;
-	printf("%llu\n", (unsigned long long)((t1 - t0) * 1000000ULL / (n1 - n0)));
+	printf("%llu\n", (t1 - t0) * 1000000ULL / (n1 - n0));
 	return 0;
 }
