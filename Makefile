@@ -42,7 +42,7 @@
 #   vm-run SCRIPT=path [FILES=dir]   your script in the VM, kslot loaded
 # Steps, run by the targets above: deps deps-kernel kernel-build
 #   rt-kernel-build test-modules selftests tools
-#   host-checks eco-checks stock-vms rt-modules rt-vm bench-deps
+#   host-checks eco-checks stock-fetch stock-vms rt-modules rt-vm bench-deps
 #   bench-tools bench-selftest bench-module arm64-user arm64-lane
 #   check-build
 # More: README.md, docs/index.rst (docs/testing.rst for what check runs).
@@ -84,7 +84,7 @@ RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
 
-.PHONY: help all modules deps deps-kernel kernel-build rt-kernel-build kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-vms check-stock fuzz check-kcsan clean
+.PHONY: help all modules deps deps-kernel kernel-build rt-kernel-build kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-fetch stock-vms check-stock fuzz check-kcsan clean
 
 all: modules
 
@@ -213,39 +213,39 @@ host-checks: $(if $(CHECK_BUILT),,kernel selftests tools)
 # Everything make check runs is built first, as many jobs at a time as
 # there are cores (two here): the two debug kernels' builds keep the
 # cores busy, and the small builds (user-space programs, the cross
-# compilers' fetch, the clients) fill the gaps between them.
+# compilers' and the stock kernels' fetch, the clients) fill the gaps
+# between them.
 CHECK_BUILD := test-modules rt-modules selftests tools iommufd arm64-user \
-	bench-module examples $(RDMA_DEBUG_DEPS)
+	stock-fetch bench-module examples $(RDMA_DEBUG_DEPS)
 .PHONY: check-build
 check-build: $(CHECK_BUILD)
 
 # Then two lanes at once, as a VM keeps about one of the 2 cores busy:
 # the debug VM (KASAN, and the clients' suites) in one; in the other the
 # host checks, which start once the debug VM has its initramfs (they
-# rebuild in the tree), then the PREEMPT_RT debug VM.  The stock-kernel
-# VMs (stock-check.sh) and then the arm64 lane (arm64-lane) go to
-# whichever lane is free first (each claims its directory, stock.claim
-# and arm64.claim).  Each VM prints its progress, labelled
-# (scripts/vm.sh); the summary shows each part's wall time and the
-# whole run's.
+# rebuild in the tree), then the PREEMPT_RT debug VM.  Each stock
+# kernel's build and VM (stock-check.sh --lane), one kernel at a time,
+# and then the arm64 lane (arm64-lane) go to whichever lane is free first
+# (each kernel claims its directory under stock-amd64.d/; the arm64 lane
+# claims arm64.claim).  Each VM prints its progress, labelled
+# (scripts/vm.sh); the summary shows each part's wall time and lane, and
+# the whole run's.
 check:
 	@s=$$(date +%s); $(MAKE) -j$(NPROC) check-build && \
 	mkdir -p $(VM_OUT) && echo $$(( $$(date +%s) - s )) > $(VM_OUT)/build.time
 	@mkdir -p $(VM_OUT) $(RT_OUT)
 	@rm -f $(VM_OUT)/host-checks.time $(VM_OUT)/check.time $(VM_OUT)/staged \
 		$(VM_OUT)/host-compile.tap $(VM_OUT)/stock-dirs \
-		$(VM_OUT)/stock.time $(VM_OUT)/host-compile-arm64.tap \
+		$(VM_OUT)/host-compile-arm64.tap \
 		$(VM_OUT)/host-refuse32.tap $(VM_OUT)/stock-dirs-arm64 \
 		$(VM_OUT)/arm64-lane.time
-	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock.claim
+	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock-amd64.d
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
-	claim() { mkdir $(VM_OUT)/$$1.claim 2>/dev/null && \
-		echo $$2 > $(VM_OUT)/$$1.claim/lane; }; \
-	stock() { ! claim stock $$1 || { s=$$(date +%s); \
-		$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS); \
-		echo $$(( $$(date +%s) - s )) > $(VM_OUT)/stock.time; }; }; \
-	arm64() { ! claim arm64 $$1 || \
-		$(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); }; \
+	stock() { $(TOP)/scripts/stock-check.sh --lane $$1 $(VM_OUT) \
+		$(STOCK_KERNELS); }; \
+	arm64() { ! mkdir $(VM_OUT)/arm64.claim 2>/dev/null || \
+		{ echo $$1 > $(VM_OUT)/arm64.claim/lane; \
+		  $(MAKE) -s arm64-lane LANE_OUT=$(VM_OUT); }; }; \
 	{ $(IOMMUFD_ENV) $(RDMA_DEBUG_ENV) KSLOT_VM_LABEL=debug KSLOT_VM_STAGED=$(VM_OUT)/staged \
 		$(TOP)/scripts/vm.sh check $$kdir $(VM_OUT); rc=$$?; \
 	  touch $(VM_OUT)/staged; stock debug; arm64 debug; exit $$rc; } & \
@@ -284,8 +284,17 @@ lint: kernel
 	@$(TOP)/scripts/lint.sh $(TEST_KDIR)
 
 # The compile matrix and selftests on Debian's stock kernels (production
-# configs, no KUnit); see scripts/stock-check.sh.
+# configs, no KUnit); see scripts/stock-check.sh.  stock-fetch unpacks
+# them (and the arm64 lane's) into the cache (scripts/stock-kernel.sh),
+# so that make check fetches them while the kernels build.
 STOCK_KERNELS ?= 6.12 6.12-rt 6.1
+stock-fetch:
+	@for k in $(STOCK_KERNELS); do \
+		$(TOP)/scripts/stock-kernel.sh $$k > /dev/null || exit 1; done
+	@for k in $(ARM64_KERNELS); do \
+		$(TOP)/scripts/stock-kernel.sh --arch arm64 $$k > /dev/null || exit 1; done
+	@$(TOP)/scripts/stock-kernel.sh --arch armhf --headers 6.12 > /dev/null
+
 stock-vms: selftests tools
 	@$(TOP)/scripts/stock-check.sh $(VM_OUT) $(STOCK_KERNELS)
 

@@ -60,14 +60,14 @@ ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 
 # The in-kernel half, in the VM.
 kernel_half() {
-	local ver src
+	local ver root src
 
-	ver=$("$top/scripts/stock-kernel.sh" 6.12)
+	read -r ver root <<< "$("$top/scripts/stock-kernel.sh" 6.12)"
 	echo "bench.sh: building kslot_bench.ko against linux-headers-$ver" >&2
 	src=$out/kmod
 	rm -rf "$out/files"
 	mkdir -p "$out/files"
-	"$top/scripts/build-copy.sh" "/usr/src/linux-headers-$ver" "$src"
+	"$top/scripts/build-copy.sh" "$root/usr/src/linux-headers-$ver" "$src"
 	cp "$src/bench/kslot_bench.ko" "$out/files/"
 	cat > "$out/guest.sh" <<-GUEST
 	insmod /files/kslot_bench.ko sizes=$sizes reps=$reps ${only:+only=$only}
@@ -78,7 +78,7 @@ kernel_half() {
 
 	echo "bench.sh: booting Debian kernel $ver (this takes minutes under TCG)" >&2
 	KSLOT_KO_DIR=$src KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-3000} \
-		"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" "$out/vm" \
+		"$top/scripts/vm.sh" script "$root/boot/vmlinuz-$ver" "$out/vm" \
 		"$out/guest.sh" "$out/files"
 	sed -n '/^@@script/,/^@@exit/p' "$out/vm/results.log" | tr -d '\r' |
 		grep -v '^@@' > "$out/kernel.tap" || true
@@ -93,7 +93,7 @@ kernel_half() {
 	echo "bench.sh: booting $ver again with -icount for the ioctl rows" >&2
 	KSLOT_KO_DIR=$src KSLOT_VM_ICOUNT=1 \
 		KSLOT_VM_TIMEOUT=${KSLOT_VM_TIMEOUT:-3000} \
-		"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" \
+		"$top/scripts/vm.sh" script "$root/boot/vmlinuz-$ver" \
 		"$out/vm-icount" "$out/guest-icount.sh" "$out/files"
 	sed -n '/^@@script/,/^@@exit/p' "$out/vm-icount/results.log" |
 		tr -d '\r' | grep -v '^@@' |

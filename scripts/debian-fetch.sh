@@ -18,8 +18,8 @@
 # apt uses the system's sources, and lists of ARCH and of the host's
 # architecture kept in ${XDG_CACHE_HOME:-~/.cache}/kslot/apt-ARCH/
 # (fetched when missing or a day old).  Used by scripts/stock-kernel.sh
-# (Debian's arm64 and armhf kernels) and scripts/cross-gcc.sh (the cross
-# compilers).
+# (Debian's kernels, the host's architecture's too) and
+# scripts/cross-gcc.sh (the cross compilers).
 set -euo pipefail
 
 usage() {
@@ -32,9 +32,9 @@ host=$(dpkg --print-architecture)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
 aptdir=$cache/apt-$arch
 opts=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
-	-o "APT::Architectures::=$host"
 	-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
 	-o "APT::Sandbox::User=root")
+[ "$arch" = "$host" ] || opts+=(-o "APT::Architectures::=$host")
 mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
 # One fetch at a time (make check's lanes may fetch at once).
 exec 6>"$cache/.lock-debian-fetch"

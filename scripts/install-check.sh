@@ -42,9 +42,10 @@ bail() {
 	exit 0
 }
 
-if ! ver=$("$top/scripts/stock-kernel.sh" "$series" 2> /dev/null); then
+if ! got=$("$top/scripts/stock-kernel.sh" --headers "$series" 2> /dev/null); then
 	bail "make install # Debian $series kernel headers missing"
 fi
+read -r ver root <<< "$got"
 mkdir -p "$top/build"
 tmp=$(mktemp -d "$top/build/install-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -57,7 +58,7 @@ tar -C "$top" --exclude=./build --exclude=./.git --exclude='*.o' \
 	-cf - . | tar -C "$src" -xf -
 
 log=$(make -C "$src" install DESTDIR="$d" PREFIX=/usr \
-	KDIR="/usr/src/linux-headers-$ver" 2>&1)
+	KDIR="$root/usr/src/linux-headers-$ver" 2>&1)
 rc=$?
 ok $rc "make install DESTDIR=... PREFIX=/usr (linux-headers-$ver)" \
 	"$(echo "$log" | tail -20)"

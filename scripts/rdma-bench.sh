@@ -25,9 +25,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "${1:-$top/build/rdma/bench}"
 out=$(cd "${1:-$top/build/rdma/bench}" && pwd)
-ver=$("$top/scripts/stock-kernel.sh" 6.12)
+read -r ver root <<< "$("$top/scripts/stock-kernel.sh" 6.12)"
 src=$top/build/stock-$ver
-hdr=/usr/src/linux-headers-$ver
+hdr=$root/usr/src/linux-headers-$ver
 [ -f "$src/Module.symvers" ] || "$top/scripts/build-copy.sh" "$hdr" "$src"
 "$top/scripts/rdma.sh" "$hdr" "$src" "$top/build/rdma/stock-$ver"
 
@@ -42,7 +42,7 @@ echo "rxe0 ${RDMA_BENCH_LIVE:-1,1000,100000} ${RDMA_BENCH_SECS:-1} 3" > "$files/
 # module does.
 KSLOT_VM_APPEND=kfence.sample_interval=0 \
 KSLOT_VM_ICOUNT=1 KSLOT_KO_DIR=$src KSLOT_VM_LABEL=rdma-bench \
-	"$top/scripts/vm.sh" script "/boot/vmlinuz-$ver" "$out/vm" \
+	"$top/scripts/vm.sh" script "$root/boot/vmlinuz-$ver" "$out/vm" \
 	"$top/clients/rdma/vm-run.sh" "$files"
 
 python3 - "$out/vm/results.log" "$out/table" <<'EOF'

@@ -7,7 +7,8 @@
 #
 #   KDIR   the kernel's build tree: the test kernel's (scripts/kernel.sh,
 #          built with configs/kslot-rdma.config) or a stock kernel's
-#          headers (/usr/src/linux-headers-VERSION)
+#          headers (ROOT/usr/src/linux-headers-VERSION, its modules in
+#          ROOT/lib/modules/VERSION: scripts/stock-kernel.sh)
 #   KSLOT  the directory kslot.ko was built in against KDIR (its
 #          Module.symvers)
 #   OUT    build directory; OUT/vm is what the VM gets in /lib/kslot/rdma
@@ -86,7 +87,7 @@ fi
 mods="udp_tunnel ip6_udp_tunnel configfs crc32_generic dummy dimlib ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_rxe rdma_ucm"
 for m in $mods; do
 	# The first match (-quit: no pipe that pipefail could fail on).
-	f=$(find "$kdir" "/lib/modules/$krel/kernel" \( -name "$m.ko" -o \
+	f=$(find "$kdir" "${kdir%/usr/src/*}/lib/modules/$krel/kernel" \( -name "$m.ko" -o \
 		-name "$m.ko.xz" \) -print -quit 2>/dev/null || true)
 	case "$f" in
 	'') continue ;; # built in, or not needed by this kernel

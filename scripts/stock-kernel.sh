@@ -1,33 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Make sure one of Debian's stock kernels (image and headers) is there and
-# print its version (the /lib/modules and /boot name).
+# Make sure one of Debian's stock kernels (image, modules and headers) is
+# there and print "VERSION ROOT": the kernel's version (its /lib/modules
+# and /boot name) and the directory its packages are unpacked into.
 #
-# Usage: scripts/stock-kernel.sh [--arch ARCH [--headers]] SERIES
+# Usage: scripts/stock-kernel.sh [--arch ARCH] [--headers] SERIES
 #   SERIES   6.12     the kernel of linux-image-6.12-FLAVOUR (6.12 LTS)
 #            6.12-rt  the kernel of linux-image-6.12-rt-FLAVOUR (PREEMPT_RT)
 #            6.1      the kernel of linux-image-FLAVOUR (bookworm's 6.1)
 #   ARCH     Debian's architecture: amd64 (the default; FLAVOUR amd64),
 #            arm64 (arm64) or armhf (armmp)
-#   --headers  the headers only, no image (a foreign ARCH only)
+#   --headers  the headers only, no image
 #
-# amd64, the host's architecture, is installed with apt-get: the image in
-# /boot, the headers in /usr/src; the output is "VERSION".  Another
-# architecture is not installed (no multiarch, nothing registered with
-# dpkg): its packages are fetched and unpacked by scripts/debian-fetch.sh
-# into ROOT=${XDG_CACHE_HOME:-~/.cache}/kslot/debian-ARCH-VERSION,
-# which stands for / (ROOT/boot/vmlinuz-VERSION,
+# No kernel is installed, the host's own architecture included: nothing
+# is registered with dpkg, nothing lands in /boot or /lib/modules, and
+# neither an initramfs nor DKMS's autoinstall runs (they were most of the
+# cost of an apt-get install).  The packages are fetched and unpacked by
+# scripts/debian-fetch.sh into
+# ROOT=${XDG_CACHE_HOME:-~/.cache}/kslot/debian-ARCH-VERSION, which stands
+# for / (ROOT/boot/vmlinuz-VERSION, ROOT/lib/modules/VERSION,
 # ROOT/usr/src/linux-headers-VERSION, and ROOT/bin/busybox from
-# busybox-static for the test VM); the output is "VERSION ROOT".  Its
+# busybox-static for the test VM).  The headers build out of tree from
+# there (make -C ROOT/usr/src/linux-headers-VERSION; dkms build
+# --kernelsourcedir) with Kbuild's host programs from the amd64
+# linux-kbuild package, unpacked there too; a foreign architecture's
 # headers are set up by Debian for cross builds (they name the cross
-# compiler, e.g. aarch64-linux-gnu-gcc-12: scripts/cross-gcc.sh) and use
-# the amd64 linux-kbuild package's host programs, unpacked there too.
+# compiler, e.g. aarch64-linux-gnu-gcc-12: scripts/cross-gcc.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-	echo "usage: $0 [--arch amd64|arm64|armhf [--headers]] 6.12|6.12-rt|6.1" >&2
+	echo "usage: $0 [--arch amd64|arm64|armhf] [--headers] 6.12|6.12-rt|6.1" >&2
 	exit 2
 }
 arch=amd64 headers_only=
@@ -46,7 +50,6 @@ armhf) flavour=armmp ;;
 *) usage ;;
 esac
 host=$(dpkg --print-architecture)
-[ "$arch" != "$host" ] || [ -z "$headers_only" ] || usage
 case "$1" in
 6.12) meta=linux-image-6.12-$flavour ;;
 6.12-rt) meta=linux-image-6.12-rt-$flavour ;;
@@ -55,47 +58,23 @@ case "$1" in
 esac
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
-# One install at a time: make check's lanes may ask for a kernel at once
-# (the DKMS and install checks, the stock-kernel VMs).  A foreign
-# architecture's kernels have a lock of their own: fetching them does not
-# wait for apt-get install.
-lock=$cache/.lock-stock-kernel
-[ "$arch" = "$host" ] || lock=$lock-$arch
+# One kernel of an architecture at a time: make check's lanes may ask for
+# the same kernel at once (the DKMS and install checks, the stock-kernel
+# VMs, the fetch of the build phase).
+lock=$cache/.lock-stock-kernel-$arch
 mkdir -p "$cache"
 exec 7>"$lock"
 flock 7
 
-# apt-cache with the lists of ARCH (scripts/debian-fetch.sh) or the host's.
-acache() {
-	if [ "$arch" = "$host" ]; then
-		apt-cache "$@"
-	else
-		"$top/scripts/debian-fetch.sh" "$arch" --apt apt-cache "$@"
-	fi
-}
+acache() { "$top/scripts/debian-fetch.sh" "$arch" --apt apt-cache "$@"; }
 image=$(acache depends "$meta" 2>/dev/null |
 	sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
 [ -n "$image" ] || { echo "stock-kernel.sh: cannot resolve $meta ($arch)" >&2; exit 1; }
 ver=${image#linux-image-}
 
-if [ "$arch" = "$host" ]; then
-	if [ ! -f "/boot/vmlinuz-$ver" ] || [ ! -f "/usr/src/linux-headers-$ver/Makefile" ]; then
-		echo "stock-kernel.sh: installing linux-image-$ver and headers" >&2
-		if [ "$(id -u)" != 0 ]; then
-			echo "stock-kernel.sh: run as root" >&2
-			exit 1
-		fi
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends "linux-image-$ver" \
-			"linux-headers-$ver" >&2
-	fi
-	echo "$ver"
-	exit 0
-fi
-
-# A foreign architecture: the headers, the common headers and the host's
-# linux-kbuild (Kbuild's host programs: fixdep, modpost...), then the
-# image and busybox-static.
+# The headers, the common headers and the host's linux-kbuild (Kbuild's
+# host programs: fixdep, modpost, sign-file...), then the image (with its
+# modules) and busybox-static.
 root=$cache/debian-$arch-$ver
 deps=$(acache depends "linux-headers-$ver" 2>/dev/null)
 common=$(echo "$deps" |

@@ -790,9 +790,9 @@ def main():
                 tally.skipped - before[2], ' (VM %s)' % vm if vm else ''))
         elif vm:
             print('time: VM %s' % vm)
-    def lane(name):
-        """Which lane of make check ran @name (its claim), as words."""
-        who = read(os.path.join(outdir, name + '.claim', 'lane')).strip()
+    def lane(claim):
+        """Which lane of make check ran what @claim names, as words."""
+        who = read(os.path.join(outdir, claim, 'lane')).strip()
         return {'debug': ", on the debug VM's lane",
                 'host': ", on the host checks' lane"}.get(who, '')
 
@@ -803,14 +803,19 @@ def main():
     host = wall_time(os.path.join(outdir, 'host-checks.time'))
     if mode == 'check' and host:
         print('time: host checks %s (beside the debug VM)' % host)
-    stock = wall_time(os.path.join(outdir, 'stock.time'))
+    claims = os.path.join(outdir, 'stock-amd64.d')
+    stock = []
+    for series in sorted(os.listdir(claims)) if os.path.isdir(claims) else []:
+        took = wall_time(os.path.join(claims, series, 'time'))
+        if took:
+            stock.append('%s %s%s' % (series, took,
+                                      lane('stock-amd64.d/' + series)))
     if mode == 'check' and stock:
-        print('time: stock kernels %s (W=1 builds and VMs)%s' %
-              (stock, lane('stock')))
+        print('time: stock kernels (W=1 build and VM): %s' % '; '.join(stock))
     arm64 = wall_time(os.path.join(outdir, 'arm64-lane.time'))
     if arm64:
         print('time: arm64 lane %s (fetch, W=1 cross build, VM, 32-bit '
-              'refusal)%s' % (arm64, lane('arm64')))
+              'refusal)%s' % (arm64, lane('arm64.claim')))
     lanes = wall_time(os.path.join(outdir, 'check.time'))
     if mode == 'check' and lanes:
         print('time: tests %s (the debug VM; beside it the host checks '
