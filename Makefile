@@ -239,7 +239,8 @@ check:
 		$(VM_OUT)/host-compile-arm64.tap \
 		$(VM_OUT)/host-refuse32.tap $(VM_OUT)/stock-dirs-arm64 \
 		$(VM_OUT)/arm64-lane.time
-	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock-amd64.d
+	@rm -rf $(VM_OUT)/arm64.claim $(VM_OUT)/stock-amd64.d \
+		$(VM_OUT)/stock.claim $(VM_OUT)/stock.time
 	@kdir=$(TEST_KDIR); rtkdir=$(RT_KDIR); t0=$$(date +%s); \
 	stock() { $(TOP)/scripts/stock-check.sh --lane $$1 $(VM_OUT) \
 		$(STOCK_KERNELS); }; \
@@ -288,7 +289,7 @@ lint: kernel
 # them (and the arm64 lane's) into the cache (scripts/stock-kernel.sh),
 # so that make check fetches them while the kernels build.
 STOCK_KERNELS ?= 6.12 6.12-rt 6.1
-stock-fetch:
+stock-fetch: deps-kernel
 	@for k in $(STOCK_KERNELS); do \
 		$(TOP)/scripts/stock-kernel.sh $$k > /dev/null || exit 1; done
 	@for k in $(ARM64_KERNELS); do \

@@ -62,7 +62,9 @@ ksrc=$(readlink -f "$("$top/scripts/kernel.sh")/source")
 kernel_half() {
 	local ver root src
 
-	read -r ver root <<< "$("$top/scripts/stock-kernel.sh" 6.12)"
+	local got
+	got=$("$top/scripts/stock-kernel.sh" 6.12)
+	read -r ver root <<< "$got"
 	echo "bench.sh: building kslot_bench.ko against linux-headers-$ver" >&2
 	src=$out/kmod
 	rm -rf "$out/files"

@@ -15,9 +15,11 @@
 #            of packages as unpacked, whole
 #   --apt    run apt-cache or apt-get with ARCH's lists (to resolve names)
 #
-# apt uses the system's sources, and lists of ARCH and of the host's
-# architecture kept in ${XDG_CACHE_HOME:-~/.cache}/kslot/apt-ARCH/
-# (fetched when missing or a day old).  Used by scripts/stock-kernel.sh
+# apt uses the system's sources; for the host's architecture, the
+# system's lists too (apt-get update's), and for another one lists of
+# ARCH and of the host's architecture kept in
+# ${XDG_CACHE_HOME:-~/.cache}/kslot/apt-ARCH/ (fetched when missing or a
+# day old; the old ones are used when they cannot be refreshed).  Used by scripts/stock-kernel.sh
 # (Debian's kernels, the host's architecture's too) and
 # scripts/cross-gcc.sh (the cross compilers).
 set -euo pipefail
@@ -32,17 +34,28 @@ host=$(dpkg --print-architecture)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kslot
 aptdir=$cache/apt-$arch
 opts=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
-	-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
-	-o "APT::Sandbox::User=root")
-[ "$arch" = "$host" ] || opts+=(-o "APT::Architectures::=$host")
+	-o "Dir::Cache=$aptdir/cache" -o "APT::Sandbox::User=root")
+# The host's architecture uses the system's lists, which the installed
+# packages (linux-source-6.12, the headers' twin) came from: the same
+# versions.  Another architecture has lists of its own.
+[ "$arch" = "$host" ] ||
+	opts+=(-o "APT::Architectures::=$host" -o "Dir::State::Lists=$aptdir/lists")
 mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
 # One fetch at a time (make check's lanes may fetch at once).
 exec 6>"$cache/.lock-debian-fetch"
 flock 6
-if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name kslot.stamp -mtime -1)" ]; then
+if [ "$arch" != "$host" ] &&
+	[ -z "$(find "$aptdir/lists" -maxdepth 1 -name kslot.stamp -mtime -1)" ]; then
 	echo "debian-fetch.sh: fetching Debian's package lists for $arch" >&2
-	apt-get -q "${opts[@]}" update >&2
-	touch "$aptdir/lists/kslot.stamp"
+	if apt-get -q "${opts[@]}" update >&2; then
+		touch "$aptdir/lists/kslot.stamp"
+	elif [ -f "$aptdir/lists/kslot.stamp" ]; then
+		# Offline, or the mirror is down: yesterday's lists still
+		# name what is unpacked already.
+		echo "debian-fetch.sh: warning: cannot refresh the $arch lists; using the old ones" >&2
+	else
+		exit 1
+	fi
 fi
 
 if [ "$2" = --apt ]; then

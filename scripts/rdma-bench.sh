@@ -25,7 +25,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "${1:-$top/build/rdma/bench}"
 out=$(cd "${1:-$top/build/rdma/bench}" && pwd)
-read -r ver root <<< "$("$top/scripts/stock-kernel.sh" 6.12)"
+got=$("$top/scripts/stock-kernel.sh" 6.12)
+read -r ver root <<< "$got"
 src=$top/build/stock-$ver
 hdr=$root/usr/src/linux-headers-$ver
 [ -f "$src/Module.symvers" ] || "$top/scripts/build-copy.sh" "$hdr" "$src"

@@ -29,7 +29,9 @@
 # OUTDIR/host-compile.tap (one case per kernel, and one for the RDMA
 # client's build) and OUTDIR/stock-dirs (the VM output directories to
 # judge), from every kernel done; for arm64, OUTDIR/host-compile-arm64.tap
-# and OUTDIR/stock-dirs-arm64, so that both architectures can run at once.
+# and OUTDIR/stock-dirs-arm64, so that both architectures can run at once
+# (a kernel not done yet counts as a failure until the merge that comes
+# after it).
 # Each VM's progress lines are labelled with its kernel's version.
 set -uo pipefail
 
@@ -95,7 +97,7 @@ one() {
 		return
 	fi
 	echo "ok W=1 build against linux-headers-$ver" >> "$res/tap"
-	rdma= rmods=
+	rdma='' rmods=''
 	if [ "$arch" = amd64 ] && [ "$series" = 6.12 ]; then
 		rout=$top/build/rdma/stock-$ver
 		if log=$("$top/scripts/rdma.sh" "$root/usr/src/linux-headers-$ver" \
@@ -135,7 +137,13 @@ flock 8
 tap=$out/host-compile$suffix.tap
 dirs=$out/stock-dirs$suffix
 lines=$(for series in "$@"; do
-	[ -f "$claims/$series/time" ] && cat "$claims/$series/tap"
+	if [ -f "$claims/$series/time" ]; then
+		cat "$claims/$series/tap"
+	else
+		# Still running in the other lane (whose merge comes last and
+		# replaces this), or a lane that died.
+		echo "not ok W=1 build against Debian $arch $series # not finished"
+	fi
 done)
 {
 	echo "TAP version 13"
