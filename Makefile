@@ -7,7 +7,7 @@
 #   run              the demo in the VM (a few min once the debug kernel,
 #                    5 to 10 min the first time, is cached)
 #   check            every test: VMs (x86-64 and arm64), host checks,
-#                    verdict (about 34 min on a fresh machine, 16 with
+#                    verdict (about 34 min on a fresh machine, 17 with
 #                    the kernels cached) [IOMMUFD_STOCK=1 RDMA_STOCK=1]
 # Build:
 #   all, modules     the modules against KDIR (default: the running
