@@ -287,7 +287,9 @@ lint: kernel
 # The compile matrix and selftests on Debian's stock kernels (production
 # configs, no KUnit); see scripts/stock-check.sh.  stock-fetch unpacks
 # them (and the arm64 lane's) into the cache (scripts/stock-kernel.sh),
-# so that make check fetches them while the kernels build.
+# so that make check fetches them while the kernels build (after
+# deps-kernel, whose apt-get update, when it installs, fills the system
+# lists the x86-64 kernels are resolved from).
 STOCK_KERNELS ?= 6.12 6.12-rt 6.1
 stock-fetch: deps-kernel
 	@for k in $(STOCK_KERNELS); do \

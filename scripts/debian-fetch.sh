@@ -16,10 +16,11 @@
 #   --apt    run apt-cache or apt-get with ARCH's lists (to resolve names)
 #
 # apt uses the system's sources; for the host's architecture, the
-# system's lists too (apt-get update's), and for another one lists of
-# ARCH and of the host's architecture kept in
-# ${XDG_CACHE_HOME:-~/.cache}/kslot/apt-ARCH/ (fetched when missing or a
-# day old; the old ones are used when they cannot be refreshed).  Used by scripts/stock-kernel.sh
+# system's lists too (apt-get update's), and for another one (or when
+# the system has no lists) lists of ARCH and of the host's architecture
+# kept in ${XDG_CACHE_HOME:-~/.cache}/kslot/apt-ARCH/ (fetched when
+# missing or a day old; the old ones are used when they cannot be
+# refreshed).  Used by scripts/stock-kernel.sh
 # (Debian's kernels, the host's architecture's too) and
 # scripts/cross-gcc.sh (the cross compilers).
 set -euo pipefail
@@ -37,17 +38,28 @@ opts=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
 	-o "Dir::Cache=$aptdir/cache" -o "APT::Sandbox::User=root")
 # The host's architecture uses the system's lists, which the installed
 # packages (linux-source-6.12, the headers' twin) came from: the same
-# versions.  Another architecture has lists of its own.
-[ "$arch" = "$host" ] ||
-	opts+=(-o "APT::Architectures::=$host" -o "Dir::State::Lists=$aptdir/lists")
-mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
+# versions (make check's deps-kernel refreshes them when it installs).
+# Another architecture, or a system whose lists were removed, has lists
+# of its own.
+own=
+if [ "$arch" != "$host" ]; then
+	own=1
+	opts+=(-o "APT::Architectures::=$host")
+elif ! compgen -G "/var/lib/apt/lists/*_Packages" > /dev/null; then
+	own=1
+fi
+[ -z "$own" ] || opts+=(-o "Dir::State::Lists=$aptdir/lists")
+mkdir -p "$aptdir/cache/archives/partial"
+[ -z "$own" ] || mkdir -p "$aptdir/lists/partial"
 # One fetch at a time (make check's lanes may fetch at once).
 exec 6>"$cache/.lock-debian-fetch"
 flock 6
-if [ "$arch" != "$host" ] &&
+if [ -n "$own" ] &&
 	[ -z "$(find "$aptdir/lists" -maxdepth 1 -name kslot.stamp -mtime -1)" ]; then
 	echo "debian-fetch.sh: fetching Debian's package lists for $arch" >&2
-	if apt-get -q "${opts[@]}" update >&2; then
+	# Error-Mode=any: a list that cannot be fetched fails the update
+	# (by default apt only warns, and the stamp would cover empty lists).
+	if apt-get -q -o APT::Update::Error-Mode=any "${opts[@]}" update >&2; then
 		touch "$aptdir/lists/kslot.stamp"
 	elif [ -f "$aptdir/lists/kslot.stamp" ]; then
 		# Offline, or the mirror is down: yesterday's lists still

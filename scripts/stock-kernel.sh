@@ -66,9 +66,20 @@ mkdir -p "$cache"
 exec 7>"$lock"
 flock 7
 
-acache() { "$top/scripts/debian-fetch.sh" "$arch" --apt apt-cache "$@"; }
-image=$(acache depends "$meta" 2>/dev/null |
-	sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
+# apt-cache ARGS with the lists of ARCH (scripts/debian-fetch.sh); what
+# it says on a failure is passed on.
+acache() {
+	local out
+
+	out=$("$top/scripts/debian-fetch.sh" "$arch" --apt apt-cache "$@" 2>&1) || {
+		echo "stock-kernel.sh: apt-cache $* ($arch) failed:" >&2
+		echo "$out" >&2
+		return 1
+	}
+	echo "$out"
+}
+got=$(acache depends "$meta")
+image=$(echo "$got" | sed -n 's/^  Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n1)
 [ -n "$image" ] || { echo "stock-kernel.sh: cannot resolve $meta ($arch)" >&2; exit 1; }
 ver=${image#linux-image-}
 
@@ -76,7 +87,7 @@ ver=${image#linux-image-}
 # host programs: fixdep, modpost, sign-file...), then the image (with its
 # modules) and busybox-static.
 root=$cache/debian-$arch-$ver
-deps=$(acache depends "linux-headers-$ver" 2>/dev/null)
+deps=$(acache depends "linux-headers-$ver")
 common=$(echo "$deps" |
 	sed -n 's/^  Depends: \(linux-headers-[^ :]*-common[^ :]*\).*$/\1/p' | head -n1)
 kbuild=$(echo "$deps" |
@@ -95,8 +106,7 @@ fi
 [ -n "$headers_only" ] ||
 	"$top/scripts/debian-fetch.sh" "$arch" "$root" "$image" busybox-static
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
-pkgver=$(acache show "linux-headers-$ver" 2>/dev/null |
-	sed -n 's/^Version: //p' | head -n1)
+pkgver=$(acache show "linux-headers-$ver" | sed -n 's/^Version: //p' | head -n1)
 if [ "$1" = 6.12 ] && [ -n "$srcver" ] && [ "$srcver" != "$pkgver" ]; then
 	echo "stock-kernel.sh: note: $arch $ver is $pkgver, linux-source-6.12 is $srcver" >&2
 fi
