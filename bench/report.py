@@ -147,9 +147,10 @@ CHURN_COUNT = 65536
 
 def churn_rows(outdir):
     """Instructions per alloc+remove pair (callgrind-churn*.out), one at
-    a time and in bulk."""
+    a time, in bulk, and the pair's floor (the core's fast paths inlined
+    into the loop)."""
     rows = []
-    for flavour in ('', 'bulk'):
+    for flavour in ('', 'bulk', 'floor'):
         path = os.path.join(outdir, 'callgrind-churn%s.out' % flavour)
         try:
             text = open(path, errors='replace').read()
@@ -158,7 +159,8 @@ def churn_rows(outdir):
         m = re.search(r'^summary: (\d+)', text, re.M)
         if m:
             name = {'': 'native_instr_map_alloc_remove',
-                    'bulk': 'native_instr_map_alloc_remove_bulk'}[flavour]
+                    'bulk': 'native_instr_map_alloc_remove_bulk',
+                    'floor': 'native_instr_map_alloc_remove_floor'}[flavour]
             rows.append({'name': name, 'size': CHURN_COUNT,
                 'kslot_ns': round(int(m.group(1)) / CHURN_COUNT, 2),
                 'anchor': 'none', 'anchor_ns': 0, 'ratio': None,
@@ -428,8 +430,13 @@ def write_goals(rows, check):
                      if r['name'] == 'native_map_alloc_remove'})
     # The per-CPU map (W1) is gone with the chunked core (issue 31).
     r = find(rows, 'native_instr_map_alloc_remove', CHURN_COUNT, 'none')
+    # The pair's floor: what no call layout goes below (the core inlined).
+    f = find(rows, 'native_instr_map_alloc_remove_floor', CHURN_COUNT, 'none')
+    how = '%(kslot_ns).1f instructions'
+    if f:
+        how += ', %.1f with the core inlined' % f['kslot_ns']
     check('W2a locked map: <= 80 instructions per alloc+remove pair', r,
-          lambda r: r['kslot_ns'] <= 80, '%(kslot_ns).1f instructions')
+          lambda r: r['kslot_ns'] <= 80, how)
     for n in nsizes:
         if n == M1:
             r = find(rows, 'native_map_alloc_remove', n, 'xa_alloc+xa_erase')

@@ -179,6 +179,11 @@ valgrind --tool=callgrind --toggle-collect=kn_count_churn \
 	> /dev/null 2>> "$out/callgrind.log"
 "$out/native/kslot_native_bench_count" --count-atomics 65536 \
 	> "$out/atomics.tap"
+# The pair's floor: the core's fast paths inlined into the same loop.
+valgrind --tool=callgrind --toggle-collect=kn_count_churn_floor \
+	--callgrind-out-file="$out/callgrind-churnfloor.out" \
+	"$out/native/kslot_native_bench" --count-churn-floor 65536 \
+	> /dev/null 2>> "$out/callgrind.log"
 # The same pairs through kslot_map_remove_bulk() and kslot_map_alloc_bulk().
 valgrind --tool=callgrind --toggle-collect=kn_count_bulk_churn \
 	--callgrind-out-file="$out/callgrind-churnbulk.out" \

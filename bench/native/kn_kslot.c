@@ -12,6 +12,7 @@
 #include <linux/kslot_sparse_set.h>
 
 #include "kslot_internal.h"
+#include "kslot_slots_core.h"
 #include "native_bench.h"
 
 static struct kslot_map map;
@@ -1003,6 +1004,60 @@ noinline uint64_t kn_count_churn(uint64_t *h, uint32_t n)
 noinline uint64_t kn_count_bulk_churn(uint64_t *h, uint32_t n)
 {
 	return kn_map_bulk_churn_time(h, n);
+}
+
+/*
+ * The pair's floor: the churn of kn_map_churn_time() with the core's own
+ * fast paths (module/kslot_slots_core.h: the handle check, the release,
+ * the take, each under the table lock) inlined into the loop, falling
+ * back to the exported calls when the fast path cannot go on.  What is
+ * left when every call, return, frame, flag test and wrapper is gone:
+ * the lock, the table's own work and the loop.  Only for callgrind
+ * (--count-churn-floor); it reaches into the core, which no user may.
+ */
+static __always_inline void *kn_floor_remove(struct kslot_slots *s,
+					     u64 handle)
+{
+	struct kslot_slot *slot;
+	unsigned long irqflags;
+	void *obj = NULL;
+
+	irqflags = kslot_slots_lock(s);
+	slot = kslot_slots_live(s, handle);
+	if (slot) {
+		obj = slot->obj;
+		kslot_slots_release(s, slot, handle);
+	}
+	kslot_slots_unlock(s, irqflags);
+	return obj;
+}
+
+static __always_inline int kn_floor_alloc(struct kslot_slots *s, void *obj,
+					  u64 *handle)
+{
+	unsigned long irqflags = kslot_slots_lock(s);
+
+	if (likely(s->free_head != KSLOT_SLOTS_NONE && !s->restoring)) {
+		*handle = kslot_slots_take(s, obj);
+		kslot_slots_unlock(s, irqflags);
+		return 0;
+	}
+	kslot_slots_unlock(s, irqflags);
+	return kslot_slots_alloc(s, obj, handle, GFP_KERNEL);
+}
+
+noinline uint64_t kn_count_churn_floor(uint64_t *h, uint32_t n)
+{
+	unsigned long sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		sum += (unsigned long)kn_floor_remove(&map.slots, h[i]);
+		if (kn_floor_alloc(&map.slots, nb_val(0), &h[i]))
+			return 0;
+	}
+	__atomic_fetch_add(&sink, sum, __ATOMIC_RELAXED);
+	return 1;
 }
 
 void kn_count_map_lookups(const uint64_t *h, uint32_t n)

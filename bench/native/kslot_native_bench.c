@@ -863,6 +863,8 @@ static int count_mode(uint32_t n)
  * in random order by @loop.
  * --count-bulk-churn N: the same through kslot_map_remove_bulk() and
  * kslot_map_alloc_bulk() (--toggle-collect=kn_count_bulk_churn).
+ * --count-churn-floor N: the same with the core's fast paths inlined into
+ * the loop, the pair's floor (--toggle-collect=kn_count_churn_floor).
  */
 static int count_churn(uint32_t n, uint64_t (*loop)(uint64_t *h, uint32_t n))
 {
@@ -943,6 +945,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--count-bulk-churn"))
 		return count_churn(strtoul(argv[2], NULL, 0),
 				   kn_count_bulk_churn);
+	if (argc == 3 && !strcmp(argv[1], "--count-churn-floor"))
+		return count_churn(strtoul(argv[2], NULL, 0),
+				   kn_count_churn_floor);
 	if (argc == 3 && !strcmp(argv[1], "--count-atomics"))
 		return count_atomics(strtoul(argv[2], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "--stall")) {

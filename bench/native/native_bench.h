@@ -34,6 +34,7 @@ static inline void *nb_val(uint32_t i)
 int kn_setup(void);
 uint64_t kn_count_churn(uint64_t *h, uint32_t n);
 uint64_t kn_count_bulk_churn(uint64_t *h, uint32_t n);
+uint64_t kn_count_churn_floor(uint64_t *h, uint32_t n);
 uint64_t kn_atomics(void);
 #define KN_RMW_KINDS	5
 uint64_t kn_atomics_of(int kind);
