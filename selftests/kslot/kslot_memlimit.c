@@ -1544,10 +1544,13 @@ static uint64_t peak_limit(const struct pattern *p)
  * The /proc/meminfo fields the peak test samples, in bytes, and the free
  * pages held in the per-CPU lists (/proc/zoneinfo's pagesets), which the
  * free count, and so MemAvailable, leaves out: a burst of frees (a packed
- * array's pages) parks them there, free, for a while.
+ * array's pages) parks them there, free, for a while.  The lists move in
+ * batches between the two files' reads (megabytes at a time on arm64
+ * under emulation), so they are read before and after /proc/meminfo:
+ * @pcp_lo and @pcp_hi are the smaller and the larger count.
  */
 struct mem_sample {
-	long long avail, slab, sunreclaim, vmalloc, pcp;
+	long long avail, slab, sunreclaim, vmalloc, pcp_lo, pcp_hi;
 };
 
 static long long pcp_bytes(void)
@@ -1572,13 +1575,15 @@ static void mem_sample(struct mem_sample *m)
 	static const char *const names[] = { "MemAvailable", "Slab",
 					     "SUnreclaim", "VmallocUsed" };
 	long long *v[] = { &m->avail, &m->slab, &m->sunreclaim, &m->vmalloc };
+	long long after;
 	char line[256];
 	size_t i, len;
 	FILE *f = fopen(MEMINFO, "r");
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		*v[i] = -1;
-	m->pcp = pcp_bytes();
+	m->pcp_lo = pcp_bytes();
+	m->pcp_hi = m->pcp_lo;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -1589,6 +1594,11 @@ static void mem_sample(struct mem_sample *m)
 		}
 	}
 	fclose(f);
+	after = pcp_bytes();
+	if (after < m->pcp_lo)
+		m->pcp_lo = after;
+	else
+		m->pcp_hi = after;
 }
 
 static void peak_max(long long *peak, long long v)
@@ -1652,7 +1662,9 @@ static void run_peak(struct __test_metadata *_metadata, int cgroup,
 		}
 		mem_sample(&m);
 		peak_max(&peak_avail, m0.avail - m.avail);
-		peak_max(&peak_used, m0.avail - m.avail - (m.pcp - m0.pcp));
+		/* What the lists may have taken: the most they can have. */
+		peak_max(&peak_used, m0.avail - m.avail -
+			 (m.pcp_hi - m0.pcp_lo));
 		peak_max(&peak_slab, m.slab - m0.slab);
 		peak_max(&peak_unrecl, m.sunreclaim - m0.sunreclaim);
 		peak_max(&peak_vm, m.vmalloc - m0.vmalloc);
