@@ -1491,6 +1491,35 @@ static void keyed_init(struct kunit *test, struct kslot_slots *s, u32 max)
 						   KSLOT_SLOTS_TAG_UNBOUND), 0);
 }
 
+/*
+ * A keyed table is not restored: its writers make free slots live where
+ * they are, off any list, so there is no free list to rebuild.  Without
+ * the refusal, kslot_slots_restore_done() walked a list that ran into
+ * live slots.
+ */
+static void kslot_slots_test_restore_keyed(struct kunit *test)
+{
+	struct kslot_slots s;
+	u64 h;
+
+	keyed_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&s, 3, 1, COOKIE(1),
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&s, 3, 2, NULL,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&s, 4, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, s.restoring);
+	KUNIT_EXPECT_EQ(test, s.capacity, 0);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
+	/* Its own writers are untouched. */
+	h = kslot_handle_make(3, 7, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 static void kslot_slots_test_init_tag(struct kunit *test)
 {
 	struct kslot_slots s;
@@ -2198,6 +2227,57 @@ static void kslot_slots_test_grow_free_slot(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gf_got), COOKIE(6));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK + 1);
 	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* A restore begins while an allocation has the lock dropped to grow. */
+static int rs_ret;
+
+static void rs_restore(struct kslot_slots *s)
+{
+	rs_ret = kslot_slots_restore_slot(s, 0, 5, COOKIE(3), GFP_KERNEL);
+}
+
+/*
+ * A restore may begin while an allocation grows the table (it asks only
+ * that no entry be live, and the allocation has none yet), and makes the
+ * free list stale: the allocation, one at a time or in bulk, then
+ * refuses as one after the restore began does, and the restored entry
+ * stays.  Without the second look, the allocation took slot 0, live
+ * under the restored handle, off the stale list.
+ */
+static void kslot_slots_test_grow_restore(struct kunit *test)
+{
+	void *objs[2] = { COOKIE(1), COOKIE(2) };
+	u64 hs[2] = { 0, 0 }, h = 0, rh;
+	struct kslot_slots s;
+	int bulk, ret;
+
+	for (bulk = 0; bulk < 2; bulk++) {
+		slots_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
+		rs_ret = -ENOENT;
+		tp_set(test, &s, KSLOT_SLOTS_TP_GROW, rs_restore);
+		if (bulk)
+			ret = kslot_slots_alloc_bulk(&s, objs, 2, hs,
+						     GFP_KERNEL);
+		else
+			ret = kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL);
+		tp_clear();
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_EQ(test, tp.calls, 1);
+		KUNIT_EXPECT_EQ(test, rs_ret, 0);
+		rh = kslot_handle_make(0, kslot_slots_tag(&s), 5);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, rh),
+				    COOKIE(3));
+		KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
+		/* The rebuilt list: the lowest free slot next. */
+		kslot_slots_restore_done(&s);
+		h = slots_alloc(test, &s, COOKIE(4));
+		KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 1);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, rh),
+				    COOKIE(3));
+		KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
+		kslot_slots_destroy(&s, NULL, NULL);
+	}
 }
 
 /*
@@ -2952,6 +3032,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_reserve_capacity),
 	KUNIT_CASE_SLOW(kslot_slots_test_grow_concurrent),
 	KUNIT_CASE(kslot_slots_test_init_tag),
+	KUNIT_CASE(kslot_slots_test_restore_keyed),
 	KUNIT_CASE(kslot_slots_test_insert_at),
 	KUNIT_CASE(kslot_slots_test_insert_at_fault),
 	KUNIT_CASE(kslot_slots_test_store_at),
@@ -2964,6 +3045,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
 	KUNIT_CASE(kslot_slots_test_grow_free_slot),
+	KUNIT_CASE(kslot_slots_test_grow_restore),
 	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
 	KUNIT_CASE(kslot_slots_test_restore_walk),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),

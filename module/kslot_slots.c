@@ -219,12 +219,8 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 					   unsigned long irqflags)
 	__releases(&s->lock)
 {
-	int ret = kslot_slots_no_alloc(s);
+	int ret = kslot_slots_grow_free(s, &irqflags, gfp);
 
-	if (!ret)
-		ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_free,
-				       0);
-	/* kslot_slots_grow() returns 0 with a free slot. */
 	if (!ret)
 		*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);
@@ -264,7 +260,8 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  * Return: 0, -ENOMEM if growing the table failed (only when no slot is
  * free), -ENOSPC if the table holds max_entries slots (live or retired)
  * and none is free, or -EINVAL if the table is keyed or being restored
- * (it has no free list).
+ * (it has no free list), a restore that began while this call grew the
+ * table included.
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
@@ -378,8 +375,7 @@ int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 		ret = kslot_slots_no_alloc(s);
 		for (; done < end && !ret; done++) {
 			if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
-				ret = kslot_slots_grow(s, &irqflags, gfp,
-						       kslot_slots_has_free, 0);
+				ret = kslot_slots_grow_free(s, &irqflags, gfp);
 				if (ret)
 					break;
 			}

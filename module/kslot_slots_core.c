@@ -322,6 +322,28 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 	}
 }
 
+/*
+ * An allocation's growth: kslot_slots_grow() until a slot is free, for
+ * a table that allocates (kslot_slots_no_alloc()) before and after it.
+ * The lock is dropped to allocate, and a restore may begin meanwhile
+ * (it asks only that no entry be live, and the allocation has none yet):
+ * its free list is then stale, and the allocation refuses as one that
+ * came after it.  Called and returns with the lock held.
+ * Return: 0 with a free slot to take, kslot_slots_no_alloc()'s -EINVAL,
+ * or kslot_slots_grow()'s -ENOMEM or -ENOSPC.
+ */
+int kslot_slots_grow_free(struct kslot_slots *s, unsigned long *irqflags,
+			  gfp_t gfp)
+	__must_hold(&s->lock)
+{
+	int ret = kslot_slots_no_alloc(s);
+
+	if (!ret)
+		ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_free,
+				       0);
+	return ret ?: kslot_slots_no_alloc(s);
+}
+
 static u64 kslot_slots_wait_word(const struct kslot_slots *s, u32 index)
 {
 	return KSLOT_SLOTS_WAIT_BIT |

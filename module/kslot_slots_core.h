@@ -272,6 +272,9 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)
 	__must_hold(&s->lock);
+int kslot_slots_grow_free(struct kslot_slots *s, unsigned long *irqflags,
+			  gfp_t gfp)
+	__must_hold(&s->lock);
 
 u32 kslot_slots_free_slots(const struct kslot_slots *s);
 bool kslot_slots_thaw(struct kslot_slots *s, bool force);

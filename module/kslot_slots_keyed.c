@@ -300,9 +300,13 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 	const struct kslot_slot *slot;
 	int ret;
 
-	/* Restore speaks the 64-bit format only, under the table lock. */
+	/*
+	 * Restore speaks the 64-bit format only, under the table lock, and
+	 * rebuilds a free list: a keyed table has none (its writers make
+	 * free slots live where they are, off any list).
+	 */
 	if (index >= s->max_entries ||
-	    (s->flags & KSLOT_SLOTS_HANDLE32))
+	    (s->flags & (KSLOT_SLOTS_HANDLE32 | KSLOT_SLOTS_KEYED)))
 		return -EINVAL;
 	if (!s->restoring && s->count)
 		return -EBUSY;
@@ -340,7 +344,8 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
  * and @obj is not NULL, if the table issues 32-bit handles (restore
- * speaks the 64-bit format only); -EBUSY if the table
+ * speaks the 64-bit format only) or is keyed (it has no free list to
+ * rebuild); -EBUSY if the table
  * holds entries and is not being restored; -EEXIST if the slot was
  * restored already; -ENOMEM if growing the table failed.  The table is
  * unchanged on error (but for growth and restore mode).
