@@ -83,6 +83,9 @@ RT_FRAGMENTS := $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-rt.config
 RT_KDIR = $$($(TOP)/scripts/kernel.sh $(RT_FRAGMENTS))
 RT_SRC := $(BUILD)/rt-src
 RT_OUT := $(BUILD)/vm-rt
+# The RT VM boots as Debian's kernels do, with init_on_alloc on (the
+# pool's init_on_alloc case runs there; it skips on the other kernels).
+RT_VM_ENV = KSLOT_VM_APPEND="init_on_alloc=1$${KSLOT_VM_APPEND:+ $$KSLOT_VM_APPEND}"
 
 .PHONY: help all modules deps deps-kernel kernel-build rt-kernel-build kernel iommufd rdma rt-kernel rt-modules rt-vm check-rt check-quick check run vm-run test-modules selftests tools host-checks lint stock-fetch stock-vms check-stock fuzz check-kcsan clean
 
@@ -118,7 +121,7 @@ rt-modules: rt-kernel
 # Every KUnit suite and selftest on the RT debug kernel (judged by check).
 rt-vm: rt-modules selftests tools
 	@mkdir -p $(RT_OUT)
-	@KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
+	@$(RT_VM_ENV) KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $(RT_KDIR) $(RT_OUT)
 
 check-rt: rt-vm
@@ -256,7 +259,8 @@ check:
 	{ s=$$(date +%s); $(MAKE) -s host-checks eco-checks CHECK_BUILT=1; \
 	  echo $$(( $$(date +%s) - s )) > $(VM_OUT)/host-checks.time; } \
 		> $(VM_OUT)/host-checks.log 2>&1; \
-	KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) KSLOT_TESTS_DIR=$(RT_SRC) \
+	$(RT_VM_ENV) KSLOT_VM_LABEL=rt KSLOT_KO_DIR=$(RT_SRC) \
+		KSLOT_TESTS_DIR=$(RT_SRC) \
 		$(TOP)/scripts/vm.sh check $$rtkdir $(RT_OUT); \
 	stock host; arm64 host; \
 	wait $$lane; rc=$$?; cat $(VM_OUT)/host-checks.log; \

@@ -320,6 +320,57 @@ static void kslot_pool_test_ctor(struct kunit *test)
 	kslot_pool_destroy(pool);
 }
 
+/*
+ * init_on_alloc (Debian's kernels boot with it on): every object is
+ * handed out zeroed, as kmalloc()'s are, whether fresh from a slab (whose
+ * carving wrote the free list through its objects) or used before, one
+ * at a time or in bulk; a constructed object stays constructed.  The RT
+ * VM boots with init_on_alloc=1; elsewhere the case skips.
+ */
+static void kslot_pool_test_init_on_alloc(struct kunit *test)
+{
+	struct kslot_pool_config cfg = {
+		.size = sizeof(struct ctor_obj),
+		.ctor = ctor_count,
+		.flags = KSLOT_POOL_SLABS,
+	};
+	struct kslot_pool *pool;
+	struct ctor_obj *o;
+	void *objs[4], *a;
+	int i;
+
+	if (!want_init_on_alloc(GFP_KERNEL))
+		kunit_skip(test, "needs init_on_alloc=1");
+	/* The pool's own slabs, even where pools pass through to kmalloc(). */
+	pool = pool_new(test, 64, 0, KSLOT_POOL_SLABS);
+	/* One CPU: the object freed is the one allocated next. */
+	migrate_disable();
+	a = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_NULL(test, memchr_inv(a, 0, 64));
+	memset(a, 0xa5, 64);
+	kslot_pool_free(pool, a);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_pool_alloc(pool, GFP_KERNEL), a);
+	KUNIT_EXPECT_NULL(test, memchr_inv(a, 0, 64));
+	memset(a, 0xa5, 64);
+	kslot_pool_free(pool, a);
+	KUNIT_ASSERT_EQ(test, kslot_pool_alloc_bulk(pool, GFP_KERNEL,
+						    ARRAY_SIZE(objs), objs), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		KUNIT_EXPECT_NULL(test, memchr_inv(objs[i], 0, 64));
+	kslot_pool_free_bulk(pool, ARRAY_SIZE(objs), objs);
+	migrate_enable();
+	kslot_pool_destroy(pool);
+
+	pool = kslot_pool_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	o = kslot_pool_alloc(pool, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_EXPECT_EQ(test, o->magic, CTOR_MAGIC);
+	kslot_pool_free(pool, o);
+	kslot_pool_destroy(pool);
+}
+
 struct remote_free {
 	struct kslot_pool *pool;
 	void *obj;
@@ -1481,6 +1532,7 @@ static struct kunit_case kslot_pool_test_cases[] = {
 	KUNIT_CASE(kslot_pool_test_alloc_free),
 	KUNIT_CASE(kslot_pool_test_cpu_cache),
 	KUNIT_CASE(kslot_pool_test_zero),
+	KUNIT_CASE(kslot_pool_test_init_on_alloc),
 	KUNIT_CASE(kslot_pool_test_ctor),
 	KUNIT_CASE(kslot_pool_test_max_objects),
 	KUNIT_CASE(kslot_pool_test_shrink),

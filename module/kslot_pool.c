@@ -542,7 +542,7 @@ static void kslot_pool_alloc_finish(struct kslot_pool *pool, void *obj,
 {
 	if (unlikely(kslot_pool_debug(pool)))
 		kslot_pool_debug_alloc(pool, obj);
-	if (unlikely(kslot_pool_want_zero(gfp)))
+	if (unlikely(kslot_pool_want_zero(&pool->hot, gfp)))
 		memset(obj, 0, pool->hot.size);
 }
 
@@ -721,7 +721,7 @@ int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 			spin_unlock_irqrestore(&pool->lock, flags);
 		}
 		kslot_pool_cpu_unlock(h, irqflags);
-		if (unlikely(kslot_pool_want_zero(gfp)))
+		if (unlikely(kslot_pool_want_zero(h, gfp)))
 			for (i = 0; i < n; i++)
 				memset(objs[i], 0, h->size);
 		i = n;

@@ -321,14 +321,16 @@ kslot_pool_cpu_unlock(const struct kslot_pool_hot *h, unsigned long irqflags)
 }
 
 /*
- * Should an allocation hand out zeroed memory?  Only if asked: init_on_alloc
- * is honoured by the page allocator for every fresh slab, and an object
- * the pool hands out again held only this pool's objects, as in a
- * kmem_cache with a constructor (which init_on_alloc leaves alone too).
+ * Should an allocation hand out zeroed memory?  If asked (__GFP_ZERO), and
+ * under init_on_alloc as SLUB honours it: every object, fresh or used
+ * before (a fresh slab's objects carry the free list carved through
+ * them), but not over a constructor's work.
  */
-static __always_inline bool kslot_pool_want_zero(gfp_t gfp)
+static __always_inline bool kslot_pool_want_zero(const struct kslot_pool_hot *h,
+						 gfp_t gfp)
 {
-	return gfp & __GFP_ZERO;
+	return want_init_on_alloc(gfp) &&
+	       (!(h->flags & __KSLOT_POOL_CTOR) || (gfp & __GFP_ZERO));
 }
 
 /**
@@ -342,9 +344,8 @@ static __always_inline bool kslot_pool_want_zero(gfp_t gfp)
  * slabs, growing the pool by one slab if they have none free, and falls
  * back on the reserve.  An object from a pool with a constructor is in its
  * constructed state; otherwise its contents are undefined unless
- * __GFP_ZERO asks for zeroes (a fresh slab is zeroed by the page allocator
- * under init_on_alloc; an object used before holds what its last user
- * left).
+ * __GFP_ZERO asks for zeroes, or init_on_alloc is on (as for kmalloc(),
+ * every object is then handed out zeroed).
  *
  * Context: Any context the pool's flags allow; process context if @gfp
  * allows sleeping.  Takes the CPU cache's local lock, and the pool lock on
@@ -369,7 +370,7 @@ static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
 		obj = pc->objs[--pc->count];
 		pc->alloc_hits++;
 		kslot_pool_cpu_unlock(h, irqflags);
-		if (unlikely(kslot_pool_want_zero(gfp)))
+		if (unlikely(kslot_pool_want_zero(h, gfp)))
 			memset(obj, 0, h->size);
 		return obj;
 	}
