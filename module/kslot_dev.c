@@ -202,6 +202,9 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	return t;
 erase:
 	xa_erase(&f->tables, id);
+	/* Pending with its id's nodes; init left no records' pool. */
+	kslot_dev_table_defer(t);
+	goto uncharge;
 free:
 	kfree(t);
 uncharge:
@@ -215,9 +218,9 @@ spare:
 /*
  * Tear down a table already unlinked from its file (the last one takes
  * the file's spare with it), under f->rwsem for writing or at the file's
- * release.  A map table's records' pool, and the table with it, wait
- * until its records erased before have been freed into it
- * (kslot_dev_table_defer()).
+ * release.  The table waits for a grace period, charged as pending, as
+ * its id's nodes do; a map table's records' pool with it, until the
+ * records erased before have been freed into it (kslot_dev_table_defer()).
  */
 void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 {
@@ -237,10 +240,7 @@ void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 	f->nr_tables--;
 	atomic_long_dec(&kslot_dev_tables);
 	/* Pending before the uncharge: see kslot_acct_push(). */
-	if (t->recs)
-		kslot_dev_table_defer(t);
-	else
-		kfree(t);
+	kslot_dev_table_defer(t);
 	kslot_dev_uncharge(f, charged);
 	if (!f->nr_tables)
 		kslot_dev_spare_free(f);

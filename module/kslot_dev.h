@@ -346,8 +346,8 @@ struct kslot_table_stats {
  *	grace period (counted as pending, not in @charged).
  * @recs_kept: Bytes of records freed into @recs after the table died,
  *	kept pending until the table (and @recs) is freed.
- * @free_rcu: Where a destroyed map table waits to be freed after its
- *	records (struct kslot_freed).
+ * @free_rcu: Where a destroyed table waits to be freed after a grace
+ *	period, a map table after its records (struct kslot_freed).
  * @slots: The slot core under either kind (handles, counters, dump, walk).
  * @seal: Key of the handle seal of this table.
  * @map: The kslot_map of a map table.
@@ -438,8 +438,8 @@ struct kslot_rec {
 /*
  * What a struct kslot_freed frees, in the low bits of its mem: memory to
  * kvfree() (no bit), a map record (KSLOT_FREED_REC: mem is its table, the
- * record holds the struct kslot_freed), or a destroyed map table and its
- * records' pool (KSLOT_FREED_TABLE), freed after the records.
+ * record holds the struct kslot_freed), or a destroyed table and a map
+ * table's records' pool (KSLOT_FREED_TABLE), freed after the records.
  */
 #define KSLOT_FREED_REC		1UL
 #define KSLOT_FREED_TABLE	2UL

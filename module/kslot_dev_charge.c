@@ -744,21 +744,25 @@ void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n)
 }
 
 /*
- * Map table @t, destroyed (dead, uncharged, its live records back in its
- * pool), is freed with its pool after the records it still has waiting
- * for their grace period.  Until then, what it holds is pending: the
- * table, and its pool but for those records (pending already).
+ * Table @t, unlinked from its file and destroyed (dead, uncharged; a map
+ * table's live records back in its pool), is freed after a grace period:
+ * the nodes of its id that xa_erase() dropped from the file's index wait
+ * for one in call_rcu(), and a map table's pool for the records it still
+ * has waiting.  Until then, what it holds is pending: the table and its
+ * id, and a map table's pool but for those records (pending already).
  */
 void kslot_dev_table_defer(struct kslot_table *t)
 {
 	u64 recs, pending, bytes = kslot_dev_table_size();
 
-	kslot_pool_trim(t->recs);
-	spin_lock(&t->charge_lock);
-	recs = kslot_pool_bytes(t->recs);
-	pending = atomic64_read(&t->recs_pending);
-	bytes += recs > pending ? recs - pending : 0;
-	spin_unlock(&t->charge_lock);
+	if (t->recs) {
+		kslot_pool_trim(t->recs);
+		spin_lock(&t->charge_lock);
+		recs = kslot_pool_bytes(t->recs);
+		pending = atomic64_read(&t->recs_pending);
+		bytes += recs > pending ? recs - pending : 0;
+		spin_unlock(&t->charge_lock);
+	}
 	kslot_acct_defer(t->file->acct,
 			 (void *)((unsigned long)t | KSLOT_FREED_TABLE),
 			 &t->free_rcu, bytes);
