@@ -231,6 +231,33 @@ TEST_F(limits, arguments)
 	EXPECT_EQ(0, st.entries);
 }
 
+/*
+ * max_record_size raised to its top: INFO gives the largest record size
+ * every kind takes (a map record's pool holds a little under 32 KiB on
+ * 4 KiB pages), a table of it is made, one byte more is refused.  Before
+ * the clamp, INFO said 65536 and a map table of it failed -EINVAL.
+ */
+TEST_F(limits, record_cap)
+{
+	struct kslot_info info;
+	char old[32];
+	uint32_t t;
+
+	if (read_file(PARAM("max_record_size"), old, sizeof(old)))
+		SKIP(return, "no max_record_size parameter");
+	ASSERT_EQ(0, write_file(PARAM("max_record_size"), "65536"));
+	ASSERT_EQ(0, kslot_info(self->fd, &info));
+	ksft_print_msg("record_cap: max_record_size %u\n",
+		       info.max_record_size);
+	EXPECT_GE(65536, info.max_record_size);
+	EXPECT_LT(16384, info.max_record_size);
+	EXPECT_EQ(0, kslot_create(self->fd, variant->kind,
+				  info.max_record_size, 1, &t));
+	EXPECT_EQ(-EINVAL, kslot_create(self->fd, variant->kind,
+					info.max_record_size + 1, 1, &t));
+	write_file(PARAM("max_record_size"), old);
+}
+
 /* ---- memory cgroup ---- */
 
 #define CG	"/sys/fs/cgroup"
