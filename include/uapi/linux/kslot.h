@@ -11,6 +11,7 @@
  * kernel reads it with copy_struct_from_user():
  *
  *   size < the first version's size          -EINVAL
+ *   size > the page size                     -E2BIG (as openat2())
  *   size > the kernel's, nonzero extra bytes -E2BIG
  *   size > the kernel's, zero extra bytes    accepted
  *   size < the kernel's (a newer field)      missing fields read as zero
