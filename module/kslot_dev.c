@@ -175,7 +175,7 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	u64 pre = kslot_dev_table_size() +
 		  kslot_table_init_bytes(kind, record_size);
 	struct kslot_table *t;
-	u32 id;
+	u32 id, next_id = f->next_id;
 	int ret;
 
 	if (f->nr_tables >= READ_ONCE(max_tables))
@@ -224,6 +224,8 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 	return t;
 erase:
 	xa_erase(&f->tables, id);
+	/* The id was never given out: the next table gets it. */
+	f->next_id = next_id;
 	/* Pending with its id's nodes; init left no records' pool. */
 	kslot_dev_table_defer(t);
 	goto uncharge;
@@ -268,11 +270,26 @@ void kslot_table_free(struct kslot_file *f, struct kslot_table *t)
 		kslot_dev_spare_free(f);
 }
 
+/*
+ * Undo kslot_dev_table_new() for a command that failed after it, under
+ * f->rwsem for writing: the table goes, and the id cursor is set back to
+ * @next_id, what it was before, as the id was never given out: a failed
+ * command changes nothing, the next table's id included.
+ */
+void kslot_dev_table_unmake(struct kslot_file *f, struct kslot_table *t,
+			    u32 next_id)
+{
+	xa_erase(&f->tables, t->id);
+	kslot_table_free(f, t);
+	f->next_id = next_id;
+}
+
 static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 {
 	struct kslot_create __user *uc = uarg;
 	struct kslot_create *c = arg;
 	struct kslot_table *t;
+	u32 next_id;
 	int ret;
 
 	if (c->flags || c->table_id)
@@ -286,12 +303,12 @@ static int kslot_ioc_create(struct kslot_file *f, void *arg, void __user *uarg)
 
 	if (down_write_killable(&f->rwsem))
 		return -EINTR;
+	next_id = f->next_id;
 	t = kslot_dev_table_new(f, c->kind, c->record_size, c->max_entries,
 				NULL);
 	ret = PTR_ERR_OR_ZERO(t);
 	if (!ret && put_user(t->id, &uc->table_id)) {
-		xa_erase(&f->tables, t->id);
-		kslot_table_free(f, t);
+		kslot_dev_table_unmake(f, t, next_id);
 		ret = -EFAULT;
 	}
 	up_write(&f->rwsem);

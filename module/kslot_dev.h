@@ -454,6 +454,8 @@ struct kslot_table *kslot_dev_table_new(struct kslot_file *f, u32 kind,
 					u32 record_size, u32 max,
 					const struct kslot_image *img);
 void kslot_table_free(struct kslot_file *f, struct kslot_table *t);
+void kslot_dev_table_unmake(struct kslot_file *f, struct kslot_table *t,
+			    u32 next_id);
 
 /* kslot_dev_charge.c: users, accounts and charging. */
 extern struct workqueue_struct *kslot_dev_wq;

@@ -326,6 +326,7 @@ int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
 	const u8 __user *src = u64_to_user_ptr(im->image_ptr);
 	struct kslot_image img;
 	struct kslot_table *t;
+	u32 next_id;
 	int ret;
 
 	if (im->flags || im->__reserved || im->table_id)
@@ -343,6 +344,7 @@ int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
 
 	if (down_write_killable(&f->rwsem))
 		return -EINTR;
+	next_id = f->next_id;
 	t = kslot_dev_table_new(f, img.kind, img.record_size, img.max_entries,
 				&img);
 	ret = PTR_ERR_OR_ZERO(t);
@@ -352,10 +354,8 @@ int kslot_ioc_import(struct kslot_file *f, void *arg, void __user *uarg)
 	kslot_table_restore_done(t);
 	if (!ret && put_user(t->id, &ui->table_id))
 		ret = -EFAULT;
-	if (ret) {
-		xa_erase(&f->tables, t->id);
-		kslot_table_free(f, t);
-	}
+	if (ret)
+		kslot_dev_table_unmake(f, t, next_id);
 unlock:
 	up_write(&f->rwsem);
 	return ret;

@@ -1479,13 +1479,30 @@ static void *sample_image(struct __test_metadata *_metadata, int fd,
 }
 
 /* IMPORT of @img (size @size) fails with @err and creates nothing. */
+/*
+ * The id of a table made (and destroyed again) in @fd now, or 0 if the
+ * file has max_tables tables.
+ */
+static uint32_t probe_table_id(struct __test_metadata *_metadata, int fd)
+{
+	uint32_t t = 0;
+	int ret = kslot_create(fd, KSLOT_KIND_MAP, 8, 1, &t);
+
+	if (ret == -ENOSPC)
+		return 0;
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, kslot_destroy(fd, t));
+	return t;
+}
+
 static void import_fails(struct __test_metadata *_metadata, int fd,
 			 const void *img, size_t size, int err,
 			 const char *what)
 {
 	struct kslot_stats before, after;
-	uint32_t t = 0;
+	uint32_t t = 0, id;
 
+	id = probe_table_id(_metadata, fd);
 	ASSERT_EQ(0, kslot_stats(fd, 0, &before));
 	EXPECT_EQ(err, kslot_import(fd, img, size, &t)) {
 		TH_LOG("%s", what);
@@ -1494,6 +1511,11 @@ static void import_fails(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(before.tables, after.tables);
 	EXPECT_EQ(before.entries, after.entries);
 	EXPECT_EQ(before.bytes, after.bytes);
+	/* Nor does it use up a table id: the next one is the probe's next. */
+	if (id)
+		EXPECT_EQ(id + 1, probe_table_id(_metadata, fd)) {
+			TH_LOG("%s: a table id used up", what);
+		}
 }
 
 TEST(import_rejects_bad_images)
