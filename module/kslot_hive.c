@@ -682,8 +682,10 @@ EXPORT_SYMBOL_GPL(kslot_hive_insert);
  *
  * Context: Any context but NMI.  Caller holds the hive exclusively.
  * Return: @slot, or ERR_PTR(-EINVAL) if @slot is not an element slot of
- * @hive, ERR_PTR(-EBUSY) if it is live, or ERR_PTR(-ENOENT) if its group
- * was emptied (the slot no longer exists) or the slot was never used.
+ * @hive (a slot of a group that was emptied and freed included: see the
+ * top of kslot_hive.h), ERR_PTR(-EBUSY) if it is live, or
+ * ERR_PTR(-ENOENT) if its group was emptied and kept for reuse (the slot
+ * no longer exists) or the slot was never used.
  */
 void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 {

@@ -62,6 +62,12 @@
  *   and frees groups emptied beyond max_unused at once.  A spare group
  *   can be freed at any time, so with %KSLOT_HIVE_SHRINK a stale pointer
  *   into an emptied group is undefined (not -ENOENT).
+ * - Without it, a group emptied beyond max_unused is freed at once, and a
+ *   stale pointer into it is a pointer into freed pages: the calls that
+ *   take an element pointer answer -EINVAL while those pages hold no
+ *   group of the hive, and once a new group of the hive lies there the
+ *   pointer names one of its slots.  -ENOENT for an emptied group holds
+ *   only while the group is kept for reuse (up to max_unused).
  * - A group is 2^order pages (order at most %KSLOT_HIVE_MAX_ORDER) with as
  *   many elements as fit, capped at max_capacity.  The capacity asked of a
  *   new group doubles the hive (it is the hive's capacity so far), clamped
