@@ -2240,23 +2240,26 @@ static void rs_restore(struct kslot_slots *s)
 /*
  * A restore may begin while an allocation grows the table (it asks only
  * that no entry be live, and the allocation has none yet), and makes the
- * free list stale: the allocation, one at a time or in bulk, then
- * refuses as one after the restore began does, and the restored entry
- * stays.  Without the second look, the allocation took slot 0, live
- * under the restored handle, off the stale list.
+ * free list stale: the allocation, one at a time or in bulk, and a
+ * reserve then refuse as writers after the restore began do, and the
+ * restored entry stays.  Without the second look, the allocation took
+ * slot 0, live under the restored handle, off the stale list, and the
+ * reserve reported room for allocations that then failed.
  */
 static void kslot_slots_test_grow_restore(struct kunit *test)
 {
 	void *objs[2] = { COOKIE(1), COOKIE(2) };
 	u64 hs[2] = { 0, 0 }, h = 0, rh;
 	struct kslot_slots s;
-	int bulk, ret;
+	int mode, ret;
 
-	for (bulk = 0; bulk < 2; bulk++) {
+	for (mode = 0; mode < 3; mode++) {
 		slots_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
 		rs_ret = -ENOENT;
 		tp_set(test, &s, KSLOT_SLOTS_TP_GROW, rs_restore);
-		if (bulk)
+		if (mode == 2)
+			ret = kslot_slots_reserve(&s, 2, GFP_KERNEL);
+		else if (mode == 1)
 			ret = kslot_slots_alloc_bulk(&s, objs, 2, hs,
 						     GFP_KERNEL);
 		else

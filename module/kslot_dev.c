@@ -69,9 +69,13 @@ MODULE_PARM_DESC(max_user_bytes,
 static unsigned int max_record_size = 4096;
 module_param(max_record_size, uint, 0644);
 MODULE_PARM_DESC(max_record_size,
-		 "Largest record size of a table, at most 65536, or what a map table's records' pool holds if less (default 4096)");
+		 "Largest record size of a table of any kind, at most 65536, and at most what a map table's records' pool holds (default 4096)");
 
-/* The record sizes every kind of table takes (set in kslot_dev_init()). */
+/*
+ * The record sizes every kind of table takes, one limit for all (INFO
+ * gives one): what a map table's records' pool holds, in debug mode too
+ * (set in kslot_dev_init()).
+ */
 static u32 kslot_dev_record_cap __ro_after_init = KSLOT_RECORD_SIZE_CAP;
 
 static unsigned int max_entries = 1U << 20;
@@ -94,25 +98,6 @@ static u32 kslot_dev_file_seq;
 static u32 kslot_dev_max_record_size(void)
 {
 	return clamp(READ_ONCE(max_record_size), 1U, kslot_dev_record_cap);
-}
-
-/*
- * The largest record size up to KSLOT_RECORD_SIZE_CAP that a map table's
- * records' pool lays out (its largest slab holds a record and its header:
- * a little under 32 KiB on 4 KiB pages).  Sizes below it all fit.
- */
-static u32 kslot_dev_record_cap_find(void)
-{
-	u32 lo = 1, hi = KSLOT_RECORD_SIZE_CAP, mid;
-
-	while (lo < hi) {
-		mid = hi - (hi - lo) / 2;
-		if (kslot_table_init_bytes(KSLOT_KIND_MAP, mid))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
 }
 
 static u32 kslot_dev_max_entries(void)
@@ -570,7 +555,7 @@ static int __init kslot_dev_init(void)
 	if (!kslot_dev_max_user_bytes)
 		kslot_dev_max_user_bytes = max(totalram_pages() / 32 * PAGE_SIZE,
 					       16UL << 20);
-	kslot_dev_record_cap = kslot_dev_record_cap_find();
+	kslot_dev_record_cap = kslot_map_record_cap(KSLOT_RECORD_SIZE_CAP);
 	kslot_dev_wq = alloc_workqueue("kslot_dev_free", 0, 0);
 	if (!kslot_dev_wq)
 		return -ENOMEM;

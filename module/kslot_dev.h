@@ -481,6 +481,7 @@ void kslot_dev_spare_free(struct kslot_file *f);
 /* kslot_dev_table.c: the table kinds. */
 int kslot_dev_bounce(struct kslot_table *t, struct kslot_tmp *b);
 u64 kslot_table_init_bytes(u32 kind, u32 record_size);
+u32 kslot_map_record_cap(u32 cap);
 int kslot_table_init(struct kslot_table *t);
 void kslot_table_set_acct(struct kslot_table *t);
 void kslot_table_destroy(struct kslot_table *t);

@@ -487,8 +487,8 @@ static u64 kslot_acct_recs_done(struct kslot_table *t, u64 n)
 /*
  * A batch's grace period is over: free it, uncharge it, start the next.
  * Map records go back to their table's pool first, then the destroyed
- * map tables of the batch are freed with their pools (their records are
- * in this batch or an earlier one: a table is destroyed after its
+ * tables of the batch are freed, a map table with its pool (its records
+ * are in this batch or an earlier one: a table is destroyed after its
  * erases, under its file's rwsem).
  */
 static void kslot_acct_work(struct work_struct *work)

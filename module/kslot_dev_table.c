@@ -100,6 +100,29 @@ u64 kslot_table_init_bytes(u32 kind, u32 record_size)
 	return kslot_pool_create_bytes(&cfg);
 }
 
+/*
+ * The largest record size up to @cap that a map table's records' pool
+ * lays out in debug mode too (kslot.pool_debug may be set at any time,
+ * and a debug pool's objects carry 16 bytes more): a little under 32 KiB
+ * on 4 KiB pages.  Every size below it fits.
+ */
+u32 kslot_map_record_cap(u32 cap)
+{
+	struct kslot_pool_config cfg;
+	u32 lo = 1, hi = cap, mid;
+
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		kslot_map_recs_config(&cfg, mid);
+		cfg.flags |= KSLOT_POOL_DEBUG;
+		if (kslot_pool_create_bytes(&cfg))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 static int kslot_map_recs_init(struct kslot_table *t)
 {
 	struct kslot_pool_config cfg;

@@ -219,7 +219,8 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 					   unsigned long irqflags)
 	__releases(&s->lock)
 {
-	int ret = kslot_slots_grow_free(s, &irqflags, gfp);
+	int ret = kslot_slots_grow_alloc(s, &irqflags, gfp,
+					 kslot_slots_has_free, 0);
 
 	if (!ret)
 		*handle = kslot_slots_take(s, obj);
@@ -375,7 +376,9 @@ int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 		ret = kslot_slots_no_alloc(s);
 		for (; done < end && !ret; done++) {
 			if (unlikely(s->free_head == KSLOT_SLOTS_NONE)) {
-				ret = kslot_slots_grow_free(s, &irqflags, gfp);
+				ret = kslot_slots_grow_alloc(s, &irqflags, gfp,
+							     kslot_slots_has_free,
+							     0);
 				if (ret)
 					break;
 			}
@@ -897,7 +900,8 @@ int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = kslot_slots_grow(s, &irqflags, gfp, kslot_slots_has_room, nr);
+	ret = kslot_slots_grow_alloc(s, &irqflags, gfp, kslot_slots_has_room,
+				     nr);
 out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;

@@ -323,25 +323,25 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 }
 
 /*
- * An allocation's growth: kslot_slots_grow() until a slot is free, for
- * a table that allocates (kslot_slots_no_alloc()) before and after it.
- * The lock is dropped to allocate, and a restore may begin meanwhile
- * (it asks only that no entry be live, and the allocation has none yet):
- * its free list is then stale, and the allocation refuses as one that
- * came after it.  Called and returns with the lock held.
- * Return: 0 with a free slot to take, kslot_slots_no_alloc()'s -EINVAL,
- * or kslot_slots_grow()'s -ENOMEM or -ENOSPC.
+ * The growth of a writer that allocates from the free list (allocation,
+ * reserve): kslot_slots_grow() until @done(@s, @arg), for a table that
+ * allocates (kslot_slots_no_alloc()) before and after it.  The lock is
+ * dropped to allocate, and a restore may begin meanwhile (it asks only
+ * that no entry be live, and the writer has none yet): its free list is
+ * then stale, and the writer refuses as one that came after it, whatever
+ * the growth gave.  Called and returns with the lock held.
+ * Return: 0 once @done holds, kslot_slots_no_alloc()'s -EINVAL, or
+ * kslot_slots_grow()'s -ENOMEM or -ENOSPC.
  */
-int kslot_slots_grow_free(struct kslot_slots *s, unsigned long *irqflags,
-			  gfp_t gfp)
+int kslot_slots_grow_alloc(struct kslot_slots *s, unsigned long *irqflags,
+			   gfp_t gfp, kslot_slots_done_t done, u32 arg)
 	__must_hold(&s->lock)
 {
 	int ret = kslot_slots_no_alloc(s);
 
 	if (!ret)
-		ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_free,
-				       0);
-	return ret ?: kslot_slots_no_alloc(s);
+		ret = kslot_slots_grow(s, irqflags, gfp, done, arg);
+	return kslot_slots_no_alloc(s) ?: ret;
 }
 
 static u64 kslot_slots_wait_word(const struct kslot_slots *s, u32 index)

@@ -272,8 +272,8 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)
 	__must_hold(&s->lock);
-int kslot_slots_grow_free(struct kslot_slots *s, unsigned long *irqflags,
-			  gfp_t gfp)
+int kslot_slots_grow_alloc(struct kslot_slots *s, unsigned long *irqflags,
+			   gfp_t gfp, kslot_slots_done_t done, u32 arg)
 	__must_hold(&s->lock);
 
 u32 kslot_slots_free_slots(const struct kslot_slots *s);
