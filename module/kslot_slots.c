@@ -883,7 +883,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * may have grown part of the way), or -ENOSPC if @nr slots do not fit
  * under max_entries beside the live and retired ones (the table is not
  * grown), or no longer fit once concurrent allocators took some; -EINVAL
- * if the table is keyed or being restored (it has no free list).
+ * if the table is keyed or being restored (it has no free list), a
+ * restore that began while this call grew the table included.
  */
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 {

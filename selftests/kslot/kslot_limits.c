@@ -242,7 +242,7 @@ TEST_F(limits, arguments)
 
 TEST_F(limits, record_cap)
 {
-	struct kslot_info info;
+	struct kslot_info info = { 0 };
 	char old[32], dbg[32];
 	uint32_t t;
 
