@@ -7,6 +7,7 @@
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/jump_label.h>
 #include <linux/kslot_dense.h>
 #include <linux/kslot_slots.h>
 #include <linux/mm.h>
@@ -197,18 +198,23 @@ typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
 					enum kslot_slots_test_point point);
 
 /*
- * KUnit's hook at the test points, or NULL: one load and an untaken
- * branch where no case sets it.
+ * KUnit's hook at the test points.  A lookup must not load a writable
+ * function pointer in a production build: the hook is read only once a
+ * case has set it, behind a static key that is a NOP until then.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
+DECLARE_STATIC_KEY_FALSE(kslot_slots_test_key);
 extern kslot_slots_test_hook_t kslot_slots_test_hook;
 
 static inline void kslot_slots_test_point(struct kslot_slots *s,
 					  enum kslot_slots_test_point point)
 {
-	kslot_slots_test_hook_t fn = READ_ONCE(kslot_slots_test_hook);
+	kslot_slots_test_hook_t fn;
 
-	if (unlikely(fn))
+	if (!static_branch_unlikely(&kslot_slots_test_key))
+		return;
+	fn = READ_ONCE(kslot_slots_test_hook);
+	if (fn)
 		fn(s, point);
 }
 #else

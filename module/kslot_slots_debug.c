@@ -117,6 +117,7 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 EXPORT_SYMBOL_GPL(kslot_slots_dump);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+DEFINE_STATIC_KEY_FALSE(kslot_slots_test_key);
 kslot_slots_test_hook_t kslot_slots_test_hook;
 
 /**
@@ -126,9 +127,9 @@ kslot_slots_test_hook_t kslot_slots_test_hook;
  *	reads; NULL for none.  It filters on the table itself.
  *
  * A case sets it to force an interleaving, and sets it back before it
- * ends.
+ * ends.  The test points read it only while one is set (a static key).
  *
- * Context: Process context.
+ * Context: Process context; may sleep (static key patching).
  * Return: The hook set before.
  */
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn)
@@ -136,6 +137,10 @@ kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn)
 	kslot_slots_test_hook_t old = READ_ONCE(kslot_slots_test_hook);
 
 	WRITE_ONCE(kslot_slots_test_hook, fn);
+	if (fn && !old)
+		static_branch_enable(&kslot_slots_test_key);
+	else if (!fn && old)
+		static_branch_disable(&kslot_slots_test_key);
 	return old;
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_hook);
