@@ -2373,6 +2373,96 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* Inside a reserve's growth: an allocation publishes the last chunk. */
+static u64 rr_h;
+static int rr_ret;
+
+static void rr_alloc(struct kslot_slots *s)
+{
+	rr_ret = kslot_slots_alloc(s, COOKIE(2), &rr_h, GFP_KERNEL);
+}
+
+/* Was @h among the @n handles of @issued? */
+static bool was_issued(const u64 *issued, u32 n, u64 h)
+{
+	while (n--)
+		if (issued[n] == h)
+			return true;
+	return false;
+}
+
+/*
+ * A 32-bit table one chunk short of max_entries, with no free slot and
+ * four slots waiting: a reserve of all the room left (the chunk and the
+ * waiting slots), while inside its growth an allocation publishes that
+ * chunk and takes one slot.  The reserve fails (-ENOSPC) and leaves the
+ * waiting slots waiting, in their order: the next allocations take the
+ * chunk's slots, whose handles were never issued, and only then, the
+ * table full, the slot that waited longest, early, one at a time.  A
+ * reserve that released the waiting slots to make room (which they were
+ * already) released them all, the youngest last, at the head of the
+ * free list: the next allocation reissued a handle that slot had issued
+ * some allocations before, where the table promises D.  11 index bits:
+ * G = 2^19, so no slot waits long enough within this test.
+ */
+static void kslot_slots_test_handle32_reserve_race(struct kunit *test)
+{
+	const u32 max = 2048, cap = max - KSLOT_SLOTS_CHUNK, w = 4;
+	const u32 last_free = BIT(20) - 2, shift = 11;
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 *issued, h;
+	u32 i, n = 0;
+	int ret;
+
+	issued = kunit_kcalloc(test, max + w, sizeof(*issued), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, issued);
+	slots_init32(test, &s, max);
+	KUNIT_ASSERT_EQ(test, s.gen_shift, shift);
+	for (i = 0; i < cap; i++)
+		issued[n++] = slots_alloc(test, &s, COOKIE(0));
+	/* Slots 0 .. w - 1 serve their last generation, then wait, in order. */
+	for (i = 0; i < w; i++) {
+		kslot_slots_remove(&s, issued[i]);
+		KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, i, last_free),
+				0);
+	}
+	for (i = 0; i < w; i++)
+		issued[n++] = slots_alloc(test, &s, COOKIE(1));
+	for (i = 0; i < w; i++)
+		KUNIT_ASSERT_PTR_EQ(test,
+				    kslot_slots_remove(&s, (u64)(last_free + 1) <<
+							   shift | i),
+				    COOKIE(1));
+	KUNIT_ASSERT_EQ(test, s.waiting, w);
+	KUNIT_ASSERT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
+	rr_ret = -EINVAL;
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, rr_alloc);
+	ret = kslot_slots_reserve(&s, KSLOT_SLOTS_CHUNK + w, GFP_KERNEL);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, rr_ret, 0);
+	KUNIT_EXPECT_EQ(test, rr_h, BIT(shift) | cap);
+	issued[n++] = rr_h;
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, max);
+	KUNIT_EXPECT_EQ(test, st.count, cap - w + 1);
+	KUNIT_EXPECT_EQ(test, st.waiting, w);
+	for (i = cap + 1; i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(3));
+		KUNIT_EXPECT_EQ(test, h, BIT(shift) | i);
+		KUNIT_ASSERT_FALSE(test, was_issued(issued, n, h));
+	}
+	/* Full: the slot that waited longest, at generation 1 again. */
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(4)), BIT(shift));
+	KUNIT_EXPECT_EQ(test, s.waiting, w - 1);
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(4)),
+			BIT(shift) | 1);
+	KUNIT_EXPECT_EQ(test, s.waiting, w - 2);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 /* Misses on every online CPU: each counted once, none lost. */
 static long miss_n(void *arg)
 {
@@ -3051,6 +3141,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_grow_restore),
 	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
 	KUNIT_CASE(kslot_slots_test_restore_walk),
+	KUNIT_CASE(kslot_slots_test_handle32_reserve_race),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),
 	KUNIT_CASE(kslot_slots_test_remove_bulk_bounds),
 	KUNIT_CASE(kslot_slots_test_reset_frees),
