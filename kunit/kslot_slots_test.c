@@ -1908,11 +1908,16 @@ static struct {
 	void (*fn)(struct kslot_slots *s);
 	unsigned int calls;
 	bool busy;
+	/* Every point the table passed, BIT(point), whoever passed it. */
+	unsigned long passed;
 } tp;
 
 static void tp_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
 {
-	if (s != tp.s || point != tp.point || tp.busy)
+	if (s != tp.s)
+		return;
+	tp.passed |= BIT(point);
+	if (point != tp.point || tp.busy)
 		return;
 	tp.busy = true;
 	tp.calls++;
@@ -1941,6 +1946,7 @@ static void tp_set(struct kunit *test, struct kslot_slots *s,
 	tp.fn = fn;
 	tp.calls = 0;
 	tp.busy = false;
+	tp.passed = 0;
 	kslot_slots_test_set_hook(tp_hook);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, tp_clear_action, NULL),
@@ -1952,6 +1958,7 @@ struct lg_obj {
 	struct kref ref;
 	u64 h;
 	int released;
+	/* Released before kslot_slots_lookup_get() left its RCU section. */
 	bool released_in_rcu;
 };
 
@@ -1963,8 +1970,11 @@ static void lg_release(struct kref *ref)
 
 	/* A release may sleep: mutex_lock(), vfree(), synchronize_rcu(). */
 	might_sleep();
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
-		o->released_in_rcu = rcu_read_lock_held();
+	/*
+	 * The lookup passes KSLOT_SLOTS_TP_LOOKUP_OUT right after its
+	 * rcu_read_unlock(): before that, it holds the read lock.
+	 */
+	o->released_in_rcu = !(tp.passed & BIT(KSLOT_SLOTS_TP_LOOKUP_OUT));
 	o->released++;
 }
 
@@ -1978,15 +1988,14 @@ static void lg_remove(struct kslot_slots *s)
 /*
  * kslot_slots_lookup_get() whose entry is removed after it took its
  * reference: the re-check fails and its put is the last one, so the
- * release (which may sleep) runs, outside the RCU read-side section.
+ * release (which may sleep) runs, outside the RCU read-side section
+ * (after the lookup passed KSLOT_SLOTS_TP_LOOKUP_OUT).  A put before the
+ * rcu_read_unlock() releases inside it.
  */
 static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 {
 	struct kslot_slots s;
 
-	/* With lockdep off, rcu_read_lock_held() says 1 everywhere. */
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && !debug_locks)
-		kunit_skip(test, "lockdep is off: cannot tell RCU sections");
 	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lg);
 	kref_init(&lg->ref);
@@ -2038,6 +2047,7 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
+	KUNIT_EXPECT_FALSE(test, lg->released_in_rcu);
 	KUNIT_EXPECT_EQ(test, kref_read(&lg2->ref), 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -2077,8 +2087,6 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 {
 	struct kslot_slots s;
 
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && !debug_locks)
-		kunit_skip(test, "lockdep is off: cannot tell RCU sections");
 	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lg);
 	kref_init(&lg->ref);

@@ -577,6 +577,7 @@ again:
 	stale = !live || READ_ONCE(slot->obj) != obj;
 out:
 	rcu_read_unlock();
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_OUT);
 	/*
 	 * The reference may be the last one (a remover dropped the table's
 	 * meanwhile): @release may sleep, so it runs outside the read-side
