@@ -2053,17 +2053,6 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* The rejections a directory's counter holds, summed.  RCU held. */
-static u64 dir_rejected(const struct kslot_dir *dir)
-{
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += *per_cpu_ptr(dir->rejected, cpu);
-	return n;
-}
-
 /* Between the lookup's reference and its re-check: destroy the table. */
 static void lg_put_destroyed(void *obj, u64 handle, void *data)
 {
@@ -2106,34 +2095,76 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 }
 
 /*
+ * A free account that records what destroy gives it: the bytes, whether
+ * the table still published its directory then, and whether the free
+ * ran, which it passes on to call_rcu().
+ */
+static struct {
+	struct kslot_slots *s;
+	rcu_callback_t free;
+	size_t bytes;
+	int calls;
+	bool published;
+	bool ran;
+} dq;
+
+static void dq_free(struct rcu_head *rcu)
+{
+	WRITE_ONCE(dq.ran, true);
+	dq.free(rcu);
+}
+
+static void dq_queue(struct kslot_free_acct *fa, struct rcu_head *rcu,
+		     rcu_callback_t free, size_t bytes)
+{
+	dq.free = free;
+	dq.bytes += bytes;
+	dq.calls++;
+	dq.published = !!rcu_access_pointer(dq.s->dir);
+	call_rcu(rcu, dq_free);
+}
+
+/*
  * Lookups already in their read-side section when the table is destroyed
- * finish on what destroy frees a grace period later: the chunks (the
- * entry is still seen; an immediate free is a use after free KASAN
- * reports) and the counter (a miss is still counted, read here through
- * the pinned directory: KASAN does not watch per-CPU memory).
+ * finish on its chunks, and lookups that start after it find no table:
+ * destroy unpublishes the directory, then queues it with the chunks and
+ * the counter (all the table's bytes) for after a grace period, never
+ * freeing them itself.  Freed at once, the queue gets nothing (and the
+ * pinned reader's reads are a use after free KASAN reports); queued
+ * while still published, a lookup that starts meanwhile would outlive
+ * the grace period.
  */
 static void kslot_slots_test_destroy_readers(struct kunit *test)
 {
+	static struct kslot_free_acct fa = { .queue = dq_queue };
 	struct kslot_slots_reader r;
+	struct kslot_slots_stats st;
 	struct kslot_slots s;
 	u64 h, stale;
 
 	slots_init(test, &s, 600);
+	memset(&dq, 0, sizeof(dq));
+	dq.s = &s;
+	kslot_slots_set_free_acct(&s, &fa);
 	h = slots_alloc(test, &s, COOKIE(1));
 	stale = slots_alloc(test, &s, COOKIE(2));
 	KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s, stale), COOKIE(2));
+	kslot_slots_get_stats(&s, &st);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	kslot_slots_destroy(&s, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, dq.calls, 1);
+	KUNIT_EXPECT_EQ(test, dq.bytes, st.bytes);
+	KUNIT_EXPECT_FALSE(test, dq.published);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, stale));
-	KUNIT_EXPECT_EQ(test, dir_rejected(r.dir), 1);
 	/* A lookup that starts now finds no table, and touches nothing. */
+	KUNIT_EXPECT_NULL(test, rcu_dereference(s.dir));
 	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h));
 	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
-	synchronize_rcu();
+	/* The free ran once the readers were done. */
 	rcu_barrier();
+	KUNIT_EXPECT_TRUE(test, dq.ran);
 }
 
 /* Another allocation grows the table while the first allocates. */
@@ -2187,54 +2218,14 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* While a growth allocates: free a slot, and take it without waiting. */
+/* While a growth allocates: free a slot. */
 static u64 gf_victim;
 static int gf_ret;
-static u64 gf_got;
-
-static void gf_free_and_take(struct kslot_slots *s)
-{
-	if (kslot_slots_remove(s, gf_victim) != COOKIE(5))
-		return;
-	/* Atomic: it may not wait for the growth, and need not. */
-	gf_ret = kslot_slots_alloc(s, COOKIE(6), &gf_got, GFP_ATOMIC);
-}
 
 static void gf_remove_only(struct kslot_slots *s)
 {
 	if (kslot_slots_remove(s, gf_victim) == COOKIE(5))
 		gf_ret = 0;
-}
-
-/*
- * A growth in progress holds nothing that stops other writers: a slot
- * freed meanwhile goes to an atomic allocation at once, and the growth
- * then publishes its chunk for the allocation that started it.
- */
-static void kslot_slots_test_grow_free_slot(struct kunit *test)
-{
-	struct kslot_slots s;
-	u32 i;
-	u64 h;
-
-	slots_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
-	for (i = 0; i < KSLOT_SLOTS_CHUNK; i++) {
-		h = slots_alloc(test, &s, COOKIE(i == 7 ? 5 : 0));
-		if (i == 7)
-			gf_victim = h;
-	}
-	gf_ret = -EINVAL;
-	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gf_free_and_take);
-	h = slots_alloc(test, &s, COOKIE(1));
-	tp_clear();
-	KUNIT_EXPECT_EQ(test, tp.calls, 1);
-	KUNIT_EXPECT_EQ(test, gf_ret, 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(gf_got), 7);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, gf_victim));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gf_got), COOKIE(6));
-	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK + 1);
-	kslot_slots_destroy(&s, NULL, NULL);
 }
 
 /* A restore begins while an allocation has the lock dropped to grow. */
@@ -2321,6 +2312,7 @@ static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, gf_ret, 0);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 9);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
@@ -3145,7 +3137,6 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_lookup_get_destroyed),
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
-	KUNIT_CASE(kslot_slots_test_grow_free_slot),
 	KUNIT_CASE(kslot_slots_test_grow_restore),
 	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
 	KUNIT_CASE(kslot_slots_test_restore_walk),
