@@ -2373,6 +2373,205 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/* Inside a growth: empty the table, reset it, grow it to one chunk. */
+static u64 *gz_h;
+static u32 gz_n;
+static u64 gz_b;
+static int gz_ret;
+
+static void gz_reset(struct kslot_slots *s)
+{
+	u32 i;
+
+	for (i = 0; i < gz_n; i++)
+		kslot_slots_remove(s, gz_h[i]);
+	gz_ret = kslot_slots_reset(s, 10);
+	if (!gz_ret)
+		gz_ret = kslot_slots_alloc(s, COOKIE(2), &gz_b, GFP_KERNEL);
+}
+
+/*
+ * A reset while an allocation grows the table (the allocation has no
+ * entry yet, so the table may be emptied), then another allocation grows
+ * the reset table to one chunk: the first growth's chunk, made for slot
+ * 512 of a directory that is gone, is discarded, and the allocation takes
+ * a slot of the new table.  Then every slot up to max_entries is issued
+ * once, under the new tag.  A growth that published unless the table had
+ * grown past it (a reset shrinks it) put that chunk at slot 256, its
+ * slots naming the indices and links of slots 512 on.
+ */
+static void kslot_slots_test_grow_reset(struct kunit *test)
+{
+	const u32 max = 4 * KSLOT_SLOTS_CHUNK;
+	unsigned long *seen;
+	struct kslot_slots s;
+	u32 i, index;
+	u64 h;
+
+	gz_n = 2 * KSLOT_SLOTS_CHUNK;
+	gz_h = kunit_kcalloc(test, gz_n, sizeof(*gz_h), GFP_KERNEL);
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(max), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gz_h);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, max, 0,
+						   9), 0);
+	for (i = 0; i < gz_n; i++)
+		gz_h[i] = slots_alloc(test, &s, COOKIE(0));
+	gz_ret = -EINVAL;
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gz_reset);
+	h = slots_alloc(test, &s, COOKIE(1));
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, gz_ret, 0);
+	KUNIT_EXPECT_EQ(test, gz_b, kslot_handle_make(0, 10, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(1, 10, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
+	/* Further allocations would follow the wrong chunk's links. */
+	KUNIT_ASSERT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gz_b), COOKIE(2));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, gz_h[0]));
+	__set_bit(0, seen);
+	__set_bit(1, seen);
+	for (i = 2; i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(0));
+		index = kslot_handle_index(h);
+		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 10, 1));
+		KUNIT_ASSERT_LT(test, index, max);
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	KUNIT_EXPECT_EQ(test, s.capacity, max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * An allocation in a kthread that grows the table, and the test's thread
+ * that meanwhile empties, resets and restores the table, whose
+ * restore_done() lets the allocation go on between two holds of its walk
+ * and waits for it there.
+ */
+static struct {
+	struct kslot_slots *s;
+	struct task_struct *task;
+	struct completion window, go, done;
+	unsigned int grows, walks;
+	u64 h;
+	int ret;
+} gw;
+
+static void gw_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
+{
+	if (s != gw.s)
+		return;
+	if (point == KSLOT_SLOTS_TP_GROW && current == gw.task &&
+	    !gw.grows++) {
+		complete(&gw.window);
+		wait_for_completion_timeout(&gw.go, 10 * HZ);
+	} else if (point == KSLOT_SLOTS_TP_WALK && !gw.walks++) {
+		complete(&gw.go);
+		wait_for_completion_timeout(&gw.done, 10 * HZ);
+	}
+}
+
+static int gw_alloc(void *unused)
+{
+	gw.ret = kslot_slots_alloc(gw.s, COOKIE(9), &gw.h, GFP_KERNEL);
+	complete(&gw.done);
+	return 0;
+}
+
+/*
+ * An allocation begun before a restore, whose growth publishes its chunk
+ * between two holds of kslot_slots_restore_done()'s walk: the table it
+ * grew was emptied, reset and restored to the same capacity meanwhile
+ * (the same directory shape, so the chunk fits), but it is being
+ * restored, and the allocation refuses as one begun after the restore
+ * did (-EINVAL).  The restored entries stay, the walk keeps the pushed
+ * chunk's slots on its list, and every other slot up to max_entries is
+ * issued once.  Without the look at the restore after the growth, the
+ * allocation took a slot of the free list the walk was rebuilding.
+ */
+static void kslot_slots_test_grow_restore_walk(struct kunit *test)
+{
+	const u32 max = 4096, cap = 2 * KSLOT_SLOTS_WALK;
+	const u32 rs[3] = { 10, 1500, cap - 1 }, gens[3] = { 5, 3, 1 };
+	struct task_struct *t;
+	unsigned long *seen;
+	struct kslot_slots s;
+	u32 i, index;
+	u64 *hs, h;
+
+	hs = kunit_kcalloc(test, cap, sizeof(*hs), GFP_KERNEL);
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(max), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, max, 0,
+						   7), 0);
+	for (i = 0; i < cap; i++)
+		hs[i] = slots_alloc(test, &s, COOKIE(0));
+	memset(&gw, 0, sizeof(gw));
+	gw.s = &s;
+	init_completion(&gw.window);
+	init_completion(&gw.go);
+	init_completion(&gw.done);
+	kslot_slots_test_set_hook(gw_hook);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, tp_clear_action, NULL),
+			0);
+	t = kthread_create(gw_alloc, NULL, "kslot_test/gw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	gw.task = t;
+	get_task_struct(t);
+	wake_up_process(t);
+	/* The allocation has its chunk, the lock dropped. */
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&gw.window, 10 * HZ),
+			0);
+	for (i = 0; i < cap; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, hs[i]),
+				    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 8), 0);
+	for (i = 0; i < ARRAY_SIZE(rs); i++)
+		KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&s, rs[i],
+							       gens[i],
+							       COOKIE(i + 1),
+							       GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, cap);
+	kslot_slots_restore_done(&s);
+	kthread_stop(t);
+	put_task_struct(t);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, gw.grows, 1);
+	KUNIT_EXPECT_EQ(test, gw.walks, 1);
+	KUNIT_EXPECT_EQ(test, gw.ret, -EINVAL);
+	/* Its chunk was published. */
+	KUNIT_EXPECT_EQ(test, s.capacity, cap + KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 3);
+	for (i = 0; i < ARRAY_SIZE(rs); i++) {
+		KUNIT_EXPECT_PTR_EQ(test,
+				    kslot_slots_lookup(&s,
+						       kslot_handle_make(rs[i], 8,
+									 gens[i])),
+				    COOKIE(i + 1));
+		__set_bit(rs[i], seen);
+	}
+	for (i = ARRAY_SIZE(rs); i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(0));
+		index = kslot_handle_index(h);
+		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 8, 1));
+		KUNIT_ASSERT_LT(test, index, max);
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 /* Inside a reserve's growth: an allocation publishes the last chunk. */
 static u64 rr_h;
 static int rr_ret;
@@ -3140,6 +3339,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_grow_restore),
 	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
 	KUNIT_CASE(kslot_slots_test_restore_walk),
+	KUNIT_CASE(kslot_slots_test_grow_reset),
+	KUNIT_CASE(kslot_slots_test_grow_restore_walk),
 	KUNIT_CASE(kslot_slots_test_handle32_reserve_race),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),
 	KUNIT_CASE(kslot_slots_test_remove_bulk_bounds),
