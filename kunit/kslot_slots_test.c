@@ -1908,11 +1908,16 @@ static struct {
 	void (*fn)(struct kslot_slots *s);
 	unsigned int calls;
 	bool busy;
+	/* Every point the table passed, BIT(point), whoever passed it. */
+	unsigned long passed;
 } tp;
 
 static void tp_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
 {
-	if (s != tp.s || point != tp.point || tp.busy)
+	if (s != tp.s)
+		return;
+	tp.passed |= BIT(point);
+	if (point != tp.point || tp.busy)
 		return;
 	tp.busy = true;
 	tp.calls++;
@@ -1941,6 +1946,7 @@ static void tp_set(struct kunit *test, struct kslot_slots *s,
 	tp.fn = fn;
 	tp.calls = 0;
 	tp.busy = false;
+	tp.passed = 0;
 	kslot_slots_test_set_hook(tp_hook);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, tp_clear_action, NULL),
@@ -1952,6 +1958,7 @@ struct lg_obj {
 	struct kref ref;
 	u64 h;
 	int released;
+	/* Released before kslot_slots_lookup_get() left its RCU section. */
 	bool released_in_rcu;
 };
 
@@ -1963,8 +1970,11 @@ static void lg_release(struct kref *ref)
 
 	/* A release may sleep: mutex_lock(), vfree(), synchronize_rcu(). */
 	might_sleep();
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
-		o->released_in_rcu = rcu_read_lock_held();
+	/*
+	 * The lookup passes KSLOT_SLOTS_TP_LOOKUP_OUT right after its
+	 * rcu_read_unlock(): before that, it holds the read lock.
+	 */
+	o->released_in_rcu = !(tp.passed & BIT(KSLOT_SLOTS_TP_LOOKUP_OUT));
 	o->released++;
 }
 
@@ -1978,15 +1988,14 @@ static void lg_remove(struct kslot_slots *s)
 /*
  * kslot_slots_lookup_get() whose entry is removed after it took its
  * reference: the re-check fails and its put is the last one, so the
- * release (which may sleep) runs, outside the RCU read-side section.
+ * release (which may sleep) runs, outside the RCU read-side section
+ * (after the lookup passed KSLOT_SLOTS_TP_LOOKUP_OUT).  A put before the
+ * rcu_read_unlock() releases inside it.
  */
 static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 {
 	struct kslot_slots s;
 
-	/* With lockdep off, rcu_read_lock_held() says 1 everywhere. */
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && !debug_locks)
-		kunit_skip(test, "lockdep is off: cannot tell RCU sections");
 	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lg);
 	kref_init(&lg->ref);
@@ -2038,20 +2047,10 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
+	KUNIT_EXPECT_FALSE(test, lg->released_in_rcu);
 	KUNIT_EXPECT_EQ(test, kref_read(&lg2->ref), 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
-}
-
-/* The rejections a directory's counter holds, summed.  RCU held. */
-static u64 dir_rejected(const struct kslot_dir *dir)
-{
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += *per_cpu_ptr(dir->rejected, cpu);
-	return n;
 }
 
 /* Between the lookup's reference and its re-check: destroy the table. */
@@ -2077,8 +2076,6 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 {
 	struct kslot_slots s;
 
-	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && !debug_locks)
-		kunit_skip(test, "lockdep is off: cannot tell RCU sections");
 	lg = kunit_kzalloc(test, sizeof(*lg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lg);
 	kref_init(&lg->ref);
@@ -2098,34 +2095,76 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 }
 
 /*
+ * A free account that records what destroy gives it: the bytes, whether
+ * the table still published its directory then, and whether the free
+ * ran, which it passes on to call_rcu().
+ */
+static struct {
+	struct kslot_slots *s;
+	rcu_callback_t free;
+	size_t bytes;
+	int calls;
+	bool published;
+	bool ran;
+} dq;
+
+static void dq_free(struct rcu_head *rcu)
+{
+	WRITE_ONCE(dq.ran, true);
+	dq.free(rcu);
+}
+
+static void dq_queue(struct kslot_free_acct *fa, struct rcu_head *rcu,
+		     rcu_callback_t free, size_t bytes)
+{
+	dq.free = free;
+	dq.bytes += bytes;
+	dq.calls++;
+	dq.published = !!rcu_access_pointer(dq.s->dir);
+	call_rcu(rcu, dq_free);
+}
+
+/*
  * Lookups already in their read-side section when the table is destroyed
- * finish on what destroy frees a grace period later: the chunks (the
- * entry is still seen; an immediate free is a use after free KASAN
- * reports) and the counter (a miss is still counted, read here through
- * the pinned directory: KASAN does not watch per-CPU memory).
+ * finish on its chunks, and lookups that start after it find no table:
+ * destroy unpublishes the directory, then queues it with the chunks and
+ * the counter (all the table's bytes) for after a grace period, never
+ * freeing them itself.  Freed at once, the queue gets nothing (and the
+ * pinned reader's reads are a use after free KASAN reports); queued
+ * while still published, a lookup that starts meanwhile would outlive
+ * the grace period.
  */
 static void kslot_slots_test_destroy_readers(struct kunit *test)
 {
+	static struct kslot_free_acct fa = { .queue = dq_queue };
 	struct kslot_slots_reader r;
+	struct kslot_slots_stats st;
 	struct kslot_slots s;
 	u64 h, stale;
 
 	slots_init(test, &s, 600);
+	memset(&dq, 0, sizeof(dq));
+	dq.s = &s;
+	kslot_slots_set_free_acct(&s, &fa);
 	h = slots_alloc(test, &s, COOKIE(1));
 	stale = slots_alloc(test, &s, COOKIE(2));
 	KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s, stale), COOKIE(2));
+	kslot_slots_get_stats(&s, &st);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	kslot_slots_destroy(&s, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, dq.calls, 1);
+	KUNIT_EXPECT_EQ(test, dq.bytes, st.bytes);
+	KUNIT_EXPECT_FALSE(test, dq.published);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, stale));
-	KUNIT_EXPECT_EQ(test, dir_rejected(r.dir), 1);
 	/* A lookup that starts now finds no table, and touches nothing. */
+	KUNIT_EXPECT_NULL(test, rcu_dereference(s.dir));
 	KUNIT_EXPECT_NULL(test, __kslot_slots_lookup(&s, h));
 	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
-	synchronize_rcu();
+	/* The free ran once the readers were done. */
 	rcu_barrier();
+	KUNIT_EXPECT_TRUE(test, dq.ran);
 }
 
 /* Another allocation grows the table while the first allocates. */
@@ -2179,54 +2218,14 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
-/* While a growth allocates: free a slot, and take it without waiting. */
+/* While a growth allocates: free a slot. */
 static u64 gf_victim;
 static int gf_ret;
-static u64 gf_got;
-
-static void gf_free_and_take(struct kslot_slots *s)
-{
-	if (kslot_slots_remove(s, gf_victim) != COOKIE(5))
-		return;
-	/* Atomic: it may not wait for the growth, and need not. */
-	gf_ret = kslot_slots_alloc(s, COOKIE(6), &gf_got, GFP_ATOMIC);
-}
 
 static void gf_remove_only(struct kslot_slots *s)
 {
 	if (kslot_slots_remove(s, gf_victim) == COOKIE(5))
 		gf_ret = 0;
-}
-
-/*
- * A growth in progress holds nothing that stops other writers: a slot
- * freed meanwhile goes to an atomic allocation at once, and the growth
- * then publishes its chunk for the allocation that started it.
- */
-static void kslot_slots_test_grow_free_slot(struct kunit *test)
-{
-	struct kslot_slots s;
-	u32 i;
-	u64 h;
-
-	slots_init(test, &s, 4 * KSLOT_SLOTS_CHUNK);
-	for (i = 0; i < KSLOT_SLOTS_CHUNK; i++) {
-		h = slots_alloc(test, &s, COOKIE(i == 7 ? 5 : 0));
-		if (i == 7)
-			gf_victim = h;
-	}
-	gf_ret = -EINVAL;
-	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gf_free_and_take);
-	h = slots_alloc(test, &s, COOKIE(1));
-	tp_clear();
-	KUNIT_EXPECT_EQ(test, tp.calls, 1);
-	KUNIT_EXPECT_EQ(test, gf_ret, 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(gf_got), 7);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, gf_victim));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gf_got), COOKIE(6));
-	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK + 1);
-	kslot_slots_destroy(&s, NULL, NULL);
 }
 
 /* A restore begins while an allocation has the lock dropped to grow. */
@@ -2313,6 +2312,7 @@ static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, gf_ret, 0);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 9);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
@@ -2370,6 +2370,295 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, find_first_zero_bit(seen, n), n - 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL),
 			-ENOSPC);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Inside a growth: empty the table, reset it, grow it to one chunk. */
+static u64 *gz_h;
+static u32 gz_n;
+static u64 gz_b;
+static int gz_ret;
+
+static void gz_reset(struct kslot_slots *s)
+{
+	u32 i;
+
+	for (i = 0; i < gz_n; i++)
+		kslot_slots_remove(s, gz_h[i]);
+	gz_ret = kslot_slots_reset(s, 10);
+	if (!gz_ret)
+		gz_ret = kslot_slots_alloc(s, COOKIE(2), &gz_b, GFP_KERNEL);
+}
+
+/*
+ * A reset while an allocation grows the table (the allocation has no
+ * entry yet, so the table may be emptied), then another allocation grows
+ * the reset table to one chunk: the first growth's chunk, made for slot
+ * 512 of a directory that is gone, is discarded, and the allocation takes
+ * a slot of the new table.  Then every slot up to max_entries is issued
+ * once, under the new tag.  A growth that published unless the table had
+ * grown past it (a reset shrinks it) put that chunk at slot 256, its
+ * slots naming the indices and links of slots 512 on.
+ */
+static void kslot_slots_test_grow_reset(struct kunit *test)
+{
+	const u32 max = 4 * KSLOT_SLOTS_CHUNK;
+	unsigned long *seen;
+	struct kslot_slots s;
+	u32 i, index;
+	u64 h;
+
+	gz_n = 2 * KSLOT_SLOTS_CHUNK;
+	gz_h = kunit_kcalloc(test, gz_n, sizeof(*gz_h), GFP_KERNEL);
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(max), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gz_h);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, max, 0,
+						   9), 0);
+	for (i = 0; i < gz_n; i++)
+		gz_h[i] = slots_alloc(test, &s, COOKIE(0));
+	gz_ret = -EINVAL;
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gz_reset);
+	h = slots_alloc(test, &s, COOKIE(1));
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, gz_ret, 0);
+	KUNIT_EXPECT_EQ(test, gz_b, kslot_handle_make(0, 10, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(1, 10, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
+	/* Further allocations would follow the wrong chunk's links. */
+	KUNIT_ASSERT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gz_b), COOKIE(2));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, gz_h[0]));
+	__set_bit(0, seen);
+	__set_bit(1, seen);
+	for (i = 2; i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(0));
+		index = kslot_handle_index(h);
+		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 10, 1));
+		KUNIT_ASSERT_LT(test, index, max);
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	KUNIT_EXPECT_EQ(test, s.capacity, max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * An allocation in a kthread that grows the table, and the test's thread
+ * that meanwhile empties, resets and restores the table, whose
+ * restore_done() lets the allocation go on between two holds of its walk
+ * and waits for it there.
+ */
+static struct {
+	struct kslot_slots *s;
+	struct task_struct *task;
+	struct completion window, go, done;
+	unsigned int grows, walks;
+	u64 h;
+	int ret;
+} gw;
+
+static void gw_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
+{
+	if (s != gw.s)
+		return;
+	if (point == KSLOT_SLOTS_TP_GROW && current == gw.task &&
+	    !gw.grows++) {
+		complete(&gw.window);
+		wait_for_completion_timeout(&gw.go, 10 * HZ);
+	} else if (point == KSLOT_SLOTS_TP_WALK && !gw.walks++) {
+		complete(&gw.go);
+		wait_for_completion_timeout(&gw.done, 10 * HZ);
+	}
+}
+
+static int gw_alloc(void *unused)
+{
+	gw.ret = kslot_slots_alloc(gw.s, COOKIE(9), &gw.h, GFP_KERNEL);
+	complete(&gw.done);
+	return 0;
+}
+
+/*
+ * An allocation begun before a restore, whose growth publishes its chunk
+ * between two holds of kslot_slots_restore_done()'s walk: the table it
+ * grew was emptied, reset and restored to the same capacity meanwhile
+ * (the same directory shape, so the chunk fits), but it is being
+ * restored, and the allocation refuses as one begun after the restore
+ * did (-EINVAL).  The restored entries stay, the walk keeps the pushed
+ * chunk's slots on its list, and every other slot up to max_entries is
+ * issued once.  Without the look at the restore after the growth, the
+ * allocation took a slot of the free list the walk was rebuilding.
+ */
+static void kslot_slots_test_grow_restore_walk(struct kunit *test)
+{
+	const u32 max = 4096, cap = 2 * KSLOT_SLOTS_WALK;
+	const u32 rs[3] = { 10, 1500, cap - 1 }, gens[3] = { 5, 3, 1 };
+	struct task_struct *t;
+	unsigned long *seen;
+	struct kslot_slots s;
+	u32 i, index;
+	u64 *hs, h;
+
+	hs = kunit_kcalloc(test, cap, sizeof(*hs), GFP_KERNEL);
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(max), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&s, "test", NULL, max, 0,
+						   7), 0);
+	for (i = 0; i < cap; i++)
+		hs[i] = slots_alloc(test, &s, COOKIE(0));
+	memset(&gw, 0, sizeof(gw));
+	gw.s = &s;
+	init_completion(&gw.window);
+	init_completion(&gw.go);
+	init_completion(&gw.done);
+	kslot_slots_test_set_hook(gw_hook);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, tp_clear_action, NULL),
+			0);
+	t = kthread_create(gw_alloc, NULL, "kslot_test/gw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	gw.task = t;
+	get_task_struct(t);
+	wake_up_process(t);
+	/* The allocation has its chunk, the lock dropped. */
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&gw.window, 10 * HZ),
+			0);
+	for (i = 0; i < cap; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, hs[i]),
+				    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 8), 0);
+	for (i = 0; i < ARRAY_SIZE(rs); i++)
+		KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&s, rs[i],
+							       gens[i],
+							       COOKIE(i + 1),
+							       GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, s.capacity, cap);
+	kslot_slots_restore_done(&s);
+	kthread_stop(t);
+	put_task_struct(t);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, gw.grows, 1);
+	KUNIT_EXPECT_EQ(test, gw.walks, 1);
+	KUNIT_EXPECT_EQ(test, gw.ret, -EINVAL);
+	/* Its chunk was published. */
+	KUNIT_EXPECT_EQ(test, s.capacity, cap + KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 3);
+	for (i = 0; i < ARRAY_SIZE(rs); i++) {
+		KUNIT_EXPECT_PTR_EQ(test,
+				    kslot_slots_lookup(&s,
+						       kslot_handle_make(rs[i], 8,
+									 gens[i])),
+				    COOKIE(i + 1));
+		__set_bit(rs[i], seen);
+	}
+	for (i = ARRAY_SIZE(rs); i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(0));
+		index = kslot_handle_index(h);
+		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 8, 1));
+		KUNIT_ASSERT_LT(test, index, max);
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
+	}
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/* Inside a reserve's growth: an allocation publishes the last chunk. */
+static u64 rr_h;
+static int rr_ret;
+
+static void rr_alloc(struct kslot_slots *s)
+{
+	rr_ret = kslot_slots_alloc(s, COOKIE(2), &rr_h, GFP_KERNEL);
+}
+
+/* Was @h among the @n handles of @issued? */
+static bool was_issued(const u64 *issued, u32 n, u64 h)
+{
+	while (n--)
+		if (issued[n] == h)
+			return true;
+	return false;
+}
+
+/*
+ * A 32-bit table one chunk short of max_entries, with no free slot and
+ * four slots waiting: a reserve of all the room left (the chunk and the
+ * waiting slots), while inside its growth an allocation publishes that
+ * chunk and takes one slot.  The reserve fails (-ENOSPC) and leaves the
+ * waiting slots waiting, in their order: the next allocations take the
+ * chunk's slots, whose handles were never issued, and only then, the
+ * table full, the slot that waited longest, early, one at a time.  A
+ * reserve that released the waiting slots to make room (which they were
+ * already) released them all, the youngest last, at the head of the
+ * free list: the next allocation reissued a handle that slot had issued
+ * some allocations before, where the table promises D.  11 index bits:
+ * G = 2^19, so no slot waits long enough within this test.
+ */
+static void kslot_slots_test_handle32_reserve_race(struct kunit *test)
+{
+	const u32 max = 2048, cap = max - KSLOT_SLOTS_CHUNK, w = 4;
+	const u32 last_free = BIT(20) - 2, shift = 11;
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 *issued, h;
+	u32 i, n = 0;
+	int ret;
+
+	issued = kunit_kcalloc(test, max + w, sizeof(*issued), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, issued);
+	slots_init32(test, &s, max);
+	KUNIT_ASSERT_EQ(test, s.gen_shift, shift);
+	for (i = 0; i < cap; i++)
+		issued[n++] = slots_alloc(test, &s, COOKIE(0));
+	/* Slots 0 .. w - 1 serve their last generation, then wait, in order. */
+	for (i = 0; i < w; i++) {
+		kslot_slots_remove(&s, issued[i]);
+		KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, i, last_free),
+				0);
+	}
+	for (i = 0; i < w; i++)
+		issued[n++] = slots_alloc(test, &s, COOKIE(1));
+	for (i = 0; i < w; i++)
+		KUNIT_ASSERT_PTR_EQ(test,
+				    kslot_slots_remove(&s, (u64)(last_free + 1) <<
+							   shift | i),
+				    COOKIE(1));
+	KUNIT_ASSERT_EQ(test, s.waiting, w);
+	KUNIT_ASSERT_EQ(test, s.free_head, KSLOT_SLOTS_NONE);
+	rr_ret = -EINVAL;
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, rr_alloc);
+	ret = kslot_slots_reserve(&s, KSLOT_SLOTS_CHUNK + w, GFP_KERNEL);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, rr_ret, 0);
+	KUNIT_EXPECT_EQ(test, rr_h, BIT(shift) | cap);
+	issued[n++] = rr_h;
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, max);
+	KUNIT_EXPECT_EQ(test, st.count, cap - w + 1);
+	KUNIT_EXPECT_EQ(test, st.waiting, w);
+	for (i = cap + 1; i < max; i++) {
+		h = slots_alloc(test, &s, COOKIE(3));
+		KUNIT_EXPECT_EQ(test, h, BIT(shift) | i);
+		KUNIT_ASSERT_FALSE(test, was_issued(issued, n, h));
+	}
+	/* Full: the slot that waited longest, at generation 1 again. */
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(4)), BIT(shift));
+	KUNIT_EXPECT_EQ(test, s.waiting, w - 1);
+	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(4)),
+			BIT(shift) | 1);
+	KUNIT_EXPECT_EQ(test, s.waiting, w - 2);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -3047,10 +3336,12 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_lookup_get_destroyed),
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
-	KUNIT_CASE(kslot_slots_test_grow_free_slot),
 	KUNIT_CASE(kslot_slots_test_grow_restore),
 	KUNIT_CASE(kslot_slots_test_grow_nomem_free_slot),
 	KUNIT_CASE(kslot_slots_test_restore_walk),
+	KUNIT_CASE(kslot_slots_test_grow_reset),
+	KUNIT_CASE(kslot_slots_test_grow_restore_walk),
+	KUNIT_CASE(kslot_slots_test_handle32_reserve_race),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),
 	KUNIT_CASE(kslot_slots_test_remove_bulk_bounds),
 	KUNIT_CASE(kslot_slots_test_reset_frees),

@@ -184,6 +184,8 @@ static inline bool kslot_should_fail_alloc(void)
 enum kslot_slots_test_point {
 	/* kslot_slots_lookup_get(): reference taken, slot not re-read. */
 	KSLOT_SLOTS_TP_LOOKUP_GET,
+	/* kslot_slots_lookup_get(): out of its read-side section. */
+	KSLOT_SLOTS_TP_LOOKUP_OUT,
 	/* A growth has allocated its chunk, no lock held. */
 	KSLOT_SLOTS_TP_GROW,
 	/* A walk of the whole table between two holds of the lock. */

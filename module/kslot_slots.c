@@ -577,6 +577,7 @@ again:
 	stale = !live || READ_ONCE(slot->obj) != obj;
 out:
 	rcu_read_unlock();
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_OUT);
 	/*
 	 * The reference may be the last one (a remover dropped the table's
 	 * meanwhile): @release may sleep, so it runs outside the read-side
@@ -864,7 +865,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  *
  * Grows the table, as kslot_slots_alloc() does (chunk by chunk, each
  * allocated with the lock dropped), until it has at least @nr free
- * slots.  Until they are used, kslot_slots_alloc() with any gfp
+ * slots; a full 32-bit table's waiting slots count, and stay waiting
+ * until an allocation takes them (the top of kslot_slots.h).  Until they
+ * are used, kslot_slots_alloc() with any gfp
  * (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock take
  * them and cannot fail for lack of memory.
  *

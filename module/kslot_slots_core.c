@@ -288,8 +288,9 @@ bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
 /*
  * Grow the table until @done(@s, @arg) holds: the one growth loop of the
  * table (allocation, reserve, keyed writes and restore).  A slot that
- * waited long enough comes before new memory; a full table hands out the
- * one that waited longest early (the top of kslot_slots.h).
+ * waited long enough comes before new memory; a full table hands the one
+ * that waited longest early to an allocation (@done kslot_slots_has_free),
+ * which takes it at once (the top of kslot_slots.h).
  *
  * Called and returns with the lock held; drops it to allocate each chunk.
  * Return: 0 once @done holds, -ENOMEM, or -ENOSPC if the table holds
@@ -307,7 +308,14 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 		if (kslot_slots_thaw(s, false))
 			continue;
 		ret = kslot_slots_grow_one(s, irqflags, gfp);
-		if (ret == -ENOSPC && kslot_slots_thaw(s, true))
+		/*
+		 * Only for an allocation: a reserve counts a full table's
+		 * waiting slots as room already (kslot_slots_has_room()), so
+		 * releasing them early gains it nothing and shortens their
+		 * reuse distance; a slot index cannot be one of them.
+		 */
+		if (ret == -ENOSPC && done == kslot_slots_has_free &&
+		    kslot_slots_thaw(s, true))
 			continue;
 		/*
 		 * The lock was dropped: a remove may have freed a slot, or a

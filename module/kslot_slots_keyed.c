@@ -4,6 +4,7 @@
  */
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/nospec.h>
 
 #include "kslot_slots_core.h"
 
@@ -69,12 +70,23 @@ static bool kslot_slots_is_retired(const struct kslot_slots *s,
 	       kslot_slots_next(slot) == KSLOT_SLOTS_RETIRED;
 }
 
+/*
+ * Slot @index, a caller's index that the growth put below the capacity
+ * (kslot_slots_has_index()): clamped to it as fs/file.c clamps an fd, so
+ * that a mispredicted check reads nothing past the table.  Lock held.
+ */
+static struct kslot_slot *kslot_slots_at_checked(struct kslot_slots *s,
+						 u32 index)
+{
+	return kslot_slots_at(s, array_index_nospec(index, s->capacity));
+}
+
 /* Make free slot @index live under @handle, holding @obj; lock held. */
 static void kslot_slots_make_live(struct kslot_slots *s, u32 index,
 				  u64 handle, void *obj)
 {
-	kslot_slots_store(s, kslot_slots_at(s, index), index, KSLOT_SLOTS_LIVE,
-			  handle, obj);
+	kslot_slots_store(s, kslot_slots_at_checked(s, index), index,
+			  KSLOT_SLOTS_LIVE, handle, obj);
 }
 
 /*
@@ -139,7 +151,7 @@ int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
 	if (ret)
 		goto out;
-	slot = kslot_slots_at(s, index);
+	slot = kslot_slots_at_checked(s, index);
 	if (kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)))
 		ret = -EEXIST;
 	else if (kslot_slots_is_retired(s, slot) ||
@@ -189,7 +201,7 @@ void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 	ret = kslot_slots_keyed_prepare(s, handle, &irqflags, gfp);
 	if (ret)
 		goto out;
-	slot = kslot_slots_at(s, index);
+	slot = kslot_slots_at_checked(s, index);
 	cur = kslot_slots_word_gen(s, slot->word);
 	if (kslot_slots_is_retired(s, slot) || cur > gen) {
 		ret = -ESTALE;
@@ -315,7 +327,7 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
 	ret = kslot_slots_grow(s, irqflags, gfp, kslot_slots_has_index, index);
 	if (ret)
 		return ret;
-	slot = kslot_slots_at(s, index);
+	slot = kslot_slots_at_checked(s, index);
 	if (slot->word != kslot_slots_free_word(s, index, 0) ||
 	    kslot_slots_is_retired(s, slot))
 		return -EEXIST;
@@ -366,7 +378,7 @@ int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 		kslot_slots_make_live(s, index,
 				      kslot_handle_make(index, s->tag, gen), obj);
 	} else {
-		struct kslot_slot *slot = kslot_slots_at(s, index);
+		struct kslot_slot *slot = kslot_slots_at_checked(s, index);
 
 		kslot_slots_store(s, slot, index, KSLOT_SLOTS_LINK,
 				  kslot_slots_free_word(s, index, gen), slot->obj);
@@ -399,8 +411,8 @@ int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
 	if (!ret) {
-		kslot_slots_relink_to(s, kslot_slots_at(s, index), index,
-				      KSLOT_SLOTS_RETIRED);
+		kslot_slots_relink_to(s, kslot_slots_at_checked(s, index),
+				      index, KSLOT_SLOTS_RETIRED);
 		s->retired++;
 	}
 	kslot_slots_unlock(s, irqflags);
