@@ -132,7 +132,8 @@ struct kslot_map {
  *
  * As XARRAY_INIT(): the map is ready for use, as kslot_map_init() would
  * leave it (without a debugfs file), and its lock has a lockdep class of
- * its own.  It draws its random tag at its first allocation.
+ * its own.  It draws its random tag at its first allocation or
+ * kslot_map_tag(), whichever comes first.
  */
 #define KSLOT_MAP_INIT(max, fl) {					\
 	.slots = KSLOT_SLOTS_INIT(max, fl),				\
@@ -778,10 +779,13 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
  * kslot_map_tag() - The tag every handle of a map carries.
  * @map: The map.
  *
+ * A map defined statically that has not grown yet draws its tag here:
+ * its first handle carries it.
+ *
  * Context: Any context.
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a map of 32-bit handles.
  */
-static inline u32 kslot_map_tag(const struct kslot_map *map)
+static inline u32 kslot_map_tag(struct kslot_map *map)
 {
 	return kslot_slots_tag(&map->slots);
 }

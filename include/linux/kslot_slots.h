@@ -363,7 +363,8 @@ struct kslot_slots {
 	 * handles), and the KSLOT_SLOTS_* flags given at init.  The handle
 	 * format: the mask of the index bits, and the bit the generation
 	 * starts at (see the top of this file).  All but @dir are set at
-	 * init (@tag of a static table at its first growth, under @lock).
+	 * init (@tag of a static table when it first grows or is read:
+	 * __kslot_slots_bind_tag()).
 	 */
 	struct kslot_dir __rcu *dir;
 	u32 tag;
@@ -418,7 +419,8 @@ struct kslot_slots {
  *
  * The static initialiser, as XARRAY_INIT() is: the table equals one
  * kslot_slots_init() would leave, but that it has no debugfs file and
- * draws its random tag at its first growth.  Its lock is a static lock:
+ * draws its random tag at its first growth or kslot_slots_tag(),
+ * whichever comes first.  Its lock is a static lock:
  * lockdep gives it a class of its own (keyed by its address).
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
@@ -860,18 +862,40 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
 	return READ_ONCE(s->count);
 }
 
+/*
+ * Draw the tag of a table defined statically (KSLOT_SLOTS_INIT()): the
+ * first of its first growth and kslot_slots_tag() binds it, the other
+ * finds it bound.
+ */
+static inline u32 __kslot_slots_bind_tag(struct kslot_slots *s)
+{
+	u32 old = KSLOT_SLOTS_TAG_UNBOUND, tag = kslot_random_tag();
+
+	if (!try_cmpxchg(&s->tag, &old, tag))
+		tag = old;
+	return tag;
+}
+
 /**
  * kslot_slots_tag() - The tag every handle of a table carries.
  * @s: The table.
+ *
+ * A table defined statically that has not grown yet draws its tag here:
+ * its first handle carries it.
  *
  * Context: Any context.
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
  * which carry none; %KSLOT_SLOTS_TAG_UNBOUND for a keyed table no insert
  * has bound yet.
  */
-static inline u32 kslot_slots_tag(const struct kslot_slots *s)
+static inline u32 kslot_slots_tag(struct kslot_slots *s)
 {
-	return READ_ONCE(s->tag);
+	u32 tag = READ_ONCE(s->tag);
+
+	if (unlikely(tag == KSLOT_SLOTS_TAG_UNBOUND) &&
+	    (s->flags & KSLOT_SLOTS_F_ALLOC))
+		tag = __kslot_slots_bind_tag(s);
+	return tag;
 }
 
 /**
