@@ -216,6 +216,15 @@ static inline int __kslot_map_init(struct kslot_map *map, const char *name,
  * (kfree_rcu(), or after synchronize_rcu()); it must be initialised again
  * before any other use.
  *
+ * @fn runs while the map is still published, so a lookup that began
+ * before this call may return the object @fn is given until a grace
+ * period after destroy returns: @fn frees it after a grace period
+ * (kfree_rcu(), call_rcu()), not at once, unless no lookup can be
+ * running.  Destroy walks every slot up to the map's capacity (at most
+ * %KSLOT_MAX_ENTRIES) in one loop with no resched point, so that it may
+ * run in any context (kslot_slots_destroy()): a caller in process
+ * context with a large map calls cond_resched() from @fn.
+ *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
  */
