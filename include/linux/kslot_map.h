@@ -244,9 +244,10 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
  *
- * Reuses the most recently freed slot if there is one, otherwise grows
- * the map by a chunk (allocated with the lock dropped, so @gfp may sleep
- * if the caller can).  The object's contents must be initialised
+ * Reuses the most recently freed slot if there is one (a map of 32-bit
+ * handles then a slot that waited long enough, see kslot_slots.h),
+ * otherwise grows the map by a chunk (allocated with the lock dropped, so
+ * @gfp may sleep if the caller can).  The object's contents must be initialised
  * before the call: lookups may return it as soon as the handle is live,
  * before this function returns.
  *
