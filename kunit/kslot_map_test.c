@@ -1085,6 +1085,26 @@ static void kslot_map_test_define(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h2));
 }
 
+/*
+ * A static map's tag read before its first allocation is the tag its
+ * handles carry: the read draws it.
+ */
+static DEFINE_KSLOT_MAP(kslot_map_test_static_tag, 64, 0);
+
+static void kslot_map_test_define_tag(struct kunit *test)
+{
+	struct kslot_map *map = &kslot_map_test_static_tag;
+	u32 tag = kslot_map_tag(map);
+	u64 h;
+
+	KUNIT_EXPECT_LE(test, tag, KSLOT_TAG_MASK);
+	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), tag);
+	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
+	kslot_map_destroy(map, NULL, NULL);
+}
+
 /* A zeroed map is an empty one: it holds nothing and takes nothing. */
 static void kslot_map_test_zeroed(struct kunit *test)
 {
@@ -1109,6 +1129,7 @@ static void kslot_map_test_zeroed(struct kunit *test)
 static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_init),
 	KUNIT_CASE(kslot_map_test_define),
+	KUNIT_CASE(kslot_map_test_define_tag),
 	KUNIT_CASE(kslot_map_test_zeroed),
 	KUNIT_CASE(kslot_map_test_alloc),
 	KUNIT_CASE(kslot_map_test_lookup),

@@ -332,6 +332,155 @@ static void kslot_objtable_test_destroy(struct kunit *test)
 }
 
 /*
+ * What the release callback saw: its calls, the objects and their value,
+ * and calls it should never get: while the case's reader (which began
+ * after the last put) was inside rcu_read_lock(), or from a task inside
+ * a read-side section of its own.
+ */
+#define REL_MAX	8
+
+static struct {
+	atomic_t calls;
+	atomic_t during_reader;
+	atomic_t in_rcu;
+	bool reader;
+	void *obj[REL_MAX];
+	u32 value[REL_MAX];
+} rel;
+
+static void rel_reset(void)
+{
+	memset(&rel, 0, sizeof(rel));
+}
+
+static void tobj_release(void *p)
+{
+	struct tobj *o = p;
+	int n = atomic_inc_return(&rel.calls) - 1;
+
+	if (READ_ONCE(rel.reader))
+		atomic_inc(&rel.during_reader);
+	/* A task's own read-side section (PREEMPT_RCU counts it per task). */
+	if (in_task() && IS_ENABLED(CONFIG_PREEMPT_RCU) && rcu_preempt_depth())
+		atomic_inc(&rel.in_rcu);
+	if (n < REL_MAX) {
+		rel.obj[n] = p;
+		rel.value[n] = o->value;
+	}
+}
+
+static struct kslot_objtable *rel_table_new(struct kunit *test, u32 max)
+{
+	struct kslot_objtable_config cfg = {
+		.size = sizeof(struct tobj),
+		.release = tobj_release,
+		.max_entries = max,
+	};
+	struct kslot_objtable *t = kslot_objtable_create(&cfg);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	rel_reset();
+	return t;
+}
+
+/* Enter and leave a reader that began after every put so far. */
+static void rel_reader_begin(void)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	WRITE_ONCE(rel.reader, true);
+}
+
+static void rel_reader_end(void)
+	__releases(RCU)
+{
+	WRITE_ONCE(rel.reader, false);
+	rcu_read_unlock();
+}
+
+/*
+ * Release runs once per object, a grace period after its last reference
+ * (the handle's or a get's), outside any read-side section, and sees the
+ * object as its last holder left it.
+ */
+static void kslot_objtable_test_release(struct kunit *test)
+{
+	struct kslot_objtable *t = rel_table_new(test, 8);
+	struct tobj *o, *g;
+	u64 h;
+
+	o = kslot_objtable_alloc(t, &h, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
+	o->value = 7;
+	/* The handle's reference is the last: freed inside a reader. */
+	rel_reader_begin();
+	KUNIT_EXPECT_EQ(test, kslot_objtable_free(t, h), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 0);
+	rel_reader_end();
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 1);
+	KUNIT_EXPECT_PTR_EQ(test, rel.obj[0], o);
+	KUNIT_EXPECT_EQ(test, rel.value[0], 7);
+	KUNIT_EXPECT_EQ(test, table_in_use(t), 0);
+
+	/* A get's reference outlives the handle: release waits for it. */
+	o = kslot_objtable_alloc(t, &h, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
+	g = kslot_objtable_get(t, h);
+	KUNIT_ASSERT_PTR_EQ(test, g, o);
+	KUNIT_EXPECT_EQ(test, kslot_objtable_free(t, h), 0);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 1);
+	KUNIT_EXPECT_EQ(test, table_in_use(t), 1);
+	g->value = 8;
+	rel_reader_begin();
+	kslot_objtable_put(t, g);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 1);
+	rel_reader_end();
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 2);
+	KUNIT_EXPECT_PTR_EQ(test, rel.obj[1], o);
+	KUNIT_EXPECT_EQ(test, rel.value[1], 8);
+	KUNIT_EXPECT_EQ(test, table_in_use(t), 0);
+
+	/* Once each: nothing more comes. */
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.during_reader), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.in_rcu), 0);
+	kslot_objtable_destroy(t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.calls), 2);
+}
+
+/* Destroy releases every object it frees, placeholders too, once each. */
+static void kslot_objtable_test_release_destroy(struct kunit *test)
+{
+	struct kslot_objtable *t = rel_table_new(test, 8);
+	struct tobj *o[4];
+	u64 h[4];
+	int i, j, seen;
+
+	for (i = 0; i < 4; i++) {
+		o[i] = i < 3 ? kslot_objtable_alloc(t, &h[i], GFP_KERNEL) :
+			       kslot_objtable_alloc_placeholder(t, &h[i],
+								GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(o[i]));
+		o[i]->value = 100 + i;
+	}
+	kslot_objtable_destroy(t);
+	KUNIT_ASSERT_EQ(test, atomic_read(&rel.calls), 4);
+	for (i = 0; i < 4; i++) {
+		for (seen = 0, j = 0; j < 4; j++)
+			if (rel.obj[j] == o[i]) {
+				seen++;
+				KUNIT_EXPECT_EQ(test, rel.value[j], 100 + i);
+			}
+		KUNIT_EXPECT_EQ(test, seen, 1);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&rel.in_rcu), 0);
+}
+
+/*
  * Randomised operations against a plain array model.  Marked slow: every
  * free costs a call_rcu(), which the debug kernel makes expensive.  Debug
  * mode is covered by the concurrency test and the kslot_pool suite.
@@ -625,6 +774,8 @@ static struct kunit_case kslot_objtable_test_cases[] = {
 	KUNIT_CASE(kslot_objtable_test_enospc),
 	KUNIT_CASE(kslot_objtable_test_forged),
 	KUNIT_CASE(kslot_objtable_test_destroy),
+	KUNIT_CASE(kslot_objtable_test_release),
+	KUNIT_CASE(kslot_objtable_test_release_destroy),
 	KUNIT_CASE_SLOW(kslot_objtable_test_random),
 	KUNIT_CASE(kslot_objtable_test_fault),
 	KUNIT_CASE_SLOW(kslot_objtable_test_concurrency),

@@ -41,13 +41,14 @@ static inline gfp_t kslot_gfp(gfp_t gfp, bool account)
 #define KSLOT_KMALLOC_MAX	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
 
 /*
- * A large array that lock-free readers index (kslot_dense's packed
- * array): kmalloc() up to KSLOT_KMALLOC_MAX, vmalloc() in pages beyond.
- * Unlike kvmalloc(), never a huge vmalloc() mapping, which is rounded up
- * to whole PMD-size pages (an array of 4 MiB + 16 bytes would take 6 MiB),
- * and never a high-order kmalloc() (which compacts memory to make room,
- * and whose pages, once freed, may sit in the per-CPU lists out of the
- * free count).  So an array takes its size in pages.
+ * A large array that lock-free readers index (a chunk of kslot_dense's
+ * packed values): kmalloc() up to KSLOT_KMALLOC_MAX, vmalloc() in pages
+ * beyond.  Unlike kvmalloc(), never a huge vmalloc() mapping, which is
+ * rounded up to whole PMD-size pages (an array of 4 MiB + 16 bytes would
+ * take 6 MiB), and, for a caller that may sleep, never a kmalloc() above
+ * that (which compacts memory to make room, and whose pages, once freed,
+ * may sit in the per-CPU lists out of the free count).  So such an array
+ * takes its size in pages.  An atomic caller gets what kmalloc() can do.
  * Freed with kvfree().
  */
 static inline void *kslot_kvmalloc(size_t size, gfp_t gfp)
@@ -110,8 +111,9 @@ static inline size_t kslot_kvmalloc_size(size_t size)
 /*
  * Call @free(@rcu) after a grace period: through the table's struct
  * kslot_free_acct @acct, which counts @bytes until then, or with
- * call_rcu().  @free may run in softirq context: it must not sleep
- * (kvfree() defers a vfree() there itself).
+ * call_rcu().  @free runs in softirq context under call_rcu(), or where
+ * @acct calls it: it must not sleep (in softirq, kvfree() defers a vfree()
+ * itself).
  */
 static inline void kslot_free_rcu(struct kslot_free_acct *acct,
 				  struct rcu_head *rcu, rcu_callback_t free,
@@ -188,7 +190,7 @@ enum kslot_slots_test_point {
 	KSLOT_SLOTS_TP_LOOKUP_OUT,
 	/* A growth has allocated its chunk, no lock held. */
 	KSLOT_SLOTS_TP_GROW,
-	/* A walk of the whole table between two holds of the lock. */
+	/* kslot_slots_restore_done()'s walk, between two holds of the lock. */
 	KSLOT_SLOTS_TP_WALK,
 	/* kslot_dense_get(): slot looked up, packed array not yet read. */
 	KSLOT_SLOTS_TP_DENSE_GET,

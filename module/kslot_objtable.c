@@ -24,15 +24,21 @@ static struct kslot_objtable_hdr *kslot_objtable_hdr(struct kslot_objtable *t,
 	return (struct kslot_objtable_hdr *)(obj + t->hdr_offset);
 }
 
+/*
+ * A grace period after the last reference: no lookup or reference
+ * reaches the object, so release may free what it owns at once.
+ */
 static void kslot_objtable_free_rcu(struct rcu_head *rcu)
 {
 	struct kslot_objtable_hdr *hdr = container_of(rcu,
 						      struct kslot_objtable_hdr,
 						      rcu);
-	struct kslot_pool *pool = hdr->pool;
+	struct kslot_objtable *t = hdr->table;
+	void *obj = (void *)hdr - t->hdr_offset;
 
-	/* The trailer ends the pool object. */
-	kslot_pool_free(pool, (void *)(hdr + 1) - kslot_pool_size(pool));
+	if (t->release)
+		t->release(obj);
+	kslot_pool_free(t->pool, obj);
 }
 
 /**
@@ -98,6 +104,7 @@ kslot_objtable_create(const struct kslot_objtable_config *cfg)
 		return ERR_PTR(ret);
 	}
 	t->hdr_offset = hdr_offset;
+	t->release = cfg->release;
 	t->zero = !cfg->ctor;
 	return t;
 }
@@ -106,17 +113,21 @@ EXPORT_SYMBOL_GPL(kslot_objtable_create);
 static void kslot_objtable_drop_entry(void *entry, u64 handle, void *data)
 {
 	kslot_objtable_put(data, entry);
+	/* Destroy is for process context: a large table lets others run. */
+	cond_resched();
 }
 
 /**
  * kslot_objtable_destroy() - Destroy a table.
  * @table: The table, or NULL.
  *
- * Frees every live handle, waits for the pending RCU frees, and destroys
- * the pool.  Objects still referenced through kslot_objtable_get() make
- * the pool report them and leak their slabs (see kslot_pool_destroy());
- * their last kslot_objtable_put() must not come after this call.  The
- * caller must ensure no other writer runs and no new lookup starts.
+ * Frees every live handle, waits for the pending RCU frees (the release
+ * callback runs for each object whose last reference is gone), and
+ * destroys the pool.  Objects still referenced through
+ * kslot_objtable_get() are neither released nor freed: the pool reports
+ * them and leaks their slabs (see kslot_pool_destroy()); their last
+ * kslot_objtable_put() must not come after this call.  The caller must
+ * ensure no other writer runs and no new lookup starts.
  *
  * Context: Process context; may sleep (synchronize_rcu(), rcu_barrier()).
  */
@@ -154,7 +165,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	refcount_set(&hdr->ref, 1);
 	/* Unpublished first, so the trailer holds the handle before lookups see it. */
 	hdr->published = false;
-	hdr->pool = t->pool;
+	hdr->table = t;
 	ret = kslot_map_alloc(&t->map, obj, &h, gfp);
 	if (ret) {
 		/* Never published: no reader can hold it. */
@@ -266,8 +277,8 @@ EXPORT_SYMBOL_GPL(kslot_objtable_get);
  * @table: The table.
  * @obj: The object.
  *
- * The last reference hands the object back to the pool after an RCU
- * grace period.
+ * The last reference hands the object to the table's release callback
+ * and back to the pool after an RCU grace period.
  *
  * Context: Any context.
  */
@@ -286,8 +297,9 @@ EXPORT_SYMBOL_GPL(kslot_objtable_put);
  * @handle: A handle, valid or not.
  *
  * Bumps the handle's generation, so no lookup finds the object through
- * it again, and drops the reference the handle held: the object returns
- * to the pool a grace period after its last reference is gone.
+ * it again, and drops the reference the handle held: the object is
+ * released and returns to the pool a grace period after its last
+ * reference is gone.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the map lock.

@@ -84,6 +84,16 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
  * table is an empty one, as a zeroed table is: a late writer fails.  A
  * zeroed table needs nothing.
  *
+ * @fn runs before the table is unpublished, and a lookup that began
+ * before this call may return the object @fn is given until a grace
+ * period after destroy returns: @fn frees it after a grace period
+ * (kfree_rcu(), call_rcu(), or a put whose last reference does so), not
+ * at once, unless no lookup can be running.  The walk calls @fn for
+ * every live slot below the capacity, up to %KSLOT_MAX_ENTRIES, in one
+ * loop: destroy has no resched point of its own, so that it may run in
+ * any context.  It holds no lock while it walks: a caller in process
+ * context with a large table lets others run from @fn (cond_resched()).
+ *
  * Context: Process context for a named table (its debugfs file is
  * removed); otherwise any context that @fn allows.
  */

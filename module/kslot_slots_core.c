@@ -254,9 +254,10 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		*irqflags = kslot_slots_lock(s);
 		return grown ? 0 : -ENOMEM;
 	}
-	/* A table defined statically draws its tag before its first handle. */
-	if (s->tag == KSLOT_SLOTS_TAG_UNBOUND && !(s->flags & KSLOT_SLOTS_KEYED))
-		WRITE_ONCE(s->tag, kslot_random_tag());
+	/* A table defined statically binds its tag before its first handle. */
+	if (READ_ONCE(s->tag) == KSLOT_SLOTS_TAG_UNBOUND &&
+	    !(s->flags & KSLOT_SLOTS_KEYED))
+		__kslot_slots_bind_tag(s);
 	kslot_slots_publish(s, next, chunk, n, usable);
 	return 0;
 }

@@ -76,7 +76,8 @@
  * | cond_resched()            | nothing                  | a need-resched test (and a      |
  * |                           |                          | schedule if set)                |
  * | xchg(), cmpxchg64(),      | the same locked          | the same                        |
- * | try_cmpxchg128(),         | instruction              |                                 |
+ * | try_cmpxchg(),            | instruction              |                                 |
+ * | try_cmpxchg128(),         |                          |                                 |
  * | atomic*_inc/dec(), kref   |                          |                                 |
  *
  * The counts are per thread (TLS, local-exec: one %fs-relative instruction
@@ -159,6 +160,10 @@ extern __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS]
 	__atomic_compare_exchange_n(p, &__o, n, 0, __ATOMIC_SEQ_CST,	\
 				    __ATOMIC_SEQ_CST);			\
 	__o; })
+#define try_cmpxchg(p, po, n) ({					\
+	kslot_shim_count_atomic(KSLOT_SHIM_RMW_CMPXCHG);		\
+	__atomic_compare_exchange_n(p, po, n, 0, __ATOMIC_SEQ_CST,	\
+				    __ATOMIC_SEQ_CST); })
 /* The userspace build is 64-bit, as kslot requires. */
 #define CONFIG_64BIT	1
 /* cmpxchg16b: x86-64 has it (every CPU since 2006). */

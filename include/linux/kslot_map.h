@@ -132,7 +132,8 @@ struct kslot_map {
  *
  * As XARRAY_INIT(): the map is ready for use, as kslot_map_init() would
  * leave it (without a debugfs file), and its lock has a lockdep class of
- * its own.  It draws its random tag at its first allocation.
+ * its own.  It draws its random tag at its first allocation or
+ * kslot_map_tag(), whichever comes first.
  */
 #define KSLOT_MAP_INIT(max, fl) {					\
 	.slots = KSLOT_SLOTS_INIT(max, fl),				\
@@ -215,6 +216,15 @@ static inline int __kslot_map_init(struct kslot_map *map, const char *name,
  * (kfree_rcu(), or after synchronize_rcu()); it must be initialised again
  * before any other use.
  *
+ * @fn runs while the map is still published, so a lookup that began
+ * before this call may return the object @fn is given until a grace
+ * period after destroy returns: @fn frees it after a grace period
+ * (kfree_rcu(), call_rcu()), not at once, unless no lookup can be
+ * running.  Destroy walks every slot up to the map's capacity (at most
+ * %KSLOT_MAX_ENTRIES) in one loop with no resched point, so that it may
+ * run in any context (kslot_slots_destroy()): a caller in process
+ * context with a large map calls cond_resched() from @fn.
+ *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
  */
@@ -234,9 +244,10 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
  *
- * Reuses the most recently freed slot if there is one, otherwise grows
- * the map by a chunk (allocated with the lock dropped, so @gfp may sleep
- * if the caller can).  The object's contents must be initialised
+ * Reuses the most recently freed slot if there is one (a map of 32-bit
+ * handles then a slot that waited long enough, see kslot_slots.h),
+ * otherwise grows the map by a chunk (allocated with the lock dropped, so
+ * @gfp may sleep if the caller can).  The object's contents must be initialised
  * before the call: lookups may return it as soon as the handle is live,
  * before this function returns.
  *
@@ -778,10 +789,13 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
  * kslot_map_tag() - The tag every handle of a map carries.
  * @map: The map.
  *
+ * A map defined statically that has not grown yet draws its tag here:
+ * its first handle carries it.
+ *
  * Context: Any context.
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a map of 32-bit handles.
  */
-static inline u32 kslot_map_tag(const struct kslot_map *map)
+static inline u32 kslot_map_tag(struct kslot_map *map)
 {
 	return kslot_slots_tag(&map->slots);
 }

@@ -27,8 +27,9 @@
  * - Lifetime: deferred free.  Every object has a reference count, and the
  *   handle holds one reference.  kslot_objtable_free() bumps the handle's
  *   generation (so no lookup finds the object through it again) and drops
- *   that reference.  When the last reference goes, the object is handed
- *   back to the pool from an RCU callback, after a grace period.  So:
+ *   that reference.  When the last reference goes, an RCU callback, after
+ *   a grace period, calls the table's release callback on the object (if
+ *   it has one) and hands it back to the pool.  So:
  *   - an object found by __kslot_objtable_lookup() stays valid until the
  *     caller leaves its RCU read-side critical section, even if the handle
  *     is freed meanwhile;
@@ -36,7 +37,14 @@
  *     kslot_objtable_put(), with or without RCU;
  *   - the memory is recycled only after a grace period with no reference
  *     left, and a stale handle never matches a newer generation, so a
- *     stale handle never yields a recycled object.
+ *     stale handle never yields a recycled object;
+ *   - release sees an object no lookup or reference can reach any more:
+ *     it frees what the object owns at once, with no grace period of its
+ *     own.  It runs from the RCU callback (in softirq context or an RCU
+ *     kthread, never inside rcu_read_lock()), so it must not sleep: work
+ *     that sleeps goes to a workqueue.  In a table with a constructor it
+ *     leaves the object in its constructed state, as the pool wants it
+ *     back.
  * - The object returned by kslot_objtable_alloc() is not a counted
  *   reference: it is valid until its handle is freed (by anyone) and a
  *   grace period passes.  Take a reference with kslot_objtable_get() to
@@ -51,7 +59,7 @@
  *   them from softirq or hardirq context.  The pool works in any context.
  * - Each object carries a 40-byte trailer after the caller's bytes (the
  *   handle, the reference count, the published flag, an rcu_head and the
- *   pool).  The map holds the object from allocation on; a placeholder
+ *   table).  The map holds the object from allocation on; a placeholder
  *   is an object whose trailer says it is not published yet, so a lookup
  *   reads the trailer after the slot (one more load, in the object's last
  *   cache line, which kslot_objtable_get() touches anyway for the
@@ -95,10 +103,10 @@ struct kslot_objtable_hdr {
 	refcount_t ref;
 	/* Lookups return the object once set (release, after its contents). */
 	bool published;
-	/* Defers the return to the pool past a grace period. */
+	/* Defers the release and the return to the pool past a grace period. */
 	struct rcu_head rcu;
-	/* Where the object goes back; the table may be gone by then. */
-	struct kslot_pool *pool;
+	/* Whose release and pool the callback uses (destroy waits for it). */
+	struct kslot_objtable *table;
 };
 
 /**
@@ -110,6 +118,10 @@ struct kslot_objtable_hdr {
  *	%KSLOT_POOL_MAX_ALIGN.
  * @ctor: Optional constructor (see struct kslot_pool_config); without one
  *	objects are handed out zeroed.
+ * @release: Optional: called once for every object the table handed out
+ *	(placeholders too), a grace period after its last reference is
+ *	gone, before it goes back to the pool.  From an RCU callback: it
+ *	must not sleep.
  * @max_entries: Most objects with a live handle at once (published or
  *	placeholders), 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_OBJTABLE_* flags.
@@ -119,6 +131,7 @@ struct kslot_objtable_config {
 	size_t size;
 	size_t align;
 	void (*ctor)(void *obj);
+	void (*release)(void *obj);
 	u32 max_entries;
 	unsigned int flags;
 };
@@ -139,6 +152,8 @@ struct kslot_objtable {
 	struct kslot_pool *pool;
 	/* Offset of the hidden trailer in each object. */
 	size_t hdr_offset;
+	/* Called on each object before it goes back to the pool, or NULL. */
+	void (*release)(void *obj);
 	/* Objects are zeroed on allocation (no constructor). */
 	bool zero;
 };

@@ -215,9 +215,9 @@ struct dentry;
 #define KSLOT_SLOTS_F_ALLOC	BIT(31)
 
 /*
- * Slots per chunk: one page of slots.  A table of fewer than
- * max_entries slots than this has one chunk of max_entries slots (at
- * least 2).
+ * Slots per chunk: one page of slots.  The last chunk stops at
+ * max_entries, so a table of max_entries below this has one chunk of
+ * max_entries slots (two for a table of one).
  *
  * Why chunks: a growth adds one and moves nothing, so it costs the same
  * at every size (an allocation of a page and 256 free words linked; a
@@ -228,7 +228,7 @@ struct dentry;
  */
 #define KSLOT_SLOTS_CHUNK	256U
 #define KSLOT_SLOTS_CHUNK_SHIFT	8	/* ilog2(KSLOT_SLOTS_CHUNK) */
-/* A table's first chunk (the old name of the first growth's slots). */
+/* Slots a table of max_entries this or more has after its first growth. */
 #define KSLOT_SLOTS_MIN		KSLOT_SLOTS_CHUNK
 /*
  * A 32-bit table issues no handle again within this many allocations
@@ -236,8 +236,8 @@ struct dentry;
  */
 #define KSLOT_SLOTS_REUSE_DISTANCE	BIT(20)
 /*
- * Slots a walk of the whole table (reset, restore, destroy's callback
- * walk) handles per hold of the table lock.
+ * Slots kslot_slots_restore_done()'s walk of the whole table handles per
+ * hold of the table lock.
  */
 #define KSLOT_SLOTS_WALK	1024U
 /* Entries a bulk alloc or remove handles per hold of the table lock. */
@@ -337,7 +337,9 @@ kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
  *	would, and account for @bytes until then: what the memory @free
  *	frees takes, at the allocator's size.  Called maybe with the table
  *	lock held, in any context the table's writers run in: it must not
- *	sleep.  @free runs in process context and may sleep.
+ *	sleep.  @free does not sleep either (call_rcu() runs it in softirq
+ *	context when a table has no account): @queue may call it from an
+ *	RCU callback or from process context.
  *
  * Optional, per table (kslot_slots_set_free_acct()).  Without one a table
  * frees a replaced or destroyed directory and its chunks (and kslot_dense
@@ -363,7 +365,8 @@ struct kslot_slots {
 	 * handles), and the KSLOT_SLOTS_* flags given at init.  The handle
 	 * format: the mask of the index bits, and the bit the generation
 	 * starts at (see the top of this file).  All but @dir are set at
-	 * init (@tag of a static table at its first growth, under @lock).
+	 * init (@tag of a static table when it first grows or is read:
+	 * __kslot_slots_bind_tag()).
 	 */
 	struct kslot_dir __rcu *dir;
 	u32 tag;
@@ -418,7 +421,8 @@ struct kslot_slots {
  *
  * The static initialiser, as XARRAY_INIT() is: the table equals one
  * kslot_slots_init() would leave, but that it has no debugfs file and
- * draws its random tag at its first growth.  Its lock is a static lock:
+ * draws its random tag at its first growth or kslot_slots_tag(),
+ * whichever comes first.  Its lock is a static lock:
  * lockdep gives it a class of its own (keyed by its address).
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
@@ -466,8 +470,9 @@ struct kslot_slots_stats {
  * struct kslot_slots_dump_slot - One slot as kslot_slots_dump() shows it.
  * @obj: The stored pointer (NULL unless live).
  * @gen: The slot's generation.
- * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot,
- *	%KSLOT_SLOTS_RETIRED for a retired one, %KSLOT_SLOTS_NONE if live.
+ * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot, next
+ *	waiting slot of a waiting one (32-bit tables), %KSLOT_SLOTS_RETIRED
+ *	for a retired one, %KSLOT_SLOTS_NONE if live.
  */
 struct kslot_slots_dump_slot {
 	void *obj;
@@ -860,29 +865,51 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
 	return READ_ONCE(s->count);
 }
 
+/*
+ * Draw the tag of a table defined statically (KSLOT_SLOTS_INIT()): the
+ * first of its first growth and kslot_slots_tag() binds it, the other
+ * finds it bound.
+ */
+static inline u32 __kslot_slots_bind_tag(struct kslot_slots *s)
+{
+	u32 old = KSLOT_SLOTS_TAG_UNBOUND, tag = kslot_random_tag();
+
+	if (!try_cmpxchg(&s->tag, &old, tag))
+		tag = old;
+	return tag;
+}
+
 /**
  * kslot_slots_tag() - The tag every handle of a table carries.
  * @s: The table.
+ *
+ * A table defined statically that has not grown yet draws its tag here:
+ * its first handle carries it.
  *
  * Context: Any context.
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
  * which carry none; %KSLOT_SLOTS_TAG_UNBOUND for a keyed table no insert
  * has bound yet.
  */
-static inline u32 kslot_slots_tag(const struct kslot_slots *s)
+static inline u32 kslot_slots_tag(struct kslot_slots *s)
 {
-	return READ_ONCE(s->tag);
+	u32 tag = READ_ONCE(s->tag);
+
+	if (unlikely(tag == KSLOT_SLOTS_TAG_UNBOUND) &&
+	    (s->flags & KSLOT_SLOTS_F_ALLOC))
+		tag = __kslot_slots_bind_tag(s);
+	return tag;
 }
 
 /**
  * kslot_slots_set_free_acct() - Send the memory a table stops using to an
  *	account.
  * @s: The table, initialised (initialising it clears its account).
- * @acct: The account, or NULL to go back to kvfree_rcu().
+ * @acct: The account, or NULL to go back to call_rcu().
  *
  * Every directory the table replaces as it grows, its chunks and
- * directory at destroy, and a kslot_dense table's packed arrays too, then
- * go to @acct->queue(), which must outlive the table's last call.
+ * directory at destroy or reset, and a kslot_dense table's packed arrays
+ * too, then go to @acct->queue(), which must outlive the table's last call.
  *
  * Context: Any context, before the table's first writer.
  */
