@@ -5,6 +5,9 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kslot_dense.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -1871,6 +1874,230 @@ static void kslot_dense_test_fault(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/*
+ * Gets from a softirq and a hardirq of this CPU, as a driver's handlers
+ * would make them: a tasklet run by the local_bh_enable() that follows
+ * its scheduling, and a hard irq_work (a self-IPI).
+ */
+static struct {
+	struct kslot_dense *d;
+	u64 h;
+	struct tval v;
+	int ret;
+	u32 many;
+	bool ran;
+	/* In a write section: the guard against a get that never returns. */
+	bool guard;
+	bool rescued;
+	struct tasklet_struct tasklet;
+	struct irq_work work;
+	struct hrtimer rescue;
+} ic;
+
+/*
+ * A get spinning on the write section it interrupted: make the sequence
+ * count even, so that it returns and the case fails instead of hanging
+ * the machine (ic_get() puts the count back).
+ */
+static enum hrtimer_restart ic_rescue(struct hrtimer *t)
+{
+	ic.rescued = true;
+	ic.d->seq.seqcount.sequence++;
+	return HRTIMER_NORESTART;
+}
+
+static void ic_get(void)
+{
+	if (ic.guard)
+		hrtimer_start(&ic.rescue, ms_to_ktime(1000),
+			      HRTIMER_MODE_REL_HARD);
+	ic.ret = kslot_dense_get(ic.d, ic.h, &ic.v);
+	if (ic.guard) {
+		hrtimer_cancel(&ic.rescue);
+		if (ic.rescued)
+			ic.d->seq.seqcount.sequence--;
+	} else {
+		ic.many = kslot_dense_get_many(ic.d, &ic.h, 1, &ic.v);
+	}
+	WRITE_ONCE(ic.ran, true);
+}
+
+static void ic_tasklet(struct tasklet_struct *t)
+{
+	ic_get();
+}
+
+static void ic_irq_work(struct irq_work *w)
+{
+	ic_get();
+}
+
+static void ic_setup(struct kunit *test)
+{
+	memset(&ic, 0, sizeof(ic));
+	tasklet_setup(&ic.tasklet, ic_tasklet);
+	ic.work = IRQ_WORK_INIT_HARD(ic_irq_work);
+	hrtimer_init(&ic.rescue, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ic.rescue.function = ic_rescue;
+}
+
+/* Get ic.h in a softirq of this CPU; false if it did not run here. */
+static bool ic_in_softirq(void)
+{
+	WRITE_ONCE(ic.ran, false);
+	local_bh_disable();
+	tasklet_schedule(&ic.tasklet);
+	local_bh_enable();
+	return READ_ONCE(ic.ran);
+}
+
+/* Get ic.h in a hardirq of this CPU; false if it did not run in 2 s. */
+static bool ic_in_hardirq(void)
+{
+	u32 us;
+
+	WRITE_ONCE(ic.ran, false);
+	irq_work_queue(&ic.work);
+	for (us = 0; us < 2000000 && !READ_ONCE(ic.ran); us++)
+		udelay(1);
+	return READ_ONCE(ic.ran);
+}
+
+/*
+ * Where a lookup may run: a get waits for a writer inside its write
+ * section, so it runs only in the contexts the table's lock flags shut
+ * out of the writers, and says -EDEADLK in the others (get_many copies
+ * nothing), whether or not a writer is there.  A task runs it with
+ * bottom halves or interrupts off too.
+ */
+static void kslot_dense_test_get_context(struct kunit *test)
+{
+	static const struct {
+		unsigned int flags;
+		int softirq;
+		int hardirq;
+	} cases[] = {
+		{ 0, -EDEADLK, -EDEADLK },
+		{ KSLOT_DENSE_LOCK_BH, 0, -EDEADLK },
+		/* RT: true hardirq context is never a reader's. */
+		{ KSLOT_DENSE_LOCK_IRQ, 0,
+		  IS_ENABLED(CONFIG_PREEMPT_RT) ? -EDEADLK : 0 },
+	};
+	unsigned long flags;
+	struct kslot_dense d;
+	struct tval v;
+	u32 i;
+
+	ic_setup(test);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, sizeof(v), 16,
+						       cases[i].flags), 0);
+		ic.d = &d;
+		ic.h = ins(test, &d, 7);
+		ic.ret = 1;
+		memset(&ic.v, 0, sizeof(ic.v));
+		KUNIT_ASSERT_TRUE(test, ic_in_softirq());
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, cases[i].softirq,
+				    "flags %#x", cases[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, cases[i].softirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, cases[i].softirq ? !ic.v.id :
+				  tv_eq(&ic.v, 7));
+		ic.ret = 1;
+		memset(&ic.v, 0, sizeof(ic.v));
+		KUNIT_ASSERT_TRUE(test, ic_in_hardirq());
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, cases[i].hardirq,
+				    "flags %#x", cases[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, cases[i].hardirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, cases[i].hardirq ? !ic.v.id :
+				  tv_eq(&ic.v, 7));
+		local_bh_disable();
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		local_bh_enable();
+		local_irq_save(flags);
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		local_irq_restore(flags);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
+		kslot_dense_destroy(&d, NULL, NULL);
+	}
+	tasklet_kill(&ic.tasklet);
+}
+
+/* What retain's callback saw and did, inside the write section. */
+static struct {
+	bool seq_odd;
+	bool softirq_ran;
+	int softirq_ret;
+	bool hardirq_ran;
+	int hardirq_ret;
+} ws;
+
+/*
+ * At the value ic.h, with the lock held and the sequence count odd: a
+ * softirq (unless bottom halves are off, as with %KSLOT_DENSE_LOCK_BH),
+ * then a hardirq, gets that value on this CPU.
+ */
+static bool ws_keep(u64 handle, void *elem, void *arg)
+{
+	if (handle != ic.h)
+		return true;
+	ws.seq_odd = ic.d->seq.seqcount.sequence & 1;
+	ic.guard = true;
+	if (!in_softirq()) {
+		ws.softirq_ran = ic_in_softirq();
+		ws.softirq_ret = ic.ret;
+	}
+	ic.guard = false;
+	/* A rescued get would spin in the hardirq, where nothing can stop it. */
+	if (!ic.rescued) {
+		ws.hardirq_ran = ic_in_hardirq();
+		ws.hardirq_ret = ic.ret;
+	}
+	return true;
+}
+
+/*
+ * The deadlock the rules prevent: a writer of a table without a lock
+ * flag (here inside kslot_dense_retain(), whose callback runs in the
+ * write section) interrupted on its CPU by a softirq, then a hardirq,
+ * that gets a value of the table.  Waiting for the writer would spin
+ * forever; the gets return -EDEADLK at once.  A table with
+ * %KSLOT_DENSE_LOCK_BH: the hardirq.
+ */
+static void kslot_dense_test_get_interrupts_writer(struct kunit *test)
+{
+	static const unsigned int flags[] = { 0, KSLOT_DENSE_LOCK_BH };
+	struct kslot_dense d;
+	u32 i, n;
+
+	ic_setup(test);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL,
+						       sizeof(struct tval), 16,
+						       flags[i]), 0);
+		ic.d = &d;
+		for (n = 0; n < 3; n++)
+			ic.h = ins(test, &d, n);
+		memset(&ws, 0, sizeof(ws));
+		ws.softirq_ret = 1;
+		ws.hardirq_ret = 1;
+		KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, ws_keep, NULL), 0);
+		KUNIT_ASSERT_TRUE(test, ws.seq_odd);
+		KUNIT_ASSERT_FALSE_MSG(test, ic.rescued,
+				       "a softirq get spun on the writer it interrupted");
+		if (!flags[i]) {
+			KUNIT_EXPECT_TRUE(test, ws.softirq_ran);
+			KUNIT_EXPECT_EQ(test, ws.softirq_ret, -EDEADLK);
+		}
+		KUNIT_EXPECT_TRUE(test, ws.hardirq_ran);
+		KUNIT_EXPECT_EQ(test, ws.hardirq_ret, -EDEADLK);
+		/* Out of the write section, a task's get. */
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &ic.v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&ic.v, 2));
+		kslot_dense_destroy(&d, NULL, NULL);
+	}
+	tasklet_kill(&ic.tasklet);
+}
+
 static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_init),
 	KUNIT_CASE(kslot_dense_test_insert),
@@ -1902,6 +2129,8 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_concurrent_growth),
 	KUNIT_CASE(kslot_dense_test_racing_get),
 	KUNIT_CASE(kslot_dense_test_fault),
+	KUNIT_CASE(kslot_dense_test_get_context),
+	KUNIT_CASE(kslot_dense_test_get_interrupts_writer),
 	{}
 };
 

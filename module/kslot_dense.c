@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -79,6 +80,19 @@ static struct kslot_dir *kslot_dense_rev_dir(struct kslot_dense *dense)
 					 lockdep_is_held(&dense->lock));
 }
 
+/*
+ * The lockdep classes of the sequence count, one per lock mode: the mode
+ * says which contexts the writers shut out, so where readers may run
+ * (kslot_dense_may_read()).  With one class for every table, a reader
+ * in softirq context of a %KSLOT_DENSE_LOCK_BH table and a write with
+ * softirqs enabled of a table without a lock flag would look to lockdep
+ * like one sequence count used both ways.
+ */
+static struct lock_class_key kslot_dense_seq_keys[KSLOT_LOCK_MODES];
+static const char * const kslot_dense_seq_names[KSLOT_LOCK_MODES] = {
+	"kslot_dense_seq", "kslot_dense_seq_bh", "kslot_dense_seq_irq",
+};
+
 static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 			     size_t elem_size, u32 max_entries,
 			     unsigned int flags, bool tagged, u32 tag,
@@ -94,6 +108,9 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 	spin_lock_init(&dense->lock);
 	kslot_lock_set_class(&dense->lock, flags, keys);
 	seqcount_spinlock_init(&dense->seq, &dense->lock);
+	lockdep_set_class_and_name(&dense->seq.seqcount,
+				   &kslot_dense_seq_keys[kslot_lock_mode(flags)],
+				   kslot_dense_seq_names[kslot_lock_mode(flags)]);
 	dense->elem_size = elem_size;
 	dense->shift = kslot_dense_chunk_shift(elem_size);
 	if (tagged)
@@ -496,6 +513,32 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
 /*
+ * May a get run here?  It waits for a writer inside its write section
+ * (dense->seq odd), which a context that interrupted that writer on its
+ * own CPU would do forever.  The lock flags say which contexts the
+ * writers shut out: none but other tasks without a flag, softirqs with
+ * %KSLOT_DENSE_LOCK_BH, softirqs and hardirqs with %KSLOT_DENSE_LOCK_IRQ;
+ * an NMI interrupts any writer.  On PREEMPT_RT a reader that finds a
+ * writer inside takes the lock, and so waits for a preempted one; that
+ * is a sleeping lock there, which true hardirq context may not take.
+ */
+static __always_inline bool
+kslot_dense_may_read(const struct kslot_dense *dense)
+{
+	unsigned int flags = dense->slots.flags;
+
+	if (likely(in_task()))
+		return true;
+	if (in_nmi())
+		return false;
+	if (in_hardirq())
+		return !IS_ENABLED(CONFIG_PREEMPT_RT) &&
+		       (flags & KSLOT_DENSE_LOCK_IRQ);
+	/* Serving a softirq. */
+	return flags & (KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ);
+}
+
+/*
  * Copy the value of @handle into @buf, under the caller's RCU read lock:
  * the core's handle check gives the value's position, the copy is taken
  * from the packed array and retried if a writer moved or overwrote a
@@ -550,16 +593,26 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
  * instant of the call: never the value swap-and-pop moved into its
  * place, never a mix of an old and a new value.
  *
- * Context: Any context the table's lock flags allow (a reader must not
- * interrupt a writer of the same table on its CPU).  Takes and releases
- * the RCU read lock.
- * Return: 0, or -ENOENT if @handle is not live in @dense (@buf may have
- * been written).
+ * A get waits for a writer inside its write section, so it must not
+ * interrupt one on its own CPU: it would wait forever.  It runs only in
+ * the contexts the table's writers shut out while they write, and is
+ * refused in the others, whether or not a writer is there.
+ *
+ * Context: Process context; also softirq context if the table has
+ * %KSLOT_DENSE_LOCK_BH, and softirq or hardirq context if it has
+ * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, where interrupt handlers are
+ * threads, not in the true hardirq context of the rest).  Never NMI
+ * context.  Takes and releases the RCU read lock.
+ * Return: 0, -ENOENT if @handle is not live in @dense (@buf may have
+ * been written), or -EDEADLK in a context the table's lock flags do not
+ * allow (@buf untouched).
  */
 int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 {
 	bool live;
 
+	if (unlikely(!kslot_dense_may_read(dense)))
+		return -EDEADLK;
 	rcu_read_lock();
 	live = __kslot_dense_get(dense, handle, buf);
 	rcu_read_unlock();
@@ -586,7 +639,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_get);
  * 4 KiB).
  * Return: The number of values copied: @n, or the index of the first
  * handle that is not live in @dense (its part of @buf may have been
- * written).
+ * written); 0 in a context kslot_dense_get() refuses.
  */
 u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 			 u32 n, void *buf)
@@ -594,6 +647,8 @@ u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 	size_t size = dense->elem_size;
 	u32 i;
 
+	if (unlikely(!kslot_dense_may_read(dense)))
+		return 0;
 	rcu_read_lock();
 	for (i = 0; i < n; i++)
 		if (!__kslot_dense_get(dense, handles[i], buf + i * size))

@@ -26,9 +26,11 @@
  * +------------------------------+------------------------+---------------+
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
- * | kslot_dense_get(),           | none (takes RCU)       | no            |
- * | kslot_dense_get_many(),      |                        |               |
- * | kslot_dense_contains()       |                        |               |
+ * | kslot_dense_get(),           | none (takes RCU); not  | no            |
+ * | kslot_dense_get_many()       | where it could         |               |
+ * |                              | interrupt a writer     |               |
+ * |                              | (below)                |               |
+ * | kslot_dense_contains()       | none (takes RCU)       | no            |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
  * | kslot_dense_insert_n(),      | allocate               | allows        |
  * | kslot_dense_reserve()        |                        |               |
@@ -65,11 +67,20 @@
  *   finds a writer inside takes the lock to wait for it instead of
  *   spinning.
  * - Writers serialise on the table lock (then on the core's own lock for
- *   the slot changes).  By default it is taken with spin_lock(), so
- *   neither writers nor kslot_dense_get() may run in softirq or hardirq
- *   context (a reader there could spin on a writer it interrupted);
- *   create the table with %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ to
- *   allow that.
+ *   the slot changes), taken as the lock flags say (kslot_lock.h).  A get
+ *   waits for a writer inside its write section, so it must not run where
+ *   it could interrupt one on its own CPU: it would wait forever.  So
+ *   kslot_dense_get() and kslot_dense_get_many() run only in the contexts
+ *   the writers shut out:
+ *
+ *   - without a lock flag: process context;
+ *   - with %KSLOT_DENSE_LOCK_BH: process or softirq context;
+ *   - with %KSLOT_DENSE_LOCK_IRQ: process, softirq or hardirq context.
+ *
+ *   Elsewhere (NMI context included) a get returns -EDEADLK and get_many
+ *   copies nothing, whether or not a writer is there, so a misplaced call
+ *   fails every time, not once in a while.  kslot_dense_contains() reads
+ *   the slot only and runs in any context.
  * - Pointers into the packed data are NOT stable: any erase moves the
  *   last value into the erased one's place.  A pointer from
  *   __kslot_dense_lookup() or __kslot_dense_at() is valid only until the
