@@ -2098,6 +2098,263 @@ static void kslot_dense_test_get_interrupts_writer(struct kunit *test)
 	tasklet_kill(&ic.tasklet);
 }
 
+/*
+ * Bulk writes between two batches (KSLOT_SLOTS_TP_WALK, lock dropped):
+ * the case's handles, and what its hook did.
+ */
+static struct {
+	struct kunit *test;
+	u64 *h;
+	u32 n;
+	u64 hx[2];
+	u32 keep_calls;
+} bw;
+
+static void bw_expect_get(struct kslot_dense *d, u64 h, int ret, u64 id)
+{
+	struct kunit *test = bw.test;
+	struct tval v;
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(d, h, &v), ret);
+	if (!ret)
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, id));
+}
+
+/*
+ * Clear, between its batches: the first erased the last KSLOT_SLOTS_WALK
+ * values and nothing else; insert two values (appended at the end) and
+ * erase the first value (the last moves into its place).
+ */
+static void cb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 w = KSLOT_SLOTS_WALK;
+	struct tval vals[2] = { tv(9000), tv(9001) };
+
+	/* Each batch erased w values; the first hook added one. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d),
+			bw.n - tp.calls * w + (tp.calls > 1));
+	if (tp.calls == 1) {
+		bw_expect_get(d, bw.h[bw.n - w], -ENOENT, 0);
+		bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
+		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, vals, 2, bw.hx,
+							   GFP_KERNEL), 0);
+		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), bw.n - w + 1);
+		KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[0], NULL), 0);
+		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), 0);
+	}
+	/* Still live: the moved value, and those of no batch yet. */
+	bw_expect_get(d, bw.hx[1], 0, 9001);
+	bw_expect_get(d, bw.h[1], 0, 1);
+	bw_expect_get(d, bw.h[0], -ENOENT, 0);
+}
+
+/*
+ * A clear holds the lock, and the write section lock-free gets wait on,
+ * for KSLOT_SLOTS_WALK values at a time.  Between batches the table is
+ * whole: gets find the values not yet erased, an insert_n appends, an
+ * erase moves the last value.  The clear goes on until the table is
+ * empty, the values inserted meanwhile included.
+ */
+static void kslot_dense_test_clear_batches(struct kunit *test)
+{
+	const u32 n = 3 * KSLOT_SLOTS_WALK + 100;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	memset(bw.hx, 0, sizeof(bw.hx));
+	dense_init(test, &d, n + 2);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, cb_between);
+	kslot_dense_clear(&d);
+	tp_clear();
+	/* Batches of 1024, 1024, 1024 and 101 (the hook's +2 -1): 3 gaps. */
+	KUNIT_EXPECT_EQ(test, tp.calls, 3);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.slots.count, 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_FALSE(test, kslot_dense_contains(&d, bw.h[i]));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, bw.hx[0]));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, bw.hx[1]));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static bool rb_keep_even(u64 handle, void *elem, void *arg)
+{
+	bw.keep_calls++;
+	return !(((struct tval *)elem)->id & 1);
+}
+
+/*
+ * Retain, after its first batch: it walked the last KSLOT_SLOTS_WALK
+ * positions (the values bw.n - w .. bw.n - 1, not yet moved) and erased
+ * the odd ones; the rest is still to come.  Insert an odd value: it is
+ * appended past the walk, so it is not offered, and stays.
+ */
+static void rb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 w = KSLOT_SLOTS_WALK;
+	struct tval v = tv(9001);
+
+	if (tp.calls != 1)
+		return;
+	KUNIT_EXPECT_EQ(test, bw.keep_calls, w);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n - w / 2);
+	bw_expect_get(d, bw.h[bw.n - 1], -ENOENT, 0);
+	bw_expect_get(d, bw.h[bw.n - 2], 0, bw.n - 2);
+	bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &v, &bw.hx[0], GFP_KERNEL),
+			0);
+}
+
+/*
+ * A retain walks the packed array from the end, KSLOT_SLOTS_WALK values
+ * per hold of the lock: between batches the erases so far are done and
+ * the others not, and a value inserted meanwhile is not offered.
+ */
+static void kslot_dense_test_retain_batches(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_WALK + 10;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.keep_calls = 0;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	memset(bw.hx, 0, sizeof(bw.hx));
+	dense_init(test, &d, n + 1);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, rb_between);
+	KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, rb_keep_even, NULL), n / 2);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	/* Every value offered once; not the one inserted meanwhile. */
+	KUNIT_EXPECT_EQ(test, bw.keep_calls, n);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2 + 1);
+	bw.test = test;
+	bw_expect_get(&d, bw.hx[0], 0, 9001);
+	for (i = 0; i < n; i++)
+		bw_expect_get(&d, bw.h[i], i & 1 ? -ENOENT : 0, i);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/*
+ * Erase_n, after its first batch of KSLOT_SLOTS_BULK handles: those are
+ * erased and the others not; erase one of the next batch here, which
+ * erase_n then finds stale and skips.
+ */
+static void eb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 b = KSLOT_SLOTS_BULK;
+
+	/* The hook's erase is one of the second batch's. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n - tp.calls * b);
+	if (tp.calls != 1)
+		return;
+	bw_expect_get(d, bw.h[b - 1], -ENOENT, 0);
+	bw_expect_get(d, bw.h[b], 0, b);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[b + 8], NULL), 0);
+}
+
+/* Erase_n holds the lock for KSLOT_SLOTS_BULK handles at a time. */
+static void kslot_dense_test_erase_n_batches(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_BULK + 5;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	dense_init(test, &d, n);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, eb_between);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, bw.h, n), n - 1);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static u64 in_handles[5];
+
+/*
+ * Insert_n has taken its slots, placeholders, and not yet stored its
+ * values: the core counts them, no lookup sees them.  A clear now erases
+ * the values and leaves the placeholders.
+ */
+static void in_clear(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n);
+	KUNIT_EXPECT_EQ(test, d->slots.count, bw.n + 5);
+	for (i = 0; i < 5; i++)
+		bw_expect_get(d, in_handles[i], -ENOENT, 0);
+	kslot_dense_clear(d);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), 0);
+	KUNIT_EXPECT_EQ(test, d->slots.count, 5);
+	for (i = 0; i < 5; i++)
+		bw_expect_get(d, in_handles[i], -ENOENT, 0);
+}
+
+/*
+ * kslot_dense_insert_n() racing kslot_dense_clear(): the clear runs
+ * while the insert holds placeholders.  The clear erases the values that
+ * were there and nothing else; the insert then stores its five values at
+ * the start of the emptied array, all published, none lost, no
+ * placeholder left.
+ */
+static void kslot_dense_test_insert_n_clear(struct kunit *test)
+{
+	const u32 n = 10;
+	struct tval vals[5], v;
+	struct kslot_dense d;
+	u64 h[10];
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = h;
+	dense_init(test, &d, 32);
+	for (i = 0; i < n; i++)
+		h[i] = ins(test, &d, i);
+	for (i = 0; i < 5; i++)
+		vals[i] = tv(100 + i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_INSERT, in_clear);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 5, in_handles,
+						   GFP_KERNEL), 0);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 5);
+	KUNIT_EXPECT_EQ(test, d.slots.count, 5);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, pos_of(&d, in_handles[i]), i);
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, in_handles[i], &v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 100 + i));
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
 static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_init),
 	KUNIT_CASE(kslot_dense_test_insert),
@@ -2131,6 +2388,10 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_fault),
 	KUNIT_CASE(kslot_dense_test_get_context),
 	KUNIT_CASE(kslot_dense_test_get_interrupts_writer),
+	KUNIT_CASE(kslot_dense_test_clear_batches),
+	KUNIT_CASE(kslot_dense_test_retain_batches),
+	KUNIT_CASE(kslot_dense_test_erase_n_batches),
+	KUNIT_CASE(kslot_dense_test_insert_n_clear),
 	{}
 };
 
