@@ -1106,6 +1106,12 @@ static void kslot_dense_test_get_destroyed(struct kunit *test)
 	rcu_barrier();
 }
 
+/*
+ * After a reserve, inserts allocate nothing: with the first kslot
+ * allocation of each insert set to fail, none fails.  That says something
+ * only if the failure is injected where an insert does allocate: the
+ * first insert, into an empty table, shows it is.
+ */
 static void kslot_dense_test_reserve(struct kunit *test)
 {
 	struct kslot_dense d;
@@ -1114,7 +1120,16 @@ static void kslot_dense_test_reserve(struct kunit *test)
 	u64 h;
 	int ret;
 
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	dense_init(test, &d, 100);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_dense_insert(&d, NULL, &h,
+							  GFP_KERNEL));
+	KUNIT_ASSERT_TRUE(test, injected);
+	KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.room, 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 0, GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 101, GFP_KERNEL),
 			-ENOSPC);
