@@ -1991,7 +1991,7 @@ static void kslot_dense_test_get_context(struct kunit *test)
 		unsigned int flags;
 		int softirq;
 		int hardirq;
-	} cases[] = {
+	} want[] = {
 		{ 0, -EDEADLK, -EDEADLK },
 		{ KSLOT_DENSE_LOCK_BH, 0, -EDEADLK },
 		/* RT: true hardirq context is never a reader's. */
@@ -2004,26 +2004,26 @@ static void kslot_dense_test_get_context(struct kunit *test)
 	u32 i;
 
 	ic_setup(test);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, sizeof(v), 16,
-						       cases[i].flags), 0);
+						       want[i].flags), 0);
 		ic.d = &d;
 		ic.h = ins(test, &d, 7);
 		ic.ret = 1;
 		memset(&ic.v, 0, sizeof(ic.v));
 		KUNIT_ASSERT_TRUE(test, ic_in_softirq());
-		KUNIT_EXPECT_EQ_MSG(test, ic.ret, cases[i].softirq,
-				    "flags %#x", cases[i].flags);
-		KUNIT_EXPECT_EQ(test, ic.many, cases[i].softirq ? 0 : 1);
-		KUNIT_EXPECT_TRUE(test, cases[i].softirq ? !ic.v.id :
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, want[i].softirq,
+				    "flags %#x", want[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, want[i].softirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, want[i].softirq ? !ic.v.id :
 				  tv_eq(&ic.v, 7));
 		ic.ret = 1;
 		memset(&ic.v, 0, sizeof(ic.v));
 		KUNIT_ASSERT_TRUE(test, ic_in_hardirq());
-		KUNIT_EXPECT_EQ_MSG(test, ic.ret, cases[i].hardirq,
-				    "flags %#x", cases[i].flags);
-		KUNIT_EXPECT_EQ(test, ic.many, cases[i].hardirq ? 0 : 1);
-		KUNIT_EXPECT_TRUE(test, cases[i].hardirq ? !ic.v.id :
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, want[i].hardirq,
+				    "flags %#x", want[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, want[i].hardirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, want[i].hardirq ? !ic.v.id :
 				  tv_eq(&ic.v, 7));
 		local_bh_disable();
 		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
