@@ -66,9 +66,13 @@ static unsigned int min_ops = 1U << 18;
 module_param(min_ops, uint, 0444);
 MODULE_PARM_DESC(min_ops, "Fewest operations in a timed loop that can repeat");
 
+static unsigned int clear_entries = KSLOT_MAX_ENTRIES;
+module_param(clear_entries, uint, 0444);
+MODULE_PARM_DESC(clear_entries, "Values of the dense clear whose longest lock hold is measured (default 16M; 0: none)");
+
 static char *only;
 module_param(only, charp, 0444);
-MODULE_PARM_DESC(only, "Run only these groups, comma-separated: map, dense, hive, pool, objtable, smp (default: all)");
+MODULE_PARM_DESC(only, "Run only these groups, comma-separated: map, dense (clear_entries too), hive, pool, objtable, smp (default: all)");
 
 /* Is group @name selected by only=? */
 static bool kb_want(const char *name)
@@ -692,6 +696,96 @@ static void kb_bench_dense(struct kb_ctx *c)
 		kb_row("dense_iter", n, k, "xa_for_each", x);
 	}
 	kslot_dense_destroy(dense, NULL, NULL);
+}
+
+/*
+ * ---- the longest hold of a dense table's lock in a clear ----
+ *
+ * A clear of n values holds the lock for a batch at a time.  Another CPU
+ * takes the lock over and over meanwhile; the longest it waited is the
+ * longest hold it ran into (plus its own noise).  Against it: the whole
+ * clear, what one hold would last if the clear took the lock once.
+ */
+struct kb_hold {
+	struct kslot_dense *dense;
+	u64 longest;
+	u64 takes;
+};
+
+static int kb_hold_observer(void *p)
+{
+	struct kb_hold *o = p;
+
+	while (!kthread_should_stop()) {
+		u64 t = ktime_get_ns();
+		unsigned long flags = kslot_dense_lock(o->dense);
+
+		t = ktime_get_ns() - t;
+		kslot_dense_unlock(o->dense, flags);
+		o->longest = max(o->longest, t);
+		o->takes++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void kb_bench_dense_clear(u32 n)
+{
+	struct kslot_dense *dense = &kb_dense;
+	struct kb_hold o = { .dense = dense };
+	const u32 batch = 4096;
+	struct task_struct *t;
+	u32 done, cpu;
+	u64 *h, whole;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		kb_skip("dense_clear_longest_hold", n, "needs two CPUs");
+		return;
+	}
+	h = kvmalloc_array(batch, sizeof(*h), GFP_KERNEL);
+	ret = h ? kslot_dense_init(dense, NULL, sizeof(u64), n, 0) : -ENOMEM;
+	for (done = 0; !ret && done < n; done += min(n - done, batch)) {
+		ret = kslot_dense_insert_n(dense, NULL, min(n - done, batch), h,
+					   GFP_KERNEL);
+		cond_resched();
+	}
+	if (ret) {
+		kb_fail("dense_clear_longest_hold", n, ret);
+		goto out;
+	}
+	/* The clear on the first CPU, the observer on another. */
+	cpu = cpumask_first(cpu_online_mask);
+	ret = set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	t = ret ? ERR_PTR(ret) : kthread_create(kb_hold_observer, &o,
+						 "kslot_bench_hold");
+	if (IS_ERR(t)) {
+		kb_fail("dense_clear_longest_hold", n, PTR_ERR(t));
+		goto out;
+	}
+	kthread_bind(t, cpumask_next(cpu, cpu_online_mask));
+	get_task_struct(t);
+	wake_up_process(t);
+	/* Until the observer runs: a clear before it would measure nothing. */
+	while (!READ_ONCE(o.takes))
+		cond_resched();
+	whole = ktime_get_ns();
+	kslot_dense_clear(dense);
+	whole = ktime_get_ns() - whole;
+	kthread_stop(t);
+	put_task_struct(t);
+	if (kslot_dense_count(dense)) {
+		kb_fail("dense_clear_longest_hold", n, -EIO);
+		goto out;
+	}
+	kb_row("dense_clear_longest_hold", n, o.longest * 100,
+	       "dense_clear_whole", whole * 100);
+	pr_info("# dense clear %u: longest lock hold %llu us (the whole clear %llu us; %llu takes of the lock meanwhile)\n",
+		n, div_u64(o.longest, 1000), div_u64(whole, 1000), o.takes);
+out:
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kslot_dense_destroy(dense, NULL, NULL);
+	kvfree(h);
 }
 
 /* ---- hive iteration against a packed array of the live count ---- */
@@ -1518,6 +1612,9 @@ static int __init kslot_bench_init(void)
 	for (i = 0; i < nr_sizes; i++)
 		if (sizes[i] && sizes[i] <= KSLOT_MAX_ENTRIES / 2)
 			kb_run_size(sizes[i]);
+	if (kb_want("dense") && clear_entries &&
+	    clear_entries <= KSLOT_MAX_ENTRIES)
+		kb_bench_dense_clear(clear_entries);
 	pr_info("1..%u\n", kb_tests);
 	return 0;
 }

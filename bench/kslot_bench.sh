@@ -12,7 +12,7 @@ if [ ! -e "$ko" ]; then
 	exit 4
 fi
 out=/tmp/kslot_bench.out
-if ! insmod "$ko" sizes=64 reps=1 min_ops=256; then
+if ! insmod "$ko" sizes=64 reps=1 min_ops=256 clear_entries=4096; then
 	echo "not ok 1 insmod kslot_bench.ko"
 	echo "1..1"
 	exit 1

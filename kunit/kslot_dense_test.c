@@ -5,6 +5,9 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kslot_dense.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -1103,6 +1106,12 @@ static void kslot_dense_test_get_destroyed(struct kunit *test)
 	rcu_barrier();
 }
 
+/*
+ * After a reserve, inserts allocate nothing: with the first kslot
+ * allocation of each insert set to fail, none fails.  That says something
+ * only if the failure is injected where an insert does allocate: the
+ * first insert, into an empty table, shows it is.
+ */
 static void kslot_dense_test_reserve(struct kunit *test)
 {
 	struct kslot_dense d;
@@ -1111,7 +1120,16 @@ static void kslot_dense_test_reserve(struct kunit *test)
 	u64 h;
 	int ret;
 
+	if (!kslot_test_fail_nth_usable())
+		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	dense_init(test, &d, 100);
+	ret = kslot_test_with_fail_nth(1, &injected,
+				       kslot_dense_insert(&d, NULL, &h,
+							  GFP_KERNEL));
+	KUNIT_ASSERT_TRUE(test, injected);
+	KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.room, 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 0, GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_reserve(&d, 101, GFP_KERNEL),
 			-ENOSPC);
@@ -1871,6 +1889,487 @@ static void kslot_dense_test_fault(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
+/*
+ * Gets from a softirq and a hardirq of this CPU, as a driver's handlers
+ * would make them: a tasklet run by the local_bh_enable() that follows
+ * its scheduling, and a hard irq_work (a self-IPI).
+ */
+static struct {
+	struct kslot_dense *d;
+	u64 h;
+	struct tval v;
+	int ret;
+	u32 many;
+	bool ran;
+	/* In a write section: the guard against a get that never returns. */
+	bool guard;
+	bool rescued;
+	struct tasklet_struct tasklet;
+	struct irq_work work;
+	struct hrtimer rescue;
+} ic;
+
+/*
+ * A get spinning on the write section it interrupted: make the sequence
+ * count even, so that it returns and the case fails instead of hanging
+ * the machine (ic_get() puts the count back).
+ */
+static enum hrtimer_restart ic_rescue(struct hrtimer *t)
+{
+	ic.rescued = true;
+	ic.d->seq.seqcount.sequence++;
+	return HRTIMER_NORESTART;
+}
+
+static void ic_get(void)
+{
+	if (ic.guard)
+		hrtimer_start(&ic.rescue, ms_to_ktime(1000),
+			      HRTIMER_MODE_REL_HARD);
+	ic.ret = kslot_dense_get(ic.d, ic.h, &ic.v);
+	if (ic.guard) {
+		hrtimer_cancel(&ic.rescue);
+		if (ic.rescued)
+			ic.d->seq.seqcount.sequence--;
+	} else {
+		ic.many = kslot_dense_get_many(ic.d, &ic.h, 1, &ic.v);
+	}
+	WRITE_ONCE(ic.ran, true);
+}
+
+static void ic_tasklet(struct tasklet_struct *t)
+{
+	ic_get();
+}
+
+static void ic_irq_work(struct irq_work *w)
+{
+	ic_get();
+}
+
+static void ic_setup(struct kunit *test)
+{
+	memset(&ic, 0, sizeof(ic));
+	tasklet_setup(&ic.tasklet, ic_tasklet);
+	ic.work = IRQ_WORK_INIT_HARD(ic_irq_work);
+	hrtimer_init(&ic.rescue, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ic.rescue.function = ic_rescue;
+}
+
+/* Get ic.h in a softirq of this CPU; false if it did not run here. */
+static bool ic_in_softirq(void)
+{
+	WRITE_ONCE(ic.ran, false);
+	local_bh_disable();
+	tasklet_schedule(&ic.tasklet);
+	local_bh_enable();
+	return READ_ONCE(ic.ran);
+}
+
+/* Get ic.h in a hardirq of this CPU; false if it did not run in 2 s. */
+static bool ic_in_hardirq(void)
+{
+	u32 us;
+
+	WRITE_ONCE(ic.ran, false);
+	irq_work_queue(&ic.work);
+	for (us = 0; us < 2000000 && !READ_ONCE(ic.ran); us++)
+		udelay(1);
+	return READ_ONCE(ic.ran);
+}
+
+/*
+ * Where a lookup may run: a get waits for a writer inside its write
+ * section, so it runs only in the contexts the table's lock flags shut
+ * out of the writers, and says -EDEADLK in the others (get_many copies
+ * nothing), whether or not a writer is there.  A task runs it with
+ * bottom halves or interrupts off too.
+ */
+static void kslot_dense_test_get_context(struct kunit *test)
+{
+	static const struct {
+		unsigned int flags;
+		int softirq;
+		int hardirq;
+	} want[] = {
+		{ 0, -EDEADLK, -EDEADLK },
+		{ KSLOT_DENSE_LOCK_BH, 0, -EDEADLK },
+		/* RT: true hardirq context is never a reader's. */
+		{ KSLOT_DENSE_LOCK_IRQ, 0,
+		  IS_ENABLED(CONFIG_PREEMPT_RT) ? -EDEADLK : 0 },
+	};
+	unsigned long flags;
+	struct kslot_dense d;
+	struct tval v;
+	u32 i;
+
+	ic_setup(test);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, sizeof(v), 16,
+						       want[i].flags), 0);
+		ic.d = &d;
+		ic.h = ins(test, &d, 7);
+		ic.ret = 1;
+		memset(&ic.v, 0, sizeof(ic.v));
+		KUNIT_ASSERT_TRUE(test, ic_in_softirq());
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, want[i].softirq,
+				    "flags %#x", want[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, want[i].softirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, want[i].softirq ? !ic.v.id :
+				  tv_eq(&ic.v, 7));
+		ic.ret = 1;
+		memset(&ic.v, 0, sizeof(ic.v));
+		KUNIT_ASSERT_TRUE(test, ic_in_hardirq());
+		KUNIT_EXPECT_EQ_MSG(test, ic.ret, want[i].hardirq,
+				    "flags %#x", want[i].flags);
+		KUNIT_EXPECT_EQ(test, ic.many, want[i].hardirq ? 0 : 1);
+		KUNIT_EXPECT_TRUE(test, want[i].hardirq ? !ic.v.id :
+				  tv_eq(&ic.v, 7));
+		local_bh_disable();
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		local_bh_enable();
+		local_irq_save(flags);
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		local_irq_restore(flags);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
+		kslot_dense_destroy(&d, NULL, NULL);
+	}
+	tasklet_kill(&ic.tasklet);
+}
+
+/* What retain's callback saw and did, inside the write section. */
+static struct {
+	bool seq_odd;
+	bool softirq_ran;
+	int softirq_ret;
+	bool hardirq_ran;
+	int hardirq_ret;
+} ws;
+
+/*
+ * At the value ic.h, with the lock held and the sequence count odd: a
+ * softirq (unless bottom halves are off, as with %KSLOT_DENSE_LOCK_BH),
+ * then a hardirq, gets that value on this CPU.
+ */
+static bool ws_keep(u64 handle, void *elem, void *arg)
+{
+	if (handle != ic.h)
+		return true;
+	ws.seq_odd = ic.d->seq.seqcount.sequence & 1;
+	ic.guard = true;
+	if (!in_softirq()) {
+		ws.softirq_ran = ic_in_softirq();
+		ws.softirq_ret = ic.ret;
+	}
+	ic.guard = false;
+	/* A rescued get would spin in the hardirq, where nothing can stop it. */
+	if (!ic.rescued) {
+		ws.hardirq_ran = ic_in_hardirq();
+		ws.hardirq_ret = ic.ret;
+	}
+	return true;
+}
+
+/*
+ * The deadlock the rules prevent: a writer of a table without a lock
+ * flag (here inside kslot_dense_retain(), whose callback runs in the
+ * write section) interrupted on its CPU by a softirq, then a hardirq,
+ * that gets a value of the table.  Waiting for the writer would spin
+ * forever; the gets return -EDEADLK at once.  A table with
+ * %KSLOT_DENSE_LOCK_BH: the hardirq.
+ */
+static void kslot_dense_test_get_interrupts_writer(struct kunit *test)
+{
+	static const unsigned int flags[] = { 0, KSLOT_DENSE_LOCK_BH };
+	struct kslot_dense d;
+	u32 i, n;
+
+	ic_setup(test);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL,
+						       sizeof(struct tval), 16,
+						       flags[i]), 0);
+		ic.d = &d;
+		for (n = 0; n < 3; n++)
+			ic.h = ins(test, &d, n);
+		memset(&ws, 0, sizeof(ws));
+		ws.softirq_ret = 1;
+		ws.hardirq_ret = 1;
+		KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, ws_keep, NULL), 0);
+		KUNIT_ASSERT_TRUE(test, ws.seq_odd);
+		KUNIT_ASSERT_FALSE_MSG(test, ic.rescued,
+				       "a softirq get spun on the writer it interrupted");
+		if (!flags[i]) {
+			KUNIT_EXPECT_TRUE(test, ws.softirq_ran);
+			KUNIT_EXPECT_EQ(test, ws.softirq_ret, -EDEADLK);
+		}
+		KUNIT_EXPECT_TRUE(test, ws.hardirq_ran);
+		KUNIT_EXPECT_EQ(test, ws.hardirq_ret, -EDEADLK);
+		/* Out of the write section, a task's get. */
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &ic.v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&ic.v, 2));
+		kslot_dense_destroy(&d, NULL, NULL);
+	}
+	tasklet_kill(&ic.tasklet);
+}
+
+/*
+ * Bulk writes between two batches (KSLOT_SLOTS_TP_WALK, lock dropped):
+ * the case's handles, and what its hook did.
+ */
+static struct {
+	struct kunit *test;
+	u64 *h;
+	u32 n;
+	u64 hx[2];
+	u32 keep_calls;
+} bw;
+
+static void bw_expect_get(struct kslot_dense *d, u64 h, int ret, u64 id)
+{
+	struct kunit *test = bw.test;
+	struct tval v;
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(d, h, &v), ret);
+	if (!ret)
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, id));
+}
+
+/*
+ * Clear, between its batches: the first erased the last KSLOT_SLOTS_WALK
+ * values and nothing else; insert two values (appended at the end) and
+ * erase the first value (the last moves into its place).
+ */
+static void cb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 w = KSLOT_SLOTS_WALK;
+	struct tval vals[2] = { tv(9000), tv(9001) };
+
+	/* Each batch erased w values; the first hook added one. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d),
+			bw.n - tp.calls * w + (tp.calls > 1));
+	if (tp.calls == 1) {
+		bw_expect_get(d, bw.h[bw.n - w], -ENOENT, 0);
+		bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
+		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, vals, 2, bw.hx,
+							   GFP_KERNEL), 0);
+		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), bw.n - w + 1);
+		KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[0], NULL), 0);
+		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), 0);
+	}
+	/* Still live: the moved value, and those of no batch yet. */
+	bw_expect_get(d, bw.hx[1], 0, 9001);
+	bw_expect_get(d, bw.h[1], 0, 1);
+	bw_expect_get(d, bw.h[0], -ENOENT, 0);
+}
+
+/*
+ * A clear holds the lock, and the write section lock-free gets wait on,
+ * for KSLOT_SLOTS_WALK values at a time.  Between batches the table is
+ * whole: gets find the values not yet erased, an insert_n appends, an
+ * erase moves the last value.  The clear goes on until the table is
+ * empty, the values inserted meanwhile included.
+ */
+static void kslot_dense_test_clear_batches(struct kunit *test)
+{
+	const u32 n = 3 * KSLOT_SLOTS_WALK + 100;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	memset(bw.hx, 0, sizeof(bw.hx));
+	dense_init(test, &d, n + 2);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, cb_between);
+	kslot_dense_clear(&d);
+	tp_clear();
+	/* Batches of 1024, 1024, 1024 and 101 (the hook's +2 -1): 3 gaps. */
+	KUNIT_EXPECT_EQ(test, tp.calls, 3);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	KUNIT_EXPECT_EQ(test, d.slots.count, 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_FALSE(test, kslot_dense_contains(&d, bw.h[i]));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, bw.hx[0]));
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, bw.hx[1]));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static bool rb_keep_even(u64 handle, void *elem, void *arg)
+{
+	bw.keep_calls++;
+	return !(((struct tval *)elem)->id & 1);
+}
+
+/*
+ * Retain, after its first batch: it walked the last KSLOT_SLOTS_WALK
+ * positions (the values bw.n - w .. bw.n - 1, not yet moved) and erased
+ * the odd ones; the rest is still to come.  Insert an odd value: it is
+ * appended past the walk, so it is not offered, and stays.
+ */
+static void rb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 w = KSLOT_SLOTS_WALK;
+	struct tval v = tv(9001);
+
+	if (tp.calls != 1)
+		return;
+	KUNIT_EXPECT_EQ(test, bw.keep_calls, w);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n - w / 2);
+	bw_expect_get(d, bw.h[bw.n - 1], -ENOENT, 0);
+	bw_expect_get(d, bw.h[bw.n - 2], 0, bw.n - 2);
+	bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &v, &bw.hx[0], GFP_KERNEL),
+			0);
+}
+
+/*
+ * A retain walks the packed array from the end, KSLOT_SLOTS_WALK values
+ * per hold of the lock: between batches the erases so far are done and
+ * the others not, and a value inserted meanwhile is not offered.
+ */
+static void kslot_dense_test_retain_batches(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_WALK + 10;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.keep_calls = 0;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	memset(bw.hx, 0, sizeof(bw.hx));
+	dense_init(test, &d, n + 1);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, rb_between);
+	KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, rb_keep_even, NULL), n / 2);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	/* Every value offered once; not the one inserted meanwhile. */
+	KUNIT_EXPECT_EQ(test, bw.keep_calls, n);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2 + 1);
+	bw.test = test;
+	bw_expect_get(&d, bw.hx[0], 0, 9001);
+	for (i = 0; i < n; i++)
+		bw_expect_get(&d, bw.h[i], i & 1 ? -ENOENT : 0, i);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/*
+ * Erase_n, after its first batch of KSLOT_SLOTS_BULK handles: those are
+ * erased and the others not; erase one of the next batch here, which
+ * erase_n then finds stale and skips.
+ */
+static void eb_between(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	const u32 b = KSLOT_SLOTS_BULK;
+
+	/* The hook's erase is one of the second batch's. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n - tp.calls * b);
+	if (tp.calls != 1)
+		return;
+	bw_expect_get(d, bw.h[b - 1], -ENOENT, 0);
+	bw_expect_get(d, bw.h[b], 0, b);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[b + 8], NULL), 0);
+}
+
+/* Erase_n holds the lock for KSLOT_SLOTS_BULK handles at a time. */
+static void kslot_dense_test_erase_n_batches(struct kunit *test)
+{
+	const u32 n = 2 * KSLOT_SLOTS_BULK + 5;
+	struct kslot_dense d;
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = kunit_kcalloc(test, n, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bw.h);
+	dense_init(test, &d, n);
+	for (i = 0; i < n; i++)
+		bw.h[i] = ins(test, &d, i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_WALK, eb_between);
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, bw.h, n), n - 1);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+static u64 in_handles[5];
+
+/*
+ * Insert_n has taken its slots, placeholders, and not yet stored its
+ * values: the core counts them, no lookup sees them.  A clear now erases
+ * the values and leaves the placeholders.
+ */
+static void in_clear(struct kslot_dense *d)
+{
+	struct kunit *test = bw.test;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), bw.n);
+	KUNIT_EXPECT_EQ(test, d->slots.count, bw.n + 5);
+	for (i = 0; i < 5; i++)
+		bw_expect_get(d, in_handles[i], -ENOENT, 0);
+	kslot_dense_clear(d);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(d), 0);
+	KUNIT_EXPECT_EQ(test, d->slots.count, 5);
+	for (i = 0; i < 5; i++)
+		bw_expect_get(d, in_handles[i], -ENOENT, 0);
+}
+
+/*
+ * kslot_dense_insert_n() racing kslot_dense_clear(): the clear runs
+ * while the insert holds placeholders.  The clear erases the values that
+ * were there and nothing else; the insert then stores its five values at
+ * the start of the emptied array, all published, none lost, no
+ * placeholder left.
+ */
+static void kslot_dense_test_insert_n_clear(struct kunit *test)
+{
+	const u32 n = 10;
+	struct tval vals[5], v;
+	struct kslot_dense d;
+	u64 h[10];
+	u32 i;
+
+	bw.test = test;
+	bw.n = n;
+	bw.h = h;
+	dense_init(test, &d, 32);
+	for (i = 0; i < n; i++)
+		h[i] = ins(test, &d, i);
+	for (i = 0; i < 5; i++)
+		vals[i] = tv(100 + i);
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_INSERT, in_clear);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 5, in_handles,
+						   GFP_KERNEL), 0);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 5);
+	KUNIT_EXPECT_EQ(test, d.slots.count, 5);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, pos_of(&d, in_handles[i]), i);
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, in_handles[i], &v), 0);
+		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 100 + i));
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
+	check_invariants(test, &d);
+	kslot_dense_destroy(&d, NULL, NULL);
+}
+
 static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_init),
 	KUNIT_CASE(kslot_dense_test_insert),
@@ -1902,6 +2401,12 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_concurrent_growth),
 	KUNIT_CASE(kslot_dense_test_racing_get),
 	KUNIT_CASE(kslot_dense_test_fault),
+	KUNIT_CASE(kslot_dense_test_get_context),
+	KUNIT_CASE(kslot_dense_test_get_interrupts_writer),
+	KUNIT_CASE(kslot_dense_test_clear_batches),
+	KUNIT_CASE(kslot_dense_test_retain_batches),
+	KUNIT_CASE(kslot_dense_test_erase_n_batches),
+	KUNIT_CASE(kslot_dense_test_insert_n_clear),
 	{}
 };
 

@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -79,6 +80,19 @@ static struct kslot_dir *kslot_dense_rev_dir(struct kslot_dense *dense)
 					 lockdep_is_held(&dense->lock));
 }
 
+/*
+ * The lockdep classes of the sequence count, one per lock mode: the mode
+ * says which contexts the writers shut out, so where readers may run
+ * (kslot_dense_may_read()).  With one class for every table, a reader
+ * in softirq context of a %KSLOT_DENSE_LOCK_BH table and a write with
+ * softirqs enabled of a table without a lock flag would look to lockdep
+ * like one sequence count used both ways.
+ */
+static struct lock_class_key kslot_dense_seq_keys[KSLOT_LOCK_MODES];
+static const char * const kslot_dense_seq_names[KSLOT_LOCK_MODES] = {
+	"kslot_dense_seq", "kslot_dense_seq_bh", "kslot_dense_seq_irq",
+};
+
 static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 			     size_t elem_size, u32 max_entries,
 			     unsigned int flags, bool tagged, u32 tag,
@@ -94,6 +108,9 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 	spin_lock_init(&dense->lock);
 	kslot_lock_set_class(&dense->lock, flags, keys);
 	seqcount_spinlock_init(&dense->seq, &dense->lock);
+	lockdep_set_class_and_name(&dense->seq.seqcount,
+				   &kslot_dense_seq_keys[kslot_lock_mode(flags)],
+				   kslot_dense_seq_names[kslot_lock_mode(flags)]);
 	dense->elem_size = elem_size;
 	dense->shift = kslot_dense_chunk_shift(elem_size);
 	if (tagged)
@@ -428,7 +445,9 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * fails, no value is stored (chunks added before a failing one stay, as
  * room); only if the packed array must grow again after the slots were
  * taken (other inserts used the room meanwhile) and that fails are the
- * slots given back (their generations move on).
+ * slots given back (their generations move on).  The slots taken are not
+ * in the packed array until then: an erase_n, retain or clear meanwhile
+ * leaves them, and the values are appended to what it left.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
@@ -467,6 +486,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	}
 	if (ret)
 		return ret;
+	kslot_slots_test_point(&dense->slots, KSLOT_SLOTS_TP_DENSE_INSERT);
 	irqflags = kslot_dense_lock(dense);
 	ret = kslot_dense_make_room(dense, n, gfp, &irqflags);
 	if (ret)
@@ -494,6 +514,32 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
+
+/*
+ * May a get run here?  It waits for a writer inside its write section
+ * (dense->seq odd), which a context that interrupted that writer on its
+ * own CPU would do forever.  The lock flags say which contexts the
+ * writers shut out: none but other tasks without a flag, softirqs with
+ * %KSLOT_DENSE_LOCK_BH, softirqs and hardirqs with %KSLOT_DENSE_LOCK_IRQ;
+ * an NMI interrupts any writer.  On PREEMPT_RT a reader that finds a
+ * writer inside takes the lock, and so waits for a preempted one; that
+ * is a sleeping lock there, which true hardirq context may not take.
+ */
+static __always_inline bool
+kslot_dense_may_read(const struct kslot_dense *dense)
+{
+	unsigned int flags = dense->slots.flags;
+
+	if (likely(in_task()))
+		return true;
+	if (in_nmi())
+		return false;
+	if (in_hardirq())
+		return !IS_ENABLED(CONFIG_PREEMPT_RT) &&
+		       (flags & KSLOT_DENSE_LOCK_IRQ);
+	/* Serving a softirq. */
+	return flags & (KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ);
+}
 
 /*
  * Copy the value of @handle into @buf, under the caller's RCU read lock:
@@ -550,16 +596,26 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
  * instant of the call: never the value swap-and-pop moved into its
  * place, never a mix of an old and a new value.
  *
- * Context: Any context the table's lock flags allow (a reader must not
- * interrupt a writer of the same table on its CPU).  Takes and releases
- * the RCU read lock.
- * Return: 0, or -ENOENT if @handle is not live in @dense (@buf may have
- * been written).
+ * A get waits for a writer inside its write section, so it must not
+ * interrupt one on its own CPU: it would wait forever.  It runs only in
+ * the contexts the table's writers shut out while they write, and is
+ * refused in the others, whether or not a writer is there.
+ *
+ * Context: Process context; also softirq context if the table has
+ * %KSLOT_DENSE_LOCK_BH, and softirq or hardirq context if it has
+ * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, where interrupt handlers are
+ * threads, not in the true hardirq context of the rest).  Never NMI
+ * context.  Takes and releases the RCU read lock.
+ * Return: 0, -ENOENT if @handle is not live in @dense (@buf may have
+ * been written), or -EDEADLK in a context the table's lock flags do not
+ * allow (@buf untouched).
  */
 int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
 {
 	bool live;
 
+	if (unlikely(!kslot_dense_may_read(dense)))
+		return -EDEADLK;
 	rcu_read_lock();
 	live = __kslot_dense_get(dense, handle, buf);
 	rcu_read_unlock();
@@ -586,7 +642,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_get);
  * 4 KiB).
  * Return: The number of values copied: @n, or the index of the first
  * handle that is not live in @dense (its part of @buf may have been
- * written).
+ * written); 0 in a context kslot_dense_get() refuses.
  */
 u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 			 u32 n, void *buf)
@@ -594,6 +650,8 @@ u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 	size_t size = dense->elem_size;
 	u32 i;
 
+	if (unlikely(!kslot_dense_may_read(dense)))
+		return 0;
 	rcu_read_lock();
 	for (i = 0; i < n; i++)
 		if (!__kslot_dense_get(dense, handles[i], buf + i * size))
@@ -688,97 +746,180 @@ int kslot_dense_erase(struct kslot_dense *dense, u64 handle, void *buf)
 }
 EXPORT_SYMBOL_GPL(kslot_dense_erase);
 
+/*
+ * A bulk write (erase_n, retain, clear) a batch at a time: @batch runs
+ * with the lock held, inside a write section of dense->seq, handles a
+ * bounded batch and returns true while work is left.  The lock, and the
+ * write section lock-free readers wait on, are dropped between batches,
+ * as the core's walks drop its lock (kslot_slots_restore_done()): each
+ * batch leaves the table consistent, as that many erases would, and
+ * other writers and readers run in between.  No cond_resched(): the
+ * callers may be atomic (the core's kslot_slots_remove_bulk() neither);
+ * the unlock is a preemption point on a preemptible kernel.
+ */
+static void kslot_dense_write_batches(struct kslot_dense *dense,
+				      bool (*batch)(struct kslot_dense *dense,
+						    void *arg),
+				      void *arg)
+{
+	unsigned long irqflags;
+	bool more;
+
+	do {
+		irqflags = kslot_dense_lock(dense);
+		write_seqcount_begin(&dense->seq);
+		more = batch(dense, arg);
+		write_seqcount_end(&dense->seq);
+		kslot_dense_unlock(dense, irqflags);
+		if (more)
+			kslot_slots_test_point(&dense->slots,
+					       KSLOT_SLOTS_TP_WALK);
+	} while (more);
+}
+
+struct kslot_dense_erase_n_arg {
+	const u64 *handles;
+	u32 n;
+	u32 done;
+	int erased;
+};
+
+static bool kslot_dense_erase_n_batch(struct kslot_dense *dense, void *p)
+{
+	struct kslot_dense_erase_n_arg *a = p;
+	u32 end = a->done + min(a->n - a->done, KSLOT_SLOTS_BULK);
+
+	for (; a->done < end; a->done++)
+		a->erased += __kslot_dense_erase_handle(dense,
+							a->handles[a->done],
+							NULL);
+	return a->done < a->n;
+}
+
 /**
  * kslot_dense_erase_n() - Remove the values of @n handles at once.
  * @dense: The table.
  * @handles: Array of @n handles; stale or repeated ones are skipped.
  * @n: Number of handles.
  *
- * Erases under one hold of the lock, in array order.
+ * kslot_dense_erase() of each handle in array order, with one hold of the
+ * lock for up to %KSLOT_SLOTS_BULK of them, as kslot_slots_remove_bulk()
+ * holds the core's: other writers and lock-free readers run between
+ * batches, and see the handles before the batch erased and the others
+ * not yet.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock once per batch.
  * Return: The number of values erased, or -EINVAL if @n is 0.
  */
 int kslot_dense_erase_n(struct kslot_dense *dense, const u64 *handles, u32 n)
 {
-	unsigned long irqflags;
-	int erased = 0;
-	u32 i;
+	struct kslot_dense_erase_n_arg a = { .handles = handles, .n = n };
 
 	if (!n)
 		return -EINVAL;
-	irqflags = kslot_dense_lock(dense);
-	write_seqcount_begin(&dense->seq);
-	for (i = 0; i < n; i++)
-		erased += __kslot_dense_erase_handle(dense, handles[i], NULL);
-	write_seqcount_end(&dense->seq);
-	kslot_dense_unlock(dense, irqflags);
-	return erased;
+	kslot_dense_write_batches(dense, kslot_dense_erase_n_batch, &a);
+	return a.erased;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_erase_n);
+
+struct kslot_dense_retain_arg {
+	bool (*keep)(u64 handle, void *elem, void *arg);
+	void *arg;
+	/* Positions below it are still to be offered. */
+	u32 pos;
+	u32 erased;
+};
+
+static bool kslot_dense_retain_batch(struct kslot_dense *dense, void *p)
+{
+	struct kslot_dense_retain_arg *a = p;
+	/* Erases meanwhile may have left fewer values than the walk had. */
+	u32 pos = min(a->pos, dense->count);
+	u32 stop = pos - min(pos, KSLOT_SLOTS_WALK);
+
+	while (pos > stop) {
+		u64 handle = *kslot_dense_rev(dense, --pos);
+
+		if (a->keep(handle, kslot_dense_elem(dense, pos), a->arg))
+			continue;
+		/* The last value moves to @pos: offered, or inserted since. */
+		__kslot_dense_erase(dense, handle, pos, NULL);
+		a->erased++;
+	}
+	a->pos = pos;
+	return pos;
+}
 
 /**
  * kslot_dense_retain() - Keep only the values a predicate accepts.
  * @dense: The table.
- * @keep: Called once for every live value with its handle, the value and
+ * @keep: Called for every live value with its handle, the value and
  *	@arg; the value is erased if it returns false.  It may modify the
  *	value, must not sleep, and must not call into @dense.
  * @arg: Passed to @keep.
  *
- * One pass over the packed array under the lock (lock-free readers wait
- * for it).  After a swap-and-pop the value moved into the hole is
- * examined next, so every value is offered to @keep exactly once.
+ * A walk of the packed array from its end down, %KSLOT_SLOTS_WALK values
+ * per hold of the lock (lock-free readers wait for a batch, not for the
+ * whole walk).  An erase moves the last value, one already offered, into
+ * the hole, so with no other writer every value is offered to @keep
+ * exactly once.  Between batches other writers and readers run, and see
+ * the erases of the batches before.  Every value live for the whole call
+ * is offered at least once: an erase by another writer meanwhile may move
+ * a value already offered (or one inserted meanwhile, which is appended
+ * past the walk and otherwise not offered) to a position still to come,
+ * and it is offered again.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock once per batch.
  * Return: The number of values erased.
  */
 u32 kslot_dense_retain(struct kslot_dense *dense,
 		       bool (*keep)(u64 handle, void *elem, void *arg),
 		       void *arg)
 {
-	unsigned long irqflags = kslot_dense_lock(dense);
-	u32 pos = 0, erased = 0;
+	struct kslot_dense_retain_arg a = {
+		.keep = keep, .arg = arg, .pos = U32_MAX,
+	};
 
-	write_seqcount_begin(&dense->seq);
-	while (pos < dense->count) {
-		u64 handle = *kslot_dense_rev(dense, pos);
-
-		if (keep(handle, kslot_dense_elem(dense, pos), arg)) {
-			pos++;
-			continue;
-		}
-		__kslot_dense_erase(dense, handle, pos, NULL);
-		erased++;
-	}
-	write_seqcount_end(&dense->seq);
-	kslot_dense_unlock(dense, irqflags);
-	return erased;
+	kslot_dense_write_batches(dense, kslot_dense_retain_batch, &a);
+	return a.erased;
 }
 EXPORT_SYMBOL_GPL(kslot_dense_retain);
+
+/*
+ * Erase the last %KSLOT_SLOTS_WALK values: the values stay where they
+ * are, no other moves.
+ */
+static bool kslot_dense_clear_batch(struct kslot_dense *dense, void *unused)
+{
+	u32 pos = dense->count, stop = pos - min(pos, KSLOT_SLOTS_WALK);
+
+	while (pos > stop)
+		kslot_slots_remove(&dense->slots, *kslot_dense_rev(dense, --pos));
+	WRITE_ONCE(dense->count, pos);
+	return pos;
+}
 
 /**
  * kslot_dense_clear() - Erase every value.
  * @dense: The table.
  *
- * Every live handle becomes stale, as if erased one by one; the arrays
- * are kept for reuse.
+ * Every live handle becomes stale, as if erased one by one from the end
+ * of the packed array; the arrays are kept for reuse.  The lock is held
+ * for %KSLOT_SLOTS_WALK values at a time: between batches other writers
+ * and lock-free readers run, and find the values not yet erased, which
+ * stay where they were.  It erases until none is left, so the table was
+ * empty at one instant of the call: a value inserted before the last
+ * batch (it is appended at the end) is erased too, and an inserter that
+ * keeps pace keeps it running.
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * the table lock once per batch.
  */
 void kslot_dense_clear(struct kslot_dense *dense)
 {
-	unsigned long irqflags = kslot_dense_lock(dense);
-	u32 pos;
-
-	write_seqcount_begin(&dense->seq);
-	for (pos = 0; pos < dense->count; pos++)
-		kslot_slots_remove(&dense->slots, *kslot_dense_rev(dense, pos));
-	WRITE_ONCE(dense->count, 0);
-	write_seqcount_end(&dense->seq);
-	kslot_dense_unlock(dense, irqflags);
+	kslot_dense_write_batches(dense, kslot_dense_clear_batch, NULL);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_clear);
 

@@ -190,12 +190,17 @@ enum kslot_slots_test_point {
 	KSLOT_SLOTS_TP_LOOKUP_OUT,
 	/* A growth has allocated its chunk, no lock held. */
 	KSLOT_SLOTS_TP_GROW,
-	/* kslot_slots_restore_done()'s walk, between two holds of the lock. */
+	/*
+	 * kslot_slots_restore_done()'s walk, or a bulk write of kslot_dense,
+	 * between two holds of the lock.
+	 */
 	KSLOT_SLOTS_TP_WALK,
 	/* kslot_dense_get(): slot looked up, packed array not yet read. */
 	KSLOT_SLOTS_TP_DENSE_GET,
 	/* A growth of kslot_dense's packed array has its chunks, no lock. */
 	KSLOT_SLOTS_TP_DENSE_GROW,
+	/* kslot_dense_insert_n(): slots taken, values not stored, no lock. */
+	KSLOT_SLOTS_TP_DENSE_INSERT,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,

@@ -294,6 +294,10 @@ static inline size_t size_add(size_t a, size_t b)
 #define WARN(c, ...)	({ bool __c = (c); if (__c) pr_warn(__VA_ARGS__); __c; })
 #define WARN_ON(c)	WARN(c, "WARN_ON(%s) at %s:%d\n", #c, __FILE__, __LINE__)
 #define WARN_ON_ONCE(c)	WARN_ON(c)
+/* Every thread is a task: no interrupt context here. */
+#define in_task()	1
+#define in_nmi()	0
+#define in_hardirq()	0
 #define might_sleep()	do { } while (0)
 #define cond_resched()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)

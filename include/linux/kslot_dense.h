@@ -26,20 +26,23 @@
  * +------------------------------+------------------------+---------------+
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
- * | kslot_dense_get(),           | none (takes RCU)       | no            |
- * | kslot_dense_get_many(),      |                        |               |
- * | kslot_dense_contains()       |                        |               |
+ * | kslot_dense_get(),           | none (takes RCU); not  | no            |
+ * | kslot_dense_get_many()       | where it could         |               |
+ * |                              | interrupt a writer     |               |
+ * |                              | (below)                |               |
+ * | kslot_dense_contains()       | none (takes RCU)       | no            |
  * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
  * | kslot_dense_insert_n(),      | allocate               | allows        |
  * | kslot_dense_reserve()        |                        |               |
  * | kslot_dense_update(),        | table lock             | no            |
  * | kslot_dense_erase(),         |                        |               |
- * | kslot_dense_erase_n(),       |                        |               |
- * | kslot_dense_retain(),        |                        |               |
- * | kslot_dense_clear(),         |                        |               |
  * | kslot_dense_find(),          |                        |               |
  * | kslot_dense_find_range(),    |                        |               |
  * | kslot_dense_get_stats()      |                        |               |
+ * | kslot_dense_erase_n(),       | table lock, dropped    | no            |
+ * | kslot_dense_retain(),        | every %KSLOT_SLOTS_WALK|               |
+ * | kslot_dense_clear()          | values (erase_n: every |               |
+ * |                              | %KSLOT_SLOTS_BULK)     |               |
  * | __kslot_dense_lookup(),      | caller holds the lock  | no            |
  * | __kslot_dense_at(),          | (kslot_dense_lock())   |               |
  * | __kslot_dense_handle_at(),   |                        |               |
@@ -55,21 +58,36 @@
  *
  * - Lookups take no lock.  kslot_dense_get() copies the value out under
  *   RCU and a sequence count the writers bump around every change that
- *   moves or overwrites a value (erase, update, retain, clear): a copy
- *   that raced such a change is retried.  So every successful get returns
- *   exactly the value stored under the handle at one instant of the call,
- *   never a value swap-and-pop moved into its place, never a torn one.
- *   Inserts only append past every published position and publish the
- *   handle last, so they do not disturb readers.  The sequence count is a
+ *   moves or overwrites a value (erase, update, and each batch of
+ *   erase_n, retain and clear): a copy that raced such a change is
+ *   retried.  So every successful get returns exactly the value stored
+ *   under the handle at one instant of the call, never a value
+ *   swap-and-pop moved into its place, never a torn one.  Inserts only
+ *   append past every published position and publish the handle last, so
+ *   they do not disturb readers.  The sequence count is a
  *   seqcount_spinlock_t on the table lock: on PREEMPT_RT a reader that
  *   finds a writer inside takes the lock to wait for it instead of
  *   spinning.
  * - Writers serialise on the table lock (then on the core's own lock for
- *   the slot changes).  By default it is taken with spin_lock(), so
- *   neither writers nor kslot_dense_get() may run in softirq or hardirq
- *   context (a reader there could spin on a writer it interrupted);
- *   create the table with %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ to
- *   allow that.
+ *   the slot changes), taken as the lock flags say (kslot_lock.h).  A get
+ *   waits for a writer inside its write section, so it must not run where
+ *   it could interrupt one on its own CPU: it would wait forever.  So
+ *   kslot_dense_get() and kslot_dense_get_many() run only in the contexts
+ *   the writers shut out:
+ *
+ *   - without a lock flag: process context;
+ *   - with %KSLOT_DENSE_LOCK_BH: process or softirq context;
+ *   - with %KSLOT_DENSE_LOCK_IRQ: process, softirq or hardirq context.
+ *
+ *   Elsewhere (NMI context included) a get returns -EDEADLK and get_many
+ *   copies nothing, whether or not a writer is there, so a misplaced call
+ *   fails every time, not once in a while.  kslot_dense_contains() reads
+ *   the slot only and runs in any context.
+ * - Bulk writers (erase_n, retain, clear) hold the lock, and the write
+ *   section gets wait on, for a batch at a time, as the core's walks do:
+ *   between batches the table is as that many erases one by one would
+ *   leave it, and other writers and gets run.  Each function's comment
+ *   says what it does with what they change meanwhile.
  * - Pointers into the packed data are NOT stable: any erase moves the
  *   last value into the erased one's place.  A pointer from
  *   __kslot_dense_lookup() or __kslot_dense_at() is valid only until the
@@ -98,7 +116,7 @@
  *   handle in the reverse map; per chunk, a pointer in each directory.
  * - Callbacks (kslot_dense_retain()) run under the lock and must not sleep
  *   or call back into the same table; lock-free readers wait while they
- *   run.
+ *   run (for a batch of them).
  * - Iterating without holding the lock for the whole walk is done with the
  *   slot-index cursor of kslot_dense_find(), which is stable across
  *   inserts and erases; packed positions are not.

@@ -10,7 +10,20 @@
  * %KSLOT_LOCK_BH   | spin_lock_bh()      | process or softirq context
  * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context (but see RT below)
  *
- * Lookups take no lock (RCU only) and run in any context with every flag.
+ * Lookups take no lock (RCU only).  Where they may run:
+ *
+ * lookup                      | (none)  | %KSLOT_LOCK_BH | %KSLOT_LOCK_IRQ
+ * ----------------------------+---------+----------------+----------------
+ * kslot_map's and             | any     | any            | any
+ * kslot_secondary's lookups,  | context | context        | context
+ * kslot_dense_contains()      |         |                |
+ * kslot_dense_get(),          | process | process or     | process, softirq
+ * kslot_dense_get_many()      | context | softirq        | or hardirq
+ *
+ * A dense get copies a value under a sequence count, waiting for a writer
+ * inside its write section; where it could interrupt that writer on its
+ * own CPU it would wait forever, so it runs only in the contexts the
+ * writers shut out, and returns -EDEADLK in the others (NMI included).
  *
  * Names follow one rule in every kslot header: a function whose name
  * starts with __ requires the caller to hold something, the table lock
@@ -37,7 +50,9 @@
  *   (IRQF_NO_THREAD handlers, hrtimers in HRTIMER_MODE_HARD, anything
  *   under raw_spin_lock() or local_irq_disable()) must not call a writer:
  *   that is unsupported, and CONFIG_PROVE_RAW_LOCK_NESTING and
- *   CONFIG_DEBUG_ATOMIC_SLEEP report it.  kslot offers no raw-lock
+ *   CONFIG_DEBUG_ATOMIC_SLEEP report it.  Nor a dense get, which takes
+ *   the table lock there to wait for a writer: it returns -EDEADLK in
+ *   true hardirq context on RT, whatever the flag.  kslot offers no raw-lock
  *   tables: a writer's work (allocation, growth) is not bounded enough
  *   for a raw lock.
  */

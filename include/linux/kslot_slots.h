@@ -236,8 +236,9 @@ struct dentry;
  */
 #define KSLOT_SLOTS_REUSE_DISTANCE	BIT(20)
 /*
- * Slots kslot_slots_restore_done()'s walk of the whole table handles per
- * hold of the table lock.
+ * Slots or values a walk of a whole table handles per hold of its lock:
+ * kslot_slots_restore_done(), and kslot_dense_clear() and
+ * kslot_dense_retain().
  */
 #define KSLOT_SLOTS_WALK	1024U
 /* Entries a bulk alloc or remove handles per hold of the table lock. */
