@@ -98,9 +98,17 @@ cp "$kodir/kslot.ko" "$kodir/kslot_dev.ko" "$root/lib/kslot/"
 # alone; make examples rebuilds them).
 mkdir -p "$root/lib/kslot/examples"
 for ko in "$kodir"/docs/example/*.ko; do
-	[ "$mode" = check ] && [ -e "$ko" ] || continue
+	if [ "$mode" != check ] || [ ! -e "$ko" ]; then
+		continue
+	fi
+	# kslot's headers it was built with (kbuild's record of them).
+	newer=$({ grep -o '[^ ]*/include/linux/kslot_[a-z0-9_]*\.h' \
+		"${ko%/*}/.$(basename "$ko" .ko).o.cmd" 2>/dev/null || true; } |
+		while read -r h; do
+			if [ "$h" -nt "$ko" ]; then echo "$h"; fi
+		done)
 	if [ "$(modinfo -F vermagic "$ko")" != "$(modinfo -F vermagic "$kodir/kslot.ko")" ] ||
-	   [ -n "$(find "$kodir/include/linux" -name 'kslot_*.h' -newer "$ko")" ]; then
+	   [ -n "$newer" ]; then
 		echo "vm.sh: ${ko#"$kodir"/} is not built for this kernel and these headers: not staged (make examples)" >&2
 		continue
 	fi
