@@ -107,9 +107,10 @@ for ko in "$kodir"/docs/example/*.ko; do
 		while read -r h; do
 			if [ "$h" -nt "$ko" ]; then echo "$h"; fi
 		done)
-	if [ "$(modinfo -F vermagic "$ko")" != "$(modinfo -F vermagic "$kodir/kslot.ko")" ] ||
-	   [ -n "$newer" ]; then
-		echo "vm.sh: ${ko#"$kodir"/} is not built for this kernel and these headers: not staged (make examples)" >&2
+	magic=$(modinfo -F vermagic "$kodir/kslot.ko")
+	if [ "$(modinfo -F vermagic "$ko")" != "$magic" ] || [ -n "$newer" ]; then
+		echo "vm.sh: ${ko#"$kodir"/} is not built for this kernel" \
+			"and these headers: not staged (make examples)" >&2
 		continue
 	fi
 	cp "$ko" "$root/lib/kslot/examples/"
