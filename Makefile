@@ -28,7 +28,8 @@
 #                    (cross-built W=1, its selftests under
 #                    qemu-system-aarch64) and the 32-bit refusal
 #   lint             checkpatch, kernel-doc, sparse, coccicheck
-#   examples         compile the README's two examples
+#   examples         compile the README's two examples and the worked
+#                    driver example (docs/example/)
 #   iommufd          iommufd converted to kslot (clients/iommufd/)
 #   rdma             ib_uverbs converted to kslot (clients/rdma/), for
 #                    the debug kernel
@@ -379,7 +380,7 @@ KCSAN_FRAGMENT := $(TOP)/configs/kslot-test.config $(TOP)/configs/kslot-kcsan.co
 	$(if $(filter 1 y yes,$(KCSAN_STRICT)),$(TOP)/configs/kslot-kcsan-strict.config)
 KCSAN_OUT := $(BUILD)/vm-kcsan
 check-kcsan: tools
-	@KSLOT_FRAGMENT="$(KCSAN_FRAGMENT)" $(MAKE) -s test-modules bench-module selftests
+	@KSLOT_FRAGMENT="$(KCSAN_FRAGMENT)" $(MAKE) -s test-modules bench-module selftests examples
 	@mkdir -p $(KCSAN_OUT)
 	@kdir=$$($(TOP)/scripts/kernel.sh $(KCSAN_FRAGMENT)); \
 	$(TOP)/scripts/vm.sh check $$kdir $(KCSAN_OUT) && \
@@ -436,11 +437,13 @@ dkms-src:
 docs: kernel
 	@$(TOP)/scripts/api-doc.py $(TEST_KDIR)/source render $(BUILD)/docs
 
-# The README's examples, compiled as their users would: the driver
-# (docs/example/mydrv.c) as an out-of-tree module against the test kernel
-# and kslot's Module.symvers, the program (docs/example/stale.c) against
-# libkslot.  make check's API document check (scripts/api-doc.py) holds
-# the README's blocks equal to these files.
+# The examples, compiled as their users would: the drivers (the README's
+# docs/example/mydrv.c and the worked example docs/example/kslot_example.c)
+# as out-of-tree modules against the test kernel and kslot's
+# Module.symvers, the program (docs/example/stale.c) against libkslot.
+# make check's API document check (scripts/api-doc.py) holds the README's
+# blocks equal to these files; its debug VM loads and unloads the drivers
+# (scripts/vm.sh stages them).
 examples: test-modules tools
 	@kdir=$(TEST_KDIR); \
 	$(MAKE) -s -C $$kdir M=$(TOP)/docs/example \

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "kslot_internal.h"
@@ -1514,6 +1515,60 @@ static void kslot_pool_test_kasan_uaf(struct kunit *test)
 	kasan_uaf_end(pool, q, sampled, nr_sampled);
 }
 
+struct pool_softirq_free {
+	struct timer_list timer;
+	struct kslot_pool *pool;
+	void *obj;
+	bool in_softirq;
+	struct completion done;
+};
+
+static void pool_softirq_free_fn(struct timer_list *t)
+{
+	struct pool_softirq_free *f = from_timer(f, t, timer);
+
+	f->in_softirq = in_serving_softirq();
+	kslot_pool_free(f->pool, f->obj);
+	complete(&f->done);
+}
+
+/*
+ * A task-only pool freed into from a softirq (a timer here, an RCU
+ * callback in a driver) is reported and counted on lockdep kernels; a
+ * softirq-safe pool is not.  Pass-throughs, so that the misuse never
+ * reaches the per-CPU cache, nor its lockdep class.
+ */
+static void kslot_pool_test_task_context(struct kunit *test)
+{
+	static const unsigned int modes[] = { KSLOT_POOL_TASK, KSLOT_POOL_BH };
+	struct pool_softirq_free f;
+	struct kslot_pool_stats st;
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "the context check needs CONFIG_PROVE_LOCKING");
+	kslot_pool_test_passthrough_all(true);
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		f.pool = pool_new(test, 64, 0, modes[i] | KSLOT_POOL_NOWARN);
+		f.obj = kslot_pool_alloc(f.pool, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, f.obj);
+		f.in_softirq = false;
+		init_completion(&f.done);
+		timer_setup_on_stack(&f.timer, pool_softirq_free_fn, 0);
+		mod_timer(&f.timer, jiffies + 1);
+		wait_for_completion(&f.done);
+		del_timer_sync(&f.timer);
+		destroy_timer_on_stack(&f.timer);
+		pool_stats(f.pool, &st);
+		KUNIT_EXPECT_TRUE_MSG(test, f.in_softirq, "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.context_errors,
+				    modes[i] & KSLOT_POOL_TASK ? 1 : 0,
+				    "mode %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.in_use, 0, "mode %u", i);
+		kslot_pool_destroy(f.pool);
+	}
+}
+
 /* Every case runs on the pool's own slabs unless it asks otherwise. */
 static int kslot_pool_test_init(struct kunit *test)
 {
@@ -1547,6 +1602,7 @@ static struct kunit_case kslot_pool_test_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(kslot_pool_test_concurrency, conc_mode_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kslot_pool_test_context),
+	KUNIT_CASE(kslot_pool_test_task_context),
 	{ .run_case = kslot_pool_test_shrinker_case, .name = "shrinker" },
 	{ .run_case = kslot_pool_test_noshrinker, .name = "noshrinker" },
 	{ .run_case = kslot_pool_test_min_reserve, .name = "min_reserve",

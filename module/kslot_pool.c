@@ -595,6 +595,7 @@ void *kslot_pool_alloc_nogrow(struct kslot_pool *pool)
 {
 	void *obj;
 
+	kslot_pool_check_context(pool);
 	if (pool->passthrough)
 		return NULL;
 	obj = kslot_pool_alloc_slow(pool, 0, false);
@@ -603,6 +604,36 @@ void *kslot_pool_alloc_nogrow(struct kslot_pool *pool)
 	return obj;
 }
 EXPORT_SYMBOL_GPL(kslot_pool_alloc_nogrow);
+
+#ifdef CONFIG_PROVE_LOCKING
+/**
+ * kslot_pool_context_error() - Report a task-only pool used outside task
+ *	context.
+ * @pool: A %KSLOT_POOL_TASK pool.
+ * @ip: Where it was used.
+ *
+ * Called on lockdep kernels (CONFIG_PROVE_LOCKING, without which it does
+ * not exist) by kslot_pool_alloc(), kslot_pool_free() and
+ * the other allocation and free paths when a %KSLOT_POOL_TASK pool is
+ * used from a softirq or hardirq (an RCU callback is one) or with
+ * interrupts disabled, where its per-CPU cache, guarded against
+ * preemption only, may be in the middle of an update.  Counted in
+ * &struct kslot_pool_stats.context_errors and reported as other misuse
+ * (a WARN, or an error line with %KSLOT_POOL_NOWARN); the operation goes
+ * ahead.
+ *
+ * Context: Any context.
+ */
+void kslot_pool_context_error(struct kslot_pool *pool, unsigned long ip)
+{
+	atomic_long_inc(&pool->context_errors);
+	kslot_pool_report(pool, "KSLOT_POOL_TASK pool used in %s context by %pS",
+			  in_nmi() ? "NMI" : in_hardirq() ? "hardirq" :
+			  in_serving_softirq() ? "softirq" :
+			  "interrupts-disabled", (void *)ip);
+}
+EXPORT_SYMBOL_GPL(kslot_pool_context_error);
+#endif
 
 /*
  * Checks and preparation of an object about to be freed.
@@ -707,6 +738,7 @@ int kslot_pool_alloc_bulk(struct kslot_pool *pool, gfp_t gfp, size_t nr,
 	size_t i = 0, n;
 
 	if (likely(!(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))) {
+		kslot_pool_check_context(pool);
 		irqflags = kslot_pool_cpu_lock(h);
 		pc = this_cpu_ptr(h->cpu);
 		n = min_t(size_t, nr, pc->count);
@@ -758,6 +790,7 @@ void kslot_pool_free_bulk(struct kslot_pool *pool, size_t nr, void **objs)
 	bool zero;
 	size_t i;
 
+	kslot_pool_check_context(pool);
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
 		for (i = 0; i < nr; i++)
 			kslot_pool_free_slowpath(pool, objs[i]);

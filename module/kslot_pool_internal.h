@@ -156,6 +156,7 @@ struct kslot_pool {
 	unsigned long double_frees;
 	unsigned long bad_frees;
 	unsigned long poison_errors;
+	atomic_long_t context_errors;	/* any context: no lock */
 	struct ratelimit_state report_rs;
 };
 

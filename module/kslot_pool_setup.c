@@ -276,6 +276,7 @@ void kslot_pool_get_stats(struct kslot_pool *pool,
 	st->bad_frees = pool->bad_frees;
 	st->poison_errors = pool->poison_errors;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	st->context_errors = atomic_long_read(&pool->context_errors);
 	st->in_use = st->objects - st->free - st->reserved;
 	st->objs_per_slab = pool->objs_per_slab;
 	st->slab_bytes = kslot_pool_slab_bytes(pool);
@@ -294,8 +295,9 @@ static int kslot_pool_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "alloc_hits: %llu\nalloc_misses: %llu\nfree_hits: %llu\nfree_misses: %llu\n",
 		   st.alloc_hits, st.alloc_misses, st.free_hits,
 		   st.free_misses);
-	seq_printf(m, "double_frees: %lu\nbad_frees: %lu\npoison_errors: %lu\n",
-		   st.double_frees, st.bad_frees, st.poison_errors);
+	seq_printf(m, "double_frees: %lu\nbad_frees: %lu\npoison_errors: %lu\ncontext_errors: %lu\n",
+		   st.double_frees, st.bad_frees, st.poison_errors,
+		   st.context_errors);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_pool_stats);

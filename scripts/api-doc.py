@@ -19,6 +19,7 @@ Usage: scripts/api-doc.py KSRC render OUTDIR
            directive of every page resolves, every API header is pulled
            in, every EXPORT_SYMBOL*() of module/ is documented exactly
            once, kernel-doc -Wall is clean on every pulled-in file, every
+           literalinclude finds its file and the lines it names, every
            cross-reference (toctree, :doc:, :ref:) resolves, the README's
            examples are the files make examples compiles and its links
            resolve, and make help lists every target of the Makefile
@@ -38,15 +39,21 @@ DOCS = 'docs'
 README = 'README.md'
 EXAMPLES = ['docs/example/mydrv.c', 'docs/example/stale.c']
 EXAMPLE_MARK = re.compile(r'^<!-- example: (\S+) -->$')
-DIRECTIVE = re.compile(r'^\.\. kernel-doc::\s+(\S+)\s*$')
+DIRECTIVE = re.compile(r'^\.\. (kernel-doc|literalinclude)::\s+(\S+)\s*$')
 OPTION = re.compile(r'^\s+:([a-z-]+):\s*(.*)$')
 OPTIONS = {'export', 'internal', 'doc', 'identifiers', 'functions',
            'no-identifiers'}
+# The options of Sphinx's literalinclude that render() applies (the
+# worked example's excerpts in docs/kslot.rst): a file relative to the
+# page, cut as Sphinx cuts it.
+LITERAL_OPTIONS = {'language', 'start-at', 'start-after', 'end-at',
+                   'end-before'}
 EXPORT = re.compile(r'^\s*EXPORT_SYMBOL\w*\(\s*(\w+)', re.M)
 
 
 class Directive:
-    def __init__(self, doc, lineno, path):
+    def __init__(self, doc, lineno, path, kind='kernel-doc'):
+        self.kind = kind
         self.doc = doc
         self.lineno = lineno
         self.path = path
@@ -75,7 +82,7 @@ def parse(doc, lines):
     for i, line in enumerate(lines, 1):
         m = DIRECTIVE.match(line)
         if m:
-            d = Directive(doc, i, m.group(1))
+            d = Directive(doc, i, m.group(2), m.group(1))
             items.append(d)
             last = None
             continue
@@ -88,8 +95,8 @@ def parse(doc, lines):
                 d.options[last] = (d.options[last] + ' ' +
                                    line.strip()).strip()
             else:
-                d.errors.append('line %d: content in a kernel-doc directive'
-                                % i)
+                d.errors.append('line %d: content in a %s directive'
+                                % (i, d.kind))
             continue
         d = None
         items.append(line)
@@ -149,6 +156,38 @@ def expand(kdoc, d):
             d.errors.append('%s is not documented there' % i)
 
 
+def include(d):
+    """A literalinclude's lines, cut by its options as Sphinx cuts them."""
+    for k in d.options:
+        if k not in LITERAL_OPTIONS:
+            d.errors.append('unknown option :%s:' % k)
+    path = os.path.join(TOP, os.path.dirname(d.doc), d.path)
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        d.errors.append(e.strerror)
+        return
+    for opt, first in (('start-at', True), ('start-after', True),
+                       ('end-at', False), ('end-before', False)):
+        if opt not in d.options:
+            continue
+        hit = [n for n, l in enumerate(lines) if d.options[opt] in l]
+        if not hit:
+            d.errors.append(':%s: %s: not found' % (opt, d.options[opt]))
+            return
+        n = hit[0]
+        if first:
+            lines = lines[n + (opt == 'start-after'):]
+        else:
+            lines = lines[:n + (opt == 'end-at')]
+    if not lines:
+        d.errors.append('includes nothing')
+    lang = d.options.get('language', '')
+    d.output = '\n'.join(['.. code-block:: %s' % lang, ''] +
+                         ['   ' + l if l else '' for l in lines]) + '\n'
+
+
 def render(ksrc, out):
     """Expand every page into OUTDIR; return the directives and texts."""
     kdoc = os.path.join(ksrc, 'scripts', 'kernel-doc')
@@ -161,7 +200,10 @@ def render(ksrc, out):
         text = []
         for it in items:
             if isinstance(it, Directive):
-                expand(kdoc, it)
+                if it.kind == 'literalinclude':
+                    include(it)
+                else:
+                    expand(kdoc, it)
                 directives.append(it)
                 text.append('.. From %s' % it.describe().split(' ', 1)[1])
                 text.append('')
@@ -345,6 +387,8 @@ def sphinx(ksrc, out):
 def tap(ksrc, out):
     kdoc = os.path.join(ksrc, 'scripts', 'kernel-doc')
     directives, texts = render(ksrc, out)
+    literals = [d for d in directives if d.kind == 'literalinclude']
+    directives = [d for d in directives if d.kind == 'kernel-doc']
     text = '\n'.join(texts.values())
     results = []
 
@@ -353,6 +397,10 @@ def tap(ksrc, out):
     results.append((not bad and directives,
                     'all %d kernel-doc directives of the %d pages of %s/ '
                     'resolve' % (len(directives), len(texts), DOCS), bad))
+
+    bad = ['%s: %s' % (d.describe(), e) for d in literals for e in d.errors]
+    results.append((not bad, 'all %d literalinclude directives of %s/ '
+                    'resolve' % (len(literals), DOCS), bad))
 
     pulled = {d.path for d in directives}
     headers = sorted(os.path.relpath(h, TOP) for h in

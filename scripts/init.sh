@@ -102,6 +102,21 @@ check | stock)
 	for ko in /lib/kslot/tests/*.ko; do
 		[ -e "$ko" ] && [ "$ko" != "$last" ] && rmmod "$(basename $ko .ko)"
 	done
+	# The driver examples (docs/example/): loaded and unloaded, with
+	# their own lines from the kernel log.  The worked example's init
+	# churns for a few seconds and fails on any wrong lookup; its exit
+	# tears everything down.
+	for ko in /lib/kslot/examples/*.ko; do
+		[ -e "$ko" ] || continue
+		name=$(basename "$ko" .ko)
+		res "@@example $name"
+		insmod "$ko" > $R 2>&1
+		res "insmod $?"
+		rmmod "$name" > $R 2>&1
+		res "rmmod $?"
+		dmesg | sed -n "s/^\(\[[^]]*\] *\)\{0,1\}\($name: .*\)/\2/p" > $R
+		res "@@end"
+	done
 	load_dev
 	for t in /selftests/*; do
 		[ -x "$t" ] || continue

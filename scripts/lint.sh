@@ -4,7 +4,7 @@
 # Lint every kslot source file with the kernel tree's own tools:
 # checkpatch --strict, kernel-doc -Wall, sparse (make C=2) and the
 # kernel's semantic patches (make coccicheck MODE=report) on the kernel
-# code: module/, kunit/ and bench/.
+# code: module/, kunit/ and bench/ (sparse: docs/example/'s drivers too).
 #
 # Usage: scripts/lint.sh KDIR [--tap]
 #   KDIR   a kernel build tree with a "source" link
@@ -76,10 +76,13 @@ run_sparse() {
 	fi
 	make -s -j"$(nproc)" -C "$kdir" M="$top" C=2 W=1 modules 2>&1 |
 		grep -E 'warning|error'
-	# The benchmark module builds on its own (bench/Kbuild).
-	make -s -j"$(nproc)" -C "$kdir" M="$top/bench" C=2 W=1 \
-		KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" modules 2>&1 |
-		grep -E 'warning|error'
+	# The benchmark module and the driver examples build on their own
+	# (bench/Kbuild, docs/example/Kbuild).
+	for m in bench docs/example; do
+		make -s -j"$(nproc)" -C "$kdir" M="$top/$m" C=2 W=1 \
+			KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" modules 2>&1 |
+			grep -E 'warning|error'
+	done
 }
 
 # Every semantic patch of scripts/coccinelle in report mode; a finding is a

@@ -71,7 +71,7 @@ def sections(text):
                 header, body = None, []
             if line.startswith(('@@kunit', '@@tap', '@@kmemleak',
                                 '@@demo', '@@script', '@@iommufd ',
-                                '@@rdma ')):
+                                '@@rdma ', '@@example ')):
                 header, body = line[2:], []
             else:
                 yield line[2:], []
@@ -171,6 +171,30 @@ def skip_reasons(body):
             reason = m.group(1).strip() or 'no reason given'
             counts[reason] = counts.get(reason, 0) + 1
     return list(counts.items())
+
+
+# The driver examples of docs/example/ that scripts/init.sh loads and
+# unloads (check mode), with the stages at which each prints its own
+# verdict, "NAME: STAGE: <counts>: passed" (the README's mydrv prints
+# none: it must load and unload, and a WARN_ON() of it is a splat).
+# make check builds them (make examples), so its debug VM must have run
+# every one.
+EXAMPLES = {'kslot_example': ('init', 'exit'), 'mydrv': ()}
+
+
+def judge_example(name, body):
+    """Why an example's section fails (empty when it passed)."""
+    why = []
+    for step in ('insmod', 'rmmod'):
+        if '%s 0' % step not in body:
+            why.append('%s failed' % step)
+    for stage in EXAMPLES.get(name, ()):
+        ok = re.compile(r'^%s: %s: .*: passed$' % (re.escape(name), stage))
+        if not any(ok.match(l) for l in body):
+            why.append('no "%s: %s: ...: passed" line' % (name, stage))
+    if name not in EXAMPLES:
+        why.append('an example verdict.py does not know')
+    return why
 
 
 # iommufd's own selftests (clients/iommufd/run.sh): every test that passes
@@ -574,6 +598,7 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
     suites = 0
     iommufd_runs, iommufd_times = {}, {}
     rdma_runs, rdma_times = {}, {}
+    examples = set()
     for header, body in sections(results):
         kind, _, rest = header.partition(' ')
         if kind == 'kunit':
@@ -612,6 +637,15 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
             exits[prog] = int(rc or 1)
             if prog not in ('demo', 'script') and exits[prog] not in (0, 4):
                 problems.append('%s exited with status %s' % (prog, rc))
+        elif kind == 'example':
+            why = judge_example(rest, body)
+            examples.add(rest)
+            print('example %s: %s' % (rest, 'failed: ' + '; '.join(why)
+                                      if why else 'passed'))
+            for line in body if why else body[2:][-1:]:
+                print('  %s' % line)
+            tally.count('%sexample:%s' % (label, rest),
+                        'FAIL' if why else 'PASS')
         elif kind == 'kmemleak':
             leaks = [l for l in body if 'unreferenced object' in l]
             print('kmemleak: %d suspected leaks' % len(leaks))
@@ -696,6 +730,9 @@ def judge(mode, outdir, ksrc, tally, label='', iommufd_cache=None):
         problems.append('the guest did not finish (crash, hang or timeout)')
     if mode in ('check', 'debug', 'kcsan') and suites == 0:
         problems.append('no KUnit results at all')
+    if mode == 'check':
+        for name in sorted(set(EXAMPLES) - examples):
+            problems.append('example %s did not run' % name)
 
     excused = expected_reports(console)
     if rdma_runs:

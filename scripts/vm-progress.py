@@ -6,7 +6,8 @@ Follows OUTDIR/results.log (the "@@" sections of scripts/init.sh) and
 OUTDIR/console.log as QEMU writes them, and prints to stdout:
 
   - one line per finished section (KUnit suite, selftest program, iommufd
-    or RDMA run, kmemleak scan, script, demo) with its counts, and a line for
+    or RDMA run, worked example, kmemleak scan, script, demo) with its
+    counts, and a line for
     "@@fatal" and "@@done", each stamped with the time since boot:
         vm.sh: [ 3:12] kunit kslot_slots: 52 passed, 0 failed
   - at once, a console line that starts a kernel panic, Oops, BUG or
@@ -175,6 +176,12 @@ class Progress:
         elif kind == 'kmemleak':
             leaks = sum(1 for l in self.body if 'unreferenced object' in l)
             self.say('kmemleak: %d suspected leaks%s' % (leaks, tail))
+        elif kind == 'example':
+            # The verdict checks each of its lines.
+            ok = {'insmod 0', 'rmmod 0'} <= set(self.body) and \
+                not any(l.endswith(': FAILED') for l in self.body)
+            self.say('example %s: %s%s' % (rest, 'passed' if ok else
+                                           'failed', tail))
         elif kind in ('demo', 'script'):
             self.say('%s: %s' % (kind, 'exit status %s' % exit_rc
                                  if exit_rc is not None
@@ -196,7 +203,8 @@ class Progress:
                 self.close_section(exit_rc=rc)
                 return
         if line.startswith(('@@kunit', '@@tap', '@@kmemleak', '@@demo',
-                            '@@script', '@@iommufd ', '@@rdma ')):
+                            '@@script', '@@iommufd ', '@@rdma ',
+                            '@@example ')):
             if self.section is not None:
                 self.close_section(unterminated=True)
             self.section, self.body = line[2:], []

@@ -20,7 +20,10 @@
 # selftests (build/selftests/*), the tools (build/bin/*; for arm64,
 # build/arm64/selftests and build/arm64/bin: "make selftests tools
 # ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" builds them), the demo
-# (scripts/demo.sh) and, in check mode with $KSLOT_IOMMUFD_DIR set, the
+# (scripts/demo.sh), in check mode the driver examples
+# ($KSLOT_KO_DIR/docs/example/*.ko, which "make examples" builds; those
+# whose vermagic is kslot.ko's) and, in check mode with
+# $KSLOT_IOMMUFD_DIR set, the
 # iommufd client (scripts/iommufd.sh) in /lib/kslot/iommufd, with
 # $KSLOT_IOMMUFD_MODULES (default "stock kslot") the iommufd modules it
 # runs the selftests on; and, in check and stock modes with
@@ -90,6 +93,28 @@ cp "$kodir/kslot.ko" "$kodir/kslot_dev.ko" "$root/lib/kslot/"
 # The benchmark module, for bench/kslot_bench.sh (check, stock modes).
 [ -e "$kodir/bench/kslot_bench.ko" ] &&
 	cp "$kodir/bench/kslot_bench.ko" "$root/lib/kslot/"
+# The driver examples (check mode): those built for this kernel, against
+# kslot's headers as they are (a developer's loop may rebuild kslot.ko
+# alone; make examples rebuilds them).
+mkdir -p "$root/lib/kslot/examples"
+for ko in "$kodir"/docs/example/*.ko; do
+	if [ "$mode" != check ] || [ ! -e "$ko" ]; then
+		continue
+	fi
+	# kslot's headers it was built with (kbuild's record of them).
+	newer=$({ grep -o '[^ ]*/include/linux/kslot_[a-z0-9_]*\.h' \
+		"${ko%/*}/.$(basename "$ko" .ko).o.cmd" 2>/dev/null || true; } |
+		while read -r h; do
+			if [ "$h" -nt "$ko" ]; then echo "$h"; fi
+		done)
+	magic=$(modinfo -F vermagic "$kodir/kslot.ko")
+	if [ "$(modinfo -F vermagic "$ko")" != "$magic" ] || [ -n "$newer" ]; then
+		echo "vm.sh: ${ko#"$kodir"/} is not built for this kernel" \
+			"and these headers: not staged (make examples)" >&2
+		continue
+	fi
+	cp "$ko" "$root/lib/kslot/examples/"
+done
 testsdir=${KSLOT_TESTS_DIR:-$top/build/tests}
 [ "$mode" = check ] &&
 	{ cp "$testsdir"/*_test.ko "$root/lib/kslot/tests/" 2>/dev/null || true; }

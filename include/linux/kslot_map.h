@@ -64,11 +64,16 @@
  *   slot.  Handles of the two formats never match each other's maps.
  *   kslot_secondary keys the 64-bit handles of a map only.
  *
- * The XArray patterns, for a driver converted from one:
+ * The XArray patterns, for a driver converted from one (every XArray and
+ * IDR call: the conversion table of docs/kslot.rst):
  *
  * +----------------------------------+------------------------------------+
  * | XArray                           | kslot_map                          |
  * +----------------------------------+------------------------------------+
+ * | xa_load(), then                  | kslot_map_get(), i.e.              |
+ * | kref_get_unless_zero(), in one   | kslot_map_lookup_get() (free the   |
+ * | rcu_read_lock() section          | objects a grace period after the   |
+ * |                                  | last put)                          |
  * | xa_lock() / xa_unlock()          | kslot_map_lock() / _unlock()       |
  * | xa_load() under xa_lock()        | __kslot_map_lookup() under the lock|
  * | __xa_alloc(), __xa_store(),      | __kslot_map_alloc(),               |

@@ -88,7 +88,15 @@
  *   on such a kernel; there kslot_pool_free() still checks the object with
  *   kasan_check_write().
  * - Not for objects that RCU readers may still see after the free: use
- *   kslot_objtable, or call_rcu() before kslot_pool_free().
+ *   kslot_objtable, or call_rcu() before kslot_pool_free().  An RCU
+ *   callback runs in softirq context, so a pool freed into from call_rcu()
+ *   must not be %KSLOT_POOL_TASK (%KSLOT_POOL_BH or no context flag);
+ *   a %KSLOT_POOL_TASK pool frees a grace period later from task
+ *   context, e.g. queue_rcu_work().  On a kernel with lockdep
+ *   (CONFIG_PROVE_LOCKING) each allocation or free of a %KSLOT_POOL_TASK
+ *   pool outside task context, or with interrupts disabled, is reported
+ *   and counted (&struct kslot_pool_stats.context_errors); elsewhere the
+ *   check compiles away.
  */
 #ifndef _LINUX_KSLOT_POOL_H
 #define _LINUX_KSLOT_POOL_H
@@ -117,9 +125,10 @@ struct kslot_pool;
  */
 #define KSLOT_POOL_NOWARN	BIT(2)
 /*
- * Used from task context only: never from a softirq or hardirq handler,
- * nor with interrupts disabled.  The per-CPU cache is taken with
- * local_lock() (preemption off) instead of local_lock_irqsave().
+ * Used from task context only: never from a softirq or hardirq handler
+ * (an RCU callback of call_rcu() included), nor with interrupts disabled.
+ * The per-CPU cache is taken with local_lock() (preemption off) instead
+ * of local_lock_irqsave().
  */
 #define KSLOT_POOL_TASK		BIT(3)
 /*
@@ -212,6 +221,9 @@ struct kslot_pool_config {
  *	this pool.
  * @poison_errors: Debug mode: objects found modified while free, or with
  *	a corrupted state word.
+ * @context_errors: Lockdep kernels: allocations and frees of a
+ *	%KSLOT_POOL_TASK pool outside task context or with interrupts
+ *	disabled (each reported as it happens).
  */
 struct kslot_pool_stats {
 	unsigned long in_use;
@@ -230,6 +242,7 @@ struct kslot_pool_stats {
 	unsigned long double_frees;
 	unsigned long bad_frees;
 	unsigned long poison_errors;
+	unsigned long context_errors;
 };
 
 /*
@@ -280,11 +293,25 @@ size_t kslot_pool_obj_bytes(const struct kslot_pool *pool);
 size_t kslot_pool_size(const struct kslot_pool *pool);
 void kslot_pool_get_stats(struct kslot_pool *pool,
 			  struct kslot_pool_stats *st);
+void kslot_pool_context_error(struct kslot_pool *pool, unsigned long ip);
 
 static __always_inline struct kslot_pool_hot *
 kslot_pool_hot(struct kslot_pool *pool)
 {
 	return (struct kslot_pool_hot *)pool;
+}
+
+/*
+ * A %KSLOT_POOL_TASK pool used outside task context: reported on lockdep
+ * kernels only, so that production builds pay nothing.
+ */
+static __always_inline void kslot_pool_check_context(struct kslot_pool *pool)
+{
+#ifdef CONFIG_PROVE_LOCKING
+	if (unlikely((kslot_pool_hot(pool)->flags & KSLOT_POOL_TASK) &&
+		     (!in_task() || irqs_disabled())))
+		kslot_pool_context_error(pool, _THIS_IP_);
+#endif
 }
 
 /*
@@ -362,6 +389,7 @@ static __always_inline void *kslot_pool_alloc(struct kslot_pool *pool,
 	unsigned long irqflags;
 	void *obj;
 
+	kslot_pool_check_context(pool);
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_ALLOC))
 		return kslot_pool_alloc_slowpath(pool, gfp);
 	irqflags = kslot_pool_cpu_lock(h);
@@ -402,6 +430,7 @@ static __always_inline void kslot_pool_free(struct kslot_pool *pool,
 
 	if (unlikely(!obj))
 		return;
+	kslot_pool_check_context(pool);
 	if (unlikely(READ_ONCE(h->slow) & __KSLOT_POOL_SLOW_FREE)) {
 		kslot_pool_free_slowpath(pool, obj);
 		return;
