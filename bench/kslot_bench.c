@@ -97,15 +97,22 @@ static bool kb_want(const char *name)
 #define KB_BULK		32
 #define KB_OBJPOOL_OBJS	1024
 
-/* The floor: a chunked flat slot array with a generation check. */
+/*
+ * The floor: a chunked flat slot array with a generation check, in the
+ * handle format of the map's (KSLOT_MAX_ENTRIES): its index mask, and the
+ * shift to the bits above the tag (the generation and bit 63), which a
+ * slot holds.
+ */
 struct kb_floor_slot {
-	u32 gen;
+	u64 gen;
 	void *obj;
 };
 
 struct kb_floor {
 	struct kb_floor_slot **chunks;
 	u32 nr;
+	u32 index_mask;
+	u32 gen_shift;
 };
 
 /* Everything one size's benchmarks share. */
@@ -273,9 +280,11 @@ static int kb_floor_fill(struct kb_ctx *c)
 {
 	struct kb_floor *f = &c->floor;
 	u32 nr_chunks = DIV_ROUND_UP(c->n, KB_FLOOR_SLOTS);
-	u32 i;
+	u32 b = kslot_index_bits(KSLOT_MAX_ENTRIES), i;
 
 	kb_floor_free(f);
+	f->index_mask = BIT(b) - 1;
+	f->gen_shift = b + KSLOT_TAG_BITS;
 	f->chunks = kvcalloc(nr_chunks, sizeof(*f->chunks), GFP_KERNEL);
 	if (!f->chunks)
 		return -ENOMEM;
@@ -291,7 +300,8 @@ static int kb_floor_fill(struct kb_ctx *c)
 		struct kb_floor_slot *s = &f->chunks[i >> KB_FLOOR_SHIFT]
 						   [i % KB_FLOOR_SLOTS];
 
-		s->gen = 1;
+		s->gen = (KSLOT_HANDLE64_BIT | 1ULL << f->gen_shift) >>
+			 f->gen_shift;
 		s->obj = kb_val(c, i);
 	}
 	f->nr = c->n;
@@ -304,14 +314,14 @@ static int kb_floor_fill(struct kb_ctx *c)
  */
 static __always_inline void *__kb_floor_lookup(struct kb_floor *f, u64 handle)
 {
-	u32 i = kslot_handle_index(handle);
+	u32 i = (u32)handle & f->index_mask;
 	struct kb_floor_slot *s;
 
 	if (unlikely(i >= f->nr))
 		return NULL;
 	i = array_index_nospec(i, f->nr);
 	s = &f->chunks[i >> KB_FLOOR_SHIFT][i % KB_FLOOR_SLOTS];
-	if (unlikely(READ_ONCE(s->gen) != kslot_handle_gen(handle)))
+	if (unlikely(READ_ONCE(s->gen) != handle >> f->gen_shift))
 		return NULL;
 	return READ_ONCE(s->obj);
 }

@@ -65,9 +65,20 @@ static struct kslot_slot *dslot(struct kslot_dense *d, u32 i)
 	return kslot_dir_slot(dir, i);
 }
 
-static u32 dgen(struct kslot_dense *d, u32 i)
+static u64 dgen(struct kslot_dense *d, u32 i)
 {
-	return dslot(d, i)->word >> KSLOT_GEN_SHIFT;
+	return kslot_slots_handle_gen(&d->slots, dslot(d, i)->word);
+}
+
+/* The slot and the generation of handle @h of @d. */
+static u32 dindex(const struct kslot_dense *d, u64 h)
+{
+	return kslot_slots_handle_index(&d->slots, h);
+}
+
+static u64 dhgen(const struct kslot_dense *d, u64 h)
+{
+	return kslot_slots_handle_gen(&d->slots, h);
 }
 
 /* A live slot's packed position, or a free slot's free-list link. */
@@ -126,7 +137,7 @@ static void check_invariants(struct kunit *test, struct kslot_dense *d)
 	u32 pos, i, nfree = 0, nlive = 0, nretired = 0;
 
 	for (pos = 0; pos < d->count; pos++) {
-		u32 index = kslot_handle_index(drev(d, pos));
+		u32 index = dindex(d, drev(d, pos));
 
 		KUNIT_ASSERT_EQ(test, dslot(d, index)->word, drev(d, pos));
 		KUNIT_ASSERT_EQ(test, dlink(d, index), pos);
@@ -187,10 +198,11 @@ static void kslot_dense_test_insert(struct kunit *test)
 	dense_init(test, &d, 64);
 	h0 = ins(test, &d, 100);
 	h1 = ins(test, &d, 101);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h0), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h0), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h0), d.slots.tag);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h0), 0);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h1), 1);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, h0), 1);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_handle_tag(&d.slots, h0), d.slots.tag);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 2);
 	/* The first table: KSLOT_SLOTS_MIN slots, capped at max_entries. */
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 64);
@@ -231,10 +243,9 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tv_eq(p, 8));
 	/* Stale handle: update and get refuse, the buffer is untouched. */
 	v = tv(9);
-	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h + (2ULL << 32), &v),
-			-ENOENT);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h + (2ULL << 32), &v),
-			-ENOENT);
+	h += kslot_test_gens(&d.slots, 2);
+	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
 	KUNIT_EXPECT_EQ(test, rejected(&d), 2);
 	kslot_dense_destroy(&d, NULL, NULL);
@@ -257,7 +268,7 @@ static void kslot_dense_test_get_many(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 0, v), 0);
 	/* A stale handle ends the run; the values before it are copied. */
 	h[3] = h[2];
-	h[2] = h[1] + (2ULL << 32);
+	h[2] = h[1] + kslot_test_gens(&d.slots, 2);
 	memset(v, 0, sizeof(v));
 	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 2);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v[0], 10));
@@ -314,10 +325,10 @@ static void kslot_dense_test_seed_layout(struct kunit *test)
 	a = ins(test, &d, 'A');
 	x = ins(test, &d, 'X');
 	b = ins(test, &d, 'B');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(c), 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(x), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
+	KUNIT_EXPECT_EQ(test, dindex(&d, c), 3);
+	KUNIT_EXPECT_EQ(test, dindex(&d, a), 2);
+	KUNIT_EXPECT_EQ(test, dindex(&d, x), 1);
+	KUNIT_EXPECT_EQ(test, dindex(&d, b), 0);
 	/* Erase X at position 2: B, the last value, moves into the hole. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, x, NULL), 0);
 
@@ -325,9 +336,9 @@ static void kslot_dense_test_seed_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'C');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'B');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 0)), 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 1)), 2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 2)), 0);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 0)), 3);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 1)), 2);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 2)), 0);
 	/* The index array points at the data: slot 0 -> 2, 2 -> 1, 3 -> 0. */
 	KUNIT_EXPECT_EQ(test, dlink(&d, 0), 2);
 	KUNIT_EXPECT_EQ(test, dlink(&d, 2), 1);
@@ -359,7 +370,7 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		h[i] = ins(test, &d, 'A' + i);
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, i)), i);
+		KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, i)), i);
 		KUNIT_EXPECT_EQ(test, dlink(&d, i), i);
 	}
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
@@ -367,9 +378,9 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 'D');
 	KUNIT_EXPECT_EQ(test, id_at(&d, 2), 'C');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 0)), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 1)), 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(drev(&d, 2)), 2);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 0)), 0);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 1)), 3);
+	KUNIT_EXPECT_EQ(test, dindex(&d, drev(&d, 2)), 2);
 	/* D's slot now points at position 1. */
 	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 1);
 	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
@@ -396,14 +407,14 @@ static void kslot_dense_test_seed_timeline(struct kunit *test)
 	dense_init(test, &d, 8);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 0);
 	a = ins(test, &d, 'A');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(a), 1);
+	KUNIT_EXPECT_EQ(test, dindex(&d, a), 0);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, a), 1);
 	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, a, NULL), 0);
 	KUNIT_EXPECT_EQ(test, dgen(&d, 0), 2);
 	b = ins(test, &d, 'B');
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(b), 3);
+	KUNIT_EXPECT_EQ(test, dindex(&d, b), 0);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, b), 3);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, a));
 	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, a, &v), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, a, NULL), -ENOENT);
@@ -429,7 +440,7 @@ static void kslot_dense_test_bulk(struct kunit *test)
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	for (i = 0; i < 10; i++) {
-		KUNIT_EXPECT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_EXPECT_EQ(test, dindex(&d, h[i]), i);
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 1000 + i));
 	}
@@ -439,7 +450,7 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	/* Bulk erase skips repeated and stale handles. */
 	h[10] = h[0];
-	h[11] = h[1] + (2ULL << 32);
+	h[11] = h[1] + kslot_test_gens(&d.slots, 2);
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 12), 10);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
 	/* Zeroed bulk insert fills exactly to the limit. */
@@ -506,7 +517,7 @@ static void kslot_dense_test_clear(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h[i]));
 	check_invariants(test, &d);
 	h2 = ins(test, &d, 99);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h2), 3);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, h2), 3);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -825,7 +836,7 @@ static void kslot_dense_test_growth(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
-		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_ASSERT_EQ(test, dindex(&d, h[i]), i);
 	}
 	kslot_dense_get_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.count, n);
@@ -863,7 +874,7 @@ static void grow_ins(struct kunit *test, struct kslot_dense *d,
 {
 	m->key[m->n] = m->n;
 	m->h[m->n] = ins(test, d, m->n);
-	m->slot2id[kslot_handle_index(m->h[m->n])] = m->n;
+	m->slot2id[dindex(d, m->h[m->n])] = m->n;
 	m->live[m->n++] = true;
 }
 
@@ -890,7 +901,7 @@ static void grow_check(struct kunit *test, struct kslot_dense *d,
 	kslot_dense_for_each_locked(d, pos, p) {
 		u64 h = __kslot_dense_handle_at(d, pos);
 
-		id = m->slot2id[kslot_handle_index(h)];
+		id = m->slot2id[dindex(d, h)];
 		if (id >= m->n || !m->live[id] || m->h[id] != h ||
 		    !tv_eq(p, m->key[id]))
 			break;
@@ -953,7 +964,7 @@ static void tp_set(struct kunit *test, struct kslot_dense *d,
 /* The packed position a live handle's slot points at (test only). */
 static u32 pos_of(struct kslot_dense *d, u64 h)
 {
-	return dlink(d, kslot_handle_index(h));
+	return dlink(d, dindex(d, h));
 }
 
 /* Another insert grows the packed array while the first allocates. */
@@ -968,7 +979,7 @@ static void gr_insert(struct kslot_dense *d)
 	if (gr_ret)
 		return;
 	gr_m->key[gr_m->n] = gr_m->n;
-	gr_m->slot2id[kslot_handle_index(gr_m->h[gr_m->n])] = gr_m->n;
+	gr_m->slot2id[dindex(d, gr_m->h[gr_m->n])] = gr_m->n;
 	gr_m->live[gr_m->n++] = true;
 }
 
@@ -1003,7 +1014,7 @@ static void kslot_dense_test_grow_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_ASSERT_EQ(test, gr_ret, 0);
 	first = m.n++;
-	m.slot2id[kslot_handle_index(m.h[first])] = first;
+	m.slot2id[dindex(&d, m.h[first])] = first;
 	m.live[first] = true;
 	KUNIT_EXPECT_EQ(test, d.room, 2 * TV_PER);
 	/* The hook's value first, in the chunk it added; then this one. */
@@ -1169,7 +1180,7 @@ static void kslot_dense_test_enospc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), max);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, first, NULL), 0);
 	h = ins(test, &d, 77);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h), 0);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
@@ -1182,12 +1193,12 @@ static void kslot_dense_test_retire(struct kunit *test)
 	dense_init(test, &d, 16);
 	h = ins(test, &d, 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
-	/* Age the free slot 0 to its last generation. */
-	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&d.slots, 0, U32_MAX - 1),
-			0);
+	/* Age the free slot 0 to its last generation (51 bits). */
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&d.slots, 0,
+						       BIT_ULL(51) - 2), 0);
 	h = ins(test, &d, 2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h), 0);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, h), BIT_ULL(51) - 1);
 	KUNIT_EXPECT_TRUE(test, kslot_dense_contains(&d, h));
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
 	KUNIT_EXPECT_EQ(test, dlink(&d, 0), KSLOT_SLOTS_RETIRED);
@@ -1197,9 +1208,9 @@ static void kslot_dense_test_retire(struct kunit *test)
 	check_invariants(test, &d);
 	/* Slot 0 is never handed out again, and old handles stay dead. */
 	h2 = ins(test, &d, 3);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h2), 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h));
-	h2 = kslot_handle_make(0, d.slots.tag, 1);
+	h2 = kslot_slots_handle_make(&d.slots, 0, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
 	/* A retired slot counts against max_entries: 15 more fit, not 16. */
 	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
@@ -1236,14 +1247,14 @@ static void kslot_dense_test_restore(struct kunit *test)
 	stale = h[1];
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[1], NULL), 0);
 	h[1] = ins(test, &a, 11);
-	KUNIT_ASSERT_EQ(test, kslot_handle_index(h[1]), 1);
+	KUNIT_ASSERT_EQ(test, dindex(&a, h[1]), 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[3], NULL), 0);
-	/* Slot 4 retires. */
+	/* Slot 4 retires: 16 entries leave 51 generation bits. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a.slots, 4,
-						       U32_MAX - 1), 0);
+						       BIT_ULL(51) - 2), 0);
 	h[4] = ins(test, &a, 4);
-	KUNIT_ASSERT_EQ(test, kslot_handle_gen(h[4]), U32_MAX);
+	KUNIT_ASSERT_EQ(test, dhgen(&a, h[4]), BIT_ULL(51) - 1);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&a, h[4], NULL), 0);
 	KUNIT_ASSERT_EQ(test, a.slots.retired, 1);
 	kslot_slots_dump(&a.slots, 0, 16, &dump);
@@ -1316,9 +1327,9 @@ static void kslot_dense_test_restore(struct kunit *test)
 	check_invariants(test, &b);
 	/* The free list, lowest first: slot 3 at its next generation, then 6. */
 	h2 = ins(test, &b, 20);
-	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(3, b.slots.tag, 3));
+	KUNIT_EXPECT_EQ(test, h2, kslot_slots_handle_make(&b.slots, 3, 3));
 	h2 = ins(test, &b, 21);
-	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(6, b.slots.tag, 1));
+	KUNIT_EXPECT_EQ(test, h2, kslot_slots_handle_make(&b.slots, 6, 1));
 	/* Not restoring any more, and holding values. */
 	v = tv(99);
 	KUNIT_EXPECT_EQ(test, kslot_dense_restore_slot(&b, 7, 1, &v,
@@ -1342,19 +1353,22 @@ static void kslot_dense_test_forged(struct kunit *test)
 	other.slots.tag = d.slots.tag ^ 1;
 	h = ins(test, &d, 1);
 	oh = ins(test, &other, 2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
+	KUNIT_EXPECT_EQ(test, dindex(&d, h), dindex(&other, oh));
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&other, h, NULL), -ENOENT);
 	/* Beyond capacity, beyond max_entries, even and newer generations. */
-	oh = kslot_handle_make(16, d.slots.tag, 1);
+	oh = kslot_slots_handle_make(&d.slots, 16, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
-	oh = kslot_handle_make(KSLOT_INDEX_MAX, d.slots.tag, 1);
+	oh = kslot_slots_handle_make(&d.slots, d.slots.index_mask, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
-	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (1ULL << 32)));
-	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h + (2ULL << 32)));
+	oh = h + kslot_test_gens(&d.slots, 1);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
+	oh = h + kslot_test_gens(&d.slots, 2);
+	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	/* A free slot in range. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, kslot_handle_make(1, d.slots.tag,
-								    1), &v),
+	KUNIT_EXPECT_EQ(test,
+			kslot_dense_get(&d, kslot_slots_handle_make(&d.slots,
+								    1, 1), &v),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(&d), 6);
 	/* The null handle is refused without being counted. */
@@ -1366,26 +1380,32 @@ static void kslot_dense_test_forged(struct kunit *test)
 	kslot_dense_destroy(&other, NULL, NULL);
 }
 
+struct destroyed {
+	struct kslot_dense *d;
+	u64 sum;
+};
+
 static void sum_destroyed(void *elem, u64 handle, void *data)
 {
+	struct destroyed *ds = data;
 	struct tval *v = elem;
-	u64 *sum = data;
 
-	*sum += v->id + (kslot_handle_gen(handle) << 16);
+	ds->sum += v->id + (dhgen(ds->d, handle) << 16);
 }
 
 static void kslot_dense_test_destroy(struct kunit *test)
 {
 	struct kslot_dense d;
-	u64 sum = 0, h;
+	struct destroyed ds = { .d = &d };
+	u64 h;
 
 	dense_init(test, &d, 16);
 	ins(test, &d, 1);
 	h = ins(test, &d, 2);
 	ins(test, &d, 4);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
-	kslot_dense_destroy(&d, sum_destroyed, &sum);
-	KUNIT_EXPECT_EQ(test, sum, 5 + (2 << 16));
+	kslot_dense_destroy(&d, sum_destroyed, &ds);
+	KUNIT_EXPECT_EQ(test, ds.sum, 5 + (2 << 16));
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
 }
@@ -1832,8 +1852,8 @@ static void kslot_dense_test_fault(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, faults, 5);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[0]), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h[0]), 1);
+	KUNIT_EXPECT_EQ(test, dindex(&d, h[0]), 0);
+	KUNIT_EXPECT_EQ(test, dhgen(&d, h[0]), 1);
 	KUNIT_EXPECT_EQ(test, d.room, TV_PER);
 	for (i = 1; i < TV_PER; i++)
 		h[i] = ins(test, &d, i);

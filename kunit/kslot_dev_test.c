@@ -5,6 +5,7 @@
  * compiles, without the device.
  */
 #include <kunit/test.h>
+#include <linux/bits.h>
 #include <linux/kslot_handle.h>
 #include <linux/prandom.h>
 
@@ -75,11 +76,23 @@ static void seal_bijection(struct kunit *test)
 	}
 }
 
+/*
+ * Kernel handles of the largest table (KSLOT_MAX_ENTRIES): its 24 index
+ * bits leave the fewest bits above them, tag and generation, for a
+ * decoded handle to get wrong, and its index and tag are the most bits
+ * that name a slot.
+ */
+#define H_INDEX_BITS	kslot_index_bits(KSLOT_MAX_ENTRIES)
+#define H_GEN_SHIFT	(H_INDEX_BITS + KSLOT_TAG_BITS)
+#define H_SLOT_MASK	(BIT_ULL(H_GEN_SHIFT) - 1)
+
 static u64 rnd_handle(struct rnd_state *rs)
 {
-	return kslot_handle_make(prandom_u32_state(rs) & KSLOT_INDEX_MAX,
-				 prandom_u32_state(rs) & KSLOT_TAG_MASK,
-				 prandom_u32_state(rs) | 1);
+	u64 gen = (prandom_u32_state(rs) & (BIT(31) - 1)) | 1;
+
+	return KSLOT_HANDLE64_BIT | gen << H_GEN_SHIFT |
+	       (u64)(prandom_u32_state(rs) & KSLOT_TAG_MASK) << H_INDEX_BITS |
+	       (prandom_u32_state(rs) & (BIT(H_INDEX_BITS) - 1));
 }
 
 /*
@@ -90,8 +103,7 @@ static int same_slot(const struct kslot_seal *other, u64 uh, u64 h)
 {
 	u64 got = kslot_unseal(other, uh);
 
-	return kslot_handle_index(got) == kslot_handle_index(h) &&
-	       kslot_handle_tag(got) == kslot_handle_tag(h);
+	return (got & H_SLOT_MASK) == (h & H_SLOT_MASK);
 }
 
 /* Two keys: no sealed handle is equal, none names the same slot. */
@@ -247,8 +259,8 @@ static void seal_accepted_off_by_one(struct kunit *test)
 			for (j = 0; j < ARRAY_SIZE(near); j++) {
 				u64 got = kslot_unseal(&s, near[j]);
 
-				same += got >> KSLOT_INDEX_BITS ==
-					h >> KSLOT_INDEX_BITS;
+				same += got >> H_INDEX_BITS ==
+					h >> H_INDEX_BITS;
 			}
 		}
 	}

@@ -69,10 +69,11 @@ static void kslot_map_test_alloc(struct kunit *test)
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_NE(test, h1, 0);
 	KUNIT_EXPECT_NE(test, h1, h2);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h1), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h1), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h1), map.slots.tag);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h1), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, h1), 1);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_handle_tag(&map.slots, h1), map.slots.tag);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 2);
 	KUNIT_EXPECT_EQ(test, map.slots.capacity, 64);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -298,13 +299,13 @@ static void kslot_map_test_seed_timeline(struct kunit *test)
 	map_init(test, &map, 8);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('A'), &a,
 					      GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(a), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, a), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, a), COOKIE('A'));
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('B'), &b,
 					      GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(b), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(a), 1);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(b), 3);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, b), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, a), 1);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, b), 3);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, a));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, b), COOKIE('B'));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, a));
@@ -344,20 +345,23 @@ static void kslot_map_test_forged(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&other, COOKIE(1), &oh,
 					      GFP_KERNEL), 0);
 	/* Same index and generation, other map. */
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h),
+			kslot_map_handle_index(&other, oh));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, oh));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, oh));
 	/* Index beyond the allocated slots, and beyond max_entries. */
-	h2 = kslot_handle_make(KSLOT_SLOTS_MIN, map.slots.tag, 1);
+	h2 = kslot_slots_handle_make(&map.slots, KSLOT_SLOTS_MIN, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
-	h2 = kslot_handle_make(KSLOT_INDEX_MAX, map.slots.tag, 1);
+	h2 = kslot_slots_handle_make(&map.slots, map.slots.index_mask, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* Wrong generation: older, newer, even. */
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (2ULL << 32)));
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h + (1ULL << 32)));
+	h2 = h + kslot_test_gens(&map.slots, 2);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
+	h2 = h + kslot_test_gens(&map.slots, 1);
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* A free slot in range. */
-	h2 = kslot_handle_make(1, map.slots.tag, 1);
+	h2 = kslot_slots_handle_make(&map.slots, 1, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	/* Six lookups and the remove. */
 	KUNIT_EXPECT_EQ(test, map_rejected(&map), 7);
@@ -371,19 +375,22 @@ static void kslot_map_test_retire(struct kunit *test)
 {
 	struct kslot_map_stats st;
 	struct kslot_map map;
-	u64 h, h2;
+	u64 h, h2, gmax;
 
 	map_init(test, &map, 8);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
 			0);
 	kslot_map_remove(&map, h);
 	/* The hook refuses live slots and odd generations. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, U32_MAX), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, U32_MAX - 1), 0);
+	gmax = BIT_ULL(kslot_slots_gen_bits(&map.slots)) - 1;
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, gmax),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, gmax - 1),
+			0);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), U32_MAX);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, h), gmax);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, map.slots.free_head, 1);
@@ -392,10 +399,10 @@ static void kslot_map_test_retire(struct kunit *test)
 	/* Slot 0 is never handed out again. */
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2, GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h2), 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	/* Every handle that ever named slot 0 stays dead. */
-	h2 = kslot_handle_make(0, map.slots.tag, 1);
+	h2 = kslot_slots_handle_make(&map.slots, 0, 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h2));
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, 2), -EINVAL);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -414,7 +421,7 @@ static void kslot_map_test_growth(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
 						      GFP_KERNEL), 0);
-		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_ASSERT_EQ(test, kslot_map_handle_index(&map, h[i]), i);
 	}
 	/* A chunk at a time: six chunks for five and a bit. */
 	KUNIT_EXPECT_EQ(test, map.slots.capacity, 6 * KSLOT_SLOTS_CHUNK);
@@ -446,7 +453,7 @@ static void kslot_map_test_enospc(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, first), COOKIE(0));
 	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h), 0);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -475,7 +482,8 @@ static void kslot_map_test_iterate_remove(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, handle), obj);
 		if (i % 3 == 0 && i + 1 < n)
 			kslot_map_remove(&map,
-					 kslot_handle_make(i + 1, map.slots.tag, 1));
+					 kslot_slots_handle_make(&map.slots,
+								 i + 1, 1));
 	}
 	KUNIT_EXPECT_EQ(test, visits, n - n / 3);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
@@ -784,7 +792,7 @@ static void kslot_map_test_reserve_preload(struct kunit *test)
 	spin_unlock(&drv_lock);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, map.slots.tag, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_slots_handle_make(&map.slots, 0, 1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -809,7 +817,7 @@ static void kslot_map_test_locked_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(1), &h1),
 			-ENOSPC);
 	kslot_map_unlock(&map, flags);
-	KUNIT_EXPECT_EQ(test, h0, kslot_handle_make(0, map.slots.tag, 1));
+	KUNIT_EXPECT_EQ(test, h0, kslot_slots_handle_make(&map.slots, 0, 1));
 	KUNIT_EXPECT_EQ(test, h1, 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -849,7 +857,7 @@ static void kslot_map_test_locked_remove(struct kunit *test)
 	/* The freed slot is taken again under the same lock hold. */
 	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(2), &h2), 0);
 	kslot_map_unlock(&map, flags);
-	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(0, map.slots.tag, 3));
+	KUNIT_EXPECT_EQ(test, h2, kslot_slots_handle_make(&map.slots, 0, 3));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h2), COOKIE(2));
 	kslot_map_destroy(&map, NULL, NULL);
@@ -884,7 +892,7 @@ static void kslot_map_test_locked_replace_if(struct kunit *test)
 {
 	struct kslot_map map;
 	unsigned long flags;
-	u64 h = 0;
+	u64 h = 0, h2;
 
 	map_init(test, &map, 16);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h,
@@ -895,8 +903,8 @@ static void kslot_map_test_locked_replace_if(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h, COOKIE(1),
 						     COOKIE(2)), 0);
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h), COOKIE(2));
-	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h + (2ULL << 32),
-						     COOKIE(2), NULL),
+	h2 = h + kslot_test_gens(&map.slots, 2);
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h2, COOKIE(2), NULL),
 			-ENOENT);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
@@ -1064,14 +1072,30 @@ static void kslot_map_test_define(struct kunit *test)
 	struct kslot_map *map = &kslot_map_test_static;
 	struct kslot_map_stats st;
 	unsigned long flags;
+	struct kslot_map rt;
 	u64 h, h2;
 
 	KUNIT_EXPECT_EQ(test, kslot_map_count(map), 0);
-	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, kslot_handle_make(0, 0, 1)));
+	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map,
+						 kslot_test_handle(&map->slots,
+								   0, 0, 1)));
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
 	/* Its tag is drawn at the first growth. */
-	KUNIT_EXPECT_LE(test, kslot_handle_tag(h), KSLOT_TAG_MASK);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), kslot_slots_tag(&map->slots));
+	KUNIT_EXPECT_LE(test, kslot_slots_tag(&map->slots), KSLOT_TAG_MASK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_tag(&map->slots, h),
+			kslot_map_tag(map));
+	/* The format of 64 entries, set statically: 6 index bits. */
+	KUNIT_EXPECT_EQ(test, h, kslot_slots_handle_make(&map->slots, 0, 1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_gen_bits(&map->slots), 49);
+	/* As kslot_map_init() sets it. */
+	map_init(test, &rt, 64);
+	KUNIT_EXPECT_EQ(test, map->slots.index_mask, 63);
+	KUNIT_EXPECT_EQ(test, map->slots.index_mask, rt.slots.index_mask);
+	KUNIT_EXPECT_EQ(test, map->slots.tag_shift, rt.slots.tag_shift);
+	KUNIT_EXPECT_EQ(test, map->slots.gen_shift, rt.slots.gen_shift);
+	KUNIT_EXPECT_EQ(test, map->slots.gen_low, rt.slots.gen_low);
+	KUNIT_EXPECT_EQ(test, map->slots.gen_bits, rt.slots.gen_bits);
+	kslot_map_destroy(&rt, NULL, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(map, h), COOKIE(1));
 	flags = kslot_map_lock(map);
 	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(map, COOKIE(2), &h2), 0);
@@ -1100,7 +1124,7 @@ static void kslot_map_test_define_tag(struct kunit *test)
 	KUNIT_EXPECT_LE(test, tag, KSLOT_TAG_MASK);
 	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), tag);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_tag(&map->slots, h), tag);
 	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
 	kslot_map_destroy(map, NULL, NULL);
 }
@@ -1109,7 +1133,8 @@ static void kslot_map_test_define_tag(struct kunit *test)
 static void kslot_map_test_zeroed(struct kunit *test)
 {
 	struct kslot_map *map = kunit_kzalloc(test, sizeof(*map), GFP_KERNEL);
-	u64 h = kslot_handle_make(1, 0, 1);
+	/* Any nonzero value: a zeroed map has no format. */
+	u64 h = BIT_ULL(32);
 	struct kslot_map_stats st;
 
 	KUNIT_ASSERT_NOT_NULL(test, map);

@@ -107,7 +107,7 @@ static void kslot_objtable_test_lifecycle(struct kunit *test)
 	o = kslot_objtable_alloc(t, &h, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
 	KUNIT_EXPECT_NE(test, h, 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), 1);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&t->map, h), 1);
 	KUNIT_EXPECT_NULL(test, memchr_inv(o, 0, sizeof(*o)));
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)o, sizeof(u64)));
 	KUNIT_EXPECT_PTR_EQ(test, lookup(t, h), o);
@@ -146,8 +146,10 @@ static void kslot_objtable_test_stale_reuse(struct kunit *test)
 	migrate_enable();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	/* Same slot, same memory, newer generation. */
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(hb), kslot_handle_index(ha));
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(hb), kslot_handle_gen(ha) + 2);
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&t->map, hb),
+			kslot_map_handle_index(&t->map, ha));
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&t->map, hb),
+			kslot_map_handle_gen(&t->map, ha) + 2);
 	KUNIT_EXPECT_PTR_EQ(test, b, a);
 	KUNIT_EXPECT_EQ(test, b->value, 0);
 	/* The stale handle reaches nothing, and cannot free the new object. */
@@ -276,7 +278,8 @@ static void kslot_objtable_test_enospc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_objtable_free(t, h[2]), 0);
 	o = kslot_objtable_alloc(t, &h5, GFP_KERNEL);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(o));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h5), kslot_handle_index(h[2]));
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&t->map, h5),
+			kslot_map_handle_index(&t->map, h[2]));
 	kslot_objtable_destroy(t);
 }
 
@@ -292,12 +295,14 @@ static void kslot_objtable_test_forged(struct kunit *test)
 	p = kslot_objtable_alloc(u, &hu, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(hu));
+	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&t->map, h),
+			kslot_map_handle_index(&u->map, hu));
 	KUNIT_EXPECT_NULL(test, lookup(t, hu));
 	KUNIT_EXPECT_NULL(test, lookup(u, h));
 	KUNIT_EXPECT_NULL(test, kslot_objtable_get(t, hu));
 	KUNIT_EXPECT_EQ(test, kslot_objtable_free(t, hu), -ENOENT);
-	KUNIT_EXPECT_NULL(test, lookup(t, h + (2ULL << KSLOT_GEN_SHIFT)));
+	KUNIT_EXPECT_NULL(test,
+			  lookup(t, h + kslot_test_gens(&t->map.slots, 2)));
 	KUNIT_EXPECT_PTR_EQ(test, lookup(t, h), o);
 	KUNIT_EXPECT_PTR_EQ(test, lookup(u, hu), p);
 	kslot_objtable_destroy(t);

@@ -104,9 +104,11 @@ static void kslot_secondary_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, NULL,
 						   KSLOT_SECONDARY_MAX_ELEM_SIZE,
 						   16, 0), 0);
-	KUNIT_EXPECT_EQ(test, kslot_secondary_insert(&sec,
-						     kslot_handle_make(3, 7, 1),
-						     NULL, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test,
+			kslot_secondary_insert(&sec,
+					       kslot_test_handle(&sec.slots, 3,
+								 7, 1),
+					       NULL, GFP_KERNEL), 0);
 	kslot_secondary_destroy(&sec);
 }
 
@@ -170,8 +172,10 @@ static void kslot_secondary_test_generations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, put(&sec, h1, 1), 0);
 	kslot_map_remove(&map, h1);
 	h2 = map_alloc(test, &map, 1);
-	KUNIT_ASSERT_EQ(test, kslot_handle_index(h1), kslot_handle_index(h2));
-	KUNIT_ASSERT_GT(test, kslot_handle_gen(h2), kslot_handle_gen(h1));
+	KUNIT_ASSERT_EQ(test, kslot_map_handle_index(&map, h1),
+			kslot_map_handle_index(&map, h2));
+	KUNIT_ASSERT_GT(test, kslot_map_handle_gen(&map, h2),
+			kslot_map_handle_gen(&map, h1));
 	/* The entry of h1 is still there: a lookup with h2 finds nothing. */
 	KUNIT_EXPECT_TRUE(test, has(&sec, h1, 1));
 	KUNIT_EXPECT_EQ(test, kslot_secondary_get(&sec, h2, &v), -ENOENT);
@@ -196,25 +200,28 @@ static void kslot_secondary_test_bad_handles(struct kunit *test)
 	struct kslot_map map;
 	u64 h, foreign;
 
-	map_init(test, &map, 64);
-	sec_init(test, &sec, 16);
+	/* The primary's max_entries: 4 index bits, 12 .. 15 past the end. */
+	map_init(test, &map, 12);
+	sec_init(test, &sec, 12);
 	h = map_alloc(test, &map, 0);
 	KUNIT_EXPECT_EQ(test, put(&sec, KSLOT_HANDLE_NULL, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, put(&sec, h + (1ULL << 32), 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(16, map.slots.tag, 1), 1),
+	KUNIT_EXPECT_EQ(test, put(&sec, h + kslot_test_gens(&map.slots, 1), 1),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(KSLOT_INDEX_MAX,
-							  map.slots.tag, 1), 1),
-			-EINVAL);
+	/* Not a 64-bit handle. */
+	KUNIT_EXPECT_EQ(test, put(&sec, h & ~KSLOT_HANDLE64_BIT, 1), -EINVAL);
+	foreign = kslot_slots_handle_make(&map.slots, 12, 1);
+	KUNIT_EXPECT_EQ(test, put(&sec, foreign, 1), -EINVAL);
+	foreign = kslot_slots_handle_make(&map.slots, 15, 1);
+	KUNIT_EXPECT_EQ(test, put(&sec, foreign, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 0);
 	/* The first insert binds the primary's tag. */
 	KUNIT_EXPECT_EQ(test, put(&sec, h, 1), 0);
-	foreign = kslot_handle_make(1, map.slots.tag ^ 1, 1);
+	foreign = kslot_test_handle(&map.slots, 1, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, foreign, 2), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, foreign));
-	foreign = kslot_handle_make(0, map.slots.tag ^ 1, 1);
+	foreign = kslot_test_handle(&map.slots, 0, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, foreign));
-	foreign = kslot_handle_make(1, map.slots.tag ^ 1, 1);
+	foreign = kslot_test_handle(&map.slots, 1, map.slots.tag ^ 1, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec,
 							  KSLOT_HANDLE_NULL));
 	/* clear() unbinds it. */
@@ -239,7 +246,7 @@ static void kslot_secondary_test_remove(struct kunit *test)
 	struct kslot_secondary sec;
 	struct kslot_map map;
 	struct side v;
-	u64 h[70];
+	u64 h[70], newer;
 	int i;
 
 	map_init(test, &map, 128);
@@ -255,10 +262,9 @@ static void kslot_secondary_test_remove(struct kunit *test)
 	/* The slot moved past h[65]: it cannot come back, a newer one can. */
 	KUNIT_EXPECT_EQ(test, put(&sec, h[65], 65), -ESTALE);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, h[65]));
-	KUNIT_EXPECT_EQ(test, put(&sec, h[65] + (2ULL << KSLOT_GEN_SHIFT), 9),
-			0);
-	KUNIT_EXPECT_TRUE(test, has(&sec, h[65] + (2ULL << KSLOT_GEN_SHIFT),
-				    9));
+	newer = h[65] + kslot_test_gens(&map.slots, 2);
+	KUNIT_EXPECT_EQ(test, put(&sec, newer, 9), 0);
+	KUNIT_EXPECT_TRUE(test, has(&sec, newer, 9));
 	for (i = 64; i < 70; i++)
 		kslot_secondary_remove(&sec, h[i], NULL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_retain(&sec, keep_all, NULL), 0);
@@ -348,7 +354,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 	/* A reused dense slot gets a newer handle; its entry can be reset. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &h[0], GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h[0]), 48);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&d.slots, h[0]), 48);
 	KUNIT_EXPECT_EQ(test, put(&sec, h[0], 5), 0);
 	KUNIT_EXPECT_TRUE(test, has(&sec, h[0], 5));
 	kslot_secondary_destroy(&sec);
@@ -359,28 +365,34 @@ static void kslot_secondary_test_pages(struct kunit *test)
 {
 	struct kslot_secondary_stats st;
 	struct kslot_secondary sec;
+	struct kslot_slots *f = &sec.slots;
 	u32 tag = 0x5a;
 
-	sec_init(test, &sec, 4096);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(0, tag, 1), 0), 0);
+	/* 12 index bits: 4000 .. 4095 are past the end. */
+	sec_init(test, &sec, 4000);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 0, tag, 1), 0), 0);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(63, tag, 1), 63), 0);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(1000, tag, 9), 1000),
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 63, tag, 1), 63),
 			0);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 1000, tag, 9),
+				  1000), 0);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 3);
 	KUNIT_EXPECT_EQ(test, st.capacity, 1024);
 	/* The highest index the map takes. */
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(4095, tag, 1), 1), 0);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 3999, tag, 1), 1),
+			0);
 	kslot_secondary_get_stats(&sec, &st);
-	KUNIT_EXPECT_EQ(test, st.capacity, 4096);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(4096, tag, 1), 1),
+	KUNIT_EXPECT_EQ(test, st.capacity, 4000);
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 4000, tag, 1), 1),
 			-EINVAL);
-	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(1000, tag, 9),
+	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_test_handle(f, 1000, tag, 9),
 				    1000));
-	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(63, tag, 1), 63));
-	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(4095, tag, 1), 1));
+	KUNIT_EXPECT_TRUE(test,
+			  has(&sec, kslot_test_handle(f, 63, tag, 1), 63));
+	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_test_handle(f, 3999, tag, 1),
+				    1));
 	kslot_secondary_destroy(&sec);
 }
 
@@ -389,22 +401,26 @@ static void kslot_secondary_test_retire(struct kunit *test)
 {
 	struct kslot_secondary_stats st;
 	struct kslot_secondary sec;
-	u64 last = kslot_handle_make(5, 9, U32_MAX);
+	struct kslot_slots *f = &sec.slots;
+	u64 last;
 
 	sec_init(test, &sec, 16);
+	/* 16 entries: 4 index bits leave 51 generation bits. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_gen_bits(f), 51);
+	last = kslot_test_handle(f, 5, 9, BIT_ULL(51) - 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), 0);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, last, NULL), 0);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), -ESTALE);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(5, 9, 1), 1),
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 5, 9, 1), 1),
 			-ESTALE);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 0);
 	kslot_secondary_clear(&sec);
 	kslot_secondary_get_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
-	KUNIT_EXPECT_EQ(test, put(&sec, kslot_handle_make(5, 4, 1), 3), 0);
-	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_handle_make(5, 4, 1), 3));
+	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 5, 4, 1), 3), 0);
+	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_test_handle(f, 5, 4, 1), 3));
 	kslot_secondary_destroy(&sec);
 }
 
@@ -415,6 +431,7 @@ static void kslot_secondary_test_irq_context(struct kunit *test)
 	unsigned long flags;
 	struct side v;
 	int i, fails = 0;
+	u64 h;
 
 	KUNIT_ASSERT_EQ(test, kslot_secondary_init(&sec, NULL, sizeof(v), 1024,
 						   KSLOT_SECONDARY_LOCK_IRQ),
@@ -422,12 +439,11 @@ static void kslot_secondary_test_irq_context(struct kunit *test)
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < 1024; i += 5) {
 		v = sv(i);
-		fails += !!kslot_secondary_insert(&sec,
-						  kslot_handle_make(i, 1, 1),
-						  &v, GFP_ATOMIC);
+		h = kslot_test_handle(&sec.slots, i, 1, 1);
+		fails += !!kslot_secondary_insert(&sec, h, &v, GFP_ATOMIC);
 	}
 	for (i = 0; i < 1024; i += 5)
-		fails += !has(&sec, kslot_handle_make(i, 1, 1), i);
+		fails += !has(&sec, kslot_test_handle(&sec.slots, i, 1, 1), i);
 	kslot_test_irq_exit(flags);
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 205);
@@ -491,21 +507,21 @@ static void kslot_secondary_test_random(struct kunit *test)
 			}
 			KUNIT_ASSERT_EQ(test, ret, 0);
 			m->live[m->nlive++] = h;
-			m->live_gen[kslot_handle_index(h)] =
-				kslot_handle_gen(h);
+			m->live_gen[kslot_slots_handle_index(&d.slots, h)] =
+				kslot_slots_handle_gen(&d.slots, h);
 		} else if (op < 45 && m->nlive) {
 			k = prandom_u32_state(&rnd) % m->nlive;
 			h = m->live[k];
 			KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
 			m->live[k] = m->live[--m->nlive];
-			m->live_gen[kslot_handle_index(h)] = 0;
+			m->live_gen[kslot_slots_handle_index(&d.slots, h)] = 0;
 			m->stale[m->nstale++ % 256] = h;
 		} else if (op < 70) {
 			h = pick_handle(m, &rnd);
 			if (!h)
 				continue;
-			idx = kslot_handle_index(h);
-			gen = kslot_handle_gen(h);
+			idx = kslot_slots_handle_index(&d.slots, h);
+			gen = kslot_slots_handle_gen(&d.slots, h);
 			v = sv(prandom_u32_state(&rnd));
 			ret = kslot_secondary_insert(&sec, h, &v, GFP_KERNEL);
 			if (m->gen[idx] > gen ||
@@ -519,8 +535,8 @@ static void kslot_secondary_test_random(struct kunit *test)
 			m->val[idx] = v.a;
 		} else if (op < 95) {
 			h = pick_handle(m, &rnd);
-			idx = kslot_handle_index(h);
-			gen = kslot_handle_gen(h);
+			idx = kslot_slots_handle_index(&d.slots, h);
+			gen = kslot_slots_handle_gen(&d.slots, h);
 			if (h && m->gen[idx] == gen)
 				KUNIT_ASSERT_TRUE(test, has(&sec, h,
 							    m->val[idx]));
@@ -530,8 +546,8 @@ static void kslot_secondary_test_random(struct kunit *test)
 									    h));
 		} else if (op < 99) {
 			h = pick_handle(m, &rnd);
-			idx = kslot_handle_index(h);
-			gen = kslot_handle_gen(h);
+			idx = kslot_slots_handle_index(&d.slots, h);
+			gen = kslot_slots_handle_gen(&d.slots, h);
 			ret = kslot_secondary_remove(&sec, h, &v);
 			if (h && m->gen[idx] == gen) {
 				KUNIT_ASSERT_EQ(test, ret, 0);
@@ -569,6 +585,7 @@ static void kslot_secondary_test_random(struct kunit *test)
 static void check_state(struct kunit *test, struct kslot_secondary *sec,
 			const struct kslot_secondary_stats *want, u32 tag)
 {
+	const struct kslot_slots *f = &sec->slots;
 	struct kslot_secondary_stats st;
 	u32 i;
 
@@ -578,7 +595,8 @@ static void check_state(struct kunit *test, struct kslot_secondary *sec,
 	for (i = 0; i < 64 * 4; i += 64)
 		if (i < want->count * 64)
 			KUNIT_ASSERT_TRUE(test, has(sec,
-						    kslot_handle_make(i, tag, 1),
+						    kslot_test_handle(f, i,
+								      tag, 1),
 						    i));
 }
 
@@ -587,7 +605,7 @@ static int fault_sweep(struct kunit *test, struct kslot_secondary *sec,
 		       u32 index, u32 tag)
 {
 	struct kslot_secondary_stats before;
-	u64 h = kslot_handle_make(index, tag, 1);
+	u64 h = kslot_test_handle(&sec->slots, index, tag, 1);
 	u32 n, faults = 0;
 	bool injected;
 	int ret;

@@ -103,9 +103,9 @@ static void kslot_slots_test_init(struct kunit *test)
 	KUNIT_EXPECT_LE(test, kslot_slots_tag(&s), KSLOT_TAG_MASK);
 	/* No table yet: nothing matches, nothing is allocated or counted. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
-						   kslot_handle_make(0, s.tag,
-								     1)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_lookup(&s, kslot_test_handle(&s, 0, s.tag,
+								   1)));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -118,8 +118,8 @@ static void kslot_slots_test_alloc(struct kunit *test)
 	slots_init(test, &s, 64);
 	h0 = slots_alloc(test, &s, COOKIE(0));
 	h1 = slots_alloc(test, &s, COOKIE(1));
-	KUNIT_EXPECT_EQ(test, h0, kslot_handle_make(0, s.tag, 1));
-	KUNIT_EXPECT_EQ(test, h1, kslot_handle_make(1, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, h0, kslot_test_handle(&s, 0, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, h1, kslot_test_handle(&s, 1, s.tag, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
 	/* max_entries below the first table size: the table is clamped. */
 	KUNIT_EXPECT_EQ(test, s.capacity, 64);
@@ -142,7 +142,8 @@ static void kslot_slots_test_lookup(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(7));
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + (2ULL << 32)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_lookup(&s, h + kslot_test_gens(&s, 2)));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h ^ 1));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 2);
 	/* The null handle is refused but not counted. */
@@ -162,8 +163,9 @@ static void kslot_slots_test_replace(struct kunit *test)
 			    COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h + (2ULL << 32),
-						      COOKIE(3)),
+	KUNIT_EXPECT_PTR_EQ(test,
+			    kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
+						COOKIE(3)),
 			    ERR_PTR(-ENOENT));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(3)),
@@ -186,11 +188,12 @@ static void kslot_slots_test_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	KUNIT_EXPECT_EQ(test, s.free_head, 0);
 	/* The free word: even generation, the neighbour's index; the link. */
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_EQ(test,
+			slot_at(&s, 0).word, kslot_test_free_word(&s, 0, 2));
 	KUNIT_EXPECT_PTR_EQ(test, slot_at(&s, 0).obj, (void *)2UL);
 	/* LIFO reuse with the next generation. */
 	h2 = slots_alloc(test, &s, COOKIE(2));
-	KUNIT_EXPECT_EQ(test, h2, kslot_handle_make(0, s.tag, 3));
+	KUNIT_EXPECT_EQ(test, h2, kslot_test_handle(&s, 0, s.tag, 3));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h1), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(2));
@@ -363,17 +366,22 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	rcu_barrier();
 }
 
+struct destroyed {
+	struct kslot_slots *s;
+	unsigned long sum;
+};
+
 static void sum_destroyed(void *obj, u64 handle, void *data)
 {
-	unsigned long *sum = data;
+	struct destroyed *d = data;
 
-	*sum += (unsigned long)obj + (handle >> KSLOT_GEN_SHIFT);
+	d->sum += (unsigned long)obj + kslot_slots_handle_gen(d->s, handle);
 }
 
 static void kslot_slots_test_destroy(struct kunit *test)
 {
-	unsigned long sum = 0;
 	struct kslot_slots s;
+	struct destroyed d = { .s = &s };
 	u64 h;
 
 	slots_init(test, &s, 64);
@@ -381,9 +389,9 @@ static void kslot_slots_test_destroy(struct kunit *test)
 	slots_alloc(test, &s, NULL);
 	h = slots_alloc(test, &s, COOKIE(2));
 	kslot_slots_remove(&s, h);
-	kslot_slots_destroy(&s, sum_destroyed, &sum);
+	kslot_slots_destroy(&s, sum_destroyed, &d);
 	/* The live one and the placeholder, each at generation 1. */
-	KUNIT_EXPECT_EQ(test, sum, (unsigned long)COOKIE(0) + 2);
+	KUNIT_EXPECT_EQ(test, d.sum, (unsigned long)COOKIE(0) + 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
@@ -429,7 +437,7 @@ static void kslot_slots_test_dump(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ds[0].gen, 2);
 	KUNIT_EXPECT_EQ(test, ds[0].next, 2);
 	KUNIT_EXPECT_PTR_EQ(test, ds[1].obj, COOKIE(1));
-	KUNIT_EXPECT_EQ(test, ds[1].gen, kslot_handle_gen(h1));
+	KUNIT_EXPECT_EQ(test, ds[1].gen, kslot_slots_handle_gen(&s, h1));
 	KUNIT_EXPECT_EQ(test, ds[1].next, KSLOT_SLOTS_NONE);
 	KUNIT_EXPECT_EQ(test, ds[2].gen, 0);
 	KUNIT_EXPECT_EQ(test, ds[2].next, KSLOT_SLOTS_NONE);
@@ -452,8 +460,10 @@ static void kslot_slots_test_tag_mismatch(struct kunit *test)
 	other.tag = s.tag ^ 1;
 	h = slots_alloc(test, &s, COOKIE(0));
 	oh = slots_alloc(test, &other, COOKIE(1));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), kslot_handle_index(oh));
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h), kslot_handle_gen(oh));
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h),
+			kslot_slots_handle_index(&other, oh));
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_gen(&s, h),
+			kslot_slots_handle_gen(&other, oh));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, oh));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, oh));
@@ -482,12 +492,13 @@ static void kslot_slots_test_bounds(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 | KSLOT_SLOTS_MIN));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 |
 						   (KSLOT_SLOTS_MIN + 1)));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 | KSLOT_INDEX_MAX));
-	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h0 | KSLOT_INDEX_MAX));
+	/* 1000 entries: 10 index bits, all set: 1023. */
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h0 | s.index_mask));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h0 | s.index_mask));
 	/* A free slot in range, at the generation it would have. */
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s,
-						   kslot_handle_make(1, s.tag,
-								     1)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_lookup(&s, kslot_test_handle(&s, 1, s.tag,
+								   1)));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 5);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h0), COOKIE(0));
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -510,9 +521,12 @@ static void kslot_slots_test_free_word(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 0).word));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 1).word));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, slot_at(&s, 0).word));
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 1).word, 0);
-	/* The null handle is not counted; the free word is, twice. */
-	KUNIT_EXPECT_EQ(test, rejected(&s), 2);
+	/* Free at generation 0: bit 63 alone (a 32-bit table's: 0). */
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 1).word, KSLOT_HANDLE64_BIT);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 1).word,
+			kslot_test_free_word(&s, 1, 0));
+	/* None is the null handle: all three count. */
+	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -523,18 +537,24 @@ static void kslot_slots_test_retire(struct kunit *test)
 	struct kslot_slots_dump d = { .slots = ds };
 	struct kslot_slots_stats st;
 	struct kslot_slots s;
-	u64 h, h2, last;
+	u64 h, h2, last, gmax;
 
 	slots_init(test, &s, 8);
+	/* 8 entries: 3 index bits, 8 tag bits, 52 generation bits. */
+	KUNIT_ASSERT_EQ(test, kslot_slots_gen_bits(&s), 52);
+	gmax = BIT_ULL(52) - 1;
 	h = slots_alloc(test, &s, COOKIE(0));
 	kslot_slots_remove(&s, h);
 	/* The hook refuses odd generations, live and out-of-range slots. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, U32_MAX),
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, gmax), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, gmax + 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 8, 2), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 0, U32_MAX - 1), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 0, gmax - 1), 0);
 	last = slots_alloc(test, &s, COOKIE(1));
-	KUNIT_EXPECT_EQ(test, last, kslot_handle_make(0, s.tag, U32_MAX));
+	KUNIT_EXPECT_EQ(test, last, kslot_test_handle(&s, 0, s.tag, gmax));
+	/* The largest handle of slot 0: every bit from the tag's up. */
+	KUNIT_EXPECT_EQ(test, last, GENMASK_ULL(63, 11) | s.tag << 3);
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 2), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
@@ -546,10 +566,10 @@ static void kslot_slots_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ds[0].gen, 0);
 	KUNIT_EXPECT_EQ(test, ds[0].next, KSLOT_SLOTS_RETIRED);
 	/* The retired word names slot 1, whatever is compared there. */
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, 1);
+	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, KSLOT_HANDLE64_BIT | 1);
 	/* Slot 0 is never handed out again, and no old handle matches. */
 	h2 = slots_alloc(test, &s, COOKIE(2));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h2), 1);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, last));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, slot_at(&s, 0).word));
@@ -569,7 +589,7 @@ static void kslot_slots_test_growth(struct kunit *test)
 	slots_init(test, &s, max);
 	for (i = 0; i < n; i++) {
 		h[i] = slots_alloc(test, &s, COOKIE(i));
-		KUNIT_ASSERT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_ASSERT_EQ(test, kslot_slots_handle_index(&s, h[i]), i);
 		if (i == want)
 			want += KSLOT_SLOTS_CHUNK;
 		KUNIT_ASSERT_EQ(test, s.capacity, min(want, max));
@@ -1168,12 +1188,130 @@ static void kslot_slots_test_handle32_churn(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/*
+ * Each format gives a table the generation bits its index leaves: 55 - b
+ * (64-bit) or 31 - b (32-bit) for b index bits.  So a small 64-bit table
+ * retires no sooner than a large one: max_entries * 2^(gen bits - 1)
+ * allocations, at least 2^53.
+ */
+static void kslot_slots_test_gen_bits(struct kunit *test)
+{
+	static const struct {
+		u32 max, index, gen64, gen32;
+	} fmt[] = {
+		{ 1, 1, 54, 30 }, { 256, 8, 47, 23 },
+		{ KSLOT_MAX_ENTRIES, 24, 31, 7 },
+	};
+	struct kslot_slots s;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fmt); i++) {
+		slots_init(test, &s, fmt[i].max);
+		KUNIT_EXPECT_EQ(test, kslot_slots_gen_bits(&s), fmt[i].gen64);
+		KUNIT_EXPECT_EQ(test, kslot_gen_bits(fmt[i].max, false),
+				fmt[i].gen64);
+		KUNIT_EXPECT_EQ(test, s.index_mask, BIT(fmt[i].index) - 1);
+		KUNIT_EXPECT_EQ(test, s.tag_shift, fmt[i].index);
+		KUNIT_EXPECT_EQ(test, s.gen_shift, fmt[i].index + 8);
+		/* Allocations before the table retires. */
+		KUNIT_EXPECT_GE(test, (u64)fmt[i].max <<
+				      (kslot_slots_gen_bits(&s) - 1),
+				BIT_ULL(53));
+		kslot_slots_destroy(&s, NULL, NULL);
+		slots_init32(test, &s, fmt[i].max);
+		KUNIT_EXPECT_EQ(test, kslot_slots_gen_bits(&s), fmt[i].gen32);
+		KUNIT_EXPECT_EQ(test, kslot_gen_bits(fmt[i].max, true),
+				fmt[i].gen32);
+		kslot_slots_destroy(&s, NULL, NULL);
+	}
+	/* A one-entry 64-bit table: 2^53 allocations, 2^47 at the least. */
+	slots_init(test, &s, 1);
+	KUNIT_EXPECT_EQ(test, 1ULL << (kslot_slots_gen_bits(&s) - 1),
+			BIT_ULL(53));
+	KUNIT_EXPECT_GE(test, 1ULL << (kslot_slots_gen_bits(&s) - 1),
+			BIT_ULL(47));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+/*
+ * Churn a one-entry table of each format, reading each handle's
+ * generation, then jump to the end of the slot's generations: a 64-bit
+ * table retires the slot exactly at its last (2^54 - 1), a 32-bit one
+ * (at 2^30 - 1) starts it over.
+ */
+static void kslot_slots_test_churn_one(struct kunit *test)
+{
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h, gmax;
+	u32 i, w;
+
+	for (w = 0; w < 2; w++) {
+		if (w)
+			slots_init32(test, &s, 1);
+		else
+			slots_init(test, &s, 1);
+		gmax = BIT_ULL(w ? 30 : 54) - 1;
+		KUNIT_ASSERT_EQ(test, BIT_ULL(kslot_slots_gen_bits(&s)) - 1,
+				gmax);
+		for (i = 0; i < 1000; i++) {
+			h = slots_alloc(test, &s, COOKIE(i));
+			KUNIT_ASSERT_EQ(test, kslot_slots_handle_gen(&s, h),
+					2 * i + 1);
+			KUNIT_ASSERT_EQ(test, h,
+					kslot_slots_handle_make(&s, 0,
+								2 * i + 1));
+			KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s, h),
+					    COOKIE(i));
+		}
+		KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word,
+				kslot_test_free_word(&s, 0, 2000));
+		/* Beyond the format: refused. */
+		KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, gmax + 1),
+				-EINVAL);
+		KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s, 0, gmax - 3),
+				0);
+		/* The last but one generation ends like any other. */
+		h = slots_alloc(test, &s, COOKIE(1));
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_gen(&s, h), gmax - 2);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(1));
+		KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word,
+				kslot_test_free_word(&s, 0, gmax - 1));
+		/* The last: every generation bit set. */
+		h = slots_alloc(test, &s, COOKIE(2));
+		KUNIT_EXPECT_EQ(test, h, kslot_slots_handle_make(&s, 0, gmax));
+		KUNIT_EXPECT_EQ(test, h, w ? GENMASK_ULL(30, 1) :
+				GENMASK_ULL(63, 9) | (u64)s.tag << 1);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
+		kslot_slots_get_stats(&s, &st);
+		KUNIT_EXPECT_EQ(test, st.count, 0);
+		KUNIT_EXPECT_EQ(test, st.retired, w ? 0 : 1);
+		KUNIT_EXPECT_EQ(test, st.waiting, w ? 1 : 0);
+		KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+		if (w) {
+			/* Full: the waiting slot starts over at once. */
+			h = slots_alloc(test, &s, COOKIE(3));
+			KUNIT_EXPECT_EQ(test,
+					h, kslot_slots_handle_make(&s, 0, 1));
+		} else {
+			/* Retired for good: the table is spent. */
+			KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(3),
+								&h, GFP_KERNEL),
+					-ENOSPC);
+			KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word,
+					kslot_test_free_word(&s, 0, 0));
+		}
+		kslot_slots_destroy(&s, NULL, NULL);
+	}
+}
+
 /* No handle of one format matches a slot of a table of the other. */
 static void kslot_slots_test_formats_never_mix(struct kunit *test)
 {
 	const u32 n64 = KSLOT_SLOTS_MIN, n32 = 64;
 	struct kslot_slots s64, s32;
-	u64 *h64, *h32;
+	u64 *h64, *h32, low;
 	u32 i;
 
 	h64 = kunit_kcalloc(test, n64, sizeof(*h64), GFP_KERNEL);
@@ -1189,7 +1327,9 @@ static void kslot_slots_test_formats_never_mix(struct kunit *test)
 	/* 64 entries: 6 index bits, generation 1 at bit 6. */
 	KUNIT_EXPECT_EQ(test, h32[0], 0x40);
 	KUNIT_EXPECT_EQ(test, h32[n32 - 1], 0x7f);
-	KUNIT_EXPECT_GE(test, h64[0], BIT_ULL(32));
+	/* 256 entries: generation 1 at bit 16, under bit 63. */
+	KUNIT_EXPECT_EQ(test, h64[0], KSLOT_HANDLE64_BIT | BIT_ULL(16) |
+				      (u64)s64.tag << 8);
 	/* Every live handle of each, presented to the other. */
 	for (i = 0; i < n64; i++)
 		KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h64[i]));
@@ -1210,6 +1350,24 @@ static void kslot_slots_test_formats_never_mix(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s32), n32);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s64, h64[0]), COOKIE(0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s32, h32[0]), COOKIE(0));
+	/*
+	 * Bit 63 is all that parts them: below it, slot 65's handle is a
+	 * 32-bit handle of slot 1 (6 index bits) at an odd generation.
+	 * Slot 1 of the 32-bit table, brought to that generation, holds it.
+	 */
+	low = h64[65] & ~KSLOT_HANDLE64_BIT;
+	KUNIT_ASSERT_LT(test, low, BIT_ULL(31));
+	KUNIT_ASSERT_EQ(test, low & 63, 1);
+	KUNIT_ASSERT_TRUE(test, kslot_gen_is_live(low >> 6));
+	KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s32, h32[1]), COOKIE(1));
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&s32, 1, (low >> 6) - 1),
+			0);
+	KUNIT_ASSERT_EQ(test, slots_alloc(test, &s32, COOKIE(65)), low);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s32, low), COOKIE(65));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h64[65]));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s64, low));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s64, h64[65]),
+			    COOKIE(65));
 	kslot_slots_destroy(&s64, NULL, NULL);
 	kslot_slots_destroy(&s32, NULL, NULL);
 }
@@ -1237,26 +1395,26 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 	for (i = 0; i < KSLOT_SLOTS_MIN && !ret; i++)
 		ret = __kslot_slots_alloc(&s, COOKIE(i), &h);
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(KSLOT_SLOTS_MIN - 1, s.tag,
-						   1));
+	KUNIT_EXPECT_EQ(test, h,
+			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h),
 			    COOKIE(KSLOT_SLOTS_MIN - 1));
 	/* Full, but it could grow: -ENOMEM, h untouched. */
 	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOMEM);
 	kslot_slots_unlock(&s, flags);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(KSLOT_SLOTS_MIN - 1, s.tag,
-						   1));
+	KUNIT_EXPECT_EQ(test, h,
+			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 2, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
 	flags = kslot_slots_lock(&s);
 	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), 0);
 	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(1), &h), 0);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(max - 1, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	/* At max_entries: -ENOSPC. */
 	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOSPC);
 	kslot_slots_unlock(&s, flags);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(max - 1, s.tag, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -1273,8 +1431,10 @@ static void kslot_slots_test_locked_replace(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2)),
 			    COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h + (2ULL << 32),
-							COOKIE(3)),
+	KUNIT_EXPECT_PTR_EQ(test,
+			    __kslot_slots_replace(&s,
+						  h + kslot_test_gens(&s, 2),
+						  COOKIE(3)),
 			    ERR_PTR(-ENOENT));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, NULL),
 			    COOKIE(2));
@@ -1306,7 +1466,8 @@ static void kslot_slots_test_locked_remove(struct kunit *test)
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	KUNIT_EXPECT_EQ(test, s.free_head, 0);
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_EQ(test,
+			slot_at(&s, 0).word, kslot_test_free_word(&s, 0, 2));
 	/* The second remove and the lookup. */
 	KUNIT_EXPECT_EQ(test, rejected(&s), 2);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h1), COOKIE(1));
@@ -1330,8 +1491,9 @@ static void kslot_slots_test_replace_if(struct kunit *test)
 	/* A second publish finds the slot taken. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, NULL, COOKIE(2)),
 			-EBUSY);
-	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h + (2ULL << 32),
-						     COOKIE(1), COOKIE(2)),
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_replace_if(&s, h + kslot_test_gens(&s, 2),
+					       COOKIE(1), COOKIE(2)),
 			-ENOENT);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(&s, h, COOKIE(1),
@@ -1382,11 +1544,13 @@ static void kslot_slots_test_remove_if(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(2)), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
-	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h + (2ULL << 32),
-						    COOKIE(1)), -ENOENT);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_remove_if(&s, h + kslot_test_gens(&s, 2),
+					      COOKIE(1)), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(1)), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
-	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, (2ULL << 32) | 1);
+	KUNIT_EXPECT_EQ(test,
+			slot_at(&s, 0).word, kslot_test_free_word(&s, 0, 2));
 	KUNIT_EXPECT_EQ(test, s.free_head, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s, h, COOKIE(1)), -ENOENT);
 	/* A placeholder is removed with old NULL only. */
@@ -1513,7 +1677,7 @@ static void kslot_slots_test_restore_keyed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	/* Its own writers are untouched. */
-	h = kslot_handle_make(3, 7, 1);
+	h = kslot_test_handle(&s, 3, 7, 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
 						    GFP_KERNEL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
@@ -1537,16 +1701,13 @@ static void kslot_slots_test_init_tag(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 0x5a);
 	h = slots_alloc(test, &s, COOKIE(0));
-	KUNIT_EXPECT_EQ(test, kslot_handle_tag(h), 0x5a);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_tag(&s, h), 0x5a);
 	/* Not keyed: insert_at refuses, whatever the handle. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(1, 0x5a, 1),
-						    COOKIE(1), GFP_KERNEL),
-			-EINVAL);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
-						       kslot_handle_make(1, 0x5a,
-									 1),
-						       COOKIE(1), GFP_KERNEL),
+	h = kslot_test_handle(&s, 1, 0x5a, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
+						    GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, h, COOKIE(1),
+						       GFP_KERNEL),
 			    ERR_PTR(-EINVAL));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -1555,11 +1716,14 @@ static void kslot_slots_test_init_tag(struct kunit *test)
 static void kslot_slots_test_insert_at(struct kunit *test)
 {
 	struct kslot_slots s;
-	u64 h = kslot_handle_make(300, 0x33, 5), h2;
+	u64 h, h2, x, gmax;
 	void *obj;
 	u32 cap;
 
-	keyed_init(test, &s, 1024);
+	/* 10 index bits: slots 1000 .. 1023 are past the end. */
+	keyed_init(test, &s, 1000);
+	h = kslot_test_handle(&s, 300, 0x33, 5);
+	gmax = BIT_ULL(kslot_slots_gen_bits(&s)) - 1;
 	/* Keyed: no free list to allocate from. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h2, GFP_KERNEL),
 			-EINVAL);
@@ -1567,14 +1731,18 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, KSLOT_HANDLE_NULL,
 						    COOKIE(0), GFP_KERNEL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h - BIT_ULL(32),
-						    COOKIE(0), GFP_KERNEL),
-			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(1024, 0x33,
-								      1),
+						    h - kslot_test_gens(&s, 1),
 						    COOKIE(0), GFP_KERNEL),
 			-EINVAL);
+	/* Not a 64-bit handle: bit 63 clear. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
+						    h & ~KSLOT_HANDLE64_BIT,
+						    COOKIE(0), GFP_KERNEL),
+			-EINVAL);
+	x = kslot_test_handle(&s, 1000, 0x33, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, x, COOKIE(0),
+						    GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), KSLOT_SLOTS_TAG_UNBOUND);
 	/* Exactly h becomes live: the table grows to its index. */
@@ -1584,28 +1752,29 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 0x33);
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 300).word, h);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + BIT_ULL(33)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_lookup(&s, h + kslot_test_gens(&s, 2)));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	/* Live slot: -EEXIST, under h or any other generation. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
 						    GFP_KERNEL), -EEXIST);
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h + BIT_ULL(33),
-						    COOKIE(2), GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_insert_at(&s, h + kslot_test_gens(&s, 2),
+					      COOKIE(2), GFP_KERNEL),
 			-EEXIST);
 	/* The tag is bound now. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(2, 0x34,
-								      1),
-						    COOKIE(2), GFP_KERNEL),
-			-EINVAL);
+	x = kslot_test_handle(&s, 2, 0x34, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, x, COOKIE(2),
+						    GFP_KERNEL), -EINVAL);
 	/* Remove leaves generation 6: h and older are stale, 7 is not. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(2),
 						    GFP_KERNEL), -ESTALE);
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h - BIT_ULL(33),
-						    COOKIE(2), GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_insert_at(&s, h - kslot_test_gens(&s, 2),
+					      COOKIE(2), GFP_KERNEL),
 			-ESTALE);
-	h2 = h + BIT_ULL(33);
+	h2 = h + kslot_test_gens(&s, 2);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h2, NULL, GFP_KERNEL),
 			0);
 	/* A placeholder, published by replace as in any table. */
@@ -1613,29 +1782,22 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h2, COOKIE(3)));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(3));
 	/* A jump of generations on a fresh slot is fine. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(7, 0x33,
-								      999),
-						    COOKIE(4), GFP_KERNEL), 0);
+	x = kslot_test_handle(&s, 7, 0x33, 999);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, x, COOKIE(4),
+						    GFP_KERNEL), 0);
 	cap = s.capacity;
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
 	/* Retired slots stay retired. */
-	KUNIT_ASSERT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(8, 0x33,
-								      U32_MAX),
-						    COOKIE(5), GFP_KERNEL), 0);
-	KUNIT_EXPECT_PTR_EQ(test,
-			    kslot_slots_remove(&s, kslot_handle_make(8, 0x33,
-								     U32_MAX)),
-			    COOKIE(5));
-	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s,
-						    kslot_handle_make(8, 0x33,
-								      1),
-						    COOKIE(6), GFP_KERNEL),
-			-ESTALE);
+	x = kslot_test_handle(&s, 8, 0x33, gmax);
+	KUNIT_ASSERT_EQ(test, kslot_slots_insert_at(&s, x, COOKIE(5),
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, x), COOKIE(5));
+	x = kslot_test_handle(&s, 8, 0x33, 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, x, COOKIE(6),
+						    GFP_KERNEL), -ESTALE);
 	KUNIT_EXPECT_EQ(test, s.retired, 1);
 	KUNIT_EXPECT_EQ(test, s.capacity, cap);
-	obj = kslot_slots_lookup(&s, kslot_handle_make(7, 0x33, 999));
+	obj = kslot_slots_lookup(&s, kslot_test_handle(&s, 7, 0x33, 999));
 	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(4));
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -1643,13 +1805,14 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 static void kslot_slots_test_insert_at_fault(struct kunit *test)
 {
 	struct kslot_slots s;
-	u64 h = kslot_handle_make(600, 1, 1);
 	bool injected;
 	int ret;
+	u64 h;
 
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	keyed_init(test, &s, 4096);
+	h = kslot_test_handle(&s, 600, 1, 1);
 	ret = kslot_test_with_fail_nth(1, &injected,
 				       kslot_slots_insert_at(&s, h, COOKIE(0),
 							     GFP_KERNEL));
@@ -1678,9 +1841,12 @@ static void kslot_slots_test_insert_at_fault(struct kunit *test)
 static void kslot_slots_test_store_at(struct kunit *test)
 {
 	struct kslot_slots s;
-	u64 h = kslot_handle_make(4, 9, 3), newer = h + BIT_ULL(35);
+	u64 h, newer, x;
 
-	keyed_init(test, &s, 64);
+	/* 6 index bits: slots 60 .. 63 are past the end. */
+	keyed_init(test, &s, 60);
+	h = kslot_test_handle(&s, 4, 9, 3);
+	newer = h + kslot_test_gens(&s, 8);
 	/* Free slot: stored, nothing was there. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s, h, COOKIE(0),
 						     GFP_KERNEL));
@@ -1700,15 +1866,13 @@ static void kslot_slots_test_store_at(struct kunit *test)
 						       GFP_KERNEL),
 			    ERR_PTR(-ESTALE));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, newer), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
-						       kslot_handle_make(4, 8,
-									 99),
-						       COOKIE(3), GFP_KERNEL),
+	x = kslot_test_handle(&s, 4, 8, 99);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, x, COOKIE(3),
+						       GFP_KERNEL),
 			    ERR_PTR(-EINVAL));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s,
-						       kslot_handle_make(64, 9,
-									 1),
-						       COOKIE(3), GFP_KERNEL),
+	x = kslot_test_handle(&s, 60, 9, 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_store_at(&s, x, COOKIE(3),
+						       GFP_KERNEL),
 			    ERR_PTR(-EINVAL));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	/* Reset: only an empty table, then every generation is forgotten. */
@@ -1722,9 +1886,9 @@ static void kslot_slots_test_store_at(struct kunit *test)
 	/* The chunks are gone; the next write grows the table again. */
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, newer));
-	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s,
-						     kslot_handle_make(4, 8, 1),
-						     COOKIE(4), GFP_KERNEL));
+	x = kslot_test_handle(&s, 4, 8, 1);
+	KUNIT_EXPECT_NULL(test, kslot_slots_store_at(&s, x, COOKIE(4),
+						     GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 8);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -1735,7 +1899,7 @@ static void kslot_slots_test_restore(struct kunit *test)
 	struct kslot_slots_dump_slot *ds;
 	struct kslot_slots_dump d = {};
 	struct kslot_slots a, b;
-	u64 h[6], stale, h2;
+	u64 h[6], stale, h2, gmax;
 	u32 i;
 
 	ds = kunit_kcalloc(test, 16, sizeof(*ds), GFP_KERNEL);
@@ -1747,12 +1911,14 @@ static void kslot_slots_test_restore(struct kunit *test)
 	stale = h[1];
 	kslot_slots_remove(&a, h[1]);
 	h[1] = slots_alloc(test, &a, COOKIE(1));
-	KUNIT_ASSERT_EQ(test, kslot_handle_index(h[1]), 1);
+	KUNIT_ASSERT_EQ(test, kslot_slots_handle_index(&a, h[1]), 1);
 	kslot_slots_remove(&a, h[3]);
 	kslot_slots_remove(&a, h[4]);
-	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a, 4, U32_MAX - 1), 0);
+	/* 16 entries: 4 index bits leave 51 generation bits. */
+	gmax = BIT_ULL(51) - 1;
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&a, 4, gmax - 1), 0);
 	h[4] = slots_alloc(test, &a, COOKIE(4));
-	KUNIT_ASSERT_EQ(test, kslot_handle_gen(h[4]), U32_MAX);
+	KUNIT_ASSERT_EQ(test, kslot_slots_handle_gen(&a, h[4]), gmax);
 	kslot_slots_remove(&a, h[4]);
 	KUNIT_ASSERT_EQ(test, a.retired, 1);
 	kslot_slots_dump(&a, 0, 16, &d);
@@ -1763,6 +1929,11 @@ static void kslot_slots_test_restore(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 16, 1, NULL,
 						       GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 2, 2, COOKIE(0),
+						       GFP_KERNEL), -EINVAL);
+	/* A generation the format cannot carry, live or free. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 2, gmax + 2, NULL,
+						       GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 2, gmax + 1, NULL,
 						       GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, b.restoring);
 	for (i = 0; i < d.returned; i++) {
@@ -1805,10 +1976,10 @@ static void kslot_slots_test_restore(struct kunit *test)
 	/* The free list, lowest first: 3, then 6.. ; 4 is retired. */
 	KUNIT_EXPECT_EQ(test, b.free_head, 3);
 	h2 = slots_alloc(test, &b, COOKIE(7));
-	KUNIT_EXPECT_EQ(test, h2, h[3] + BIT_ULL(32) * 2);
+	KUNIT_EXPECT_EQ(test, h2, h[3] + kslot_test_gens(&b, 2));
 	h2 = slots_alloc(test, &b, COOKIE(8));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h2), 6);
-	KUNIT_EXPECT_EQ(test, kslot_handle_gen(h2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&b, h2), 6);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_gen(&b, h2), 1);
 	/* Restoring a table that has entries outside a restore is refused. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_slot(&b, 9, 1, NULL,
 						       GFP_KERNEL), -EBUSY);
@@ -1831,13 +2002,13 @@ static void kslot_slots_test_restore_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 512);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 300).word,
-			kslot_handle_make(301, 0, 40));
+			kslot_test_free_word(&s, 300, 40));
 	kslot_slots_restore_done(&s);
 	/* Slot 0 first; take them all down to 300. */
 	do {
 		h = slots_alloc(test, &s, COOKIE(0));
-	} while (kslot_handle_index(h) != 300);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(300, 7, 41));
+	} while (kslot_slots_handle_index(&s, h) != 300);
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, 300, 7, 41));
 	/* restore_done() outside a restore changes nothing. */
 	kslot_slots_restore_done(&s);
 	KUNIT_EXPECT_EQ(test, s.free_head, 301);
@@ -1851,7 +2022,7 @@ static void kslot_slots_test_restore_free(struct kunit *test)
  */
 static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 {
-	u64 h, h0 = kslot_handle_make(0, s->tag, 1);
+	u64 h, h0 = kslot_test_handle(s, 0, s->tag, 1);
 
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(1)),
@@ -2200,8 +2371,10 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_ASSERT_EQ(test, gr_ret, 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(gr_h), KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), KSLOT_SLOTS_CHUNK + 1);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_handle_index(&s, gr_h), KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_handle_index(&s, h), KSLOT_SLOTS_CHUNK + 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gr_h), COOKIE(2));
 	kslot_slots_get_stats(&s, &st);
@@ -2211,10 +2384,11 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 	/* The rest of the new chunk, in order, then the next growth. */
 	for (i = KSLOT_SLOTS_CHUNK + 2; i < 2 * KSLOT_SLOTS_CHUNK; i++) {
 		h = slots_alloc(test, &s, COOKIE(0));
-		KUNIT_ASSERT_EQ(test, kslot_handle_index(h), i);
+		KUNIT_ASSERT_EQ(test, kslot_slots_handle_index(&s, h), i);
 	}
 	h = slots_alloc(test, &s, COOKIE(0));
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 2 * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_handle_index(&s, h), 2 * KSLOT_SLOTS_CHUNK);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -2267,14 +2441,14 @@ static void kslot_slots_test_grow_restore(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, tp.calls, 1);
 		KUNIT_EXPECT_EQ(test, rs_ret, 0);
-		rh = kslot_handle_make(0, kslot_slots_tag(&s), 5);
+		rh = kslot_test_handle(&s, 0, kslot_slots_tag(&s), 5);
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, rh),
 				    COOKIE(3));
 		KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 		/* The rebuilt list: the lowest free slot next. */
 		kslot_slots_restore_done(&s);
 		h = slots_alloc(test, &s, COOKIE(4));
-		KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 1);
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h), 1);
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, rh),
 				    COOKIE(3));
 		KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
@@ -2314,7 +2488,7 @@ static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, gf_ret, 0);
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, kslot_handle_index(h), 9);
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h), 9);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_CHUNK);
@@ -2326,8 +2500,8 @@ static void rw_remove(struct kslot_slots *s)
 {
 	if (tp.calls > 1)
 		return;
-	kslot_slots_remove(s, kslot_handle_make(10, 7, 1));
-	kslot_slots_remove(s, kslot_handle_make(2500, 7, 1));
+	kslot_slots_remove(s, kslot_test_handle(s, 10, 7, 1));
+	kslot_slots_remove(s, kslot_test_handle(s, 2500, 7, 1));
 }
 
 /*
@@ -2343,7 +2517,7 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 	const u32 n = 3000;
 	unsigned long *seen;
 	struct kslot_slots s;
-	u32 i;
+	u32 i, index;
 	u64 h;
 
 	seen = kunit_kcalloc(test, BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
@@ -2364,8 +2538,8 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	for (i = 0; i < n - 1; i++) {
 		h = slots_alloc(test, &s, COOKIE(0));
-		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(kslot_handle_index(h),
-							    seen));
+		index = kslot_slots_handle_index(&s, h);
+		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
 	KUNIT_EXPECT_EQ(test, find_first_zero_bit(seen, n), n - 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL),
@@ -2424,8 +2598,8 @@ static void kslot_slots_test_grow_reset(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, gz_ret, 0);
-	KUNIT_EXPECT_EQ(test, gz_b, kslot_handle_make(0, 10, 1));
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(1, 10, 1));
+	KUNIT_EXPECT_EQ(test, gz_b, kslot_test_handle(&s, 0, 10, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, 1, 10, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 2);
 	/* Further allocations would follow the wrong chunk's links. */
 	KUNIT_ASSERT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
@@ -2436,8 +2610,8 @@ static void kslot_slots_test_grow_reset(struct kunit *test)
 	__set_bit(1, seen);
 	for (i = 2; i < max; i++) {
 		h = slots_alloc(test, &s, COOKIE(0));
-		index = kslot_handle_index(h);
-		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 10, 1));
+		index = kslot_slots_handle_index(&s, h);
+		KUNIT_ASSERT_EQ(test, h, kslot_test_handle(&s, index, 10, 1));
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
@@ -2554,15 +2728,15 @@ static void kslot_slots_test_grow_restore_walk(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(rs); i++) {
 		KUNIT_EXPECT_PTR_EQ(test,
 				    kslot_slots_lookup(&s,
-						       kslot_handle_make(rs[i], 8,
-									 gens[i])),
+						       kslot_test_handle(&s, rs[i], 8,
+								 gens[i])),
 				    COOKIE(i + 1));
 		__set_bit(rs[i], seen);
 	}
 	for (i = ARRAY_SIZE(rs); i < max; i++) {
 		h = slots_alloc(test, &s, COOKIE(0));
-		index = kslot_handle_index(h);
-		KUNIT_ASSERT_EQ(test, h, kslot_handle_make(index, 8, 1));
+		index = kslot_slots_handle_index(&s, h);
+		KUNIT_ASSERT_EQ(test, h, kslot_test_handle(&s, index, 8, 1));
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
@@ -2756,10 +2930,11 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	kslot_slots_set_free_acct(&s, &a.fa);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
 		h = slots_alloc(test, &s, COOKIE(i));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h + BIT_ULL(33)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_lookup(&s, h + kslot_test_gens(&s, 2)));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 10), -EBUSY);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
-		kslot_slots_remove(&s, kslot_handle_make(i, 9, 1));
+		kslot_slots_remove(&s, kslot_test_handle(&s, i, 9, 1));
 	kslot_slots_get_stats(&s, &st);
 	a.bytes = 0;
 	a.calls = 0;
@@ -2776,7 +2951,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), 10);
 	h = slots_alloc(test, &s, COOKIE(1));
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, 10, 1));
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, 0, 10, 1));
 	kslot_slots_destroy(&s, NULL, NULL);
 	rcu_barrier();
 }
@@ -2909,7 +3084,8 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	struct kslot_slots *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct kslot_slots_dump_slot ds[2];
 	struct kslot_slots_dump d = { .slots = ds };
-	u64 h = kslot_handle_make(0, 0, 1);
+	/* Any nonzero value: a zeroed table has no format. */
+	u64 h = BIT_ULL(32);
 	struct kslot_slots_stats st;
 	u32 i = 0;
 
@@ -2923,7 +3099,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, COOKIE(0), &h, GFP_KERNEL),
 			-ENOSPC);
-	KUNIT_EXPECT_EQ(test, h, kslot_handle_make(0, 0, 1));
+	KUNIT_EXPECT_EQ(test, h, BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 0, GFP_KERNEL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h, COOKIE(1)),
@@ -2983,7 +3159,7 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.flags & fast, KSLOT_SLOTS_F_LOCKED);
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL),
 			-EINVAL);
-	h = kslot_handle_make(3, kslot_slots_tag(&s), 1);
+	h = kslot_test_handle(&s, 3, kslot_slots_tag(&s), 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
 						    GFP_KERNEL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
@@ -3028,7 +3204,7 @@ static void kslot_slots_test_alloc_bulk(struct kunit *test)
 	for (i = 0; i < 300; i++) {
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
 				    objs[i]);
-		KUNIT_EXPECT_EQ(test, kslot_handle_index(h[i]), i);
+		KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h[i]), i);
 	}
 	kslot_slots_destroy(&s, NULL, NULL);
 
@@ -3128,8 +3304,9 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 	/* The freed slots are issued again, under new generations. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 3, three,
 						     GFP_KERNEL), 3);
-	KUNIT_EXPECT_LT(test, kslot_handle_index(three[0]), 100);
-	KUNIT_EXPECT_NE(test, three[0], h[kslot_handle_index(three[0])]);
+	KUNIT_EXPECT_LT(test, kslot_slots_handle_index(&s, three[0]), 100);
+	KUNIT_EXPECT_NE(test,
+			three[0], h[kslot_slots_handle_index(&s, three[0])]);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -3137,7 +3314,7 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 static void kslot_slots_test_remove_bulk(struct kunit *test)
 {
 	struct kslot_slots *z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
-	u64 h = kslot_handle_make(0, 0, 1);
+	u64 h = BIT_ULL(32);
 	void *obj = COOKIE(3);
 
 	kslot_slots_bulk_remove_case(test, 0);
@@ -3172,15 +3349,16 @@ static void kslot_slots_test_reader(struct kunit *test)
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	/* No table yet. */
-	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, kslot_handle_make(0, 0, 1)));
+	KUNIT_EXPECT_NULL(test,
+			  kslot_slots_read(&r, kslot_test_handle(&s, 0, 0, 1)));
 	rcu_read_unlock();
 	for (i = 0; i < KSLOT_SLOTS_MIN; i++)
 		h[i] = slots_alloc(test, &s, COOKIE(i));
 	gone = h[3];
 	kslot_slots_remove(&s, gone);
-	forged = kslot_handle_make(kslot_handle_index(h[4]),
-				   kslot_handle_tag(h[4]) ^ 1,
-				   kslot_handle_gen(h[4]));
+	forged = kslot_test_handle(&s, kslot_slots_handle_index(&s, h[4]),
+				   kslot_slots_handle_tag(&s, h[4]) ^ 1,
+				   kslot_slots_handle_gen(&s, h[4]));
 	rej = rejected(&s);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
@@ -3248,7 +3426,8 @@ static void kslot_slots_test_read_prefetch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_read_ahead(&r),
 			KSLOT_SLOTS_READ_AHEAD);
 	kslot_slots_read_prefetch(&r, h[0] ^ (1ULL << 40));
-	kslot_slots_read_prefetch(&r, kslot_handle_make(KSLOT_INDEX_MAX, 0, 1));
+	kslot_slots_read_prefetch(&r,
+				  kslot_test_handle(&s, s.index_mask, 0, 1));
 	kslot_slots_read_prefetch(&r, 0);
 	for (i = 0; i < ahead; i++)
 		ring[i] = kslot_slots_read_prefetch(&r, h[i]);
@@ -3313,6 +3492,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_handle32_exhausted),
 	KUNIT_CASE_SLOW(kslot_slots_test_handle32_churn),
 	KUNIT_CASE_SLOW(kslot_slots_test_handle32_grows),
+	KUNIT_CASE(kslot_slots_test_gen_bits),
+	KUNIT_CASE(kslot_slots_test_churn_one),
 	KUNIT_CASE(kslot_slots_test_formats_never_mix),
 	KUNIT_CASE(kslot_slots_test_locked_alloc),
 	KUNIT_CASE(kslot_slots_test_locked_replace),

@@ -9,6 +9,7 @@
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/irqflags.h>
+#include <linux/kslot_slots.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 
@@ -100,5 +101,37 @@ static inline bool kslot_test_fail_nth_usable(void)
 	(expr);								\
 })
 #endif
+
+/*
+ * Handles and words in the format of table @s (the top of kslot_slots.h),
+ * for cases that forge a handle or check a slot's word.
+ */
+
+/* @n generations in place: @h + kslot_test_gens(s, 2) is @h's next one. */
+static inline u64 kslot_test_gens(const struct kslot_slots *s, u64 n)
+{
+	return n << s->gen_shift;
+}
+
+/* Bit 63 of a 64-bit table's handles and free words; 0 if 32-bit. */
+static inline u64 kslot_test_fmt_bit(const struct kslot_slots *s)
+{
+	return s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
+}
+
+/* Slot @index at @gen under tag @tag: @s's own handle if @tag is its tag. */
+static inline u64 kslot_test_handle(const struct kslot_slots *s, u32 index,
+				    u32 tag, u64 gen)
+{
+	return kslot_test_fmt_bit(s) | kslot_test_gens(s, gen) |
+	       (u64)(tag & KSLOT_TAG_MASK) << s->tag_shift | index;
+}
+
+/* The word of free slot @index at @gen (0 also for a retired one). */
+static inline u64 kslot_test_free_word(const struct kslot_slots *s,
+				       u32 index, u64 gen)
+{
+	return kslot_test_fmt_bit(s) | kslot_test_gens(s, gen) | (index ^ 1);
+}
 
 #endif /* _KSLOT_TEST_UTIL_H */

@@ -8,6 +8,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#define DEMO_MAX	1024
+
 struct demo_obj {
 	const char *name;
 	struct rcu_head rcu;
@@ -19,9 +21,9 @@ static void demo_show(struct kslot_map *map, const char *what, u64 handle)
 
 	rcu_read_lock();
 	obj = __kslot_map_lookup(map, handle);
-	pr_info("  lookup %-22s handle %#018llx (slot %u, generation %u) -> %s\n",
-		what, handle, kslot_handle_index(handle),
-		kslot_handle_gen(handle),
+	pr_info("  lookup %-22s handle %#018llx (slot %u, generation %llu) -> %s\n",
+		what, handle, kslot_map_handle_index(map, handle),
+		kslot_map_handle_gen(map, handle),
 		obj ? obj->name : "REJECTED (no such live handle)");
 	rcu_read_unlock();
 }
@@ -39,9 +41,9 @@ static int demo_new(struct kslot_map *map, const char *name, u64 *handle)
 		kfree(obj);
 		return ret;
 	}
-	pr_info("  insert %-22s -> handle %#018llx (slot %u, generation %u)\n",
-		name, *handle, kslot_handle_index(*handle),
-		kslot_handle_gen(*handle));
+	pr_info("  insert %-22s -> handle %#018llx (slot %u, generation %llu)\n",
+		name, *handle, kslot_map_handle_index(map, *handle),
+		kslot_map_handle_gen(map, *handle));
 	return 0;
 }
 
@@ -59,10 +61,10 @@ static int __init kslot_demo_init(void)
 	int ret;
 
 	pr_info("kslot demo: a generational handle table (kslot_map)\n");
-	ret = kslot_map_init(&map, "demo", 1024, 0);
+	ret = kslot_map_init(&map, "demo", DEMO_MAX, 0);
 	if (ret)
 		return ret;
-	pr_info("1. Handles are issued: index and generation packed in a u64.\n");
+	pr_info("1. Handles are issued: index, tag and generation packed in a u64.\n");
 	ret = demo_new(&map, "\"alpha\"", &a) ?:
 	      demo_new(&map, "\"beta\"", &b);
 	if (ret)
@@ -77,13 +79,15 @@ static int __init kslot_demo_init(void)
 	ret = demo_new(&map, "\"gamma\"", &c);
 	if (ret)
 		goto out;
-	pr_info("   alpha had slot %u generation %u; gamma has slot %u generation %u\n",
-		kslot_handle_index(a), kslot_handle_gen(a),
-		kslot_handle_index(c), kslot_handle_gen(c));
+	pr_info("   alpha had slot %u generation %llu; gamma has slot %u generation %llu\n",
+		kslot_map_handle_index(&map, a), kslot_map_handle_gen(&map, a),
+		kslot_map_handle_index(&map, c), kslot_map_handle_gen(&map, c));
 	pr_info("5. The stale alpha handle is rejected instead of reaching gamma.\n");
 	demo_show(&map, "alpha (stale)", a);
 	demo_show(&map, "gamma", c);
-	demo_show(&map, "forged (other tag)", a ^ BIT_ULL(KSLOT_INDEX_BITS));
+	/* The lowest tag bit, just above the index bits. */
+	demo_show(&map, "forged (other tag)",
+		  a ^ BIT_ULL(kslot_index_bits(DEMO_MAX)));
 	kslot_map_get_stats(&map, &st);
 	pr_info("6. Stats: %u live, %u slots, %u retired, %llu lookups rejected.\n",
 		st.count, st.capacity, st.retired, st.rejected);

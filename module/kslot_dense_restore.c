@@ -13,11 +13,12 @@
 
 /**
  * kslot_dense_restore_slot() - Recreate one slot of a checkpointed table.
- * @dense: The table, new (kslot_dense_init_tag() with the old tag, no
- *	value inserted) or being restored.
+ * @dense: The table, new (kslot_dense_init_tag() with the old tag and
+ *	max_entries, no value inserted) or being restored.
  * @index: The slot.
  * @gen: Its generation: odd recreates a live entry, whose handle is
- *	kslot_handle_make(@index, tag, @gen) with the table's tag; even
+ *	kslot_slots_handle_make() of @index and @gen in the table's format
+ *	and tag; even
  *	recreates a free slot at that generation, so that the old handles of
  *	the slot stay stale.
  * @elem: The live entry's value (elem_size bytes, not pointing into the
@@ -35,14 +36,14 @@
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0; -EINVAL if @index is at or beyond max_entries, or @gen is
- * even and @elem is not NULL; -EBUSY if the table holds values and is not
- * being restored; -EEXIST if the slot was restored already; -ENOSPC if
- * the packed array is full (max_entries values); -ENOMEM if growing
- * failed.  The table is unchanged on error (but for growth and restore
- * mode).
+ * Return: 0; -EINVAL if @index is at or beyond max_entries, @gen is
+ * even and @elem is not NULL, or @gen is above the format's largest;
+ * -EBUSY if the table holds values and is not being restored; -EEXIST if
+ * the slot was restored already; -ENOSPC if the packed array is full
+ * (max_entries values); -ENOMEM if growing failed.  The table is
+ * unchanged on error (but for growth and restore mode).
  */
-int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u64 gen,
 			     const void *elem, gfp_t gfp)
 {
 	unsigned long irqflags;
@@ -67,7 +68,7 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
 	ret = kslot_slots_restore_slot(&dense->slots, index, gen, NULL, gfp);
 	if (ret)
 		return ret;
-	handle = kslot_handle_make(index, kslot_slots_tag(&dense->slots), gen);
+	handle = kslot_slots_handle_make(&dense->slots, index, gen);
 	irqflags = kslot_dense_lock(dense);
 	/* Inserts refuse while restoring: the room is still there. */
 	ret = kslot_dense_make_room(dense, 1, gfp, &irqflags);

@@ -508,7 +508,7 @@ void kslot_dump_buf_free(struct kslot_file *f, struct kslot_dump_buf *db);
 int kslot_table_dump(struct kslot_table *t, struct kslot_dump *d,
 		     struct kslot_dump_buf *db);
 int kslot_table_restore_init(struct kslot_table *t, u32 tag);
-int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+int kslot_table_restore(struct kslot_table *t, u32 index, u64 gen,
 			u32 state, const void __user *rec_u, u64 *pre);
 void kslot_table_restore_done(struct kslot_table *t);
 

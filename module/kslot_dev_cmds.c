@@ -735,7 +735,7 @@ int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	if (d->flags || !d->max || d->max > KSLOT_MAX_BATCH ||
 	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, count),
 				offsetof(struct kslot_dump, slots_ptr)) ||
-	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, decoded_index),
+	    !kslot_dev_out_zero(d, offsetof(struct kslot_dump, decoded_gen),
 				sizeof(*d)))
 		return -EINVAL;
 	t = kslot_dev_begin(f, 0, d->table_id, 0, 0, false);
@@ -751,9 +751,12 @@ int kslot_ioc_dump(struct kslot_file *f, void *arg, void __user *uarg)
 	if (d->user_handle) {
 		u64 h = kslot_unseal(&t->seal, d->user_handle);
 
-		if (kslot_handle_tag(h) == kslot_table_tag(t)) {
-			d->decoded_index = kslot_handle_index(h);
-			d->decoded_gen = kslot_handle_gen(h);
+		/* A kernel handle of the table's format and tag. */
+		if ((h & KSLOT_HANDLE64_BIT) &&
+		    kslot_slots_handle_tag(t->slots, h) == kslot_table_tag(t)) {
+			d->decoded_index =
+				kslot_slots_handle_index(t->slots, h);
+			d->decoded_gen = kslot_slots_handle_gen(t->slots, h);
 		}
 	}
 	ret = kslot_table_dump(t, d, &db);

@@ -47,9 +47,9 @@ static int kslot_export_slot(struct kslot_table *t,
 			return -EFAULT;
 		if (live) {
 			ret = kslot_table_get(t,
-					      kslot_handle_make(ds->index,
-								kslot_table_tag(t),
-								ds->gen),
+					      kslot_slots_handle_make(t->slots,
+								      ds->index,
+								      ds->gen),
 					      w->buf);
 			/* The file's rwsem is held for writing. */
 			if (WARN_ON_ONCE(ret))
@@ -185,12 +185,16 @@ static int kslot_import_check(const struct kslot_image *img, u64 size)
 	return 0;
 }
 
-/* Check one slot of an image after slot @prev (-1: the first). */
-static int kslot_import_check_slot(const struct kslot_image *img,
+/*
+ * Check one slot of an image after slot @prev (-1: the first), for table
+ * @t made of its header: its generation must fit @t's handles.
+ */
+static int kslot_import_check_slot(struct kslot_table *t,
+				   const struct kslot_image *img,
 				   const struct kslot_image_slot *is, s64 prev)
 {
-	if (is->__reserved || is->index <= prev ||
-	    is->index >= img->max_entries)
+	if (is->index <= prev || is->index >= img->max_entries ||
+	    is->gen >= BIT_ULL(kslot_slots_gen_bits(t->slots)))
 		return -EBADMSG;
 	switch (is->state) {
 	case KSLOT_SLOT_LIVE:
@@ -280,7 +284,7 @@ static int kslot_import_slots(struct kslot_table *t,
 		if (copy_from_user(&is, src + off, sizeof(is)))
 			break;
 		off += sizeof(is);
-		ret = kslot_import_check_slot(img, &is, prev);
+		ret = kslot_import_check_slot(t, img, &is, prev);
 		if (ret)
 			break;
 		prev = is.index;

@@ -473,7 +473,7 @@ static void kslot_dense_table_dump(struct kslot_table *t, struct kslot_dump *d,
 	for (i = 0; i < d->max && d->start + i < d->live; i++) {
 		u64 h = __kslot_dense_handle_at(dense, d->start + i);
 
-		reverse[i] = kslot_handle_index(h);
+		reverse[i] = kslot_slots_handle_index(t->slots, h);
 	}
 	d->reverse_count = i;
 	kslot_dense_unlock(dense, irqflags);
@@ -556,7 +556,7 @@ int kslot_table_restore_init(struct kslot_table *t, u32 tag)
 }
 
 static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
-				     u32 gen, u32 state,
+				     u64 gen, u32 state,
 				     const void __user *rec_u)
 {
 	struct kslot_rec *rec;
@@ -579,7 +579,7 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 	return ret;
 }
 
-int kslot_table_restore(struct kslot_table *t, u32 index, u32 gen,
+int kslot_table_restore(struct kslot_table *t, u32 index, u64 gen,
 			u32 state, const void __user *rec_u, u64 *pre)
 {
 	struct kslot_rec *rec;

@@ -239,7 +239,7 @@ void kslot_test_fail_alloc_arm(unsigned int nth);
 bool kslot_test_fail_alloc_disarm(void);
 #endif
 struct kslot_slots;
-int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen);
+int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u64 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
 u32 kslot_slots_test_dir_room(struct kslot_slots *s);
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);

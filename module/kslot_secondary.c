@@ -35,8 +35,10 @@ static void kslot_secondary_value_free(void *data)
  * @name: If not NULL, expose the map's counters in debugfs as
  *	kslot/secondary-@name.
  * @elem_size: Size of one value, 1 .. %KSLOT_SECONDARY_MAX_ELEM_SIZE.
- * @max_entries: Handle indices accepted, 1 .. %KSLOT_MAX_ENTRIES; use the
- *	primary's max_entries.
+ * @max_entries: Handle indices accepted, 1 .. %KSLOT_MAX_ENTRIES: the
+ *	primary's max_entries, which chose the format of its handles
+ *	(kslot_index_bits(); a 64-bit primary, the secondary refuses
+ *	32-bit handles).
  * @flags: %KSLOT_SECONDARY_LOCK_BH or %KSLOT_SECONDARY_LOCK_IRQ (not
  *	both), and %KSLOT_SECONDARY_ACCOUNT.
  * @keys: The lockdep classes of the map lock, one per lock mode

@@ -56,6 +56,8 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 	kslot_lock_set_class(&s->lock, flags, keys);
 	s->flags = flags;
 	kslot_slots_init_format(s, max_entries);
+	/* A 32-bit table's handles carry no tag. */
+	s->tag = flags & KSLOT_SLOTS_HANDLE32 ? 0 : kslot_random_tag();
 	s->free_head = KSLOT_SLOTS_NONE;
 	s->max_entries = max_entries;
 	/* The writers' fast paths: see kslot_slots_lock_writes(). */

@@ -15,31 +15,25 @@
 #include "kslot_slots_core.h"
 
 /*
- * The handle formats (the top of kslot_slots.h): a table's index mask, the
- * bit its generation starts at and its tag say everything.
+ * The handle format of a table of @max_entries slots (the top of
+ * kslot_slots.h): b index bits, just enough for max_entries, then (64-bit)
+ * the tag and the generation up to bit 62, bit 63 set; or (32-bit) the
+ * generation up to bit 30.  A table has the generation bits its index
+ * does not need, so a small one lives about as long as a large one
+ * (docs/core.rst).
  */
-
-/* Index bits of a 32-bit table of @max_entries slots (at least 2 slots). */
-static u32 kslot_slots_index_bits32(u32 max_entries)
-{
-	return max(fls64(max_entries - 1), 1);
-}
-
 void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
 {
-	if (s->flags & KSLOT_SLOTS_HANDLE32) {
-		u32 bits = kslot_slots_index_bits32(max_entries);
+	bool h32 = s->flags & KSLOT_SLOTS_HANDLE32;
+	u32 b = kslot_index_bits(max_entries);
 
-		s->index_mask = BIT(bits) - 1;
-		s->gen_shift = bits;
-		s->tag = 0;
-	} else {
-		s->index_mask = KSLOT_INDEX_MAX;
-		s->gen_shift = KSLOT_GEN_SHIFT;
-		s->tag = kslot_random_tag();
-	}
+	/* Read by lookups: a static table sets it at its first growth. */
+	WRITE_ONCE(s->index_mask, BIT(b) - 1);
+	s->tag_shift = b;
+	s->gen_shift = h32 ? b : b + KSLOT_TAG_BITS;
 	s->gen_low = BIT_ULL(s->gen_shift) - 1;
-	s->gen_bits = (u64)kslot_slots_gen_max(s) << s->gen_shift;
+	s->gen_bits = (BIT_ULL(kslot_gen_bits(max_entries, h32)) - 1) <<
+		      s->gen_shift;
 }
 
 /* Memory a chunk of @slots slots takes. */
@@ -254,7 +248,12 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		*irqflags = kslot_slots_lock(s);
 		return grown ? 0 : -ENOMEM;
 	}
-	/* A table defined statically binds its tag before its first handle. */
+	/*
+	 * A table defined statically chooses its format and binds its tag
+	 * before its first handle (every other table has a format).
+	 */
+	if (!s->gen_bits)
+		kslot_slots_init_format(s, s->max_entries);
 	if (READ_ONCE(s->tag) == KSLOT_SLOTS_TAG_UNBOUND &&
 	    !(s->flags & KSLOT_SLOTS_KEYED))
 		__kslot_slots_bind_tag(s);
@@ -371,6 +370,7 @@ static u64 kslot_slots_wait_word(const struct kslot_slots *s, u32 index)
 static bool kslot_slots_ripe(const struct kslot_slots *s, u64 word,
 			     u32 issued)
 {
+	/* A 32-bit table's: below 2^30. */
 	u32 g = kslot_slots_gen_max(s) / 2 + 1;
 	u32 waited = (issued - (u32)(word >> 32)) & KSLOT_SLOTS_WAIT_MASK;
 

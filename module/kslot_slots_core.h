@@ -47,41 +47,48 @@ static inline struct kslot_dir *kslot_slots_dir(struct kslot_slots *s)
 
 /*
  * The handle formats (the top of kslot_slots.h): a table's index mask, the
- * bit its generation starts at and its tag say everything.
+ * bits its tag and generation start at, its generation mask and its tag
+ * say everything.
  */
 
-/* The generation of a word or handle (32-bit: 31 - gen_shift bits). */
-static inline u32 kslot_slots_word_gen(const struct kslot_slots *s, u64 word)
+/* The generation of a word or handle (none of a waiting word's stamp). */
+static inline u64 kslot_slots_word_gen(const struct kslot_slots *s, u64 word)
 {
-	return word >> s->gen_shift;
+	return kslot_slots_handle_gen(s, word);
 }
 
 /* The largest generation of the table's format (odd: the last live one). */
-static inline u32 kslot_slots_gen_max(const struct kslot_slots *s)
+static inline u64 kslot_slots_gen_max(const struct kslot_slots *s)
 {
-	if (s->flags & KSLOT_SLOTS_HANDLE32)
-		return BIT(31 - s->gen_shift) - 1;
-	return U32_MAX;
+	return s->gen_bits >> s->gen_shift;
+}
+
+/* Bit 63 of every handle and free word of a 64-bit table; 0 if 32-bit. */
+static inline u64 kslot_slots_fmt_bit(const struct kslot_slots *s)
+{
+	return s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
 }
 
 /*
  * The handle that issuing free slot @index (word @word) makes: the
- * generation + 1 in place (a free slot's generation is below the last),
- * the table's tag and @index (the handle formats, the top of
+ * generation + 1 in place (a free slot's generation is below the last,
+ * so the carry stops in the generation: bit 63 of a 64-bit free word
+ * stays), the table's tag and @index (the handle formats, the top of
  * kslot_slots.h).
  */
 static __always_inline u64 kslot_slots_issue_word(const struct kslot_slots *s,
 						  u64 word, u32 index)
 {
 	return ((word | s->gen_low) + 1) |
-	       (u64)s->tag << KSLOT_INDEX_BITS | index;
+	       (u64)s->tag << s->tag_shift | index;
 }
 
 /*
  * The free word that ends live @handle of slot @index: its generation +
  * 1, as kslot_slots_free_word(); 0 if that wraps (the format's last
  * generation was used: the slot's cycle ends).  The carry out of the
- * generation leaves none of its bits set, in either format.
+ * generation leaves none of its bits set, in either format (in the
+ * 64-bit one it carries on through bit 63 and out of the word).
  */
 static __always_inline u64 kslot_slots_end_word(const struct kslot_slots *s,
 						u64 handle, u32 index)
@@ -95,9 +102,9 @@ static __always_inline u64 kslot_slots_end_word(const struct kslot_slots *s,
 
 /* The word of free (or, with @gen 0, retired) slot @index: see the top. */
 static inline u64 kslot_slots_free_word(const struct kslot_slots *s,
-					u32 index, u32 gen)
+					u32 index, u64 gen)
 {
-	return (u64)gen << s->gen_shift | (index ^ 1);
+	return kslot_slots_fmt_bit(s) | gen << s->gen_shift | (index ^ 1);
 }
 
 static inline void *kslot_slots_link(u32 next)

@@ -102,8 +102,7 @@ void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
 	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
 	     i++) {
 		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
-		u32 gen = kslot_slots_word_gen(s, slot->word) &
-			  kslot_slots_gen_max(s);
+		u64 gen = kslot_slots_word_gen(s, slot->word);
 		bool live = kslot_gen_is_live(gen);
 
 		d->slots[i].obj = live ? slot->obj : NULL;
@@ -149,14 +148,16 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_hook);
  * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
  * @s: The table.
  * @index: A free slot below the capacity.
- * @gen: New even generation, to start the slot near retirement.
+ * @gen: New even generation, to start the slot near retirement: at
+ *	most the table's largest generation (kslot_slots_gen_bits() bits)
+ *	less one.
  *
  * Context: Any context the table's lock flags allow.
- * Return: 0, or -EINVAL if the slot is not free (live or retired), is
- * beyond the capacity, or @gen is odd or does not fit the table's
- * generation bits.
+ * Return: 0, or -EINVAL if the slot is not free (live, retired or
+ * waiting), is beyond the capacity, or @gen is odd or does not fit the
+ * table's generation bits.
  */
-int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
+int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u64 gen)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
 	struct kslot_slot *slot;
@@ -165,8 +166,10 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u32 gen)
 	if (index < s->capacity && !kslot_gen_is_live(gen) &&
 	    gen <= kslot_slots_gen_max(s)) {
 		slot = kslot_slots_at(s, index);
+		/* Bit 63 marks a waiting word in a 32-bit table only. */
 		if (!kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)) &&
-		    !(slot->word & KSLOT_SLOTS_WAIT_BIT) &&
+		    !(slot->word & KSLOT_SLOTS_WAIT_BIT &
+		      ~kslot_slots_fmt_bit(s)) &&
 		    kslot_slots_next(slot) != KSLOT_SLOTS_RETIRED) {
 			kslot_slots_store(s, slot, index, KSLOT_SLOTS_LINK,
 					  kslot_slots_free_word(s, index, gen),

@@ -14,11 +14,13 @@
  * A keyed table (%KSLOT_SLOTS_KEYED) is addressed by its caller: entries
  * go in at the handles another table issued (kslot_slots_insert_at(),
  * kslot_slots_store_at()), lookups and removes are the usual ones, and
- * there is no free list (kslot_slots_alloc() refuses).  Restore rebuilds
- * any table slot by slot (a checkpoint's live entries, free slots at their
- * generations, retired slots), then its free list.  Both only ever add to
- * the slot format of the top of kslot_slots.h: a live word is the handle,
- * a free word names the neighbour slot.
+ * there is no free list (kslot_slots_alloc() refuses).  A keyed table
+ * reads those handles in its own format, which its max_entries chose
+ * (kslot_index_bits()): give it the primary's max_entries.  Restore
+ * rebuilds any table slot by slot (a checkpoint's live entries, free
+ * slots at their generations, retired slots), then its free list.  Both
+ * only ever add to the slot format of the top of kslot_slots.h: a live
+ * word is the handle, a free word names the neighbour slot.
  */
 
 /**
@@ -98,11 +100,13 @@ static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
 				     unsigned long *irqflags, gfp_t gfp)
 	__must_hold(&s->lock)
 {
-	u32 index = kslot_handle_index(handle), tag = kslot_handle_tag(handle);
+	u32 index = kslot_slots_handle_index(s, handle);
+	u32 tag = kslot_slots_handle_tag(s, handle);
 	int ret;
 
-	if (!(s->flags & KSLOT_SLOTS_KEYED) ||
-	    !kslot_gen_is_live(kslot_handle_gen(handle)) ||
+	/* A handle of the table's format: bit 63 and a live generation. */
+	if (!(s->flags & KSLOT_SLOTS_KEYED) || !(handle & KSLOT_HANDLE64_BIT) ||
+	    !kslot_gen_is_live(kslot_slots_handle_gen(s, handle)) ||
 	    index >= s->max_entries ||
 	    (s->tag != KSLOT_SLOTS_TAG_UNBOUND && s->tag != tag))
 		return -EINVAL;
@@ -130,17 +134,18 @@ static int kslot_slots_keyed_prepare(struct kslot_slots *s, u64 handle,
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0; -EINVAL if the table is not keyed, or @handle has an even
- * generation, an index at or beyond max_entries, or a tag other than the
- * table's; -ENOMEM if growing the table failed; -EEXIST if the slot is
- * live (under @handle or any other generation); -ESTALE if the slot's
- * generation is as new as @handle's or newer, or the slot is retired.
- * The table is unchanged on error (but for growth).
+ * Return: 0; -EINVAL if the table is not keyed, or @handle is not a
+ * 64-bit handle (bit 63 clear) or has an even generation, an index at or
+ * beyond max_entries, or a tag other than the table's; -ENOMEM if
+ * growing the table failed; -EEXIST if the slot is live (under @handle
+ * or any other generation); -ESTALE if the slot's generation is as new
+ * as @handle's or newer, or the slot is retired.  The table is unchanged
+ * on error (but for growth).
  */
 int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 			  gfp_t gfp)
 {
-	u32 index = kslot_handle_index(handle);
+	u32 index = kslot_slots_handle_index(s, handle);
 	const struct kslot_slot *slot;
 	unsigned long irqflags;
 	int ret;
@@ -155,7 +160,8 @@ int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 	if (kslot_gen_is_live(kslot_slots_word_gen(s, slot->word)))
 		ret = -EEXIST;
 	else if (kslot_slots_is_retired(s, slot) ||
-		 kslot_slots_word_gen(s, slot->word) > kslot_handle_gen(handle))
+		 kslot_slots_word_gen(s, slot->word) >
+		 kslot_slots_handle_gen(s, handle))
 		ret = -ESTALE;
 	else
 		kslot_slots_make_live(s, index, handle, obj);
@@ -188,11 +194,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
 void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 			   gfp_t gfp)
 {
-	u32 index = kslot_handle_index(handle), gen = kslot_handle_gen(handle);
+	u32 index = kslot_slots_handle_index(s, handle);
+	u64 gen = kslot_slots_handle_gen(s, handle), cur;
 	struct kslot_slot *slot;
 	unsigned long irqflags;
 	void *old = NULL;
-	u32 cur;
 	int ret;
 
 	if (kslot_slots_zeroed(s))
@@ -339,8 +345,9 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * @s: The table, new (no live entry) or being restored.
  * @index: The slot.
  * @gen: Its generation: odd recreates a live entry, whose handle is
- *	kslot_handle_make(@index, tag, @gen) with the table's tag (give the
- *	old one to kslot_slots_init_tag()); even recreates a free slot at
+ *	kslot_slots_handle_make(@s, @index, @gen), with the table's tag
+ *	(give the old one and the old max_entries, which chose the handle
+ *	format, to kslot_slots_init_tag()); even recreates a free slot at
  *	that generation, so the old handles of the slot stay stale.
  * @obj: The live entry's pointer (NULL for a placeholder); NULL for a
  *	free slot.
@@ -355,20 +362,23 @@ static int kslot_slots_restore_prepare(struct kslot_slots *s, u32 index,
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the table's lock flags allow.  Takes and releases the table lock.
  * Return: 0; -EINVAL if @index is at or beyond max_entries, if @gen is even
- * and @obj is not NULL, if the table issues 32-bit handles (restore
- * speaks the 64-bit format only) or is keyed (it has no free list to
- * rebuild); -EBUSY if the table
- * holds entries and is not being restored; -EEXIST if the slot was
- * restored already; -ENOMEM if growing the table failed.  The table is
- * unchanged on error (but for growth and restore mode).
+ * and @obj is not NULL, if @gen is above the format's largest generation
+ * (2^kslot_slots_gen_bits() - 1), if the table issues 32-bit handles
+ * (restore speaks the 64-bit format only) or is keyed (it has no free
+ * list to rebuild); -EBUSY if the table holds entries and is not being
+ * restored; -EEXIST if the slot was restored already; -ENOMEM if growing
+ * the table failed.  The table is unchanged on error (but for growth and
+ * restore mode).
  */
-int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u64 gen,
 			     void *obj, gfp_t gfp)
 {
 	unsigned long irqflags;
 	int ret;
 
-	if ((!kslot_gen_is_live(gen) && obj) || kslot_slots_zeroed(s))
+	/* Of max_entries: a static table sets its format as it first grows. */
+	if ((!kslot_gen_is_live(gen) && obj) || kslot_slots_zeroed(s) ||
+	    gen >= BIT_ULL(kslot_gen_bits(s->max_entries, false)))
 		return -EINVAL;
 	irqflags = kslot_slots_lock(s);
 	ret = kslot_slots_restore_prepare(s, index, &irqflags, gfp);
@@ -376,7 +386,8 @@ int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
 		goto out;
 	if (kslot_gen_is_live(gen)) {
 		kslot_slots_make_live(s, index,
-				      kslot_handle_make(index, s->tag, gen), obj);
+				      kslot_slots_handle_make(s, index, gen),
+				      obj);
 	} else {
 		struct kslot_slot *slot = kslot_slots_at_checked(s, index);
 

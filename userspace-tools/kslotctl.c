@@ -533,9 +533,10 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 			printf("%s%u", i ? "," : "", reverse[i]);
 		printf("]");
 		if (have_h)
-			printf(",\"handle\":{\"slot\":%d,\"gen\":%u}",
+			printf(",\"handle\":{\"slot\":%d,\"gen\":%llu}",
 			       d.decoded_index == KSLOT_DUMP_NONE ? -1 :
-			       (int)d.decoded_index, d.decoded_gen);
+			       (int)d.decoded_index,
+			       (unsigned long long)d.decoded_gen);
 		printf("}\n");
 		return 0;
 	}
@@ -551,7 +552,8 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 	printf("  slot  generation  state    link (free: next free slot%s)\n",
 	       t->kind == KSLOT_KIND_DENSE ? "; live: packed position" : "");
 	for (i = 0; i < shown; i++) {
-		printf("  %4u  %10u  %-7s", slots[i].index, slots[i].gen,
+		printf("  %4u  %10llu  %-7s", slots[i].index,
+		       (unsigned long long)slots[i].gen,
 		       state_name(slots[i].state));
 		if (slots[i].link != KSLOT_DUMP_NONE)
 			printf("  -> %u", slots[i].link);
@@ -575,8 +577,8 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 		if (d.decoded_index == KSLOT_DUMP_NONE) {
 			printf("not a handle of this table (forged or foreign)\n");
 		} else {
-			printf("slot %u generation %u", d.decoded_index,
-			       d.decoded_gen);
+			printf("slot %u generation %llu", d.decoded_index,
+			       (unsigned long long)d.decoded_gen);
 			for (i = 0; i < d.count; i++)
 				if (slots[i].index == d.decoded_index)
 					break;
@@ -585,7 +587,8 @@ static int cmd_dump(int fd, struct name *t, uint64_t h, int have_h)
 			else if (slots[i].gen == d.decoded_gen)
 				printf(": live\n");
 			else
-				printf(": STALE, the slot is at generation %u (%s)\n", slots[i].gen,
+				printf(": STALE, the slot is at generation %llu (%s)\n",
+				       (unsigned long long)slots[i].gen,
 				       state_name(slots[i].state));
 		}
 	}

@@ -134,12 +134,21 @@ uint64_t kn_map_lookup_inline_time(const uint64_t *h, uint32_t n,
 	return t;
 }
 
+/*
+ * The handle format of the maps here (KSLOT_MAX_ENTRIES entries): the
+ * index mask, and the shift to the bits above the tag (the generation and
+ * bit 63).
+ */
+#define KN_INDEX_BITS	kslot_index_bits(KSLOT_MAX_ENTRIES)
+#define KN_INDEX_MASK	(BIT(KN_INDEX_BITS) - 1)
+#define KN_GEN_SHIFT	(KN_INDEX_BITS + KSLOT_TAG_BITS)
+
 /* The floor: bounds check, clamp, chunk, generation compare. */
 #define FLOOR_SHIFT	8
 #define FLOOR_SLOTS	BIT(FLOOR_SHIFT)
 
 struct floor_slot {
-	u32 gen;
+	u64 gen;
 	void *obj;
 };
 
@@ -163,7 +172,9 @@ int kn_floor_fill(uint32_t n)
 			return -1;
 	}
 	for (i = 0; i < n; i++) {
-		floor_chunks[i >> FLOOR_SHIFT][i % FLOOR_SLOTS].gen = 1;
+		floor_chunks[i >> FLOOR_SHIFT][i % FLOOR_SLOTS].gen =
+			(KSLOT_HANDLE64_BIT | 1ULL << KN_GEN_SHIFT) >>
+			KN_GEN_SHIFT;
 		floor_chunks[i >> FLOOR_SHIFT][i % FLOOR_SLOTS].obj = nb_val(i);
 	}
 	floor_nr = n;
@@ -172,14 +183,14 @@ int kn_floor_fill(uint32_t n)
 
 static __always_inline void *floor_lookup(u64 handle)
 {
-	u32 i = kslot_handle_index(handle);
+	u32 i = (u32)handle & KN_INDEX_MASK;
 	struct floor_slot *s;
 
 	if (unlikely(i >= floor_nr))
 		return NULL;
 	i = array_index_nospec(i, floor_nr);
 	s = &floor_chunks[i >> FLOOR_SHIFT][i % FLOOR_SLOTS];
-	if (unlikely(READ_ONCE(s->gen) != kslot_handle_gen(handle)))
+	if (unlikely(READ_ONCE(s->gen) != handle >> KN_GEN_SHIFT))
 		return NULL;
 	return READ_ONCE(s->obj);
 }
@@ -334,9 +345,9 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	tl_free();
 	fc_free();
 	for (i = 0; i < n; i++)
-		nr = max(nr, kslot_handle_index(h[i]) + 1);
-	tl.index_mask = KSLOT_INDEX_MAX;
-	fc.index_mask = KSLOT_INDEX_MAX;
+		nr = max(nr, ((u32)h[i] & KN_INDEX_MASK) + 1);
+	tl.index_mask = KN_INDEX_MASK;
+	fc.index_mask = KN_INDEX_MASK;
 	for (k = 0, cap = 0; cap < nr; k++) {
 		tl.dir[k] = kvzalloc(sizeof(*tl.dir[k]) * (TL_B << k),
 				     GFP_KERNEL);
@@ -357,7 +368,7 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	}
 	fc.dir->nr = chunks * FC_SLOTS;
 	for (i = 0; i < n; i++) {
-		u32 x = kslot_handle_index(h[i]);
+		u32 x = (u32)h[i] & KN_INDEX_MASK;
 		struct kslot_slot *s = tl_slot(x);
 
 		s->word = h[i];
@@ -417,8 +428,8 @@ int kn_tl_check(const uint64_t *h, uint32_t n)
 	for (i = 0; i < n; i++)
 		if (tl_lookup(&tl, h[i]) != nb_val(i) ||
 		    fc_lookup(&fc, h[i]) != nb_val(i) ||
-		    tl_lookup(&tl, h[i] ^ BIT_ULL(KSLOT_GEN_SHIFT + 1)) ||
-		    fc_lookup(&fc, h[i] ^ BIT_ULL(KSLOT_GEN_SHIFT + 1)))
+		    tl_lookup(&tl, h[i] ^ BIT_ULL(KN_GEN_SHIFT + 1)) ||
+		    fc_lookup(&fc, h[i] ^ BIT_ULL(KN_GEN_SHIFT + 1)))
 			return -1;
 	return 0;
 }

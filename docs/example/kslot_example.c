@@ -117,7 +117,8 @@ static int ex_churn(void *data)
 		h = ex_create();
 		if (!h)
 			atomic_long_inc(&ex->n[EX_WRONG]);
-		else if (old && kslot_handle_index(h) == kslot_handle_index(old))
+		else if (old && kslot_map_handle_index(&ex->map, h) ==
+				 kslot_map_handle_index(&ex->map, old))
 			atomic_long_inc(&ex->n[EX_REUSED]);
 		WRITE_ONCE(c->live[i], h);
 		cond_resched();

@@ -285,7 +285,7 @@ int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
 #define kslot_dense_init_tag(dense, name, elem_size, max_entries, flags, tag) \
 	__kslot_dense_init_tag(dense, name, elem_size, max_entries, flags,   \
 			       tag, kslot_lock_classes())
-int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u32 gen,
+int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u64 gen,
 			     const void *elem, gfp_t gfp);
 int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
 				gfp_t gfp);

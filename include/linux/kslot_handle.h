@@ -1,98 +1,95 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kslot generational handles: the u64 format shared by every kslot table.
+ * kslot generational handles: the u64 every kslot table issues.
  *
- *  63                              32 31      24 23                     0
- * +----------------------------------+----------+------------------------+
- * |           generation             |   tag    |         index          |
- * +----------------------------------+----------+------------------------+
+ * A handle packs a slot index, the table's tag and the slot's generation
+ * in the table's format, which the table chooses at init from its
+ * max_entries and flags (the top of kslot_slots.h has both formats and
+ * what a table of each size gets).  Take a handle apart only with the
+ * table's own accessors (kslot_slots_handle_index() and its kin): no
+ * layout is common to all tables.  The default, 64-bit format:
  *
- * - index:      the slot, 0 .. KSLOT_INDEX_MAX.
+ *  63 62                  b+8 b+7        b b-1            0
+ * +--+----------------------+------------+----------------+
+ * |1 | generation (55 - b)  |  tag (8)   |   index (b)    |
+ * +--+----------------------+------------+----------------+
+ *
+ * - index:      the slot, in the b = kslot_index_bits(max_entries) bits
+ *               the table's max_entries needs.
  * - tag:        eight bits chosen at random when the table is created, so
  *               a handle issued by another table is rejected unless the
- *               two tags collide (probability 1/256 per pair of tables).
- * - generation: a per-slot counter. It is odd while the slot is live and
+ *               bits at this table's tag position equal its tag
+ *               (probability 1/256 per pair of tables).
+ * - generation: a per-slot counter.  It is odd while the slot is live and
  *               even while it is free; each alloc and each erase adds one.
- *               Handles therefore always carry an odd generation.
+ *               Handles therefore always carry an odd generation.  It has
+ *               every bit the index and tag leave, but bit 63.
+ * - bit 63:     set in every handle of a 64-bit table
+ *               (%KSLOT_HANDLE64_BIT): it keeps them apart from 32-bit
+ *               handles, which are below 2^31.
  *
  * Rules:
  *
  * - The value 0 is never a valid handle (its generation, 0, is even), so
  *   zeroed memory is a null handle.  KSLOT_HANDLE_NULL names it.
- * - A slot is used by at most KSLOT_GEN_REUSES allocations (2^31).  When
- *   the erase of a live slot would wrap its generation back to zero, the
- *   slot is retired: it never goes back on the free list and is counted.
- *   A stale handle can therefore never match again, however old it is.
+ * - A slot of a 64-bit table serves 2^(54 - b) allocations.  When the
+ *   erase of a live slot would wrap its generation back to zero, the slot
+ *   is retired: it never goes back on the free list and is counted.  A
+ *   stale handle can therefore never match again, however old it is, and
+ *   a table serves max_entries * 2^(54 - b) allocations, at least 2^53
+ *   whatever its size, before its last slot retires.
  * - A handle from another table of the same kind is accepted only if its
  *   tag matches (1/256) *and* its index and generation name a live slot.
  */
 #ifndef _LINUX_KSLOT_HANDLE_H
 #define _LINUX_KSLOT_HANDLE_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/random.h>
 #include <linux/types.h>
 
 #define KSLOT_HANDLE_NULL	0ULL
-#define KSLOT_INDEX_BITS	24
 #define KSLOT_TAG_BITS		8
-#define KSLOT_GEN_SHIFT		32
-#define KSLOT_INDEX_MAX		(BIT(KSLOT_INDEX_BITS) - 1)
-#define KSLOT_MAX_ENTRIES	BIT(KSLOT_INDEX_BITS)
 #define KSLOT_TAG_MASK		(BIT(KSLOT_TAG_BITS) - 1)
-/* Allocations one slot can serve before it is retired. */
-#define KSLOT_GEN_REUSES	BIT(31)
+/* The largest max_entries of a table, and the largest index of any. */
+#define KSLOT_MAX_ENTRIES	BIT(24)
+#define KSLOT_INDEX_MAX		(KSLOT_MAX_ENTRIES - 1)
+/* Set in every handle of a 64-bit table, and in no 32-bit handle. */
+#define KSLOT_HANDLE64_BIT	BIT_ULL(63)
 
 /**
- * kslot_handle_make() - Pack an index, tag and generation into a handle.
- * @index: Slot index, at most %KSLOT_INDEX_MAX.
- * @tag: Table tag, at most %KSLOT_TAG_MASK.
- * @gen: Live (odd) generation of the slot.
+ * kslot_index_bits() - Index bits of a table's handles.
+ * @max_entries: The table's max_entries, 1 .. %KSLOT_MAX_ENTRIES.
+ *
+ * Just enough for @max_entries, and at least one (a table has at least
+ * two slots); the same in both formats.
  *
  * Context: Any context.
- * Return: The handle.
+ * Return: max(1, order_base_2(@max_entries)): the bits of
+ * @max_entries - 1, or of 1 if that is 0.
  */
-static inline u64 kslot_handle_make(u32 index, u32 tag, u32 gen)
+static inline u32 kslot_index_bits(u32 max_entries)
 {
-	return ((u64)gen << KSLOT_GEN_SHIFT) |
-	       ((u64)(tag & KSLOT_TAG_MASK) << KSLOT_INDEX_BITS) |
-	       (index & KSLOT_INDEX_MAX);
+	return fls64((max_entries - 1) | 1);
 }
 
 /**
- * kslot_handle_index() - Slot index of a handle.
- * @handle: A handle, valid or not.
+ * kslot_gen_bits() - Generation bits of a table's handles.
+ * @max_entries: The table's max_entries, 1 .. %KSLOT_MAX_ENTRIES.
+ * @handle32: The table issues 32-bit handles (%KSLOT_SLOTS_HANDLE32).
+ *
+ * What the index (and, in the 64-bit format, the tag and bit 63) leave:
+ * a slot serves 2^(bits - 1) allocations per cycle of its generation.
  *
  * Context: Any context.
- * Return: The index bits of @handle.
+ * Return: 55 - b for a 64-bit table, 31 - b for a 32-bit one, b being
+ * kslot_index_bits(@max_entries).
  */
-static inline u32 kslot_handle_index(u64 handle)
+static inline u32 kslot_gen_bits(u32 max_entries, bool handle32)
 {
-	return handle & KSLOT_INDEX_MAX;
-}
-
-/**
- * kslot_handle_tag() - Table tag of a handle.
- * @handle: A handle, valid or not.
- *
- * Context: Any context.
- * Return: The tag bits of @handle.
- */
-static inline u32 kslot_handle_tag(u64 handle)
-{
-	return (handle >> KSLOT_INDEX_BITS) & KSLOT_TAG_MASK;
-}
-
-/**
- * kslot_handle_gen() - Generation of a handle.
- * @handle: A handle, valid or not.
- *
- * Context: Any context.
- * Return: The generation bits of @handle.
- */
-static inline u32 kslot_handle_gen(u64 handle)
-{
-	return handle >> KSLOT_GEN_SHIFT;
+	return (handle32 ? 31 : 63 - KSLOT_TAG_BITS) -
+	       kslot_index_bits(max_entries);
 }
 
 /**
@@ -102,24 +99,9 @@ static inline u32 kslot_handle_gen(u64 handle)
  * Context: Any context.
  * Return: true if @gen is odd.
  */
-static inline bool kslot_gen_is_live(u32 gen)
+static inline bool kslot_gen_is_live(u64 gen)
 {
 	return gen & 1;
-}
-
-/**
- * kslot_gen_last_use() - Is this live generation the slot's last?
- * @gen: The live (odd) generation of a slot.
- *
- * Erasing a slot at this generation would wrap it to zero, so the slot
- * must be retired instead.
- *
- * Context: Any context.
- * Return: true if the erase of a slot at @gen must retire it.
- */
-static inline bool kslot_gen_last_use(u32 gen)
-{
-	return gen == U32_MAX;
 }
 
 /**

@@ -3,8 +3,10 @@
  * kslot_map: a generational handle table mapping u64 handles to pointers.
  *
  * A driver stores an object and receives a handle (see kslot_handle.h for
- * the bit layout).  Erasing the object bumps the slot's generation, so a
- * stale handle is rejected instead of reaching the slot's next occupant.
+ * the bit layout, which the map chooses from its max_entries:
+ * kslot_map_handle_index() and kslot_map_handle_gen() take it apart).
+ * Erasing the object bumps the slot's generation, so a stale handle is
+ * rejected instead of reaching the slot's next occupant.
  *
  * Rules:
  *
@@ -803,6 +805,34 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
 static inline u32 kslot_map_tag(struct kslot_map *map)
 {
 	return kslot_slots_tag(&map->slots);
+}
+
+/**
+ * kslot_map_handle_index() - The slot a handle names in a map.
+ * @map: The map whose handle format applies.
+ * @handle: A handle, valid or not.
+ *
+ * Context: Any context.
+ * Return: The index bits of @handle in @map's format.
+ */
+static inline u32 kslot_map_handle_index(const struct kslot_map *map,
+					 u64 handle)
+{
+	return kslot_slots_handle_index(&map->slots, handle);
+}
+
+/**
+ * kslot_map_handle_gen() - The generation of a handle in a map.
+ * @map: The map whose handle format applies.
+ * @handle: A handle, valid or not.
+ *
+ * Context: Any context.
+ * Return: The generation bits of @handle in @map's format.
+ */
+static inline u64 kslot_map_handle_gen(const struct kslot_map *map,
+				       u64 handle)
+{
+	return kslot_slots_handle_gen(&map->slots, handle);
 }
 
 /**

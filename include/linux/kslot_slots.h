@@ -8,13 +8,17 @@
  * slot stores a pointer; the tables built on it (kslot_map, ...) give the
  * pointer its meaning.
  *
- * Handle formats, chosen per table at init (both are u64 in the API):
+ * Handle formats, chosen per table at init from its max_entries and
+ * flags (both are u64 in the API).  Either takes b = kslot_index_bits()
+ * = max(1, order_base_2(max_entries)) index bits, just enough for
+ * max_entries, and gives the generation every bit the format leaves:
  *
  *  64-bit (default), kslot_handle.h:
- *   63                 32 31      24 23              0
- *  +---------------------+----------+-----------------+
- *  |   generation (32)   | tag (8)  |   index (24)    |
- *  +---------------------+----------+-----------------+
+ *   63 62               b+8 b+7       b b-1           0
+ *  +--+-------------------+-----------+---------------+
+ *  |1 | generation        |  tag (8)  |   index (b)   |
+ *  |  | (55 - b)          |           |               |
+ *  +--+-------------------+-----------+---------------+
  *
  *  32-bit (%KSLOT_SLOTS_HANDLE32), for u32 ids of an existing uAPI:
  *   63         31 30              b b-1           0
@@ -23,61 +27,70 @@
  *  |             | (31 - b)        |               |
  *  +-------------+-----------------+---------------+
  *
- * A 32-bit table takes b = max(1, order_base_2(max_entries)) index bits,
- * just enough for max_entries, and gives the other 31 - b bits to the
- * generation; it has no tag (its tag is 0).  Its handles are nonzero (a
- * live generation is odd, so bit b is set) and below 2^31, so they fit an
- * xa_limit_31b id and a driver may keep them in a u32.  A slot serves
- * 2^(g - 1) allocations, g being the generation bits:
+ * A 64-bit handle has bit 63 set (%KSLOT_HANDLE64_BIT) and a random tag
+ * per table.  A 32-bit table has no tag (its tag is 0); its handles are
+ * nonzero (a live generation is odd, so bit b is set) and below 2^31, so
+ * they fit an xa_limit_31b id and a driver may keep them in a u32.  A
+ * slot serves G = 2^(g - 1) allocations per cycle of its generation
+ * (half its generations), g being the generation bits
+ * (kslot_slots_gen_bits()):
  *
- * +--------------------+------------+-----------------+-------------------+
- * | format, max_entries| index bits | generation bits | reuses per slot   |
- * +--------------------+------------+-----------------+-------------------+
- * | 64-bit, any        | 24         | 32              | 2^31              |
- * | 32-bit, 1 or 2     | 1          | 30              | 2^29              |
- * | 32-bit, 256        | 8          | 23              | 2^22 (4194304)    |
- * | 32-bit, 65536      | 16         | 15              | 2^14 (16384)      |
- * | 32-bit, 2^20       | 20         | 11              | 2^10 (1024)       |
- * | 32-bit, 2^24 (max) | 24         | 7               | 2^6 (64)          |
- * +--------------------+------------+-----------------+-------------------+
+ * +----------------+-------+-----+---------+---------------------------+
+ * | format,        | index | gen | G, per  | 64-bit: allocations       |
+ * | max_entries    | bits  | bits| slot    | before the table retires; |
+ * |                |       |     |         | 32-bit: reuse distance    |
+ * +----------------+-------+-----+---------+---------------------------+
+ * | 64-bit, 1      | 1     | 54  | 2^53    | 2^53                      |
+ * | 64-bit, 256    | 8     | 47  | 2^46    | 2^54                      |
+ * | 64-bit, 65536  | 16    | 39  | 2^38    | 2^54                      |
+ * | 64-bit, 2^20   | 20    | 35  | 2^34    | 2^54                      |
+ * | 64-bit, 2^24   | 24    | 31  | 2^30    | 2^54                      |
+ * | 32-bit, 1      | 1     | 30  | 2^29    | 2^29 (G), no lifetime     |
+ * | 32-bit, 256    | 8     | 23  | 2^22    | 2^22 (G), no lifetime     |
+ * | 32-bit, 65536  | 16    | 15  | 2^14    | 2^20 (D), no lifetime     |
+ * | 32-bit, 2^20   | 20    | 11  | 2^10    | 2^20 (D), no lifetime     |
+ * | 32-bit, 2^24   | 24    | 7   | 2^6     | 2^20 (D), no lifetime     |
+ * +----------------+-------+-----+---------+---------------------------+
  *
  * (a max_entries that is not a power of two takes the bits of the next
- * one).  G, the allocations a slot serves per cycle of its generation, is
- * half the generations.  The remove that would wrap a slot's generation
- * to 0 ends its cycle:
+ * one).  The remove that would wrap a slot's generation to 0 ends its
+ * cycle:
  *
- * - A 64-bit table retires the slot for good (G is 2^31); once every slot
- *   up to max_entries is retired, every allocation (and
- *   kslot_slots_reserve()) returns -ENOSPC for the life of the table.
+ * - A 64-bit table retires the slot for good: no handle is ever issued
+ *   twice.  Once every slot up to max_entries is retired, every
+ *   allocation (and kslot_slots_reserve()) returns -ENOSPC for the life
+ *   of the table: after max_entries * 2^(54 - b) allocations, at least
+ *   2^53 (max_entries 1) and 2^54 for a power of two (docs/core.rst).
  * - A 32-bit table has no lifetime limit.  The slot waits, behind the
  *   slots that began to wait before it, until the table has issued
  *   D - G more allocations (D = %KSLOT_SLOTS_REUSE_DISTANCE, 2^20), then
  *   starts a new cycle at generation 0.  Guarantee: no handle is issued
- *   again within D allocations of the table (a slot's first handle of a
- *   cycle was issued G - 1 allocations before its last).  Allocations take
- *   a waiting slot that has waited long enough before they grow the table,
- *   so churn does not grow it: its memory follows the peak live count,
- *   plus about D / G waiting slots.  The exception: a full table
- *   (every slot up to max_entries live or waiting, none waited long
- *   enough) hands out the slot that waited longest early rather than
- *   fail, so then the distance is only G plus its wait; -ENOSPC means
- *   every slot is live.  iommufd's table (2^20 entries, G = 1024): ids
- *   repeat no sooner than 2^20 allocations apart, with 1024 slots
- *   (16 KiB) for one object created and destroyed forever.
+ *   again within max(G, D) allocations of the table (a slot's first
+ *   handle of a cycle was issued G - 1 allocations before its last).
+ *   Allocations take a waiting slot that has waited long enough before
+ *   they grow the table, so churn does not grow it: its memory follows
+ *   the peak live count, plus about D / G waiting slots.  The exception:
+ *   a full table (every slot up to max_entries live or waiting, none
+ *   waited long enough) hands out the slot that waited longest early
+ *   rather than fail, so then the distance is only G plus its wait;
+ *   -ENOSPC means every slot is live.  iommufd's table (2^20 entries,
+ *   G = 1024): ids repeat no sooner than 2^20 allocations apart, with
+ *   1024 slots (16 KiB) for one object created and destroyed forever.
  *
  * Re-initialising a table starts its generations over: a 32-bit table
  * carries no tag to tell its old handles from new ones, so no handle of
  * its previous life may be presented to it.
  *
- * One slot, 16 bytes (g_shift: 32 for 64-bit, b for 32-bit):
+ * One slot, 16 bytes (g_shift: b + 8 for 64-bit, b for 32-bit; F: bit
+ * 63 in a 64-bit table, 0 in a 32-bit one):
  *
  *            word (u64)                          obj (void *)
  *  live:     the whole handle:                   the object (NULL while
- *            generation (odd) | tag | index      a placeholder)
- *  free:     generation (even) << g_shift |      next free index
+ *            F | generation (odd) | tag | index  a placeholder)
+ *  free:     F | generation (even) << g_shift |  next free index
  *            index^1
- *  retired:  0 << g_shift | index^1              KSLOT_SLOTS_RETIRED
- *  waiting:  bit 63 | wait start << 32 |           next waiting index
+ *  retired:  F | 0 << g_shift | index^1          KSLOT_SLOTS_RETIRED
+ *  waiting:  bit 63 | wait start << 32 |         next waiting index
  *            0 << g_shift | index^1              (32-bit tables)
  *
  * Why one compare of the word with the handle suffices (bounds, free and
@@ -165,6 +178,7 @@
 #define _LINUX_KSLOT_SLOTS_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
@@ -364,20 +378,23 @@ struct kslot_slots {
 	 * NULL before the first growth (and in a zeroed or destroyed
 	 * table).  The random tag of this table's handles (0 for 32-bit
 	 * handles), and the KSLOT_SLOTS_* flags given at init.  The handle
-	 * format: the mask of the index bits, and the bit the generation
-	 * starts at (see the top of this file).  All but @dir are set at
-	 * init (@tag of a static table when it first grows or is read:
+	 * format: the mask of the index bits, the bit the tag starts at
+	 * (the index bits) and the bit the generation starts at (see the
+	 * top of this file).  All but @dir are set at init (the format of a
+	 * static table at its first growth, under @lock, before its first
+	 * directory is published; its @tag then too, or when first read:
 	 * __kslot_slots_bind_tag()).
 	 */
 	struct kslot_dir __rcu *dir;
 	u32 tag;
 	unsigned int flags;
 	u32 index_mask;
+	u32 tag_shift;
 	u32 gen_shift;
 	/*
 	 * The same format as masks, for the writers' fast paths: the bits
-	 * below the generation (BIT(gen_shift) - 1), and the generation's
-	 * bits in place.
+	 * below the generation (BIT(gen_shift) - 1: index and tag), and the
+	 * generation's bits in place.
 	 */
 	u32 gen_low;
 	u64 gen_bits;
@@ -422,18 +439,15 @@ struct kslot_slots {
  *
  * The static initialiser, as XARRAY_INIT() is: the table equals one
  * kslot_slots_init() would leave, but that it has no debugfs file and
- * draws its random tag at its first growth or kslot_slots_tag(),
- * whichever comes first.  Its lock is a static lock:
+ * chooses its handle format (from @max) at its first growth, and draws
+ * its random tag at its first growth or kslot_slots_tag(), whichever
+ * comes first.  Its lock is a static lock:
  * lockdep gives it a class of its own (keyed by its address).
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
 	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
 	.flags = KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC |		\
 		 ((fl) & KSLOT_SLOTS_STATIC_FLAGS),			\
-	.index_mask = KSLOT_INDEX_MAX,					\
-	.gen_shift = KSLOT_GEN_SHIFT,					\
-	.gen_low = U32_MAX,						\
-	.gen_bits = (u64)U32_MAX << KSLOT_GEN_SHIFT,			\
 	.lock = __SPIN_LOCK_UNLOCKED(kslot_slots.lock),			\
 	.free_head = KSLOT_SLOTS_NONE,					\
 	.max_entries = (max),						\
@@ -470,14 +484,14 @@ struct kslot_slots_stats {
 /**
  * struct kslot_slots_dump_slot - One slot as kslot_slots_dump() shows it.
  * @obj: The stored pointer (NULL unless live).
- * @gen: The slot's generation.
+ * @gen: The slot's generation (0 for a retired or waiting one).
  * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot, next
  *	waiting slot of a waiting one (32-bit tables), %KSLOT_SLOTS_RETIRED
  *	for a retired one, %KSLOT_SLOTS_NONE if live.
  */
 struct kslot_slots_dump_slot {
 	void *obj;
-	u32 gen;
+	u64 gen;
 	u32 next;
 };
 
@@ -616,7 +630,77 @@ static __always_inline void kslot_slots_unlock(struct kslot_slots *s,
 static __always_inline u32 kslot_slots_handle_index(const struct kslot_slots *s,
 						    u64 handle)
 {
-	return (u32)handle & s->index_mask;
+	return (u32)handle & READ_ONCE(s->index_mask);
+}
+
+/**
+ * kslot_slots_handle_tag() - The tag bits of a handle.
+ * @s: The table whose format applies.
+ * @handle: A handle, valid or not.
+ *
+ * Context: Any context.
+ * Return: The bits of @handle at @s's tag position, 0 .. %KSLOT_TAG_MASK;
+ * 0 for a table of 32-bit handles, which have none.
+ */
+static inline u32 kslot_slots_handle_tag(const struct kslot_slots *s,
+					 u64 handle)
+{
+	/* A 32-bit table's gen_low is its index mask: no tag bits. */
+	return (handle & s->gen_low) >> s->tag_shift;
+}
+
+/**
+ * kslot_slots_handle_gen() - The generation of a handle.
+ * @s: The table whose format applies.
+ * @handle: A handle (or a slot's word), valid or not.
+ *
+ * Context: Any context.
+ * Return: The generation bits of @handle in @s's format: odd for a
+ * handle the table may have issued.
+ */
+static inline u64 kslot_slots_handle_gen(const struct kslot_slots *s,
+					 u64 handle)
+{
+	return (handle & s->gen_bits) >> s->gen_shift;
+}
+
+/**
+ * kslot_slots_gen_bits() - The generation bits of a table's handles.
+ * @s: The table, initialised (and grown once, if defined statically).
+ *
+ * kslot_gen_bits() of its max_entries and format: a slot serves
+ * 2^(bits - 1) allocations per cycle of its generation, and a 64-bit
+ * table max_entries times that before it retires (the top of this file).
+ *
+ * Context: Any context.
+ * Return: The number of generation bits.
+ */
+static inline u32 kslot_slots_gen_bits(const struct kslot_slots *s)
+{
+	return fls64(s->gen_bits) - s->gen_shift;
+}
+
+/**
+ * kslot_slots_handle_make() - The handle of a slot at a generation.
+ * @s: The table whose format and tag apply.
+ * @index: The slot, below max_entries.
+ * @gen: Its generation, odd and at most the table's largest
+ *	(2^kslot_slots_gen_bits() - 1).
+ *
+ * The handle the table issued (or would issue) for slot @index at
+ * generation @gen: what a restore recreates, and what a test forges.
+ *
+ * Context: Any context.
+ * Return: The handle.
+ */
+static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
+					  u32 index, u64 gen)
+{
+	u64 f = s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
+
+	return f | (gen << s->gen_shift & s->gen_bits) |
+	       (u64)(READ_ONCE(s->tag) & KSLOT_TAG_MASK) << s->tag_shift |
+	       (index & s->index_mask);
 }
 
 /* Keyed tables and restore: see module/kslot_slots_keyed.c. */
@@ -645,7 +729,7 @@ int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
 void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
 			   gfp_t gfp);
 int kslot_slots_reset(struct kslot_slots *s, u32 tag);
-int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u32 gen,
+int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u64 gen,
 			     void *obj, gfp_t gfp);
 int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
 void kslot_slots_restore_done(struct kslot_slots *s);
@@ -708,7 +792,8 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 	r->dir = dir;
 	/* The clamp; read only with a directory (kslot_slots_read()). */
 	r->nr = dir ? kslot_dir_nr(dir) : 0;
-	r->index_mask = s->index_mask;
+	/* Ordered after the count's acquire: a static table's is set late. */
+	r->index_mask = READ_ONCE(s->index_mask);
 }
 
 void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);

@@ -1642,10 +1642,18 @@ TEST(import_rejects_bad_images)
 	set_image_slot(bad, 1, &is);
 	import_fails(_metadata, fd, bad, size, -EBADMSG, "unknown state");
 	RESET();
+	/* 64 entries: 6 index bits leave 49 generation bits. */
+	is = image_slot(bad, 0);
+	is.gen = (1ULL << 49) + 1;
+	set_image_slot(bad, 0, &is);
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "a generation the table's handles cannot carry");
+	RESET();
 	is = image_slot(bad, 1);
-	is.__reserved = 1;
+	is.gen = 1ULL << 49;
 	set_image_slot(bad, 1, &is);
-	import_fails(_metadata, fd, bad, size, -EBADMSG, "slot reserved");
+	import_fails(_metadata, fd, bad, size, -EBADMSG,
+		     "a free generation the table's handles cannot carry");
 
 	/* The command's own fields. */
 	RESET();
@@ -1871,6 +1879,61 @@ TEST(import_retired_slot)
 	for (i = 2; i < st.max_entries - 1; i++)
 		ASSERT_EQ(0, kslot_insert(fd, t, &r, RS, &h));
 	EXPECT_EQ(-ENOSPC, kslot_insert(fd, t, &r, RS, &h));
+	free(img);
+	close(fd);
+}
+
+/*
+ * A generation wider than 32 bits travels through an image and DUMP, and
+ * the slot retires at the last generation of the table's handles.
+ */
+TEST(import_last_generation)
+{
+	const uint64_t last = (1ULL << 49) - 1;	/* 64 entries: 49 bits */
+	struct kslot_image_slot is;
+	struct kslot_dump_slot ds;
+	struct kslot_dump d;
+	struct kslot_stats st;
+	struct rec r = { 1, 1 };
+	uint64_t cursor = 0, h[2];
+	uint32_t t, n = 0;
+	uint8_t *img;
+	size_t size;
+	int fd;
+
+	fd = kslot_open();
+	ASSERT_LE(0, fd);
+	img = sample_image(_metadata, fd, &size);
+	is = image_slot(img, 0);
+	ASSERT_EQ(KSLOT_SLOT_LIVE, is.state);
+	is.gen = last;
+	set_image_slot(img, 0, &is);
+	ASSERT_EQ(0, kslot_import(fd, img, size, &t));
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = t, .max = 1,
+				 .slots_ptr = (uintptr_t)&ds };
+	ASSERT_EQ(0, kslot_dump(fd, &d));
+	EXPECT_EQ(KSLOT_SLOT_LIVE, ds.state);
+	EXPECT_EQ(last, ds.gen);
+	/* Slot 0's handle, the first the walk gives: it decodes to last. */
+	ASSERT_EQ(0, kslot_iterate(fd, t, &cursor, h, NULL, 0, 2, &n));
+	ASSERT_EQ(2, n);
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = t, .max = 1,
+				 .slots_ptr = (uintptr_t)&ds,
+				 .user_handle = h[0] };
+	ASSERT_EQ(0, kslot_dump(fd, &d));
+	EXPECT_EQ(0, d.decoded_index);
+	EXPECT_EQ(last, d.decoded_gen);
+	/* Its erase ends the slot's last generation: retired for good. */
+	ASSERT_EQ(0, kslot_erase(fd, t, h[0]));
+	ASSERT_EQ(0, kslot_stats(fd, t, &st));
+	EXPECT_EQ(1, st.retired);
+	EXPECT_EQ(1, st.entries);
+	EXPECT_EQ(-ENOENT, kslot_get(fd, t, h[0], &r, RS));
+	d = (struct kslot_dump){ .size = sizeof(d), .table_id = t, .max = 1,
+				 .slots_ptr = (uintptr_t)&ds };
+	ASSERT_EQ(0, kslot_dump(fd, &d));
+	EXPECT_EQ(KSLOT_SLOT_RETIRED, ds.state);
+	EXPECT_EQ(0, ds.gen);
 	free(img);
 	close(fd);
 }

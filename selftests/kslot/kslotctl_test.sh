@@ -42,7 +42,7 @@ out=$(printf 'create t map 8 4\ninsert t hi as h\nget t h\n' | kslotctl --json -
 echo "$out" | grep -q '^{"command":"get","table":"t","handle":"0x[0-9a-f]*","value":"hi"}$'
 ok $? "--json get prints one JSON object"
 
-kslotctl --json info | grep -q '"abi_version":1'
+kslotctl --json info | grep -q '"abi_version":2'
 ok $? "--json info"
 
 out=$(printf 'create u map 8 100\ninsert u a as a\nerase u a\ninsert u b as b\ndump u a\n' | kslotctl - 2>&1)

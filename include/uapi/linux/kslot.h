@@ -93,7 +93,8 @@
  *   off by one or has a flipped bit, or comes from another table or
  *   another file, decodes to an unrelated kernel handle and is refused
  *   with -ENOENT unless it matches a live slot's tag (8 bits), index
- *   and exact generation (32 bits) by chance.  The KUnit suite kslot_dev
+ *   and exact generation (31 to 54 bits, the more the smaller the
+ *   table's max_entries) by chance.  The KUnit suite kslot_dev
  *   checks this for such handles; the seal is not cryptographic, so no
  *   bound is promised against handles chosen to collide.
  *
@@ -112,7 +113,11 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KSLOT_ABI_VERSION	1
+/*
+ * 2: a generation is a __u64 in DUMP and in images (a table's generation
+ * takes the bits its index does not need, up to 54).
+ */
+#define KSLOT_ABI_VERSION	2
 
 /*
  * What each table is charged for its id in its file's index of tables,
@@ -314,11 +319,12 @@ enum kslot_slot_state {
 
 struct kslot_dump_slot {
 	__u32 index;
-	__u32 gen;		/* raw slot generation */
 	__u32 state;		/* enum kslot_slot_state */
+	__u64 gen;		/* raw slot generation */
 	__u32 link;		/* free: next free slot; dense live: packed
 				 * position; otherwise KSLOT_DUMP_NONE
 				 */
+	__u32 __reserved;	/* out: 0 */
 };
 
 /*
@@ -341,8 +347,9 @@ struct kslot_dump {
 	__u64 slots_ptr;	/* struct kslot_dump_slot[max] */
 	__u64 reverse_ptr;	/* __u32[max], dense tables; may be 0 */
 	__u64 user_handle;	/* in: a handle to decode, or 0 */
+	__u64 decoded_gen;	/* out: its generation */
 	__u32 decoded_index;	/* out: its slot, or KSLOT_DUMP_NONE */
-	__u32 decoded_gen;	/* out: its generation */
+	__u32 __reserved;	/* out: 0 */
 };
 
 /*
@@ -351,8 +358,9 @@ struct kslot_dump {
  * (any open file of /dev/kslot, in any process).  In the new table every
  * handle the image's table had issued names the same record, and every
  * handle that was stale stays stale: the slots come back at their
- * generations (retired slots retired), and the table's tag and seal key
- * travel in the image, so the handles need no translation.
+ * generations (retired slots retired), and the table's tag, seal key and
+ * max_entries (which chose the layout of its kernel handles) travel in
+ * the image, so the handles need no translation.
  *
  * The seal key in the image is in the clear: the seal is no secret (see
  * Handles above), and an image gives whoever holds it exactly what
@@ -410,7 +418,8 @@ struct kslot_dump {
  * has an odd gen, a free one an even gen, a retired one gen 0.
  */
 #define KSLOT_IMAGE_MAGIC	0x544c534bU	/* "KSLT" read as a __u32 LE */
-#define KSLOT_IMAGE_VERSION	1
+/* 2: per-table handle layouts, and a __u64 generation per slot. */
+#define KSLOT_IMAGE_VERSION	2
 
 struct kslot_image {
 	__u32 magic;		/* KSLOT_IMAGE_MAGIC */
@@ -427,9 +436,8 @@ struct kslot_image {
 
 struct kslot_image_slot {
 	__u32 index;
-	__u32 gen;
 	__u32 state;		/* enum kslot_slot_state */
-	__u32 __reserved;
+	__u64 gen;
 };
 
 /*
@@ -465,9 +473,11 @@ struct kslot_export {
  *                or live above max_entries, a slot index not above the
  *                previous one (duplicate) or at/above max_entries, an
  *                unknown state, a generation the state cannot have (live
- *                even, free odd, retired nonzero), a live count not the
- *                header's, a tag above 255, an even seal multiplier, or a
- *                nonzero __reserved
+ *                even, free odd, retired nonzero) or the table's handles
+ *                cannot carry (above 2^(55 - b) - 1, b the index bits
+ *                of max_entries: max(1, ceil(log2(max_entries)))), a
+ *                live count not the header's, a tag above 255, an even
+ *                seal multiplier, or a nonzero __reserved
  *   -EINVAL      besides CREATE's: a well-formed image whose seal key does
  *                not mix (see "The seal of an imported table" above)
  *   -EPROTONOSUPPORT  an image version this kernel does not read
