@@ -475,7 +475,7 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 	}
 	xa_destroy(&f->tables);
 	/* No command runs: every temporary buffer is freed, the spare too. */
-	WARN_ON_ONCE(atomic_long_read(&f->tmp_bytes) || f->spare);
+	WARN_ON_ONCE(f->spare);
 	/* What the tables freed may still wait for its grace period. */
 	WARN_ON_ONCE(atomic64_read(&f->acct->charge.bytes));
 	kslot_acct_put(f->acct);

@@ -264,8 +264,6 @@ struct kslot_acct {
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
  * @acct: Its charges, and its user's.
- * @tmp_bytes: Bytes of the temporary buffers its commands hold now
- *	(struct kslot_tmp), but for @spare.
  * @spare: While it has a table, a temporary buffer of %KSLOT_DEV_SPARE
  *	bytes charged to its limits, kept for its commands: NULL while
  *	one holds it.  Taken by xchg() and given back by
@@ -282,7 +280,6 @@ struct kslot_file {
 	u32 next_id;
 	u32 nr_tables;
 	struct kslot_acct *acct;
-	atomic_long_t tmp_bytes;
 	void *spare;
 	siphash_key_t secret;
 	struct list_head node;
@@ -395,10 +392,13 @@ struct kslot_table {
 				 __GFP_NOWARN)
 
 /*
- * Bytes of temporary buffers the commands of one file may hold at once
- * without charging them to its limits (the uapi header states it).
+ * How far the temporary buffers of commands (struct kslot_tmp), charged
+ * like the tables, may take a file and each of its user levels past
+ * their limits (the uapi header states it): a command at the limit still
+ * gets one, and all the threads of a user held up in user copies pin at
+ * most this much more than max_user_bytes, however many files they use.
  */
-#define KSLOT_DEV_TMP_FREE	(16U * 1024)
+#define KSLOT_DEV_TMP_SLACK	(16U * 1024)
 
 /*
  * Size of the temporary buffer a file with a table keeps for its
@@ -413,16 +413,14 @@ struct kslot_table {
  *	may hold while it copies from or to userspace (and so for as long
  *	as a user page makes it wait).
  * @p: The buffer.
- * @bytes: Memory it takes, counted in the file's tmp_bytes (0 for the
- *	spare).
- * @charged: Bytes of it charged to the file's limits: all of it when the
- *	file's buffers would exceed %KSLOT_DEV_TMP_FREE with it, else 0.
+ * @bytes: Memory it takes, charged to its file's limits and its user's
+ *	until it is freed (0 for the spare, charged with the file's first
+ *	table).
  * @spare: It is its file's spare, to give back.
  */
 struct kslot_tmp {
 	void *p;
 	u64 bytes;
-	u64 charged;
 	bool spare;
 };
 
@@ -485,8 +483,8 @@ u32 kslot_map_record_cap(u32 cap);
 int kslot_table_init(struct kslot_table *t);
 void kslot_table_set_acct(struct kslot_table *t);
 void kslot_table_destroy(struct kslot_table *t);
-struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-				      const void __user *src, u64 *pre);
+void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
+			  u64 *pre, struct kslot_tmp *b);
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
 u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 			 const struct kslot_seal *seal);
@@ -571,19 +569,16 @@ static inline bool kslot_table_is_dense(const struct kslot_table *t)
 
 /*
  * Store @rec, a record from kslot_rec_from_user(), and set the kernel
- * handle.  @rec is the map entry's own, or freed (and always on failure).
+ * handle.  A map record is the entry's own, or freed on failure; a dense
+ * table copies its record in, from the caller's bounce buffer.
  */
-static inline int kslot_table_insert(struct kslot_table *t,
-				     struct kslot_rec *rec, u64 *h)
+static inline int kslot_table_insert(struct kslot_table *t, void *rec,
+				     u64 *h)
 {
 	int ret;
 
-	if (kslot_table_is_dense(t)) {
-		ret = kslot_dense_insert(&t->dense, rec->data, h,
-					 KSLOT_DEV_GFP);
-		kfree(rec);
-		return ret;
-	}
+	if (kslot_table_is_dense(t))
+		return kslot_dense_insert(&t->dense, rec, h, KSLOT_DEV_GFP);
 	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
 		kslot_rec_free(t, rec);

@@ -2,11 +2,11 @@
 /*
  * /dev/kslot: users, accounts and charging (kslot_dev.ko).
  *
- * What the tables of an open file take is charged to the file (max_bytes)
- * and to its opener's user, at every level of its user namespace
- * (max_user_bytes).  Memory a table stops using stays charged until it is
- * freed, after an RCU grace period.  The rest of the device is in
- * kslot_dev.c.
+ * What an open file takes (the buffers its commands hold and its tables)
+ * is charged to the file (max_bytes) and to its opener's user, at every
+ * level of its user namespace (max_user_bytes).  Memory a table stops
+ * using stays charged until it is freed, after an RCU grace period.  The
+ * rest of the device is in kslot_dev.c.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -182,18 +182,27 @@ static int kslot_charge_add(struct kslot_charge *c, u64 bytes, u64 limit)
 	return 0;
 }
 
+/* @limit raised by @slack; an exempt user's U64_MAX stays. */
+static u64 kslot_limit_slack(u64 limit, u64 slack)
+{
+	return limit > U64_MAX - slack ? U64_MAX : limit + slack;
+}
+
 /*
  * Charge @bytes to @a's file and each of its user levels, or to none:
  * -EDQUOT, with *@full set to the counter that would have gone over.
+ * Each counter may go @slack past its limit (a command's buffers).
  */
-static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes,
+static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes, u64 slack,
 				 struct kslot_charge **full)
 {
-	u64 limit = kslot_acct_user_limit(a);
+	u64 limit = kslot_limit_slack(kslot_acct_user_limit(a), slack);
 	struct kslot_user *u, *v;
 
 	*full = &a->charge;
-	if (kslot_charge_add(&a->charge, bytes, READ_ONCE(kslot_dev_max_bytes)))
+	if (kslot_charge_add(&a->charge, bytes,
+			     kslot_limit_slack(READ_ONCE(kslot_dev_max_bytes),
+					       slack)))
 		return -EDQUOT;
 	for (u = a->user; u; u = u->parent)
 		if (kslot_charge_add(&u->charge, bytes, limit))
@@ -218,18 +227,20 @@ static bool kslot_charge_drained(struct kslot_charge *c, u64 freed,
 }
 
 /*
- * Charge @bytes to @f and its user, or fail with -EDQUOT.  If a limit is
- * in the way while memory charged to it waits for its grace period, wait
- * (killably: -EINTR) until as much has been freed, then try once more,
- * or (!@retry) return -EAGAIN.  Process context.
+ * Charge @bytes to @f and its user, up to @slack past their limits, or
+ * fail with -EDQUOT.  If a limit is in the way while memory charged to
+ * it waits for its grace period, wait (killably: -EINTR) until as much
+ * has been freed, then try once more, or (!@retry) return -EAGAIN.
+ * Process context.
  */
-static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, bool retry)
+static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, u64 slack,
+			      bool retry)
 {
 	struct kslot_charge *c;
 	u64 freed, pending;
 	int ret;
 
-	ret = kslot_acct_try_charge(f->acct, bytes, &c);
+	ret = kslot_acct_try_charge(f->acct, bytes, slack, &c);
 	if (ret != -EDQUOT)
 		return ret;
 	freed = atomic64_read(&c->freed);
@@ -246,12 +257,12 @@ static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, bool retry)
 		return -EINTR;
 	if (!retry)
 		return -EAGAIN;
-	return kslot_acct_try_charge(f->acct, bytes, &c);
+	return kslot_acct_try_charge(f->acct, bytes, slack, &c);
 }
 
 int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 {
-	return __kslot_dev_charge(f, bytes, true);
+	return __kslot_dev_charge(f, bytes, 0, true);
 }
 
 /*
@@ -262,7 +273,7 @@ int kslot_dev_charge(struct kslot_file *f, u64 bytes)
  */
 static int kslot_dev_charge_recs_grow(struct kslot_table *t, bool retry)
 {
-	return __kslot_dev_charge(t->file, t->recs_grow, retry);
+	return __kslot_dev_charge(t->file, t->recs_grow, 0, retry);
 }
 
 /*
@@ -299,19 +310,20 @@ struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre)
  * A temporary buffer of @size bytes for a command of @f, in @b (zeroed if
  * @gfp has __GFP_ZERO).  Up to %KSLOT_DEV_SPARE bytes, not zeroed: the
  * file's spare if no other command holds it, which allocates nothing.
- * Else a buffer of its own, charged to the memory cgroup; and to the
- * file's limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT
- * or -EINTR) when the buffers the file's commands hold would exceed
- * %KSLOT_DEV_TMP_FREE with it, so that threads held up in user copies
- * cannot pile up uncharged buffers.  The caller holds f->rwsem (either
- * way) until kslot_dev_tmp_free().  Returns 0 or -errno.
+ * Else a buffer of its own, charged to the memory cgroup, and to the
+ * file's and its user's limits at what it takes (its slab, or its pages)
+ * until it is freed: a command may hold it while a user copy waits, as
+ * long as the user likes.  The buffers may take the counters up to
+ * %KSLOT_DEV_TMP_SLACK past the limits, so that a command of a file at
+ * its limit still gets one.  The charge may wait, and fail with -EDQUOT
+ * or -EINTR (kslot_dev_charge()).  The caller holds f->rwsem (either way)
+ * until kslot_dev_tmp_free().  Returns 0 or -errno.
  */
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp)
 {
 	int ret;
 
-	b->charged = 0;
 	b->spare = false;
 	if (size <= KSLOT_DEV_SPARE && !(gfp & __GFP_ZERO)) {
 		/* Ordered after the last holder's kslot_dev_tmp_free(). */
@@ -322,25 +334,17 @@ int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			return 0;
 		}
 	}
-	b->bytes = kslot_kvmalloc_bytes(NULL, size);
 	b->p = NULL;
-	if (atomic_long_add_return(b->bytes, &f->tmp_bytes) >
-	    KSLOT_DEV_TMP_FREE) {
-		ret = kslot_dev_charge(f, b->bytes);
-		if (ret)
-			goto undo;
-		b->charged = b->bytes;
-	}
-	ret = -ENOMEM;
+	b->bytes = kslot_kvmalloc_bytes(NULL, size);
+	ret = __kslot_dev_charge(f, b->bytes, KSLOT_DEV_TMP_SLACK, true);
+	if (ret)
+		return ret;
 	if (!kslot_should_fail_alloc())
 		b->p = kvmalloc(size, KSLOT_DEV_GFP | gfp);
 	if (b->p)
 		return 0;
-	kslot_dev_uncharge(f, b->charged);
-undo:
-	atomic_long_sub(b->bytes, &f->tmp_bytes);
-	b->charged = 0;
-	return ret;
+	kslot_dev_uncharge(f, b->bytes);
+	return -ENOMEM;
 }
 
 /*
@@ -356,8 +360,7 @@ void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b)
 		smp_store_release(&f->spare, b->p);
 	} else {
 		kvfree(b->p);
-		kslot_dev_uncharge(f, b->charged);
-		atomic_long_sub(b->bytes, &f->tmp_bytes);
+		kslot_dev_uncharge(f, b->bytes);
 	}
 	b->p = NULL;
 }
