@@ -193,7 +193,8 @@ struct kslot_charge {
  * @uid: The user.
  * @parent: The owner of @ns in the parent namespace, NULL in the initial
  *	one: every level is charged, as ucounts do.
- * @charge: Bytes charged against the max_user_bytes limit.
+ * @charge: Bytes charged against the max_user_bytes limit: what its
+ *	files take, and its own struct and those of the users below it.
  */
 struct kslot_user {
 	struct hlist_node node;
@@ -236,6 +237,8 @@ struct kslot_freed {
  * @gp_cb: The same, freed by a callback.
  * @gp_bytes: Their bytes.
  * @busy: @rwork is queued or running.
+ * @released: Its file is released: its own memory counts as pending
+ *	until it is freed (kslot_acct_release()).
  * @rwork: Frees @gp after a grace period, then uncharges it.
  */
 struct kslot_acct {
@@ -252,6 +255,7 @@ struct kslot_acct {
 	struct kslot_freed *gp_cb;
 	u64 gp_bytes;
 	bool busy;
+	bool released;
 	struct rcu_work rwork;
 };
 
@@ -468,6 +472,7 @@ void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n);
 struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre);
 void kslot_dev_table_defer(struct kslot_table *t);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
+void kslot_acct_release(struct kslot_acct *a);
 void kslot_dev_settle(struct kslot_table *t);
 u64 kslot_dev_measure(struct kslot_table *t);
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
@@ -554,6 +559,24 @@ static inline void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
  * 31-bit index (shifts 0 to 24: 5 of them) takes 5 nodes.
  */
 static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
+
+/*
+ * Memory of an open file itself, its struct kslot_file, at its slab size:
+ * charged from open until release.
+ */
+static inline u64 kslot_dev_file_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_file));
+}
+
+/*
+ * Memory of an open file's struct kslot_acct: charged from open, and as
+ * pending from release until it is freed.
+ */
+static inline u64 kslot_acct_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_acct));
+}
 
 /* Memory of the struct kslot_table itself, and of its id in f->tables. */
 static inline u64 kslot_dev_table_size(void)

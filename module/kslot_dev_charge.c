@@ -2,11 +2,12 @@
 /*
  * /dev/kslot: users, accounts and charging (kslot_dev.ko).
  *
- * What an open file takes (the buffers its commands hold and its tables)
- * is charged to the file (max_bytes) and to its opener's user, at every
- * level of its user namespace (max_user_bytes).  Memory a table stops
- * using stays charged until it is freed, after an RCU grace period.  The
- * rest of the device is in kslot_dev.c.
+ * What an open file takes (itself, from open, the buffers its commands
+ * hold and its tables) is charged to the file (max_bytes) and to its
+ * opener's user, at every level of its user namespace (max_user_bytes),
+ * as is each user's own struct.  Memory a table stops using stays charged
+ * until it is freed, after an RCU grace period.  The rest of the device
+ * is in kslot_dev.c.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -41,6 +42,26 @@ static unsigned long kslot_user_key(struct user_namespace *ns, kuid_t uid)
 	return hash_ptr(ns, 32) ^ __kuid_val(uid);
 }
 
+/* Charge (or, negative, uncharge) @u and every level above it: no limit. */
+static void kslot_user_adjust(struct kslot_user *u, s64 delta)
+{
+	for (; u; u = u->parent)
+		atomic64_add(delta, &u->charge.bytes);
+	atomic64_add(delta, &kslot_dev_bytes);
+}
+
+/*
+ * What a user's struct takes.  It is charged to the user and the levels
+ * above it from the open that makes it (whose own charge, right after,
+ * checks the limits with it) until it is freed: a user with a subordinate
+ * uid range would otherwise pin one uncharged per uid it opens a file
+ * as.
+ */
+static u64 kslot_user_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_user));
+}
+
 /* Drop a reference on @u, and on its parents as they go. */
 static void __kslot_user_put(struct kslot_user *u)
 {
@@ -49,6 +70,7 @@ static void __kslot_user_put(struct kslot_user *u)
 	lockdep_assert_held(&kslot_dev_users_lock);
 	while (u && refcount_dec_and_test(&u->ref)) {
 		hash_del(&u->node);
+		kslot_user_adjust(u, -(s64)kslot_user_size());
 		WARN_ON_ONCE(atomic64_read(&u->charge.bytes) ||
 			     atomic64_read(&u->charge.pending));
 		parent = u->parent;
@@ -87,6 +109,7 @@ static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
 	u->uid = uid;
 	u->parent = parent;
 	hash_add(kslot_dev_users, &u->node, key);
+	kslot_user_adjust(u, kslot_user_size());
 	return u;
 }
 
@@ -407,12 +430,8 @@ void kslot_dev_spare_free(struct kslot_file *f)
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
 void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
 {
-	struct kslot_user *u;
-
 	atomic64_add(delta, &a->charge.bytes);
-	for (u = a->user; u; u = u->parent)
-		atomic64_add(delta, &u->charge.bytes);
-	atomic64_add(delta, &kslot_dev_bytes);
+	kslot_user_adjust(a->user, delta);
 }
 
 /* Add @delta to the pending bytes of @a and its users. */
@@ -436,15 +455,54 @@ static void kslot_acct_freed(struct kslot_acct *a, u64 bytes)
 		atomic64_add(bytes, &u->charge.freed);
 }
 
+/*
+ * @bytes pending for @a are freed: they stop counting, and the charges
+ * waiting for them look again.
+ */
+static void kslot_acct_done(struct kslot_acct *a, u64 bytes)
+{
+	kslot_acct_pending(a, -(s64)bytes);
+	/* Pending, then freed: see kslot_dev_charge(). */
+	smp_wmb();
+	kslot_acct_freed(a, bytes);
+	if (wq_has_sleeper(&kslot_dev_free_wait))
+		wake_up_all(&kslot_dev_free_wait);
+}
+
+/*
+ * Drop a reference on @a.  The last frees it; once its file is released,
+ * its own memory stops counting then (pending since kslot_acct_release()).
+ */
 void kslot_acct_put(struct kslot_acct *a)
 {
 	if (!refcount_dec_and_test(&a->ref))
 		return;
+	if (a->released)
+		kslot_acct_done(a, kslot_acct_size());
 	WARN_ON_ONCE(atomic64_read(&a->charge.bytes) ||
 		     atomic64_read(&a->charge.pending));
 	kslot_user_put(a->user);
 	kfree(a);
 	atomic_long_dec(&kslot_dev_accts);
+}
+
+/*
+ * The file of @a is released, its tables and buffers freed, its struct
+ * kslot_file too: uncharge it and @a, which counts as pending until it is
+ * freed after the memory it still has waiting for a grace period, and
+ * drop the file's reference.
+ */
+void kslot_acct_release(struct kslot_acct *a)
+{
+	a->released = true;
+	kslot_acct_pending(a, kslot_acct_size());
+	/* Pending before the uncharge: see kslot_charge_add(). */
+	smp_wmb();
+	kslot_acct_adjust(a, -(s64)(kslot_dev_file_size() +
+				    kslot_acct_size()));
+	/* What the tables freed may still wait for its grace period. */
+	WARN_ON_ONCE(atomic64_read(&a->charge.bytes));
+	kslot_acct_put(a);
 }
 
 /* Start a grace period for the memory freed since the last: a->lock held. */
@@ -554,12 +612,7 @@ static void kslot_acct_work(struct work_struct *work)
 		kfree(t);
 		cond_resched();
 	}
-	kslot_acct_pending(a, -(s64)bytes);
-	/* Pending, then freed: see kslot_dev_charge(). */
-	smp_wmb();
-	kslot_acct_freed(a, bytes);
-	if (wq_has_sleeper(&kslot_dev_free_wait))
-		wake_up_all(&kslot_dev_free_wait);
+	kslot_acct_done(a, bytes);
 
 	spin_lock_irqsave(&a->lock, flags);
 	if (a->next || a->next_cb) {
