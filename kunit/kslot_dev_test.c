@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the internals of /dev/kslot (kslot_dev.h): the handle
- * seal.  Header-only code, so the suite tests exactly what kslot_dev.ko
- * compiles, without the device.
+ * seal, and the sizes the device charges.  Header-only code, so the
+ * suite tests exactly what kslot_dev.ko compiles, without the device.
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
@@ -267,6 +267,44 @@ static void seal_accepted_off_by_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, same, 0);
 }
 
+/*
+ * What an open file and a command's buffer are charged is what they take
+ * (kslot_dev_file_size(), kslot_acct_size(), kslot_kvmalloc_bytes()):
+ * the slab object, or the pages, that a kmalloc() or kvmalloc() of their
+ * size gets, not the size asked for.  A DUMP of 455 slots (16380 bytes)
+ * takes 16 KiB, a dense table's bounce buffer of a 32000-byte record
+ * 32 KiB.
+ */
+static void charge_footprint(struct kunit *test)
+{
+	static const size_t sizes[] = {
+		1, 64, 65, 200, 4096, 4097, 4112, 9216, 16380, 32000,
+	};
+	struct kslot_file *f;
+	struct kslot_acct *a;
+	size_t bytes;
+	void *p;
+	int i;
+
+	f = kunit_kmalloc(test, sizeof(*f), GFP_KERNEL);
+	a = kunit_kmalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, ksize(f), kslot_dev_file_size());
+	KUNIT_EXPECT_EQ(test, ksize(a), kslot_acct_size());
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		p = kvmalloc(sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		bytes = is_vmalloc_addr(p) ? PAGE_ALIGN(sizes[i]) : ksize(p);
+		kvfree(p);
+		KUNIT_EXPECT_EQ_MSG(test, bytes,
+				    kslot_kvmalloc_bytes(NULL, sizes[i]),
+				    "a buffer of %zu bytes", sizes[i]);
+	}
+	KUNIT_EXPECT_EQ(test, kslot_kvmalloc_bytes(NULL, 16380), SZ_16K);
+	KUNIT_EXPECT_EQ(test, kslot_kvmalloc_bytes(NULL, 32000), SZ_32K);
+}
+
 static struct kunit_case kslot_dev_test_cases[] = {
 	KUNIT_CASE(seal_inverse),
 	KUNIT_CASE(seal_bijection),
@@ -277,6 +315,7 @@ static struct kunit_case kslot_dev_test_cases[] = {
 	KUNIT_CASE(seal_set_rejects_weak),
 	KUNIT_CASE(seal_init_mixes),
 	KUNIT_CASE(seal_accepted_off_by_one),
+	KUNIT_CASE(charge_footprint),
 	{}
 };
 
@@ -287,5 +326,5 @@ static struct kunit_suite kslot_dev_test_suite = {
 
 kunit_test_suite(kslot_dev_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests for /dev/kslot internals (the handle seal)");
+MODULE_DESCRIPTION("KUnit tests for /dev/kslot internals (the handle seal, the charged sizes)");
 MODULE_LICENSE("GPL");

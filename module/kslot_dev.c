@@ -422,9 +422,17 @@ static long kslot_fops_ioctl(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/*
+ * A new open file, charged what it takes itself (its struct kslot_file
+ * and struct kslot_acct) to its limits and its user's, as its tables
+ * are: -EDQUOT if the user has no room for it (or -EINTR, waiting for
+ * memory to be freed: kslot_dev_charge()).
+ */
 static int kslot_fops_open(struct inode *inode, struct file *file)
 {
+	u64 bytes = kslot_dev_file_size() + kslot_acct_size();
 	struct kslot_file *f;
+	int ret;
 
 	if (kslot_should_fail_alloc())
 		return -ENOMEM;
@@ -436,15 +444,17 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 		kfree(f);
 		return -ENOMEM;
 	}
+	ret = kslot_dev_charge(f, bytes);
+	if (ret)
+		goto put;
 	init_rwsem(&f->rwsem);
 	xa_init_flags(&f->tables, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	get_random_bytes(&f->secret, sizeof(f->secret));
 	f->pid = task_tgid_vnr(current);
 	/* The debugfs listing may hold it: never an unkillable wait. */
 	if (mutex_lock_killable(&kslot_dev_file_lock)) {
-		kslot_acct_put(f->acct);
-		kfree(f);
-		return -EINTR;
+		ret = -EINTR;
+		goto uncharge;
 	}
 	f->id = ++kslot_dev_file_seq;
 	list_add_tail(&f->node, &kslot_dev_file_list);
@@ -452,11 +462,18 @@ static int kslot_fops_open(struct inode *inode, struct file *file)
 	file->private_data = f;
 	atomic_long_inc(&kslot_dev_files);
 	return 0;
+uncharge:
+	kslot_dev_uncharge(f, bytes);
+put:
+	kslot_acct_put(f->acct);
+	kfree(f);
+	return ret;
 }
 
 static int kslot_fops_release(struct inode *inode, struct file *file)
 {
 	struct kslot_file *f = file->private_data;
+	struct kslot_acct *a = f->acct;
 	struct kslot_table *t;
 	unsigned long id;
 
@@ -474,12 +491,11 @@ static int kslot_fops_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&f->tables);
-	/* No command runs: every temporary buffer is freed, the spare too. */
-	WARN_ON_ONCE(atomic_long_read(&f->tmp_bytes) || f->spare);
-	/* What the tables freed may still wait for its grace period. */
-	WARN_ON_ONCE(atomic64_read(&f->acct->charge.bytes));
-	kslot_acct_put(f->acct);
+	/* No command runs: the spare went with the last table. */
+	WARN_ON_ONCE(f->spare);
 	kfree(f);
+	/* Every buffer is freed: nothing but the file stays charged. */
+	kslot_acct_release(a);
 	atomic_long_dec(&kslot_dev_files);
 	return 0;
 }

@@ -193,7 +193,8 @@ struct kslot_charge {
  * @uid: The user.
  * @parent: The owner of @ns in the parent namespace, NULL in the initial
  *	one: every level is charged, as ucounts do.
- * @charge: Bytes charged against the max_user_bytes limit.
+ * @charge: Bytes charged against the max_user_bytes limit: what its
+ *	files take, and its own struct and those of the users below it.
  */
 struct kslot_user {
 	struct hlist_node node;
@@ -236,6 +237,8 @@ struct kslot_freed {
  * @gp_cb: The same, freed by a callback.
  * @gp_bytes: Their bytes.
  * @busy: @rwork is queued or running.
+ * @released: Its file is released: its own memory counts as pending
+ *	until it is freed (kslot_acct_release()).
  * @rwork: Frees @gp after a grace period, then uncharges it.
  */
 struct kslot_acct {
@@ -252,6 +255,7 @@ struct kslot_acct {
 	struct kslot_freed *gp_cb;
 	u64 gp_bytes;
 	bool busy;
+	bool released;
 	struct rcu_work rwork;
 };
 
@@ -264,8 +268,6 @@ struct kslot_acct {
  *	soon and a destroyed table's handles cannot reach its successor.
  * @nr_tables: Tables in @tables.
  * @acct: Its charges, and its user's.
- * @tmp_bytes: Bytes of the temporary buffers its commands hold now
- *	(struct kslot_tmp), but for @spare.
  * @spare: While it has a table, a temporary buffer of %KSLOT_DEV_SPARE
  *	bytes charged to its limits, kept for its commands: NULL while
  *	one holds it.  Taken by xchg() and given back by
@@ -282,7 +284,6 @@ struct kslot_file {
 	u32 next_id;
 	u32 nr_tables;
 	struct kslot_acct *acct;
-	atomic_long_t tmp_bytes;
 	void *spare;
 	siphash_key_t secret;
 	struct list_head node;
@@ -395,10 +396,13 @@ struct kslot_table {
 				 __GFP_NOWARN)
 
 /*
- * Bytes of temporary buffers the commands of one file may hold at once
- * without charging them to its limits (the uapi header states it).
+ * How far the temporary buffers of commands (struct kslot_tmp), charged
+ * like the tables, may take a file and each of its user levels past
+ * their limits (the uapi header states it): a command at the limit still
+ * gets one, and all the threads of a user held up in user copies pin at
+ * most this much more than max_user_bytes, however many files they use.
  */
-#define KSLOT_DEV_TMP_FREE	(16U * 1024)
+#define KSLOT_DEV_TMP_SLACK	(16U * 1024)
 
 /*
  * Size of the temporary buffer a file with a table keeps for its
@@ -413,16 +417,14 @@ struct kslot_table {
  *	may hold while it copies from or to userspace (and so for as long
  *	as a user page makes it wait).
  * @p: The buffer.
- * @bytes: Memory it takes, counted in the file's tmp_bytes (0 for the
- *	spare).
- * @charged: Bytes of it charged to the file's limits: all of it when the
- *	file's buffers would exceed %KSLOT_DEV_TMP_FREE with it, else 0.
+ * @bytes: Memory it takes, charged to its file's limits and its user's
+ *	until it is freed (0 for the spare, charged with the file's first
+ *	table).
  * @spare: It is its file's spare, to give back.
  */
 struct kslot_tmp {
 	void *p;
 	u64 bytes;
-	u64 charged;
 	bool spare;
 };
 
@@ -470,6 +472,7 @@ void kslot_dev_recs_erased(struct kslot_table *t, void *const *recs, u32 n);
 struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre);
 void kslot_dev_table_defer(struct kslot_table *t);
 struct kslot_acct *kslot_acct_new(const struct cred *cred);
+void kslot_acct_release(struct kslot_acct *a);
 void kslot_dev_settle(struct kslot_table *t);
 u64 kslot_dev_measure(struct kslot_table *t);
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
@@ -485,8 +488,8 @@ u32 kslot_map_record_cap(u32 cap);
 int kslot_table_init(struct kslot_table *t);
 void kslot_table_set_acct(struct kslot_table *t);
 void kslot_table_destroy(struct kslot_table *t);
-struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-				      const void __user *src, u64 *pre);
+void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
+			  u64 *pre, struct kslot_tmp *b);
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
 u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 			 const struct kslot_seal *seal);
@@ -557,6 +560,24 @@ static inline void kslot_dev_uncharge(struct kslot_file *f, u64 bytes)
  */
 static_assert(KSLOT_TABLE_ID_BYTES >= 5 * sizeof(struct xa_node));
 
+/*
+ * Memory of an open file itself, its struct kslot_file, at its slab size:
+ * charged from open until release.
+ */
+static inline u64 kslot_dev_file_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_file));
+}
+
+/*
+ * Memory of an open file's struct kslot_acct: charged from open, and as
+ * pending from release until it is freed.
+ */
+static inline u64 kslot_acct_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_acct));
+}
+
 /* Memory of the struct kslot_table itself, and of its id in f->tables. */
 static inline u64 kslot_dev_table_size(void)
 {
@@ -571,19 +592,16 @@ static inline bool kslot_table_is_dense(const struct kslot_table *t)
 
 /*
  * Store @rec, a record from kslot_rec_from_user(), and set the kernel
- * handle.  @rec is the map entry's own, or freed (and always on failure).
+ * handle.  A map record is the entry's own, or freed on failure; a dense
+ * table copies its record in, from the caller's bounce buffer.
  */
-static inline int kslot_table_insert(struct kslot_table *t,
-				     struct kslot_rec *rec, u64 *h)
+static inline int kslot_table_insert(struct kslot_table *t, void *rec,
+				     u64 *h)
 {
 	int ret;
 
-	if (kslot_table_is_dense(t)) {
-		ret = kslot_dense_insert(&t->dense, rec->data, h,
-					 KSLOT_DEV_GFP);
-		kfree(rec);
-		return ret;
-	}
+	if (kslot_table_is_dense(t))
+		return kslot_dense_insert(&t->dense, rec, h, KSLOT_DEV_GFP);
 	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
 	if (ret)
 		kslot_rec_free(t, rec);

@@ -2,11 +2,12 @@
 /*
  * /dev/kslot: users, accounts and charging (kslot_dev.ko).
  *
- * What the tables of an open file take is charged to the file (max_bytes)
- * and to its opener's user, at every level of its user namespace
- * (max_user_bytes).  Memory a table stops using stays charged until it is
- * freed, after an RCU grace period.  The rest of the device is in
- * kslot_dev.c.
+ * What an open file takes (itself, from open, the buffers its commands
+ * hold and its tables) is charged to the file (max_bytes) and to its
+ * opener's user, at every level of its user namespace (max_user_bytes),
+ * as is each user's own struct.  Memory a table stops using stays charged
+ * until it is freed, after an RCU grace period.  The rest of the device
+ * is in kslot_dev.c.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -41,6 +42,26 @@ static unsigned long kslot_user_key(struct user_namespace *ns, kuid_t uid)
 	return hash_ptr(ns, 32) ^ __kuid_val(uid);
 }
 
+/* Charge (or, negative, uncharge) @u and every level above it: no limit. */
+static void kslot_user_adjust(struct kslot_user *u, s64 delta)
+{
+	for (; u; u = u->parent)
+		atomic64_add(delta, &u->charge.bytes);
+	atomic64_add(delta, &kslot_dev_bytes);
+}
+
+/*
+ * What a user's struct takes.  It is charged to the user and the levels
+ * above it from the open that makes it (whose own charge, right after,
+ * checks the limits with it) until it is freed: a user with a subordinate
+ * uid range would otherwise pin one uncharged per uid it opens a file
+ * as.
+ */
+static u64 kslot_user_size(void)
+{
+	return kmalloc_size_roundup(sizeof(struct kslot_user));
+}
+
 /* Drop a reference on @u, and on its parents as they go. */
 static void __kslot_user_put(struct kslot_user *u)
 {
@@ -49,6 +70,7 @@ static void __kslot_user_put(struct kslot_user *u)
 	lockdep_assert_held(&kslot_dev_users_lock);
 	while (u && refcount_dec_and_test(&u->ref)) {
 		hash_del(&u->node);
+		kslot_user_adjust(u, -(s64)kslot_user_size());
 		WARN_ON_ONCE(atomic64_read(&u->charge.bytes) ||
 			     atomic64_read(&u->charge.pending));
 		parent = u->parent;
@@ -87,6 +109,7 @@ static struct kslot_user *__kslot_user_get(struct user_namespace *ns,
 	u->uid = uid;
 	u->parent = parent;
 	hash_add(kslot_dev_users, &u->node, key);
+	kslot_user_adjust(u, kslot_user_size());
 	return u;
 }
 
@@ -182,18 +205,27 @@ static int kslot_charge_add(struct kslot_charge *c, u64 bytes, u64 limit)
 	return 0;
 }
 
+/* @limit raised by @slack; an exempt user's U64_MAX stays. */
+static u64 kslot_limit_slack(u64 limit, u64 slack)
+{
+	return limit > U64_MAX - slack ? U64_MAX : limit + slack;
+}
+
 /*
  * Charge @bytes to @a's file and each of its user levels, or to none:
  * -EDQUOT, with *@full set to the counter that would have gone over.
+ * Each counter may go @slack past its limit (a command's buffers).
  */
-static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes,
+static int kslot_acct_try_charge(struct kslot_acct *a, u64 bytes, u64 slack,
 				 struct kslot_charge **full)
 {
-	u64 limit = kslot_acct_user_limit(a);
+	u64 limit = kslot_limit_slack(kslot_acct_user_limit(a), slack);
 	struct kslot_user *u, *v;
 
 	*full = &a->charge;
-	if (kslot_charge_add(&a->charge, bytes, READ_ONCE(kslot_dev_max_bytes)))
+	if (kslot_charge_add(&a->charge, bytes,
+			     kslot_limit_slack(READ_ONCE(kslot_dev_max_bytes),
+					       slack)))
 		return -EDQUOT;
 	for (u = a->user; u; u = u->parent)
 		if (kslot_charge_add(&u->charge, bytes, limit))
@@ -218,18 +250,20 @@ static bool kslot_charge_drained(struct kslot_charge *c, u64 freed,
 }
 
 /*
- * Charge @bytes to @f and its user, or fail with -EDQUOT.  If a limit is
- * in the way while memory charged to it waits for its grace period, wait
- * (killably: -EINTR) until as much has been freed, then try once more,
- * or (!@retry) return -EAGAIN.  Process context.
+ * Charge @bytes to @f and its user, up to @slack past their limits, or
+ * fail with -EDQUOT.  If a limit is in the way while memory charged to
+ * it waits for its grace period, wait (killably: -EINTR) until as much
+ * has been freed, then try once more, or (!@retry) return -EAGAIN.
+ * Process context.
  */
-static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, bool retry)
+static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, u64 slack,
+			      bool retry)
 {
 	struct kslot_charge *c;
 	u64 freed, pending;
 	int ret;
 
-	ret = kslot_acct_try_charge(f->acct, bytes, &c);
+	ret = kslot_acct_try_charge(f->acct, bytes, slack, &c);
 	if (ret != -EDQUOT)
 		return ret;
 	freed = atomic64_read(&c->freed);
@@ -246,12 +280,12 @@ static int __kslot_dev_charge(struct kslot_file *f, u64 bytes, bool retry)
 		return -EINTR;
 	if (!retry)
 		return -EAGAIN;
-	return kslot_acct_try_charge(f->acct, bytes, &c);
+	return kslot_acct_try_charge(f->acct, bytes, slack, &c);
 }
 
 int kslot_dev_charge(struct kslot_file *f, u64 bytes)
 {
-	return __kslot_dev_charge(f, bytes, true);
+	return __kslot_dev_charge(f, bytes, 0, true);
 }
 
 /*
@@ -262,7 +296,7 @@ int kslot_dev_charge(struct kslot_file *f, u64 bytes)
  */
 static int kslot_dev_charge_recs_grow(struct kslot_table *t, bool retry)
 {
-	return __kslot_dev_charge(t->file, t->recs_grow, retry);
+	return __kslot_dev_charge(t->file, t->recs_grow, 0, retry);
 }
 
 /*
@@ -299,19 +333,20 @@ struct kslot_rec *kslot_dev_rec_alloc(struct kslot_table *t, u64 *pre)
  * A temporary buffer of @size bytes for a command of @f, in @b (zeroed if
  * @gfp has __GFP_ZERO).  Up to %KSLOT_DEV_SPARE bytes, not zeroed: the
  * file's spare if no other command holds it, which allocates nothing.
- * Else a buffer of its own, charged to the memory cgroup; and to the
- * file's limits (kslot_dev_charge(): it may wait, and fail with -EDQUOT
- * or -EINTR) when the buffers the file's commands hold would exceed
- * %KSLOT_DEV_TMP_FREE with it, so that threads held up in user copies
- * cannot pile up uncharged buffers.  The caller holds f->rwsem (either
- * way) until kslot_dev_tmp_free().  Returns 0 or -errno.
+ * Else a buffer of its own, charged to the memory cgroup, and to the
+ * file's and its user's limits at what it takes (its slab, or its pages)
+ * until it is freed: a command may hold it while a user copy waits, as
+ * long as the user likes.  The buffers may take the counters up to
+ * %KSLOT_DEV_TMP_SLACK past the limits, so that a command of a file at
+ * its limit still gets one.  The charge may wait, and fail with -EDQUOT
+ * or -EINTR (kslot_dev_charge()).  The caller holds f->rwsem (either way)
+ * until kslot_dev_tmp_free().  Returns 0 or -errno.
  */
 int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			size_t size, gfp_t gfp)
 {
 	int ret;
 
-	b->charged = 0;
 	b->spare = false;
 	if (size <= KSLOT_DEV_SPARE && !(gfp & __GFP_ZERO)) {
 		/* Ordered after the last holder's kslot_dev_tmp_free(). */
@@ -322,25 +357,17 @@ int kslot_dev_tmp_alloc(struct kslot_file *f, struct kslot_tmp *b,
 			return 0;
 		}
 	}
-	b->bytes = kslot_kvmalloc_bytes(NULL, size);
 	b->p = NULL;
-	if (atomic_long_add_return(b->bytes, &f->tmp_bytes) >
-	    KSLOT_DEV_TMP_FREE) {
-		ret = kslot_dev_charge(f, b->bytes);
-		if (ret)
-			goto undo;
-		b->charged = b->bytes;
-	}
-	ret = -ENOMEM;
+	b->bytes = kslot_kvmalloc_bytes(NULL, size);
+	ret = __kslot_dev_charge(f, b->bytes, KSLOT_DEV_TMP_SLACK, true);
+	if (ret)
+		return ret;
 	if (!kslot_should_fail_alloc())
 		b->p = kvmalloc(size, KSLOT_DEV_GFP | gfp);
 	if (b->p)
 		return 0;
-	kslot_dev_uncharge(f, b->charged);
-undo:
-	atomic_long_sub(b->bytes, &f->tmp_bytes);
-	b->charged = 0;
-	return ret;
+	kslot_dev_uncharge(f, b->bytes);
+	return -ENOMEM;
 }
 
 /*
@@ -356,8 +383,7 @@ void kslot_dev_tmp_free(struct kslot_file *f, struct kslot_tmp *b)
 		smp_store_release(&f->spare, b->p);
 	} else {
 		kvfree(b->p);
-		kslot_dev_uncharge(f, b->charged);
-		atomic_long_sub(b->bytes, &f->tmp_bytes);
+		kslot_dev_uncharge(f, b->bytes);
 	}
 	b->p = NULL;
 }
@@ -404,12 +430,8 @@ void kslot_dev_spare_free(struct kslot_file *f)
 /* Charge (or, negative, uncharge) what is allocated already: no limit. */
 void kslot_acct_adjust(struct kslot_acct *a, s64 delta)
 {
-	struct kslot_user *u;
-
 	atomic64_add(delta, &a->charge.bytes);
-	for (u = a->user; u; u = u->parent)
-		atomic64_add(delta, &u->charge.bytes);
-	atomic64_add(delta, &kslot_dev_bytes);
+	kslot_user_adjust(a->user, delta);
 }
 
 /* Add @delta to the pending bytes of @a and its users. */
@@ -433,15 +455,54 @@ static void kslot_acct_freed(struct kslot_acct *a, u64 bytes)
 		atomic64_add(bytes, &u->charge.freed);
 }
 
+/*
+ * @bytes pending for @a are freed: they stop counting, and the charges
+ * waiting for them look again.
+ */
+static void kslot_acct_done(struct kslot_acct *a, u64 bytes)
+{
+	kslot_acct_pending(a, -(s64)bytes);
+	/* Pending, then freed: see kslot_dev_charge(). */
+	smp_wmb();
+	kslot_acct_freed(a, bytes);
+	if (wq_has_sleeper(&kslot_dev_free_wait))
+		wake_up_all(&kslot_dev_free_wait);
+}
+
+/*
+ * Drop a reference on @a.  The last frees it; once its file is released,
+ * its own memory stops counting then (pending since kslot_acct_release()).
+ */
 void kslot_acct_put(struct kslot_acct *a)
 {
 	if (!refcount_dec_and_test(&a->ref))
 		return;
+	if (a->released)
+		kslot_acct_done(a, kslot_acct_size());
 	WARN_ON_ONCE(atomic64_read(&a->charge.bytes) ||
 		     atomic64_read(&a->charge.pending));
 	kslot_user_put(a->user);
 	kfree(a);
 	atomic_long_dec(&kslot_dev_accts);
+}
+
+/*
+ * The file of @a is released, its tables and buffers freed, its struct
+ * kslot_file too: uncharge it and @a, which counts as pending until it is
+ * freed after the memory it still has waiting for a grace period, and
+ * drop the file's reference.
+ */
+void kslot_acct_release(struct kslot_acct *a)
+{
+	a->released = true;
+	kslot_acct_pending(a, kslot_acct_size());
+	/* Pending before the uncharge: see kslot_charge_add(). */
+	smp_wmb();
+	kslot_acct_adjust(a, -(s64)(kslot_dev_file_size() +
+				    kslot_acct_size()));
+	/* What the tables freed may still wait for its grace period. */
+	WARN_ON_ONCE(atomic64_read(&a->charge.bytes));
+	kslot_acct_put(a);
 }
 
 /* Start a grace period for the memory freed since the last: a->lock held. */
@@ -551,12 +612,7 @@ static void kslot_acct_work(struct work_struct *work)
 		kfree(t);
 		cond_resched();
 	}
-	kslot_acct_pending(a, -(s64)bytes);
-	/* Pending, then freed: see kslot_dev_charge(). */
-	smp_wmb();
-	kslot_acct_freed(a, bytes);
-	if (wq_has_sleeper(&kslot_dev_free_wait))
-		wake_up_all(&kslot_dev_free_wait);
+	kslot_acct_done(a, bytes);
 
 	spin_lock_irqsave(&a->lock, flags);
 	if (a->next || a->next_cb) {

@@ -72,24 +72,25 @@ static void kslot_dev_end(struct kslot_file *f)
 /*
  * Insert one record; the user handle is written to @handle_u and @uh.
  * The record is allocated and copied in outside any lock (the copy may
- * wait on a user page), a growth of a map table's records' pool charged
- * first (kslot_dev_rec_alloc()); then, under t->insert_lock,
- * the growth the insert must make, if any, is charged, the insert made
- * and the table settled, so that every byte the insert allocates was
- * charged first.
+ * wait on a user page), a growth of a map table's records' pool, or a
+ * dense table's bounce buffer, charged first (kslot_rec_from_user());
+ * then, under t->insert_lock, the growth the insert must make, if any,
+ * is charged, the insert made and the table settled, so that every byte
+ * the insert allocates was charged first.
  */
 static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 				u64 __user *handle_u, u64 *uh)
 {
-	struct kslot_rec *rec;
+	struct kslot_tmp b = {};
 	u64 pre = 0, grow = 0;
+	void *rec;
 	int ret;
 	u64 h;
 
 	/* An unwritable handle fails before anything is stored. */
 	if (put_user(0, handle_u))
 		return -EFAULT;
-	rec = kslot_rec_from_user(t, rec_u, &pre);
+	rec = kslot_rec_from_user(t, rec_u, &pre, &b);
 	if (IS_ERR(rec)) {
 		/* A growth of the pool, or a record given back, is settled. */
 		kslot_dev_write_end(t, pre);
@@ -97,6 +98,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	}
 	if (mutex_lock_killable(&t->insert_lock)) {
 		kslot_rec_free(t, rec);
+		kslot_dev_tmp_free(t->file, &b);
 		kslot_dev_write_end(t, pre);
 		return -EINTR;
 	}
@@ -112,6 +114,7 @@ static int kslot_dev_insert_one(struct kslot_table *t, const void __user *rec_u,
 	if (ret || grow || pre)
 		kslot_dev_settle(t);
 	mutex_unlock(&t->insert_lock);
+	kslot_dev_tmp_free(t->file, &b);
 	kslot_dev_uncharge(t->file, pre + grow);
 	if (ret)
 		return ret;
@@ -464,7 +467,8 @@ kslot_dev_insert_chunk(struct kslot_table *t, u64 __user *handles,
 	if (!w)
 		goto one_by_one;
 	for (nrec = 0; nrec < w; nrec++) {
-		objs[nrec] = kslot_rec_from_user(t, recs + nrec * rs, &pre);
+		objs[nrec] = kslot_rec_from_user(t, recs + nrec * rs, &pre,
+						 NULL);
 		if (IS_ERR(objs[nrec])) {
 			ret = PTR_ERR(objs[nrec]);
 			break;

@@ -207,41 +207,48 @@ void kslot_table_destroy(struct kslot_table *t)
 
 /*
  * Free @rec, from kslot_rec_from_user(), that @t did not store; a slab
- * of the records' pool it leaves empty goes at once.
+ * of the records' pool it leaves empty goes at once.  A dense table's
+ * record is its caller's bounce buffer: nothing to do.
  */
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec)
 {
-	if (!t->recs) {
-		kfree(rec);
+	if (!t->recs)
 		return;
-	}
 	kslot_pool_free(t->recs, rec);
 	kslot_pool_trim(t->recs);
 }
 
 /*
- * A record from userspace: a map record of its own, from the table's
- * pool (a growth of the pool it needs is charged first and added to
- * *@pre, which the caller uncharges once it has settled the table), or a
- * bounce buffer for a dense table (which copies it in).
+ * A record from userspace: a map record of its own (a struct kslot_rec),
+ * from the table's pool (a growth of the pool it needs is charged first
+ * and added to *@pre, which the caller uncharges once it has settled the
+ * table); or, for a dense table, the record in the bounce buffer @b (a
+ * command buffer, charged as one while the copy waits on the user's
+ * page: kslot_dev_bounce()), which the table copies in and the caller
+ * then frees (kslot_dev_tmp_free()).  @b is not used for a map table
+ * (NULL where @t is one).  Returns the record or an ERR_PTR().
  */
-struct kslot_rec *kslot_rec_from_user(struct kslot_table *t,
-				      const void __user *src, u64 *pre)
+void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
+			  u64 *pre, struct kslot_tmp *b)
 {
 	struct kslot_rec *rec;
+	int ret;
 
 	if (kslot_should_fail_alloc())
 		return ERR_PTR(-ENOMEM);
-	if (t->recs) {
-		rec = kslot_dev_rec_alloc(t, pre);
-		if (IS_ERR(rec))
-			return rec;
-	} else {
-		rec = kmalloc(struct_size(rec, data, t->record_size),
-			      KSLOT_DEV_GFP);
-		if (!rec)
-			return ERR_PTR(-ENOMEM);
+	if (!t->recs) {
+		ret = kslot_dev_bounce(t, b);
+		if (ret)
+			return ERR_PTR(ret);
+		if (copy_from_user(b->p, src, t->record_size)) {
+			kslot_dev_tmp_free(t->file, b);
+			return ERR_PTR(-EFAULT);
+		}
+		return b->p;
 	}
+	rec = kslot_dev_rec_alloc(t, pre);
+	if (IS_ERR(rec))
+		return rec;
 	if (copy_from_user(rec->data, src, t->record_size)) {
 		kslot_rec_free(t, rec);
 		return ERR_PTR(-EFAULT);
@@ -366,7 +373,7 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 	if (!live)
 		return -ENOENT;
 	/* The new record, while the old one waits for its grace period. */
-	rec = kslot_rec_from_user(t, rec_u, &pre);
+	rec = kslot_rec_from_user(t, rec_u, &pre, NULL);
 	if (IS_ERR(rec)) {
 		ret = PTR_ERR(rec);
 		goto uncharge;
@@ -390,18 +397,19 @@ uncharge:
 int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u)
 {
-	struct kslot_rec *rec;
+	struct kslot_tmp b;
 	u64 pre = 0;
+	void *rec;
 	int ret;
 
 	if (!kslot_table_is_dense(t))
 		return kslot_map_update(t, h, rec_u);
 	/* A bounce buffer: the table copies the record in place. */
-	rec = kslot_rec_from_user(t, rec_u, &pre);
+	rec = kslot_rec_from_user(t, rec_u, &pre, &b);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
-	ret = kslot_dense_update(&t->dense, h, rec->data);
-	kfree(rec);
+	ret = kslot_dense_update(&t->dense, h, rec);
+	kslot_dev_tmp_free(t->file, &b);
 	return ret;
 }
 
@@ -559,8 +567,9 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 				     u64 gen, u32 state,
 				     const void __user *rec_u)
 {
-	struct kslot_rec *rec;
+	struct kslot_tmp b;
 	u64 pre = 0;
+	void *rec;
 	int ret;
 
 	if (state == KSLOT_SLOT_RETIRED)
@@ -570,12 +579,12 @@ static int kslot_dense_table_restore(struct kslot_table *t, u32 index,
 		return kslot_dense_restore_slot(&t->dense, index, gen, NULL,
 						KSLOT_DEV_GFP);
 	/* A bounce buffer: the table copies the record in. */
-	rec = kslot_rec_from_user(t, rec_u, &pre);
+	rec = kslot_rec_from_user(t, rec_u, &pre, &b);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
-	ret = kslot_dense_restore_slot(&t->dense, index, gen, rec->data,
+	ret = kslot_dense_restore_slot(&t->dense, index, gen, rec,
 				       KSLOT_DEV_GFP);
-	kfree(rec);
+	kslot_dev_tmp_free(t->file, &b);
 	return ret;
 }
 
@@ -593,7 +602,7 @@ int kslot_table_restore(struct kslot_table *t, u32 index, u64 gen,
 	if (state != KSLOT_SLOT_LIVE)
 		return kslot_slots_restore_slot(&t->map.slots, index, gen,
 						NULL, KSLOT_DEV_GFP);
-	rec = kslot_rec_from_user(t, rec_u, pre);
+	rec = kslot_rec_from_user(t, rec_u, pre, NULL);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);
 	ret = kslot_slots_restore_slot(&t->map.slots, index, gen, rec,

@@ -40,27 +40,29 @@
  *            add entries: the table holds max_entries entries (a
  *            namespace is full either way; never -EMFILE, which would
  *            read as "too many open files")
- *   -EDQUOT  the memory the file's tables take (each table, its slots or
- *            arrays at their allocated capacity, as the kernel maps them,
- *            a map table's records as the pages of its own record pool,
- *            whole, however few records each still holds, and a fixed
- *            KSLOT_TABLE_ID_BYTES for the table's id), with the 4 KiB
- *            buffer a file keeps for its commands while it has a table
- *            and the temporary buffers its commands hold beyond the
- *            first 16 KiB
- *            (a GET or ITERATE record, a GET_BATCH chunk of at most
- *            4 KiB or one record and its handle, a DUMP's slots, an
- *            EXPORT's walk and record: any command that takes one may
- *            fail so), would exceed max_bytes, or the memory of all the
- *            files of
- *            the opener's user would exceed max_user_bytes (not applied
- *            to files opened with CAP_SYS_RESOURCE in the initial user
- *            namespace).  A user is a uid of a user namespace, and its
- *            memory counts for the namespace's owner in the parent
- *            namespace too, up to the initial namespace, as ucounts
- *            count (so a namespace's uids, an /etc/subuid range mapped
- *            by newuidmap say, spend their creator's budget, at every
- *            level against max_user_bytes).  An insert that would grow
+ *   -EDQUOT  the memory the file takes (the file itself, from open;
+ *            each table, its slots or arrays at their allocated capacity,
+ *            as the kernel maps them, a map table's records as the pages
+ *            of its own record pool, whole, however few records each
+ *            still holds, and a fixed KSLOT_TABLE_ID_BYTES for the
+ *            table's id), with the 4 KiB buffer a file keeps for its
+ *            commands while it has a table and the temporary buffers its
+ *            commands hold (a GET or ITERATE record, a GET_BATCH chunk of
+ *            at most 4 KiB or one record and its handle, a DUMP's slots,
+ *            an EXPORT's walk and record, the bounce buffer of a dense
+ *            table's record: any command that takes one may fail so;
+ *            they alone may pass either limit, by 16 KiB), would exceed
+ *            max_bytes, or the memory of all the files of the opener's
+ *            user (and of the user itself) would exceed max_user_bytes
+ *            (not applied to files opened with CAP_SYS_RESOURCE in the
+ *            initial user namespace).  open() of the device fails so
+ *            too, when the user has no room for the file itself.  A
+ *            user is a uid of a user namespace, and its memory counts
+ *            for the namespace's owner in the parent namespace too, up
+ *            to the initial namespace, as ucounts count (so a
+ *            namespace's uids, an /etc/subuid range mapped by newuidmap
+ *            say, spend their creator's budget, at every level against
+ *            max_user_bytes).  An insert that would grow
  *            a table counts the growth; an insert (or UPDATE) into a map
  *            table counts its records and one growth of the record pool
  *            (a block of at most 32 KiB) before it is made.  Tables do not shrink: erasing
@@ -301,7 +303,8 @@ struct kslot_stats {
 	/*
 	 * out: bytes charged against max_bytes for what the tables take
 	 * now (not memory they freed that waits for a grace period); for
-	 * the file, with the 4 KiB buffer it keeps while it has a table
+	 * the file, with the file itself, the 4 KiB buffer it keeps while
+	 * it has a table and the buffers its commands hold now
 	 */
 	__u64 bytes;
 	__u64 retired;		/* out: slots retired for good */
