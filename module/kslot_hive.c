@@ -9,10 +9,12 @@
  * - A skipblock (maximal run of erased slots) s..e has
  *   S[s] == S[e] == e - s + 1.  Its middle nodes are nonzero with no
  *   other meaning.
- * - The element memory of slot s holds a struct kslot_hive_link; the
- *   links chain every skipblock of the group, headed by free_head.
- * - The group is in the hive's erasure list iff free_head != NONE, and
- *   in the active list iff count > 0.
+ * - Live bit i is set iff S[i] == 0 and i < last.  Erased-word bit w is
+ *   set iff live word w has an erased slot below last, so the lowest
+ *   erased slot of the lowest such word starts a skipblock: that is the
+ *   slot an insert reuses.  Erased elements' memory is never written.
+ * - The group is in the hive's erasure list iff count < last, and in the
+ *   active list iff count > 0.
  *
  * Groups are page allocations so that an element pointer finds its group
  * in O(1): the group header sits at the start of the folio, and the
@@ -37,18 +39,32 @@
 
 /*
  * Group layout: the header, the live bitmap (a u64 per 64 slots), the
- * skipfield with its zero nodes -1 and capacity, the elements.
+ * erased-word bitmap (a bit per live word), the skipfield with its zero
+ * nodes -1 and capacity, the elements.
  */
+static u32 kslot_hive_bitmap_words(u32 cap)
+{
+	u32 words = DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS);
+
+	return words + DIV_ROUND_UP(words, KSLOT_HIVE_LIVE_BITS);
+}
+
 static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
 {
-	return (u16 *)(g->live + DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS)) + 1;
+	return (u16 *)(g->live + kslot_hive_bitmap_words(cap)) + 1;
+}
+
+/* The erased-word bitmap of @g. */
+static u64 *kslot_hive_erased_words(struct kslot_hive_group *g)
+{
+	return g->live + DIV_ROUND_UP(g->capacity, KSLOT_HIVE_LIVE_BITS);
 }
 
 /* Offset of the element area of a group of @cap elements. */
 static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
 {
 	return ALIGN(sizeof(struct kslot_hive_group) +
-		     DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS) * sizeof(u64) +
+		     kslot_hive_bitmap_words(cap) * sizeof(u64) +
 		     (cap + 2) * sizeof(u16), hive->align);
 }
 
@@ -70,8 +86,8 @@ static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 		return 0;
 	/*
 	 * A slot costs its element, a node and a bit: start from that
-	 * estimate, then step to the exact bound (the fixed parts and the
-	 * rounding move it by a slot or two).
+	 * estimate, then step to the exact bound (the fixed parts, the
+	 * erased-word bits and the rounding move it by a slot or two).
 	 */
 	cap = bytes * BITS_PER_BYTE /
 	      (hive->elem_size * BITS_PER_BYTE + 2 * BITS_PER_BYTE + 1);
@@ -165,8 +181,7 @@ int kslot_hive_init(struct kslot_hive *hive,
 	if (size > KSLOT_HIVE_MAX_ELEM || max_cap > KSLOT_HIVE_MAX_CAPACITY ||
 	    min_cap > max_cap)
 		return -EINVAL;
-	align = max(align, __alignof__(struct kslot_hive_link));
-	size = ALIGN(max(size, sizeof(struct kslot_hive_link)), align);
+	size = ALIGN(size, align);
 	if (size > KSLOT_HIVE_MAX_ELEM)
 		return -EINVAL;
 
@@ -218,7 +233,6 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 	g->capacity = min(kslot_hive_fit(hive, order), hive->max_capacity);
 	g->skipfield = kslot_hive_skipfield_of(g, g->capacity);
 	g->elements = (void *)g + kslot_hive_elems_offset(hive, g->capacity);
-	g->free_head = KSLOT_HIVE_NONE;
 	folio->private = g;
 	return g;
 }
@@ -281,13 +295,6 @@ kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
 	return 0;
 }
 
-static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
-					       struct kslot_hive_group *g,
-					       u32 i)
-{
-	return g->elements + (size_t)i * hive->elem_size;
-}
-
 static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
 {
 	g->live[i / KSLOT_HIVE_LIVE_BITS] |= BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
@@ -298,7 +305,7 @@ static void kslot_hive_clear_live(struct kslot_hive_group *g, u32 i)
 	g->live[i / KSLOT_HIVE_LIVE_BITS] &= ~BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
 }
 
-/* Erasure list: the groups whose free list is not empty. */
+/* Erasure list: the groups with an erased slot (count < last). */
 static void kslot_hive_erasures_add(struct kslot_hive *hive,
 				    struct kslot_hive_group *g)
 {
@@ -322,131 +329,98 @@ static void kslot_hive_erasures_del(struct kslot_hive *hive,
 	g->erase_prev = NULL;
 }
 
-/* Put the skipblock starting at @i at the head of @g's free list. */
-static void kslot_hive_block_push(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
-
-	link->prev = KSLOT_HIVE_NONE;
-	link->next = g->free_head;
-	if (g->free_head != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, g->free_head)->prev = i;
-	else
-		kslot_hive_erasures_add(hive, g);
-	g->free_head = i;
-}
-
-/* Take the skipblock starting at @i off @g's free list. */
-static void kslot_hive_block_del(struct kslot_hive *hive,
-				 struct kslot_hive_group *g, u32 i)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
-
-	if (link->prev != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->prev)->next = link->next;
-	else
-		g->free_head = link->next;
-	if (link->next != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->next)->prev = link->prev;
-	if (g->free_head == KSLOT_HIVE_NONE)
-		kslot_hive_erasures_del(hive, g);
-}
-
-/* A skipblock now starts at @to instead of @from: move its record. */
-static void kslot_hive_block_move(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 from, u32 to)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, to);
-
-	*link = *kslot_hive_link(hive, g, from);
-	if (link->prev != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->prev)->next = to;
-	else
-		g->free_head = to;
-	if (link->next != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->next)->prev = to;
-}
-
 /*
- * Mark live slot @i of @g erased.  The four neighbour cases: the nodes
- * left and right of @i are the end of a skipblock before it and the start
- * of one after it, when nonzero.
+ * Mark live slot @i of @g erased.  The nodes left and right of @i are the
+ * end of a skipblock before it and the start of one after it when
+ * nonzero, so @i's skipblock runs from i - left to i + right: a new
+ * one-node run, one grown by a node, or two joined through @i.  Both ends
+ * get its length, and so does node @i (a middle node only has to be
+ * nonzero).  One sequence for the four cases: which case it is comes
+ * from two loads that often miss the cache, and a branch on them, when
+ * mispredicted, would hold back the next erase's loads until they land.
  */
-static void kslot_hive_skip_erase(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
+static void kslot_hive_skip_erase(struct kslot_hive_group *g, u32 i)
 {
 	u16 *s = g->skipfield;
 	u32 left = s[(int)i - 1], right = s[i + 1];
+	u16 len = left + right + 1;
 
-	if (left && right) {
-		/* Join: one skipblock from i - left to i + right. */
-		u32 len = left + right + 1;
+	s[i - left] = len;
+	s[i + right] = len;
+	s[i] = len;
+}
 
-		kslot_hive_block_del(hive, g, i + 1);
-		s[i - left] = len;
-		s[i + right] = len;
-		s[i] = len;
-	} else if (left) {
-		/* Extend the left skipblock by its new end node i. */
-		s[i - left] = left + 1;
-		s[i] = left + 1;
-	} else if (right) {
-		/* Extend the right skipblock by its new start node i. */
-		kslot_hive_block_move(hive, g, i + 1, i);
-		s[i] = right + 1;
-		s[i + right] = right + 1;
-	} else {
-		/* A new one-node skipblock. */
-		s[i] = 1;
-		kslot_hive_block_push(hive, g, i);
-	}
+/* Slots of live word @w of @g below last. */
+static u64 kslot_hive_used_mask(const struct kslot_hive_group *g, u32 w)
+{
+	u32 first = w * KSLOT_HIVE_LIVE_BITS;
+
+	if (g->last - first >= KSLOT_HIVE_LIVE_BITS)
+		return ~0ULL;
+	return BIT_ULL(g->last - first) - 1;
 }
 
 /*
- * Mark erased slot @i of @g live.  The four cases: @i is the only node of
- * its skipblock, its end, its start, or a middle node.  A middle node's
- * value means nothing, so its skipblock's start is found by walking left.
+ * The start of erased slot @i's skipblock: @i itself, found from the end
+ * node's length, or for a middle node (whose value means nothing) by
+ * walking left.
  */
-static void kslot_hive_skip_reuse(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
+static u32 kslot_hive_run_start(const struct kslot_hive_group *g, u32 i)
 {
+	const u16 *s = g->skipfield;
+	u32 start;
+
+	if (!s[(int)i - 1])
+		return i;
+	if (!s[i + 1])
+		return i + 1 - s[i];
+	for (start = i - 1; s[(int)start - 1]; start--)
+		;
+	return start;
+}
+
+/*
+ * Mark erased slot @i of @g live, given its skipblock's start: what is
+ * left of the skipblock is up to two runs, start..i-1 and i+1..end, each
+ * with its length at both ends (the stores for an empty side land on
+ * node @i or on a zero node beside it, and write 0).
+ */
+static void kslot_hive_reuse(struct kslot_hive *hive,
+			     struct kslot_hive_group *g, u32 i, u32 start)
+{
+	u32 w = i / KSLOT_HIVE_LIVE_BITS, end;
 	u16 *s = g->skipfield;
-	u32 start, end, len;
 
-	if (!s[(int)i - 1]) {
-		start = i;
-		len = s[i];
-	} else if (!s[i + 1]) {
-		len = s[i];
-		start = i + 1 - len;
-	} else {
-		for (start = i - 1; s[(int)start - 1]; start--)
-			;
-		len = s[start];
-	}
-	end = start + len - 1;
-
-	if (len == 1) {
-		kslot_hive_block_del(hive, g, i);
-	} else if (i == end) {
-		/* Shrink from the end; the record at the start stays. */
-		s[start] = len - 1;
-		s[i - 1] = len - 1;
-	} else if (i == start) {
-		/* Shrink from the start; the record moves to i + 1. */
-		kslot_hive_block_move(hive, g, i, i + 1);
-		s[i + 1] = len - 1;
-		s[end] = len - 1;
-	} else {
-		/* Split: start..i-1 keeps the record, i+1..end gets one. */
-		s[start] = i - start;
-		s[i - 1] = i - start;
-		s[i + 1] = end - i;
-		s[end] = end - i;
-		kslot_hive_block_push(hive, g, i + 1);
-	}
+	end = start + s[start] - 1;
+	s[start] = i - start;
+	s[(int)i - 1] = i - start;
+	s[i + 1] = end - i;
+	s[end] = end - i;
 	s[i] = 0;
+
+	kslot_hive_set_live(g, i);
+	if (!(~g->live[w] & kslot_hive_used_mask(g, w)))
+		kslot_hive_erased_words(g)[w / KSLOT_HIVE_LIVE_BITS] &=
+			~BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
+	if (++g->count == g->last)
+		kslot_hive_erasures_del(hive, g);
+	hive->count++;
+}
+
+/*
+ * The lowest erased slot of @g (which has one): the lowest live word with
+ * an erased slot holds it, and it starts a skipblock.  The erased-word
+ * bitmap is at most capacity / 4096 + 1 words.
+ */
+static u32 kslot_hive_first_erased(struct kslot_hive_group *g)
+{
+	const u64 *ew = kslot_hive_erased_words(g);
+	u32 k = 0, w;
+
+	while (!ew[k])
+		k++;
+	w = k * KSLOT_HIVE_LIVE_BITS + __ffs64(ew[k]);
+	return w * KSLOT_HIVE_LIVE_BITS + __ffs64(~g->live[w]);
 }
 
 /* Make @g the back group, empty; its skipfield is cleared here. */
@@ -457,7 +431,6 @@ static void kslot_hive_activate(struct kslot_hive *hive,
 	       (void *)g->live);
 	g->last = 0;
 	g->count = 0;
-	g->free_head = KSLOT_HIVE_NONE;
 	g->active = true;
 	g->next = NULL;
 	g->prev = hive->back;
@@ -569,7 +542,8 @@ static unsigned long kslot_hive_spare_free(struct kslot_hive *hive,
 static void kslot_hive_retire(struct kslot_hive *hive,
 			      struct kslot_hive_group *g)
 {
-	if (g->free_head != KSLOT_HIVE_NONE)
+	/* In the erasure list if it had erased slots before its last erase. */
+	if (hive->erasures == g || g->erase_prev)
 		kslot_hive_erasures_del(hive, g);
 	if (g->prev)
 		g->prev->next = g->next;
@@ -596,14 +570,16 @@ static void *kslot_hive_elem(const struct kslot_hive *hive,
 	return g->elements + (size_t)i * hive->elem_size;
 }
 
-/* The slot an insert takes when no erased slot is free: the back's end. */
-static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
-						     gfp_t gfp)
+/*
+ * The back group is full (or there is none): a group kept for reuse, a
+ * spare or a new one becomes the back.  Out of line, so that an insert's
+ * own path stays short.
+ */
+static noinline struct kslot_hive_group *
+kslot_hive_new_back(struct kslot_hive *hive, gfp_t gfp)
 {
-	struct kslot_hive_group *g = hive->back;
+	struct kslot_hive_group *g;
 
-	if (g && g->last < g->capacity)
-		return g;
 	g = kslot_hive_unused_pop(hive);
 	if (!g) {
 		g = kslot_hive_spare_take(hive);
@@ -628,9 +604,9 @@ static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
  * @gfp: Allocation flags for a new group.  With __GFP_ZERO the element is
  *	zeroed.
  *
- * Reuses an erased slot if there is one (the end of the first skipblock
- * of the first group with erasures), else the next never-used slot of the
- * back group, else a group kept for reuse or a new one.
+ * Reuses an erased slot if there is one (the lowest erased slot of the
+ * first group with erasures), else the next never-used slot of the back
+ * group, else a group kept for reuse or a new one.
  *
  * Context: Any context @gfp is valid in.  Caller holds the hive
  * exclusively.
@@ -644,26 +620,20 @@ void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
 	u32 i;
 
 	if (g) {
-		u16 *s = g->skipfield;
-		u32 start = g->free_head, len = s[start];
-
-		i = start + len - 1;
-		if (len == 1) {
-			kslot_hive_block_del(hive, g, i);
-		} else {
-			s[start] = len - 1;
-			s[i - 1] = len - 1;
-		}
-		s[i] = 0;
+		i = kslot_hive_first_erased(g);
+		kslot_hive_reuse(hive, g, i, i);
 	} else {
-		g = kslot_hive_back_slot(hive, gfp);
-		if (!g)
-			return ERR_PTR(-ENOMEM);
+		g = hive->back;
+		if (unlikely(!g || g->last == g->capacity)) {
+			g = kslot_hive_new_back(hive, gfp);
+			if (!g)
+				return ERR_PTR(-ENOMEM);
+		}
 		i = g->last++;
+		kslot_hive_set_live(g, i);
+		g->count++;
+		hive->count++;
 	}
-	kslot_hive_set_live(g, i);
-	g->count++;
-	hive->count++;
 	elem = kslot_hive_elem(hive, g, i);
 	if (gfp & __GFP_ZERO)
 		memset(elem, 0, hive->elem_size);
@@ -698,10 +668,7 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 		return ERR_PTR(ret);
 	if (!g->skipfield[i])
 		return ERR_PTR(-EBUSY);
-	kslot_hive_skip_reuse(hive, g, i);
-	kslot_hive_set_live(g, i);
-	g->count++;
-	hive->count++;
+	kslot_hive_reuse(hive, g, i, kslot_hive_run_start(g, i));
 	return slot;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
@@ -709,13 +676,19 @@ EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
 static void kslot_hive_erase_at(struct kslot_hive *hive,
 				struct kslot_hive_group *g, u32 i)
 {
+	u32 w = i / KSLOT_HIVE_LIVE_BITS;
+
 	hive->count--;
 	if (!--g->count) {
 		kslot_hive_retire(hive, g);
 		return;
 	}
 	kslot_hive_clear_live(g, i);
-	kslot_hive_skip_erase(hive, g, i);
+	kslot_hive_skip_erase(g, i);
+	kslot_hive_erased_words(g)[w / KSLOT_HIVE_LIVE_BITS] |=
+		BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
+	if (g->count + 1 == g->last)
+		kslot_hive_erasures_add(hive, g);
 }
 
 /**
