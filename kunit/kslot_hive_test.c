@@ -49,10 +49,10 @@ static u32 live_words(struct kslot_hive_group *g)
 	return DIV_ROUND_UP(g->capacity, 64);
 }
 
-/* Bit @w of @g's erased-word bitmap, after its live words. */
+/* Bit @w of @g's erased-word bitmap. */
 static bool erased_word(struct kslot_hive_group *g, u32 w)
 {
-	return g->live[live_words(g) + w / 64] & BIT_ULL(w % 64);
+	return g->erased[w / 64] & BIT_ULL(w % 64);
 }
 
 /* The lowest erased slot of @g, from its skipfield, or -1. */
@@ -110,7 +110,7 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 			erased |= s[j] != 0;
 		KUNIT_ASSERT_EQ(test, erased_word(g, w), erased);
 	}
-	for (; w < round_up(live_words(g), 64); w++)
+	for (; w < KSLOT_HIVE_ERASED_WORDS * 64; w++)
 		KUNIT_ASSERT_FALSE(test, erased_word(g, w));
 }
 
@@ -187,15 +187,12 @@ static int *insert_int(struct kunit *test, struct kslot_hive *h, int v)
 
 /*
  * Bytes a group of @cap 16-byte elements takes: the header, a u64 of live
- * bits per 64 slots, a u64 of erased-word bits per 64 of those, @cap + 2
- * skipfield nodes, the elements 8-aligned.
+ * bits per 64 slots, @cap + 2 skipfield nodes, the elements 8-aligned.
  */
 static size_t group_bytes16(u32 cap)
 {
-	u32 words = DIV_ROUND_UP(cap, 64);
-
 	return ALIGN(sizeof(struct kslot_hive_group) +
-		     (words + DIV_ROUND_UP(words, 64)) * sizeof(u64) +
+		     DIV_ROUND_UP(cap, 64) * sizeof(u64) +
 		     (cap + 2) * sizeof(u16), 8) + cap * 16;
 }
 
@@ -735,6 +732,58 @@ static void kslot_hive_test_erase_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 1), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 8), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 18);
+	hive_check(test, &h);
+	kslot_hive_destroy(&h, NULL, NULL);
+	kslot_hive_destroy(&other, NULL, NULL);
+}
+
+/*
+ * Slots of the largest groups are found from their address alone, the
+ * others through their folio: both ways give the same answers.
+ */
+static void kslot_hive_test_slot_lookup(struct kunit *test)
+{
+	struct kslot_hive_cursor cur;
+	struct kslot_hive h, other;
+	void **p, *o;
+	int i;
+
+	p = kunit_kcalloc(test, 300, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* 256-byte elements: an order-0 group holds fewer than 64. */
+	hive_init(test, &h, 256, 0, 4, 64, 0);
+	for (i = 0; i < 300; i++) {
+		p[i] = kslot_hive_insert(&h, GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(p[i]));
+	}
+	KUNIT_EXPECT_LT(test, h.first->capacity, 64);
+	KUNIT_EXPECT_EQ(test, h.back->capacity, 64);
+	KUNIT_EXPECT_GT(test, h.back->order, h.first->order);
+	hive_init(test, &other, 256, 0, 64, 64, 0);
+	o = kslot_hive_insert(&other, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
+	for (i = 0; i < 300; i += 3) {
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i]), 0);
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i]), -ENOENT);
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i] + 8), -EINVAL);
+	}
+	/* A largest group's header and bitmap, another hive's slots. */
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, h.back), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, h.back->live), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, o), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, p[1]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, p[298]), -EINVAL);
+	/* Never handed out, in the back group (one of the largest). */
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[299] + 256), -ENOENT);
+	KUNIT_ASSERT_EQ(test, kslot_hive_cursor_at(&h, p[1], &cur), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cur.group, h.first);
+	KUNIT_EXPECT_EQ(test, cur.index, 1);
+	KUNIT_ASSERT_EQ(test, kslot_hive_cursor_at(&h, p[299], &cur), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cur.group, h.back);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[297]), p[297]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[298]),
+			    ERR_PTR(-EBUSY));
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 201);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 	kslot_hive_destroy(&other, NULL, NULL);
@@ -1523,6 +1572,7 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_erase_iterating),
 	KUNIT_CASE(kslot_hive_test_insert_iterating),
 	KUNIT_CASE(kslot_hive_test_erase_errors),
+	KUNIT_CASE(kslot_hive_test_slot_lookup),
 	KUNIT_CASE(kslot_hive_test_growth),
 	KUNIT_CASE(kslot_hive_test_empty_groups),
 	KUNIT_CASE(kslot_hive_test_reserve_trim),

@@ -38,26 +38,18 @@
 #include "kslot_internal.h"
 
 /*
- * Group layout: the header, the live bitmap (a u64 per 64 slots), the
- * erased-word bitmap (a bit per live word), the skipfield with its zero
- * nodes -1 and capacity, the elements.
+ * Group layout: the header (with the erased-word bitmap), the live bitmap
+ * (a u64 per 64 slots), the skipfield with its zero nodes -1 and
+ * capacity, the elements.
  */
 static u32 kslot_hive_bitmap_words(u32 cap)
 {
-	u32 words = DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS);
-
-	return words + DIV_ROUND_UP(words, KSLOT_HIVE_LIVE_BITS);
+	return DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS);
 }
 
 static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
 {
 	return (u16 *)(g->live + kslot_hive_bitmap_words(cap)) + 1;
-}
-
-/* The erased-word bitmap of @g. */
-static u64 *kslot_hive_erased_words(struct kslot_hive_group *g)
-{
-	return g->live + DIV_ROUND_UP(g->capacity, KSLOT_HIVE_LIVE_BITS);
 }
 
 /* Offset of the element area of a group of @cap elements. */
@@ -98,6 +90,20 @@ static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 	       kslot_hive_fits(hive, cap + 1, bytes))
 		cap++;
 	return cap;
+}
+
+/*
+ * The order of a group asked to hold @want elements: the smallest that
+ * holds them, or the largest.  A group of max_capacity elements is of
+ * the order this gives for max_capacity, whatever it was asked to hold.
+ */
+static unsigned int kslot_hive_order(const struct kslot_hive *hive, u32 want)
+{
+	unsigned int order = 0;
+
+	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
+		order++;
+	return order;
 }
 
 /*
@@ -196,6 +202,12 @@ int kslot_hive_init(struct kslot_hive *hive,
 		return -EINVAL;
 	hive->min_capacity = min_cap;
 	hive->max_capacity = max_cap;
+	hive->max_group_mask = ~((PAGE_SIZE << kslot_hive_order(hive, max_cap)) -
+				 1);
+	hive->max_group_elems = kslot_hive_elems_offset(hive, max_cap);
+	hive->max_group_skip = offsetof(struct kslot_hive_group, live) +
+			       kslot_hive_bitmap_words(max_cap) * sizeof(u64) +
+			       sizeof(u16);
 	hive->max_unused = params->max_unused;
 	hive->flags = params->flags;
 	raw_spin_lock_init(&hive->spare_lock);
@@ -212,11 +224,10 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 {
 	struct kslot_hive_group *g;
 	struct folio *folio;
-	unsigned int order = 0;
+	unsigned int order;
 
-	want = clamp(want, hive->min_capacity, hive->max_capacity);
-	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
-		order++;
+	order = kslot_hive_order(hive, clamp(want, hive->min_capacity,
+					     hive->max_capacity));
 	gfp = kslot_gfp(gfp & ~(__GFP_ZERO | __GFP_HIGHMEM | __GFP_DMA |
 				__GFP_DMA32), hive->flags & KSLOT_HIVE_ACCOUNT);
 	if (kslot_should_fail_alloc())
@@ -270,29 +281,75 @@ kslot_hive_group_of(const struct kslot_hive *hive, const void *p)
 }
 
 /*
- * Find the slot @p names.  Return 0 with *@gp and *@ip set, -EINVAL if
- * @p is not a slot of @hive, or -ENOENT if its group is not in use or the
- * slot was never handed out.
+ * Slot @p of group @g, whose elements and skipfield are at @elements and
+ * @skip and which holds @cap: 0 with *@gp, *@sp and *@ip set, -EINVAL if
+ * @p is not a slot of @g, or -ENOENT if @g is not in use or the slot was
+ * never handed out.
  */
 static __always_inline int
-kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
-		   struct kslot_hive_group **gp, u32 *ip)
+kslot_hive_slot_in(const struct kslot_hive *hive, struct kslot_hive_group *g,
+		   void *elements, u16 *skip, u32 cap, const void *p,
+		   struct kslot_hive_group **gp, u16 **sp, u32 *ip)
 {
-	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
 	size_t off;
 	u32 i;
 
-	if (!g || p < g->elements)
+	if (p < elements)
 		return -EINVAL;
-	off = p - g->elements;
+	off = p - elements;
 	i = kslot_hive_index(hive, off);
-	if ((size_t)i * hive->elem_size != off || i >= g->capacity)
+	if ((size_t)i * hive->elem_size != off || i >= cap)
 		return -EINVAL;
 	if (!g->active || i >= g->last)
 		return -ENOENT;
 	*gp = g;
+	*sp = skip;
 	*ip = i;
 	return 0;
+}
+
+/* kslot_hive_slot_of() for a slot of any group, or of none. */
+static noinline int kslot_hive_slot_any(const struct kslot_hive *hive,
+					const void *p,
+					struct kslot_hive_group **gp,
+					u16 **sp, u32 *ip)
+{
+	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
+
+	if (!g)
+		return -EINVAL;
+	return kslot_hive_slot_in(hive, g, g->elements, g->skipfield,
+				  g->capacity, p, gp, sp, ip);
+}
+
+/*
+ * Find the slot @p names.  Return 0 with *@gp, *@sp (the group's
+ * skipfield) and *@ip set, -EINVAL if @p is not a slot of @hive, or
+ * -ENOENT if its group is not in use or the slot was never handed out.
+ *
+ * Most slots of a big hive are in groups of max_capacity, whose address
+ * (they are aligned to their size) and layout follow from @p and the
+ * hive alone.  So the group is taken to start at @p rounded down to that
+ * size, and is checked there: its own folio (not the one of @p's page,
+ * which leads to it only through the head page) and its header.  The
+ * slot's skipfield nodes are at a fixed offset from it, so their loads,
+ * which miss the cache on a random erase, need not wait for those
+ * checks.  If it is not a group of max_capacity of @hive, whatever @p
+ * is takes the general way.
+ */
+static __always_inline int
+kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
+		   struct kslot_hive_group **gp, u16 **sp, u32 *ip)
+{
+	struct kslot_hive_group *g;
+
+	g = (void *)((unsigned long)p & hive->max_group_mask);
+	if (unlikely(!g || kslot_hive_group_of(hive, g) != g ||
+		     g->capacity != hive->max_capacity))
+		return kslot_hive_slot_any(hive, p, gp, sp, ip);
+	return kslot_hive_slot_in(hive, g, (void *)g + hive->max_group_elems,
+				  (void *)g + hive->max_group_skip,
+				  hive->max_capacity, p, gp, sp, ip);
 }
 
 static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
@@ -339,9 +396,8 @@ static void kslot_hive_erasures_del(struct kslot_hive *hive,
  * from two loads that often miss the cache, and a branch on them, when
  * mispredicted, would hold back the next erase's loads until they land.
  */
-static void kslot_hive_skip_erase(struct kslot_hive_group *g, u32 i)
+static void kslot_hive_skip_erase(u16 *s, u32 i)
 {
-	u16 *s = g->skipfield;
 	u32 left = s[(int)i - 1], right = s[i + 1];
 	u16 len = left + right + 1;
 
@@ -400,7 +456,7 @@ static void kslot_hive_reuse(struct kslot_hive *hive,
 
 	kslot_hive_set_live(g, i);
 	if (!(~g->live[w] & kslot_hive_used_mask(g, w)))
-		kslot_hive_erased_words(g)[w / KSLOT_HIVE_LIVE_BITS] &=
+		g->erased[w / KSLOT_HIVE_LIVE_BITS] &=
 			~BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
 	if (++g->count == g->last)
 		kslot_hive_erasures_del(hive, g);
@@ -409,12 +465,11 @@ static void kslot_hive_reuse(struct kslot_hive *hive,
 
 /*
  * The lowest erased slot of @g (which has one): the lowest live word with
- * an erased slot holds it, and it starts a skipblock.  The erased-word
- * bitmap is at most capacity / 4096 + 1 words.
+ * an erased slot holds it, and it starts a skipblock.
  */
 static u32 kslot_hive_first_erased(struct kslot_hive_group *g)
 {
-	const u64 *ew = kslot_hive_erased_words(g);
+	const u64 *ew = g->erased;
 	u32 k = 0, w;
 
 	while (!ew[k])
@@ -427,6 +482,7 @@ static u32 kslot_hive_first_erased(struct kslot_hive_group *g)
 static void kslot_hive_activate(struct kslot_hive *hive,
 				struct kslot_hive_group *g)
 {
+	memset(g->erased, 0, sizeof(g->erased));
 	memset(g->live, 0, (void *)(g->skipfield + g->capacity + 1) -
 	       (void *)g->live);
 	g->last = 0;
@@ -660,13 +716,14 @@ EXPORT_SYMBOL_GPL(kslot_hive_insert);
 void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, slot, &g, &i);
+	ret = kslot_hive_slot_of(hive, slot, &g, &s, &i);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!g->skipfield[i])
+	if (!s[i])
 		return ERR_PTR(-EBUSY);
 	kslot_hive_reuse(hive, g, i, kslot_hive_run_start(g, i));
 	return slot;
@@ -674,7 +731,7 @@ void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
 
 static void kslot_hive_erase_at(struct kslot_hive *hive,
-				struct kslot_hive_group *g, u32 i)
+				struct kslot_hive_group *g, u16 *s, u32 i)
 {
 	u32 w = i / KSLOT_HIVE_LIVE_BITS;
 
@@ -684,8 +741,8 @@ static void kslot_hive_erase_at(struct kslot_hive *hive,
 		return;
 	}
 	kslot_hive_clear_live(g, i);
-	kslot_hive_skip_erase(g, i);
-	kslot_hive_erased_words(g)[w / KSLOT_HIVE_LIVE_BITS] |=
+	kslot_hive_skip_erase(s, i);
+	g->erased[w / KSLOT_HIVE_LIVE_BITS] |=
 		BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
 	if (g->count + 1 == g->last)
 		kslot_hive_erasures_add(hive, g);
@@ -708,15 +765,16 @@ static void kslot_hive_erase_at(struct kslot_hive *hive,
 int kslot_hive_erase(struct kslot_hive *hive, void *elem)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	ret = kslot_hive_slot_of(hive, elem, &g, &s, &i);
 	if (ret)
 		return ret;
-	if (g->skipfield[i])
+	if (s[i])
 		return -ENOENT;
-	kslot_hive_erase_at(hive, g, i);
+	kslot_hive_erase_at(hive, g, s, i);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_erase);
@@ -737,7 +795,8 @@ void *kslot_hive_erase_cursor(struct kslot_hive *hive,
 	void *elem = kslot_hive_next(hive, &next);
 
 	/* The next element's slot and group survive this erase. */
-	kslot_hive_erase_at(hive, cur->group, cur->index);
+	kslot_hive_erase_at(hive, cur->group, cur->group->skipfield,
+			    cur->index);
 	if (elem)
 		*cur = next;
 	else
@@ -762,13 +821,14 @@ int kslot_hive_cursor_at(const struct kslot_hive *hive, const void *elem,
 			 struct kslot_hive_cursor *cur)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	ret = kslot_hive_slot_of(hive, elem, &g, &s, &i);
 	if (ret)
 		return ret;
-	if (g->skipfield[i])
+	if (s[i])
 		return -ENOENT;
 	cur->group = g;
 	cur->index = i;

@@ -102,12 +102,20 @@
 #define KSLOT_HIVE_DEFAULT_MAX	8192
 /* Slots per u64 word of a group's live bitmap. */
 #define KSLOT_HIVE_LIVE_BITS	BITS_PER_TYPE(u64)
+/* Most slots a group can have: each takes a skipfield node and a byte. */
+#define KSLOT_HIVE_MAX_SLOTS						\
+	(KSLOT_HIVE_MAX_CAPACITY < (PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) / 3 ?	\
+	 KSLOT_HIVE_MAX_CAPACITY : (PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) / 3)
+/* Words of a group's erased-word bitmap: a bit per live word. */
+#define KSLOT_HIVE_ERASED_WORDS						\
+	((KSLOT_HIVE_MAX_SLOTS + KSLOT_HIVE_LIVE_BITS * KSLOT_HIVE_LIVE_BITS - \
+	  1) / (KSLOT_HIVE_LIVE_BITS * KSLOT_HIVE_LIVE_BITS))
 
 struct kslot_hive;
 
 /**
- * struct kslot_hive_group - One group: header, live and erased-word
- *	bitmaps, skipfield and elements.
+ * struct kslot_hive_group - One group: header, live bitmap, skipfield and
+ *	elements.
  *
  * Every member is private:
  *
@@ -121,14 +129,14 @@ struct kslot_hive;
  * - capacity: Elements the group holds.
  * - order: Page order of the group's allocation.
  * - active: The group is in the active (iteration) list.
+ * - erased: Bit w is set iff live word w has an erased slot below @last.
+ *   In the cache line of the fields an erase reads.
  * - next: Next group in iteration order (or in the unused list).
  * - prev: Previous group in iteration order.
  * - erase_next: Next group with erased slots.
  * - erase_prev: Previous group with erased slots.
  * - live: Bit i is set iff slot i is live (node i is 0 and i < @last):
- *   what kslot_hive_for_each() walks.  Its words are followed by the
- *   erased-word bitmap: bit w is set iff live word w has an erased slot
- *   below @last.
+ *   what kslot_hive_for_each() walks.
  */
 struct kslot_hive_group {
 	/* private: */
@@ -140,6 +148,7 @@ struct kslot_hive_group {
 	u16 capacity;
 	u8 order;
 	bool active;
+	u64 erased[KSLOT_HIVE_ERASED_WORDS];
 	struct kslot_hive_group *next;
 	struct kslot_hive_group *prev;
 	struct kslot_hive_group *erase_next;
@@ -188,6 +197,10 @@ struct kslot_hive_params {
  * - align: Element alignment.
  * - min_capacity: Smallest capacity asked of a new group.
  * - max_capacity: Largest group capacity.
+ * - max_group_mask: Clears the offset in a group of @max_capacity
+ *   elements (aligned to its size) from an address in it.
+ * - max_group_elems: Offset of such a group's elements.
+ * - max_group_skip: Offset of such a group's skipfield.
  * - max_unused: Emptied groups kept for reuse.
  * - flags: %KSLOT_HIVE_* flags.
  * - count: Live elements.
@@ -217,6 +230,9 @@ struct kslot_hive {
 	u32 align;
 	u32 min_capacity;
 	u32 max_capacity;
+	unsigned long max_group_mask;
+	u32 max_group_elems;
+	u32 max_group_skip;
 	u32 max_unused;
 	unsigned int flags;
 	size_t count;
