@@ -850,8 +850,8 @@ static void kb_bench_hive(struct kb_ctx *c, unsigned int pct)
 	for (i = 0; !ret && i < n; i++) {
 		u64 *e = kslot_hive_insert(&kb_hive, GFP_KERNEL);
 
-		if (!e) {
-			ret = -ENOMEM;
+		if (IS_ERR(e)) {
+			ret = PTR_ERR(e);
 			break;
 		}
 		*e = i;
@@ -872,6 +872,115 @@ static void kb_bench_hive(struct kb_ctx *c, unsigned int pct)
 		kb_row(name, n, k, "packed_array", a);
 	}
 	kslot_hive_destroy(&kb_hive, NULL, NULL);
+}
+
+/*
+ * The shape of plf::hive's benchmarks: fill an empty hive with n u64,
+ * erase every other one, insert as many again, timed together; against
+ * kmem_cache objects of the same size allocated and freed alike.
+ */
+static struct kmem_cache *kb_hive_cache;
+
+static u64 kb_hive_churn(struct kb_ctx *c)
+{
+	struct kslot_hive_params params = { .elem_size = sizeof(u64) };
+	u32 i, n = c->n;
+	u64 t, *e;
+
+	c->err = kslot_hive_init(&kb_hive, &params);
+	if (c->err)
+		return 0;
+	t = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		e = kslot_hive_insert(&kb_hive, GFP_KERNEL);
+		if (IS_ERR(e))
+			goto fail;
+		*e = i;
+		c->ptrs[i] = e;
+	}
+	for (i = 0; i < n; i += 2)
+		kslot_hive_erase(&kb_hive, c->ptrs[i]);
+	for (i = 0; i < n; i += 2) {
+		e = kslot_hive_insert(&kb_hive, GFP_KERNEL);
+		if (IS_ERR(e))
+			goto fail;
+		*e = i;
+	}
+	t = ktime_get_ns() - t;
+	if (kslot_hive_count(&kb_hive) != n)
+		c->err = -EIO;
+	kslot_hive_destroy(&kb_hive, NULL, NULL);
+	return t;
+fail:
+	c->err = PTR_ERR(e);
+	kslot_hive_destroy(&kb_hive, NULL, NULL);
+	return 0;
+}
+
+static void kb_cache_free_all(struct kb_ctx *c, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (c->ptrs[i])
+			kmem_cache_free(kb_hive_cache, c->ptrs[i]);
+}
+
+static u64 kb_cache_churn(struct kb_ctx *c)
+{
+	u32 i, j, n = c->n, filled = n;
+	u64 t, *e;
+
+	t = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		e = kmem_cache_alloc(kb_hive_cache, GFP_KERNEL);
+		if (!e) {
+			filled = i;
+			goto fail;
+		}
+		*e = i;
+		c->ptrs[i] = e;
+	}
+	for (i = 0; i < n; i += 2)
+		kmem_cache_free(kb_hive_cache, c->ptrs[i]);
+	for (i = 0; i < n; i += 2) {
+		e = kmem_cache_alloc(kb_hive_cache, GFP_KERNEL);
+		if (!e) {
+			/* Slots i, i + 2, ... were freed above. */
+			for (j = i; j < n; j += 2)
+				c->ptrs[j] = NULL;
+			goto fail;
+		}
+		*e = i;
+		c->ptrs[i] = e;
+	}
+	t = ktime_get_ns() - t;
+	kb_cache_free_all(c, n);
+	return t;
+fail:
+	c->err = -ENOMEM;
+	kb_cache_free_all(c, filled);
+	return 0;
+}
+
+static void kb_bench_hive_churn(struct kb_ctx *c)
+{
+	u64 ops = c->n + 2 * DIV_ROUND_UP(c->n, 2), k, a;
+
+	kb_hive_cache = kmem_cache_create("kslot_bench", sizeof(u64), 0, 0,
+					  NULL);
+	if (!kb_hive_cache) {
+		kb_fail("hive_fill_erase2_refill", c->n, -ENOMEM);
+		return;
+	}
+	k = kb_time(c, kb_hive_churn, ops);
+	a = k ? kb_time(c, kb_cache_churn, ops) : 0;
+	if (!k || !a)
+		kb_fail("hive_fill_erase2_refill", c->n, c->err ?: -EIO);
+	else
+		kb_row("hive_fill_erase2_refill", c->n, k, "kmem_cache", a);
+	kmem_cache_destroy(kb_hive_cache);
+	kb_hive_cache = NULL;
 }
 
 /* ---- pools against kmem_cache (and objpool) ---- */
@@ -1594,6 +1703,8 @@ static void kb_run_size(u32 n)
 		kb_bench_hive(c, 0);
 		kb_bench_hive(c, 50);
 		kb_bench_hive(c, 90);
+		c->err = 0;
+		kb_bench_hive_churn(c);
 	}
 	if (kb_want("pool")) {
 		kb_bench_pool(c, 64);

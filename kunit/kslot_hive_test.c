@@ -43,10 +43,27 @@ static void int_hive(struct kunit *test, struct kslot_hive *h, u32 cap,
 	KUNIT_ASSERT_EQ(test, h->elem_size, sizeof(int));
 }
 
-static struct kslot_hive_link *link_at(struct kslot_hive *h,
-				       struct kslot_hive_group *g, u32 i)
+/* Live words of @g. */
+static u32 live_words(struct kslot_hive_group *g)
 {
-	return g->elements + (size_t)i * h->elem_size;
+	return DIV_ROUND_UP(g->capacity, 64);
+}
+
+/* Bit @w of @g's erased-word bitmap. */
+static bool erased_word(struct kslot_hive_group *g, u32 w)
+{
+	return g->erased[w / 64] & BIT_ULL(w % 64);
+}
+
+/* The lowest erased slot of @g, from its skipfield, or -1. */
+static int first_erased(struct kslot_hive_group *g)
+{
+	u32 j;
+
+	for (j = 0; j < g->last; j++)
+		if (g->skipfield[j])
+			return j;
+	return -1;
 }
 
 /* Walk a group's skipfield and check every invariant the hive relies on. */
@@ -54,8 +71,7 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 			struct kslot_hive_group *g)
 {
 	u16 *s = g->skipfield;
-	u32 j, live = 0, runs = 0, listed = 0;
-	u16 k, kprev = KSLOT_HIVE_NONE;
+	u32 j, w, live = 0;
 
 	KUNIT_ASSERT_TRUE(test, g->active);
 	KUNIT_ASSERT_PTR_EQ(test, g->hive, h);
@@ -79,7 +95,6 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 		KUNIT_ASSERT_EQ(test, s[j + len], 0);
 		for (m = j + 1; m + 1 < j + len; m++)
 			KUNIT_ASSERT_NE(test, s[m], 0);
-		runs++;
 		j += len;
 	}
 	KUNIT_ASSERT_EQ(test, live, g->count);
@@ -87,16 +102,16 @@ static void group_check(struct kunit *test, struct kslot_hive *h,
 	for (j = 0; j < round_up(g->capacity, 64); j++)
 		KUNIT_ASSERT_EQ(test, !!(g->live[j / 64] & BIT_ULL(j % 64)),
 				j < g->last && !s[j]);
-	for (k = g->free_head; k != KSLOT_HIVE_NONE; k = link_at(h, g, k)->next) {
-		KUNIT_ASSERT_LT(test, k, g->last);
-		KUNIT_ASSERT_NE(test, s[k], 0);
-		KUNIT_ASSERT_EQ(test, s[(int)k - 1], 0);
-		KUNIT_ASSERT_EQ(test, link_at(h, g, k)->prev, kprev);
-		kprev = k;
-		KUNIT_ASSERT_LT(test, listed, runs);
-		listed++;
+	/* Erased-word bit w: live word w has an erased slot below last. */
+	for (w = 0; w < live_words(g); w++) {
+		bool erased = false;
+
+		for (j = w * 64; j < min(w * 64 + 64, g->last); j++)
+			erased |= s[j] != 0;
+		KUNIT_ASSERT_EQ(test, erased_word(g, w), erased);
 	}
-	KUNIT_ASSERT_EQ(test, listed, runs);
+	for (; w < KSLOT_HIVE_ERASED_WORDS * 64; w++)
+		KUNIT_ASSERT_FALSE(test, erased_word(g, w));
 }
 
 /* The whole hive: groups, counters, the erasure and unused lists. */
@@ -111,7 +126,7 @@ static void hive_check(struct kunit *test, struct kslot_hive *h)
 		if (g->next)
 			KUNIT_ASSERT_EQ(test, g->last, g->capacity);
 		group_check(test, h, g);
-		if (g->free_head != KSLOT_HIVE_NONE)
+		if (g->count < g->last)
 			with_free++;
 		count += g->count;
 		cap += g->capacity;
@@ -126,7 +141,7 @@ static void hive_check(struct kunit *test, struct kslot_hive *h)
 	for (g = h->erasures; g; prev = g, g = g->erase_next) {
 		KUNIT_ASSERT_PTR_EQ(test, g->erase_prev, prev);
 		KUNIT_ASSERT_TRUE(test, g->active);
-		KUNIT_ASSERT_NE(test, g->free_head, KSLOT_HIVE_NONE);
+		KUNIT_ASSERT_LT(test, g->count, g->last);
 		KUNIT_ASSERT_LT(test, n, with_free);
 		n++;
 	}
@@ -159,19 +174,6 @@ static void hive_check(struct kunit *test, struct kslot_hive *h)
 	if (n)
 		KUNIT_ASSERT_EQ(test, h->flags & KSLOT_HIVE_SHRINK,
 				KSLOT_HIVE_SHRINK);
-}
-
-/* Collect a group's free list (skipblock starts, head first). */
-static u32 free_list(struct kslot_hive *h, struct kslot_hive_group *g,
-		     u16 *out, u32 max)
-{
-	u32 n = 0;
-	u16 k;
-
-	for (k = g->free_head; k != KSLOT_HIVE_NONE && n < max;
-	     k = link_at(h, g, k)->next)
-		out[n++] = k;
-	return n;
 }
 
 static int *insert_int(struct kunit *test, struct kslot_hive *h, int v)
@@ -228,14 +230,17 @@ static void kslot_hive_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
 	KUNIT_EXPECT_LT(test, h.max_capacity, 8);
 	KUNIT_EXPECT_EQ(test, h.min_capacity, h.max_capacity);
-	/* Padding: room for the free links, then the alignment. */
+	/* Padding: only to the alignment. */
 	p.elem_size = 1;
 	p.align = 1;
 	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
-	KUNIT_EXPECT_EQ(test, h.elem_size, sizeof(struct kslot_hive_link));
+	KUNIT_EXPECT_EQ(test, h.elem_size, 1);
 	p.elem_size = 5;
 	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
-	KUNIT_EXPECT_EQ(test, h.elem_size, 6);
+	KUNIT_EXPECT_EQ(test, h.elem_size, 5);
+	p.align = 4;
+	KUNIT_ASSERT_EQ(test, kslot_hive_init(&h, &p), 0);
+	KUNIT_EXPECT_EQ(test, h.elem_size, 8);
 	p.elem_size = 12;
 	p.align = 0;
 	p.flags = KSLOT_HIVE_ACCOUNT;
@@ -271,9 +276,10 @@ static void kslot_hive_test_insert(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 2);
 	KUNIT_EXPECT_EQ(test, h.nr_groups, 1);
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)p, 8));
-	/* An erased slot holds free links; __GFP_ZERO clears them. */
+	/* Erase leaves the element's memory alone; __GFP_ZERO clears it. */
 	*p = ~0ULL;
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p), 0);
+	KUNIT_EXPECT_EQ(test, *p, ~0ULL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL |
 							__GFP_ZERO), p);
 	KUNIT_EXPECT_EQ(test, *p, 0);
@@ -295,7 +301,6 @@ static void kslot_hive_test_seed_example(struct kunit *test)
 	struct kslot_hive_group *g;
 	struct kslot_hive h;
 	int *p[10], *e, i;
-	u16 fl[4];
 
 	int_hive(test, &h, 16, 0);
 	for (i = 0; i < 10; i++)
@@ -308,9 +313,8 @@ static void kslot_hive_test_seed_example(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, g->last, 10);
 	for (i = 0; i < 10; i++)
 		KUNIT_EXPECT_EQ(test, g->skipfield[i], skip[i]);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, fl[0], 7);
-	KUNIT_EXPECT_EQ(test, fl[1], 1);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 0));
+	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g);
 
 	i = 0;
 	for (e = kslot_hive_first(&h, &cur); e; e = kslot_hive_next(&h, &cur)) {
@@ -343,31 +347,35 @@ static void expect_run(struct kunit *test, struct kslot_hive_group *g,
 	KUNIT_EXPECT_EQ_MSG(test, sk[e + 1], 0, "run %d..%d right", s, e);
 }
 
-/* The four erase cases, with the run length checked at both ends. */
+/*
+ * The four erase cases, with the run length checked at both ends; the
+ * erased-word bits and the erasure list follow.
+ */
 static void kslot_hive_test_erase_cases(struct kunit *test)
 {
 	struct kslot_hive_group *g;
 	struct kslot_hive h;
-	int *p[12], i;
-	u16 fl[4];
+	int *p[130], i;
 
-	int_hive(test, &h, 16, 0);
-	for (i = 0; i < 12; i++)
+	int_hive(test, &h, 130, 0);
+	for (i = 0; i < 130; i++)
 		p[i] = insert_int(test, &h, i);
 	g = h.first;
+	KUNIT_EXPECT_NULL(test, h.erasures);
 
-	/* No erased neighbour: a new one-node run, pushed on the list. */
+	/* No erased neighbour: a new one-node run; the word is marked. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[3]), 0);
 	expect_run(test, g, 3, 3);
 	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
-	KUNIT_EXPECT_EQ(test, fl[0], 3);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 0));
+	KUNIT_EXPECT_FALSE(test, erased_word(g, 1));
+	/* The element's memory is left as it was. */
+	KUNIT_EXPECT_EQ(test, *p[3], 3);
 
 	/* Erased left neighbour: the left run grows at its end. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[4]), 0);
 	expect_run(test, g, 3, 4);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
-	KUNIT_EXPECT_EQ(test, fl[0], 3);
+	KUNIT_EXPECT_EQ(test, g->skipfield[4], 2);
 
 	/* Erased right neighbour: the right run grows at its start. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[7]), 0);
@@ -375,30 +383,35 @@ static void kslot_hive_test_erase_cases(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[6]), 0);
 	expect_run(test, g, 6, 7);
 	expect_run(test, g, 3, 4);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, fl[0], 6);
-	KUNIT_EXPECT_EQ(test, fl[1], 3);
 	hive_check(test, &h);
 
-	/* Both neighbours erased: the two runs join. */
+	/* Both neighbours erased: the two runs join; the middle is nonzero. */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[5]), 0);
 	expect_run(test, g, 3, 7);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
-	KUNIT_EXPECT_EQ(test, fl[0], 3);
+	KUNIT_EXPECT_EQ(test, g->skipfield[5], 5);
 
 	/* The same cases against the group's edges (sentinel nodes). */
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[0]), 0);
 	expect_run(test, g, 0, 0);
-	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[11]), 0);
-	expect_run(test, g, 11, 11);
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[129]), 0);
+	expect_run(test, g, 129, 129);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 2));
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[1]), 0);
 	expect_run(test, g, 0, 1);
-	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[10]), 0);
-	expect_run(test, g, 10, 11);
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[128]), 0);
+	expect_run(test, g, 128, 129);
 	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[2]), 0);
 	expect_run(test, g, 0, 7);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 2);
+	hive_check(test, &h);
+
+	/* A run across a word boundary joins the same way. */
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[64]), 0);
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[62]), 0);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 1));
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[63]), 0);
+	expect_run(test, g, 62, 64);
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 130 - 13);
+	KUNIT_EXPECT_EQ(test, first_erased(g), 0);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
@@ -409,7 +422,6 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	struct kslot_hive_group *g;
 	struct kslot_hive h;
 	int *p[10], i, *x;
-	u16 fl[4];
 
 	int_hive(test, &h, 16, 0);
 	for (i = 0; i < 10; i++)
@@ -423,37 +435,31 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[8]), p[8]);
 	expect_run(test, g, 1, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[8], 0);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
-	KUNIT_EXPECT_EQ(test, fl[0], 1);
+	KUNIT_EXPECT_EQ(test, first_erased(g), 1);
 
-	/* The start node: the run shrinks from its start, its record moves. */
+	/* The start node: the run shrinks from its start. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[1]), p[1]);
 	expect_run(test, g, 2, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[1], 0);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 1);
-	KUNIT_EXPECT_EQ(test, fl[0], 2);
+	KUNIT_EXPECT_EQ(test, first_erased(g), 2);
 	hive_check(test, &h);
 
-	/* A middle node: the run splits in two, the right one is pushed. */
+	/* A middle node: the run splits in two. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[4]), p[4]);
 	expect_run(test, g, 2, 3);
 	expect_run(test, g, 5, 7);
 	KUNIT_EXPECT_EQ(test, g->skipfield[4], 0);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, fl[0], 5);
-	KUNIT_EXPECT_EQ(test, fl[1], 2);
+	KUNIT_EXPECT_EQ(test, first_erased(g), 2);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[6]), p[6]);
 	expect_run(test, g, 5, 5);
 	expect_run(test, g, 7, 7);
 	hive_check(test, &h);
 
-	/* A one-node run: cleared and unlinked. */
+	/* A one-node run: cleared. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[5]), p[5]);
 	KUNIT_EXPECT_EQ(test, g->skipfield[5], 0);
-	KUNIT_ASSERT_EQ(test, free_list(&h, g, fl, 4), 2);
-	KUNIT_EXPECT_EQ(test, fl[0], 7);
-	KUNIT_EXPECT_EQ(test, fl[1], 2);
 	expect_run(test, g, 2, 3);
+	expect_run(test, g, 7, 7);
 	hive_check(test, &h);
 
 	/* Errors leave the hive alone. */
@@ -471,42 +477,66 @@ static void kslot_hive_test_reuse_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 7);
 	hive_check(test, &h);
 
-	/* The last two, then the group has no erasures left. */
+	/* The last three, then the group has no erasures left. */
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[2]), p[2]);
 	expect_run(test, g, 3, 3);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[3]), p[3]);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 0));
+	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[7]), p[7]);
-	KUNIT_EXPECT_EQ(test, g->free_head, KSLOT_HIVE_NONE);
+	KUNIT_EXPECT_FALSE(test, erased_word(g, 0));
 	KUNIT_EXPECT_NULL(test, h.erasures);
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 10);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
 
-/* A plain insert takes the end of the first skipblock: O(1), no search. */
+/*
+ * A plain insert takes the lowest erased slot of the first group with
+ * erasures (the start of a skipblock, found in the bitmaps in O(1)), the
+ * erased words in order, then the never-used slots.
+ */
 static void kslot_hive_test_insert_reuse(struct kunit *test)
 {
-	struct kslot_hive_group *g;
+	struct kslot_hive_group *g, *g2;
 	struct kslot_hive h;
-	int *p[10], i;
+	int *p[150], i;
 
-	int_hive(test, &h, 16, 0);
-	for (i = 0; i < 10; i++)
+	int_hive(test, &h, 140, 0);
+	for (i = 0; i < 150; i++)
 		p[i] = insert_int(test, &h, i);
 	g = h.first;
+	g2 = h.back;
+	KUNIT_ASSERT_PTR_NE(test, g, g2);
 	for (i = 3; i <= 5; i++)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[i]), 0);
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[130]), 0);
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[70]), 0);
 	expect_run(test, g, 3, 5);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[5]);
-	expect_run(test, g, 3, 4);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[4]);
-	expect_run(test, g, 3, 3);
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 0));
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 1));
+	KUNIT_EXPECT_TRUE(test, erased_word(g, 2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[3]);
-	KUNIT_EXPECT_EQ(test, g->skipfield[3], 0);
+	expect_run(test, g, 4, 5);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[4]);
+	expect_run(test, g, 5, 5);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[5]);
+	KUNIT_EXPECT_EQ(test, g->skipfield[5], 0);
+	KUNIT_EXPECT_FALSE(test, erased_word(g, 0));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[70]);
+	KUNIT_EXPECT_FALSE(test, erased_word(g, 1));
+	hive_check(test, &h);
+	/* A second group with erasures goes to the front of the list. */
+	KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, p[145]), 0);
+	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g2);
+	KUNIT_EXPECT_PTR_EQ(test, h.erasures->erase_next, g);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[145]);
+	KUNIT_EXPECT_PTR_EQ(test, h.erasures, g);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[130]);
 	KUNIT_EXPECT_NULL(test, h.erasures);
 	/* No erasures left: the next never-used slot. */
-	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[9] + 1);
-	KUNIT_EXPECT_EQ(test, g->last, 11);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert(&h, GFP_KERNEL), p[149] + 1);
+	KUNIT_EXPECT_EQ(test, g2->last, 11);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 }
@@ -702,6 +732,58 @@ static void kslot_hive_test_erase_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 1), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, o + 8), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 18);
+	hive_check(test, &h);
+	kslot_hive_destroy(&h, NULL, NULL);
+	kslot_hive_destroy(&other, NULL, NULL);
+}
+
+/*
+ * Slots of the largest groups are found from their address alone, the
+ * others through their folio: both ways give the same answers.
+ */
+static void kslot_hive_test_slot_lookup(struct kunit *test)
+{
+	struct kslot_hive_cursor cur;
+	struct kslot_hive h, other;
+	void **p, *o;
+	int i;
+
+	p = kunit_kcalloc(test, 300, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* 256-byte elements: an order-0 group holds fewer than 64. */
+	hive_init(test, &h, 256, 0, 4, 64, 0);
+	for (i = 0; i < 300; i++) {
+		p[i] = kslot_hive_insert(&h, GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(p[i]));
+	}
+	KUNIT_EXPECT_LT(test, h.first->capacity, 64);
+	KUNIT_EXPECT_EQ(test, h.back->capacity, 64);
+	KUNIT_EXPECT_GT(test, h.back->order, h.first->order);
+	hive_init(test, &other, 256, 0, 64, 64, 0);
+	o = kslot_hive_insert(&other, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(o));
+	for (i = 0; i < 300; i += 3) {
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i]), 0);
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i]), -ENOENT);
+		KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[i] + 8), -EINVAL);
+	}
+	/* A largest group's header and bitmap, another hive's slots. */
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, h.back), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, h.back->live), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, o), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, p[1]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&other, p[298]), -EINVAL);
+	/* Never handed out, in the back group (one of the largest). */
+	KUNIT_EXPECT_EQ(test, kslot_hive_erase(&h, p[299] + 256), -ENOENT);
+	KUNIT_ASSERT_EQ(test, kslot_hive_cursor_at(&h, p[1], &cur), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cur.group, h.first);
+	KUNIT_EXPECT_EQ(test, cur.index, 1);
+	KUNIT_ASSERT_EQ(test, kslot_hive_cursor_at(&h, p[299], &cur), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cur.group, h.back);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[297]), p[297]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_hive_insert_at(&h, p[298]),
+			    ERR_PTR(-EBUSY));
+	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 201);
 	hive_check(test, &h);
 	kslot_hive_destroy(&h, NULL, NULL);
 	kslot_hive_destroy(&other, NULL, NULL);
@@ -1490,6 +1572,7 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_erase_iterating),
 	KUNIT_CASE(kslot_hive_test_insert_iterating),
 	KUNIT_CASE(kslot_hive_test_erase_errors),
+	KUNIT_CASE(kslot_hive_test_slot_lookup),
 	KUNIT_CASE(kslot_hive_test_growth),
 	KUNIT_CASE(kslot_hive_test_empty_groups),
 	KUNIT_CASE(kslot_hive_test_reserve_trim),

@@ -9,10 +9,12 @@
  * - A skipblock (maximal run of erased slots) s..e has
  *   S[s] == S[e] == e - s + 1.  Its middle nodes are nonzero with no
  *   other meaning.
- * - The element memory of slot s holds a struct kslot_hive_link; the
- *   links chain every skipblock of the group, headed by free_head.
- * - The group is in the hive's erasure list iff free_head != NONE, and
- *   in the active list iff count > 0.
+ * - Live bit i is set iff S[i] == 0 and i < last.  Erased-word bit w is
+ *   set iff live word w has an erased slot below last, so the lowest
+ *   erased slot of the lowest such word starts a skipblock: that is the
+ *   slot an insert reuses.  Erased elements' memory is never written.
+ * - The group is in the hive's erasure list iff count < last, and in the
+ *   active list iff count > 0.
  *
  * Groups are page allocations so that an element pointer finds its group
  * in O(1): the group header sits at the start of the folio, and the
@@ -36,19 +38,25 @@
 #include "kslot_internal.h"
 
 /*
- * Group layout: the header, the live bitmap (a u64 per 64 slots), the
- * skipfield with its zero nodes -1 and capacity, the elements.
+ * Group layout: the header (with the erased-word bitmap), the live bitmap
+ * (a u64 per 64 slots), the skipfield with its zero nodes -1 and
+ * capacity, the elements.
  */
+static u32 kslot_hive_bitmap_words(u32 cap)
+{
+	return DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS);
+}
+
 static u16 *kslot_hive_skipfield_of(struct kslot_hive_group *g, u32 cap)
 {
-	return (u16 *)(g->live + DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS)) + 1;
+	return (u16 *)(g->live + kslot_hive_bitmap_words(cap)) + 1;
 }
 
 /* Offset of the element area of a group of @cap elements. */
 static size_t kslot_hive_elems_offset(const struct kslot_hive *hive, u32 cap)
 {
 	return ALIGN(sizeof(struct kslot_hive_group) +
-		     DIV_ROUND_UP(cap, KSLOT_HIVE_LIVE_BITS) * sizeof(u64) +
+		     kslot_hive_bitmap_words(cap) * sizeof(u64) +
 		     (cap + 2) * sizeof(u16), hive->align);
 }
 
@@ -70,8 +78,8 @@ static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 		return 0;
 	/*
 	 * A slot costs its element, a node and a bit: start from that
-	 * estimate, then step to the exact bound (the fixed parts and the
-	 * rounding move it by a slot or two).
+	 * estimate, then step to the exact bound (the fixed parts, the
+	 * erased-word bits and the rounding move it by a slot or two).
 	 */
 	cap = bytes * BITS_PER_BYTE /
 	      (hive->elem_size * BITS_PER_BYTE + 2 * BITS_PER_BYTE + 1);
@@ -82,6 +90,20 @@ static u32 kslot_hive_fit(const struct kslot_hive *hive, unsigned int order)
 	       kslot_hive_fits(hive, cap + 1, bytes))
 		cap++;
 	return cap;
+}
+
+/*
+ * The order of a group asked to hold @want elements: the smallest that
+ * holds them, or the largest.  A group of max_capacity elements is of
+ * the order this gives for max_capacity, whatever it was asked to hold.
+ */
+static unsigned int kslot_hive_order(const struct kslot_hive *hive, u32 want)
+{
+	unsigned int order = 0;
+
+	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
+		order++;
+	return order;
 }
 
 /*
@@ -165,8 +187,7 @@ int kslot_hive_init(struct kslot_hive *hive,
 	if (size > KSLOT_HIVE_MAX_ELEM || max_cap > KSLOT_HIVE_MAX_CAPACITY ||
 	    min_cap > max_cap)
 		return -EINVAL;
-	align = max(align, __alignof__(struct kslot_hive_link));
-	size = ALIGN(max(size, sizeof(struct kslot_hive_link)), align);
+	size = ALIGN(size, align);
 	if (size > KSLOT_HIVE_MAX_ELEM)
 		return -EINVAL;
 
@@ -181,6 +202,12 @@ int kslot_hive_init(struct kslot_hive *hive,
 		return -EINVAL;
 	hive->min_capacity = min_cap;
 	hive->max_capacity = max_cap;
+	hive->max_group_mask = ~((PAGE_SIZE << kslot_hive_order(hive, max_cap)) -
+				 1);
+	hive->max_group_elems = kslot_hive_elems_offset(hive, max_cap);
+	hive->max_group_skip = offsetof(struct kslot_hive_group, live) +
+			       kslot_hive_bitmap_words(max_cap) * sizeof(u64) +
+			       sizeof(u16);
 	hive->max_unused = params->max_unused;
 	hive->flags = params->flags;
 	raw_spin_lock_init(&hive->spare_lock);
@@ -197,11 +224,10 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 {
 	struct kslot_hive_group *g;
 	struct folio *folio;
-	unsigned int order = 0;
+	unsigned int order;
 
-	want = clamp(want, hive->min_capacity, hive->max_capacity);
-	while (order < KSLOT_HIVE_MAX_ORDER && kslot_hive_fit(hive, order) < want)
-		order++;
+	order = kslot_hive_order(hive, clamp(want, hive->min_capacity,
+					     hive->max_capacity));
 	gfp = kslot_gfp(gfp & ~(__GFP_ZERO | __GFP_HIGHMEM | __GFP_DMA |
 				__GFP_DMA32), hive->flags & KSLOT_HIVE_ACCOUNT);
 	if (kslot_should_fail_alloc())
@@ -218,7 +244,6 @@ kslot_hive_group_alloc(struct kslot_hive *hive, u32 want, gfp_t gfp)
 	g->capacity = min(kslot_hive_fit(hive, order), hive->max_capacity);
 	g->skipfield = kslot_hive_skipfield_of(g, g->capacity);
 	g->elements = (void *)g + kslot_hive_elems_offset(hive, g->capacity);
-	g->free_head = KSLOT_HIVE_NONE;
 	folio->private = g;
 	return g;
 }
@@ -256,36 +281,75 @@ kslot_hive_group_of(const struct kslot_hive *hive, const void *p)
 }
 
 /*
- * Find the slot @p names.  Return 0 with *@gp and *@ip set, -EINVAL if
- * @p is not a slot of @hive, or -ENOENT if its group is not in use or the
- * slot was never handed out.
+ * Slot @p of group @g, whose elements and skipfield are at @elements and
+ * @skip and which holds @cap: 0 with *@gp, *@sp and *@ip set, -EINVAL if
+ * @p is not a slot of @g, or -ENOENT if @g is not in use or the slot was
+ * never handed out.
  */
 static __always_inline int
-kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
-		   struct kslot_hive_group **gp, u32 *ip)
+kslot_hive_slot_in(const struct kslot_hive *hive, struct kslot_hive_group *g,
+		   void *elements, u16 *skip, u32 cap, const void *p,
+		   struct kslot_hive_group **gp, u16 **sp, u32 *ip)
 {
-	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
 	size_t off;
 	u32 i;
 
-	if (!g || p < g->elements)
+	if (p < elements)
 		return -EINVAL;
-	off = p - g->elements;
+	off = p - elements;
 	i = kslot_hive_index(hive, off);
-	if ((size_t)i * hive->elem_size != off || i >= g->capacity)
+	if ((size_t)i * hive->elem_size != off || i >= cap)
 		return -EINVAL;
 	if (!g->active || i >= g->last)
 		return -ENOENT;
 	*gp = g;
+	*sp = skip;
 	*ip = i;
 	return 0;
 }
 
-static struct kslot_hive_link *kslot_hive_link(const struct kslot_hive *hive,
-					       struct kslot_hive_group *g,
-					       u32 i)
+/* kslot_hive_slot_of() for a slot of any group, or of none. */
+static noinline int kslot_hive_slot_any(const struct kslot_hive *hive,
+					const void *p,
+					struct kslot_hive_group **gp,
+					u16 **sp, u32 *ip)
 {
-	return g->elements + (size_t)i * hive->elem_size;
+	struct kslot_hive_group *g = kslot_hive_group_of(hive, p);
+
+	if (!g)
+		return -EINVAL;
+	return kslot_hive_slot_in(hive, g, g->elements, g->skipfield,
+				  g->capacity, p, gp, sp, ip);
+}
+
+/*
+ * Find the slot @p names.  Return 0 with *@gp, *@sp (the group's
+ * skipfield) and *@ip set, -EINVAL if @p is not a slot of @hive, or
+ * -ENOENT if its group is not in use or the slot was never handed out.
+ *
+ * Most slots of a big hive are in groups of max_capacity, whose address
+ * (they are aligned to their size) and layout follow from @p and the
+ * hive alone.  So the group is taken to start at @p rounded down to that
+ * size, and is checked there: its own folio (not the one of @p's page,
+ * which leads to it only through the head page) and its header.  The
+ * slot's skipfield nodes are at a fixed offset from it, so their loads,
+ * which miss the cache on a random erase, need not wait for those
+ * checks.  If it is not a group of max_capacity of @hive, whatever @p
+ * is takes the general way.
+ */
+static __always_inline int
+kslot_hive_slot_of(const struct kslot_hive *hive, const void *p,
+		   struct kslot_hive_group **gp, u16 **sp, u32 *ip)
+{
+	struct kslot_hive_group *g;
+
+	g = (void *)((unsigned long)p & hive->max_group_mask);
+	if (unlikely(!g || kslot_hive_group_of(hive, g) != g ||
+		     g->capacity != hive->max_capacity))
+		return kslot_hive_slot_any(hive, p, gp, sp, ip);
+	return kslot_hive_slot_in(hive, g, (void *)g + hive->max_group_elems,
+				  (void *)g + hive->max_group_skip,
+				  hive->max_capacity, p, gp, sp, ip);
 }
 
 static void kslot_hive_set_live(struct kslot_hive_group *g, u32 i)
@@ -298,7 +362,7 @@ static void kslot_hive_clear_live(struct kslot_hive_group *g, u32 i)
 	g->live[i / KSLOT_HIVE_LIVE_BITS] &= ~BIT_ULL(i % KSLOT_HIVE_LIVE_BITS);
 }
 
-/* Erasure list: the groups whose free list is not empty. */
+/* Erasure list: the groups with an erased slot (count < last). */
 static void kslot_hive_erasures_add(struct kslot_hive *hive,
 				    struct kslot_hive_group *g)
 {
@@ -322,142 +386,107 @@ static void kslot_hive_erasures_del(struct kslot_hive *hive,
 	g->erase_prev = NULL;
 }
 
-/* Put the skipblock starting at @i at the head of @g's free list. */
-static void kslot_hive_block_push(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
-
-	link->prev = KSLOT_HIVE_NONE;
-	link->next = g->free_head;
-	if (g->free_head != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, g->free_head)->prev = i;
-	else
-		kslot_hive_erasures_add(hive, g);
-	g->free_head = i;
-}
-
-/* Take the skipblock starting at @i off @g's free list. */
-static void kslot_hive_block_del(struct kslot_hive *hive,
-				 struct kslot_hive_group *g, u32 i)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, i);
-
-	if (link->prev != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->prev)->next = link->next;
-	else
-		g->free_head = link->next;
-	if (link->next != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->next)->prev = link->prev;
-	if (g->free_head == KSLOT_HIVE_NONE)
-		kslot_hive_erasures_del(hive, g);
-}
-
-/* A skipblock now starts at @to instead of @from: move its record. */
-static void kslot_hive_block_move(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 from, u32 to)
-{
-	struct kslot_hive_link *link = kslot_hive_link(hive, g, to);
-
-	*link = *kslot_hive_link(hive, g, from);
-	if (link->prev != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->prev)->next = to;
-	else
-		g->free_head = to;
-	if (link->next != KSLOT_HIVE_NONE)
-		kslot_hive_link(hive, g, link->next)->prev = to;
-}
-
 /*
- * Mark live slot @i of @g erased.  The four neighbour cases: the nodes
- * left and right of @i are the end of a skipblock before it and the start
- * of one after it, when nonzero.
+ * Mark live slot @i of @g erased.  The nodes left and right of @i are the
+ * end of a skipblock before it and the start of one after it when
+ * nonzero, so @i's skipblock runs from i - left to i + right: a new
+ * one-node run, one grown by a node, or two joined through @i.  Both ends
+ * get its length, and so does node @i (a middle node only has to be
+ * nonzero).  One sequence for the four cases: which case it is comes
+ * from two loads that often miss the cache, and a branch on them, when
+ * mispredicted, would hold back the next erase's loads until they land.
  */
-static void kslot_hive_skip_erase(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
+static void kslot_hive_skip_erase(u16 *s, u32 i)
 {
-	u16 *s = g->skipfield;
 	u32 left = s[(int)i - 1], right = s[i + 1];
+	u16 len = left + right + 1;
 
-	if (left && right) {
-		/* Join: one skipblock from i - left to i + right. */
-		u32 len = left + right + 1;
+	s[i - left] = len;
+	s[i + right] = len;
+	s[i] = len;
+}
 
-		kslot_hive_block_del(hive, g, i + 1);
-		s[i - left] = len;
-		s[i + right] = len;
-		s[i] = len;
-	} else if (left) {
-		/* Extend the left skipblock by its new end node i. */
-		s[i - left] = left + 1;
-		s[i] = left + 1;
-	} else if (right) {
-		/* Extend the right skipblock by its new start node i. */
-		kslot_hive_block_move(hive, g, i + 1, i);
-		s[i] = right + 1;
-		s[i + right] = right + 1;
-	} else {
-		/* A new one-node skipblock. */
-		s[i] = 1;
-		kslot_hive_block_push(hive, g, i);
-	}
+/* Slots of live word @w of @g below last. */
+static u64 kslot_hive_used_mask(const struct kslot_hive_group *g, u32 w)
+{
+	u32 first = w * KSLOT_HIVE_LIVE_BITS;
+
+	if (g->last - first >= KSLOT_HIVE_LIVE_BITS)
+		return ~0ULL;
+	return BIT_ULL(g->last - first) - 1;
 }
 
 /*
- * Mark erased slot @i of @g live.  The four cases: @i is the only node of
- * its skipblock, its end, its start, or a middle node.  A middle node's
- * value means nothing, so its skipblock's start is found by walking left.
+ * The start of erased slot @i's skipblock: @i itself, found from the end
+ * node's length, or for a middle node (whose value means nothing) by
+ * walking left.
  */
-static void kslot_hive_skip_reuse(struct kslot_hive *hive,
-				  struct kslot_hive_group *g, u32 i)
+static u32 kslot_hive_run_start(const struct kslot_hive_group *g, u32 i)
 {
+	const u16 *s = g->skipfield;
+	u32 start;
+
+	if (!s[(int)i - 1])
+		return i;
+	if (!s[i + 1])
+		return i + 1 - s[i];
+	for (start = i - 1; s[(int)start - 1]; start--)
+		;
+	return start;
+}
+
+/*
+ * Mark erased slot @i of @g live, given its skipblock's start: what is
+ * left of the skipblock is up to two runs, start..i-1 and i+1..end, each
+ * with its length at both ends (the stores for an empty side land on
+ * node @i or on a zero node beside it, and write 0).
+ */
+static void kslot_hive_reuse(struct kslot_hive *hive,
+			     struct kslot_hive_group *g, u32 i, u32 start)
+{
+	u32 w = i / KSLOT_HIVE_LIVE_BITS, end;
 	u16 *s = g->skipfield;
-	u32 start, end, len;
 
-	if (!s[(int)i - 1]) {
-		start = i;
-		len = s[i];
-	} else if (!s[i + 1]) {
-		len = s[i];
-		start = i + 1 - len;
-	} else {
-		for (start = i - 1; s[(int)start - 1]; start--)
-			;
-		len = s[start];
-	}
-	end = start + len - 1;
-
-	if (len == 1) {
-		kslot_hive_block_del(hive, g, i);
-	} else if (i == end) {
-		/* Shrink from the end; the record at the start stays. */
-		s[start] = len - 1;
-		s[i - 1] = len - 1;
-	} else if (i == start) {
-		/* Shrink from the start; the record moves to i + 1. */
-		kslot_hive_block_move(hive, g, i, i + 1);
-		s[i + 1] = len - 1;
-		s[end] = len - 1;
-	} else {
-		/* Split: start..i-1 keeps the record, i+1..end gets one. */
-		s[start] = i - start;
-		s[i - 1] = i - start;
-		s[i + 1] = end - i;
-		s[end] = end - i;
-		kslot_hive_block_push(hive, g, i + 1);
-	}
+	end = start + s[start] - 1;
+	s[start] = i - start;
+	s[(int)i - 1] = i - start;
+	s[i + 1] = end - i;
+	s[end] = end - i;
 	s[i] = 0;
+
+	kslot_hive_set_live(g, i);
+	if (!(~g->live[w] & kslot_hive_used_mask(g, w)))
+		g->erased[w / KSLOT_HIVE_LIVE_BITS] &=
+			~BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
+	if (++g->count == g->last)
+		kslot_hive_erasures_del(hive, g);
+	hive->count++;
+}
+
+/*
+ * The lowest erased slot of @g (which has one): the lowest live word with
+ * an erased slot holds it, and it starts a skipblock.
+ */
+static u32 kslot_hive_first_erased(struct kslot_hive_group *g)
+{
+	const u64 *ew = g->erased;
+	u32 k = 0, w;
+
+	while (!ew[k])
+		k++;
+	w = k * KSLOT_HIVE_LIVE_BITS + __ffs64(ew[k]);
+	return w * KSLOT_HIVE_LIVE_BITS + __ffs64(~g->live[w]);
 }
 
 /* Make @g the back group, empty; its skipfield is cleared here. */
 static void kslot_hive_activate(struct kslot_hive *hive,
 				struct kslot_hive_group *g)
 {
+	memset(g->erased, 0, sizeof(g->erased));
 	memset(g->live, 0, (void *)(g->skipfield + g->capacity + 1) -
 	       (void *)g->live);
 	g->last = 0;
 	g->count = 0;
-	g->free_head = KSLOT_HIVE_NONE;
 	g->active = true;
 	g->next = NULL;
 	g->prev = hive->back;
@@ -569,7 +598,8 @@ static unsigned long kslot_hive_spare_free(struct kslot_hive *hive,
 static void kslot_hive_retire(struct kslot_hive *hive,
 			      struct kslot_hive_group *g)
 {
-	if (g->free_head != KSLOT_HIVE_NONE)
+	/* In the erasure list if it had erased slots before its last erase. */
+	if (hive->erasures == g || g->erase_prev)
 		kslot_hive_erasures_del(hive, g);
 	if (g->prev)
 		g->prev->next = g->next;
@@ -596,14 +626,16 @@ static void *kslot_hive_elem(const struct kslot_hive *hive,
 	return g->elements + (size_t)i * hive->elem_size;
 }
 
-/* The slot an insert takes when no erased slot is free: the back's end. */
-static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
-						     gfp_t gfp)
+/*
+ * The back group is full (or there is none): a group kept for reuse, a
+ * spare or a new one becomes the back.  Out of line, so that an insert's
+ * own path stays short.
+ */
+static noinline struct kslot_hive_group *
+kslot_hive_new_back(struct kslot_hive *hive, gfp_t gfp)
 {
-	struct kslot_hive_group *g = hive->back;
+	struct kslot_hive_group *g;
 
-	if (g && g->last < g->capacity)
-		return g;
 	g = kslot_hive_unused_pop(hive);
 	if (!g) {
 		g = kslot_hive_spare_take(hive);
@@ -628,9 +660,9 @@ static struct kslot_hive_group *kslot_hive_back_slot(struct kslot_hive *hive,
  * @gfp: Allocation flags for a new group.  With __GFP_ZERO the element is
  *	zeroed.
  *
- * Reuses an erased slot if there is one (the end of the first skipblock
- * of the first group with erasures), else the next never-used slot of the
- * back group, else a group kept for reuse or a new one.
+ * Reuses an erased slot if there is one (the lowest erased slot of the
+ * first group with erasures), else the next never-used slot of the back
+ * group, else a group kept for reuse or a new one.
  *
  * Context: Any context @gfp is valid in.  Caller holds the hive
  * exclusively.
@@ -644,26 +676,20 @@ void *kslot_hive_insert(struct kslot_hive *hive, gfp_t gfp)
 	u32 i;
 
 	if (g) {
-		u16 *s = g->skipfield;
-		u32 start = g->free_head, len = s[start];
-
-		i = start + len - 1;
-		if (len == 1) {
-			kslot_hive_block_del(hive, g, i);
-		} else {
-			s[start] = len - 1;
-			s[i - 1] = len - 1;
-		}
-		s[i] = 0;
+		i = kslot_hive_first_erased(g);
+		kslot_hive_reuse(hive, g, i, i);
 	} else {
-		g = kslot_hive_back_slot(hive, gfp);
-		if (!g)
-			return ERR_PTR(-ENOMEM);
+		g = hive->back;
+		if (unlikely(!g || g->last == g->capacity)) {
+			g = kslot_hive_new_back(hive, gfp);
+			if (!g)
+				return ERR_PTR(-ENOMEM);
+		}
 		i = g->last++;
+		kslot_hive_set_live(g, i);
+		g->count++;
+		hive->count++;
 	}
-	kslot_hive_set_live(g, i);
-	g->count++;
-	hive->count++;
 	elem = kslot_hive_elem(hive, g, i);
 	if (gfp & __GFP_ZERO)
 		memset(elem, 0, hive->elem_size);
@@ -690,32 +716,36 @@ EXPORT_SYMBOL_GPL(kslot_hive_insert);
 void *kslot_hive_insert_at(struct kslot_hive *hive, void *slot)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, slot, &g, &i);
+	ret = kslot_hive_slot_of(hive, slot, &g, &s, &i);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!g->skipfield[i])
+	if (!s[i])
 		return ERR_PTR(-EBUSY);
-	kslot_hive_skip_reuse(hive, g, i);
-	kslot_hive_set_live(g, i);
-	g->count++;
-	hive->count++;
+	kslot_hive_reuse(hive, g, i, kslot_hive_run_start(g, i));
 	return slot;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_insert_at);
 
 static void kslot_hive_erase_at(struct kslot_hive *hive,
-				struct kslot_hive_group *g, u32 i)
+				struct kslot_hive_group *g, u16 *s, u32 i)
 {
+	u32 w = i / KSLOT_HIVE_LIVE_BITS;
+
 	hive->count--;
 	if (!--g->count) {
 		kslot_hive_retire(hive, g);
 		return;
 	}
 	kslot_hive_clear_live(g, i);
-	kslot_hive_skip_erase(hive, g, i);
+	kslot_hive_skip_erase(s, i);
+	g->erased[w / KSLOT_HIVE_LIVE_BITS] |=
+		BIT_ULL(w % KSLOT_HIVE_LIVE_BITS);
+	if (g->count + 1 == g->last)
+		kslot_hive_erasures_add(hive, g);
 }
 
 /**
@@ -735,15 +765,16 @@ static void kslot_hive_erase_at(struct kslot_hive *hive,
 int kslot_hive_erase(struct kslot_hive *hive, void *elem)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	ret = kslot_hive_slot_of(hive, elem, &g, &s, &i);
 	if (ret)
 		return ret;
-	if (g->skipfield[i])
+	if (s[i])
 		return -ENOENT;
-	kslot_hive_erase_at(hive, g, i);
+	kslot_hive_erase_at(hive, g, s, i);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kslot_hive_erase);
@@ -764,7 +795,8 @@ void *kslot_hive_erase_cursor(struct kslot_hive *hive,
 	void *elem = kslot_hive_next(hive, &next);
 
 	/* The next element's slot and group survive this erase. */
-	kslot_hive_erase_at(hive, cur->group, cur->index);
+	kslot_hive_erase_at(hive, cur->group, cur->group->skipfield,
+			    cur->index);
 	if (elem)
 		*cur = next;
 	else
@@ -789,13 +821,14 @@ int kslot_hive_cursor_at(const struct kslot_hive *hive, const void *elem,
 			 struct kslot_hive_cursor *cur)
 {
 	struct kslot_hive_group *g;
+	u16 *s;
 	u32 i;
 	int ret;
 
-	ret = kslot_hive_slot_of(hive, elem, &g, &i);
+	ret = kslot_hive_slot_of(hive, elem, &g, &s, &i);
 	if (ret)
 		return ret;
-	if (g->skipfield[i])
+	if (s[i])
 		return -ENOENT;
 	cur->group = g;
 	cur->index = i;

@@ -14,7 +14,9 @@
 # KSLOT_AB_BIG (lookup-against-floor and grow_stall rows only, default
 # 16777216), KSLOT_AB_REPS (default 2), KSLOT_AB_ROUNDS (default 2),
 # KSLOT_AB_FIRST (the first round's number, default 1: an odd round runs A
-# first), KSLOT_AB_STALL (0: no --stall run at the big sizes).
+# first), KSLOT_AB_STALL (0: no --stall run at the big sizes),
+# KSLOT_AB_ARGS (a mode for the full rows' runs, e.g. --hive for the
+# hive's rows alone; then no big-size runs).
 set -euo pipefail
 [ $# = 3 ] || { echo "usage: $0 A_BENCH B_BENCH OUTDIR" >&2; exit 2; }
 a=$1 b=$2 out=$3
@@ -24,6 +26,8 @@ reps=${KSLOT_AB_REPS:-2}
 rounds=${KSLOT_AB_ROUNDS:-2}
 first=${KSLOT_AB_FIRST:-1}
 stall=${KSLOT_AB_STALL:-1}
+args=${KSLOT_AB_ARGS:-}
+[ -z "$args" ] || big=
 mkdir -p "$out"
 export GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 
@@ -42,7 +46,8 @@ for round in $(seq "$first" $((first + rounds - 1))); do
 	[ $((round % 2)) = 0 ] && order="B A"
 	for n in ${sizes//,/ }; do
 		for side in $order; do
-			run "$side" "$round" "$n" -r "$reps" "$n"
+			# shellcheck disable=SC2086 # $args is zero or more flags
+			run "$side" "$round" "$n" -r "$reps" $args "$n"
 		done
 	done
 	for n in ${big//,/ }; do

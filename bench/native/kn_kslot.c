@@ -639,6 +639,45 @@ uint64_t kn_hive_erase_time(const uint32_t *perm, uint32_t erase)
 	return nb_now() - t;
 }
 
+/*
+ * The shape of plf::hive's benchmarks: fill an empty hive with @n
+ * elements, erase @erase of them (perm[0 .. erase-1], or with @perm NULL
+ * every other one from the first), then insert @refill more.  The hive is
+ * emptied and made again before the timing.
+ */
+uint64_t kn_hive_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
+			    uint32_t refill)
+{
+	struct kslot_hive_params params = { .elem_size = sizeof(u64) };
+	uint64_t t;
+	u32 i;
+
+	if (kn_hive_ptrs(n))
+		return 0;
+	kslot_hive_destroy(&hive, NULL, NULL);
+	kslot_shim_rcu_reclaim();
+	if (kslot_hive_init(&hive, &params))
+		return 0;
+	t = nb_now();
+	for (i = 0; i < n; i++) {
+		hive_ptrs[i] = kslot_hive_insert(&hive, GFP_KERNEL);
+		if (IS_ERR(hive_ptrs[i]))
+			return 0;
+		*hive_ptrs[i] = i;
+	}
+	for (i = 0; i < erase; i++)
+		if (kslot_hive_erase(&hive, hive_ptrs[perm ? perm[i] : 2 * i]))
+			return 0;
+	for (i = 0; i < refill; i++) {
+		u64 *e = kslot_hive_insert(&hive, GFP_KERNEL);
+
+		if (IS_ERR(e))
+			return 0;
+		*e = i;
+	}
+	return nb_now() - t;
+}
+
 static u64 *dense_h;
 static uint32_t dense_h_n;
 
@@ -671,6 +710,38 @@ uint64_t kn_dense_insert_time(uint32_t n)
 	}
 	if (ret)
 		return 0;
+	return nb_now() - t;
+}
+
+/* kn_hive_churn_time() on kslot_dense, its handles for the pointers. */
+uint64_t kn_dense_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
+			     uint32_t refill)
+{
+	uint64_t t, h;
+	u64 v;
+	u32 i;
+
+	if (kn_dense_handles(n))
+		return 0;
+	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
+	if (kslot_dense_init(&dense, NULL, sizeof(u64), n, 0))
+		return 0;
+	t = nb_now();
+	for (i = 0; i < n; i++) {
+		v = i;
+		if (kslot_dense_insert(&dense, &v, &dense_h[i], GFP_KERNEL))
+			return 0;
+	}
+	for (i = 0; i < erase; i++)
+		if (kslot_dense_erase(&dense, dense_h[perm ? perm[i] : 2 * i],
+				      NULL))
+			return 0;
+	for (i = 0; i < refill; i++) {
+		v = i;
+		if (kslot_dense_insert(&dense, &v, &h, GFP_KERNEL))
+			return 0;
+	}
 	return nb_now() - t;
 }
 

@@ -457,8 +457,10 @@ static void run_stall(uint32_t n)
 
 /*
  * The hive: insert, erase of every element in random order (against
- * kslot_dense's, the same count and order), iteration at 0/50/90% erased
- * (against a packed array of the live count).
+ * kslot_dense's, the same count and order), fill and erase of a random
+ * half, fill, erase of every other one and refill (kslot_dense the same),
+ * iteration at 0/50/90% erased (against a packed array of the live
+ * count).
  */
 static void run_hive(uint32_t n, const struct keys *k)
 {
@@ -490,6 +492,26 @@ static void run_hive(uint32_t n, const struct keys *k)
 	else
 		row("hive_erase_rand", n, per(a, n), "dense_erase_rand",
 		    per(b, n));
+
+	/*
+	 * The shape of plf::hive's benchmarks, per operation: fill and erase
+	 * a random half (n + n/2 operations); fill, erase every other one,
+	 * refill as many (2n).
+	 */
+	a = BEST(kn_hive_churn_time(n, k->perm, n / 2, 0));
+	b = BEST(kn_dense_churn_time(n, k->perm, n / 2, 0));
+	if (!a || !b)
+		fail("hive_fill_erase_half", n);
+	else
+		row("hive_fill_erase_half", n, per(a, n + n / 2),
+		    "dense_fill_erase_half", per(b, n + n / 2));
+	a = BEST(kn_hive_churn_time(n, NULL, n / 2, n / 2));
+	b = BEST(kn_dense_churn_time(n, NULL, n / 2, n / 2));
+	if (!a || !b)
+		fail("hive_fill_erase2_refill", n);
+	else
+		row("hive_fill_erase2_refill", n, per(a, 2 * (n / 2) + n),
+		    "dense_fill_erase2_refill", per(b, 2 * (n / 2) + n));
 
 	for (o = 0; o < 3; o++) {
 		static const unsigned int pct[] = { 0, 50, 90 };
@@ -740,6 +762,7 @@ static void run_hive_size(uint32_t n, unsigned int seed)
 {
 	struct keys k;
 
+	size_reps = n >= BIG_SIZE && reps > BIG_REPS ? BIG_REPS : reps;
 	keys_init(&k, n, seed, 1);
 	run_hive(n, &k);
 	keys_free(&k);

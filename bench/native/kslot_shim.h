@@ -126,6 +126,19 @@ typedef unsigned int gfp_t;
 /* One thread: no race for KCSAN to ignore. */
 #define data_race(x)		(x)
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+/*
+ * <linux/jump_label.h>: a static key is a patched jump in the kernel (a
+ * NOP while false); here a load and a test.
+ */
+struct static_key_false {
+	int enabled;
+};
+
+#define DEFINE_STATIC_KEY_FALSE(name)	struct static_key_false name
+#define DECLARE_STATIC_KEY_FALSE(name)	extern struct static_key_false name
+#define static_branch_unlikely(k)	unlikely(READ_ONCE((k)->enabled))
+#define static_branch_enable(k)		WRITE_ONCE((k)->enabled, 1)
+#define static_branch_disable(k)	WRITE_ONCE((k)->enabled, 0)
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)

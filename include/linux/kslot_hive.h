@@ -3,19 +3,20 @@
  * kslot_hive: a bucket array with a jump-counting skipfield.
  *
  * Elements of one fixed size live in groups.  Each group is one page
- * allocation holding a header, a bitmap of its live slots, a u16
- * skipfield and the elements; groups are chained in iteration order and
- * never move, so a pointer to a live element stays valid until that
- * element is erased.  Erased elements are skipped with the low-complexity
- * jump-counting pattern: each run of erased slots (a skipblock) stores its
- * length in its first and last skipfield node, so stepping to the next or
- * previous live element is a read and an add, never a loop.
- * kslot_hive_for_each() takes the live slots 64 at a time from the bitmap
- * (a find-first-set per element, no load to wait on) and jumps over the
- * skipblock after each word's last live slot with the skipfield.  The
- * memory of the first erased element of each skipblock holds that group's
- * free list of skipblocks, and the groups with erased slots are linked,
- * so an insert finds a slot to reuse in O(1).
+ * allocation holding a header, bitmaps of its live slots and of its words
+ * with erased slots, a u16 skipfield and the elements; groups are chained
+ * in iteration order and never move, so a pointer to a live element stays
+ * valid until that element is erased.  Erased elements are skipped with
+ * the low-complexity jump-counting pattern: each run of erased slots (a
+ * skipblock) stores its length in its first and last skipfield node, so
+ * stepping to the next or previous live element is a read and an add,
+ * never a loop.  kslot_hive_for_each() takes the live slots 64 at a time
+ * from the bitmap (a find-first-set per element, no load to wait on) and
+ * jumps over the skipblock after each word's last live slot with the
+ * skipfield.  A bit per live word marks the words that hold erased slots,
+ * and the groups with erased slots are linked, so an insert finds a slot
+ * to reuse in O(1) (the group's lowest erased slot) and an erase writes
+ * only the group's bitmaps and skipfield, never an element.
  *
  * Rules:
  *
@@ -50,7 +51,7 @@
  * - Groups point back to their struct kslot_hive (to reject foreign
  *   pointers), so a hive that holds groups must not be copied or moved.
  * - An element's memory is uninitialised after insert (unless gfp has
- *   __GFP_ZERO) and holds free-list links after erase.  Groups are page
+ *   __GFP_ZERO); the hive does not write it after erase.  Groups are page
  *   memory outside the slab allocator: KASAN does not see a use after
  *   erase inside a group, only after the group is freed.
  * - With %KSLOT_HIVE_SHRINK, groups emptied beyond max_unused are kept
@@ -92,7 +93,7 @@
 
 /* Largest group allocation: 2^order pages. */
 #define KSLOT_HIVE_MAX_ORDER	PAGE_ALLOC_COSTLY_ORDER
-/* Largest group capacity the u16 skipfield and free links can address. */
+/* Largest group capacity the u16 skipfield can address. */
 #define KSLOT_HIVE_MAX_CAPACITY	(U16_MAX - 1)
 /* Largest element, after padding. */
 #define KSLOT_HIVE_MAX_ELEM	PAGE_SIZE
@@ -101,25 +102,16 @@
 #define KSLOT_HIVE_DEFAULT_MAX	8192
 /* Slots per u64 word of a group's live bitmap. */
 #define KSLOT_HIVE_LIVE_BITS	BITS_PER_TYPE(u64)
-/* No skipblock; end of a group's free list. */
-#define KSLOT_HIVE_NONE		U16_MAX
+/* Most slots a group can have: each takes a skipfield node and a byte. */
+#define KSLOT_HIVE_MAX_SLOTS						\
+	(KSLOT_HIVE_MAX_CAPACITY < (PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) / 3 ?	\
+	 KSLOT_HIVE_MAX_CAPACITY : (PAGE_SIZE << KSLOT_HIVE_MAX_ORDER) / 3)
+/* Words of a group's erased-word bitmap: a bit per live word. */
+#define KSLOT_HIVE_ERASED_WORDS						\
+	((KSLOT_HIVE_MAX_SLOTS + KSLOT_HIVE_LIVE_BITS * KSLOT_HIVE_LIVE_BITS - \
+	  1) / (KSLOT_HIVE_LIVE_BITS * KSLOT_HIVE_LIVE_BITS))
 
 struct kslot_hive;
-
-/**
- * struct kslot_hive_link - Free-list record in a skipblock's first element.
- *
- * Every member is private:
- *
- * - prev: Index of the previous skipblock in the group's free list, or
- *   %KSLOT_HIVE_NONE.
- * - next: Index of the next skipblock, or %KSLOT_HIVE_NONE.
- */
-struct kslot_hive_link {
-	/* private: */
-	u16 prev;
-	u16 next;
-};
 
 /**
  * struct kslot_hive_group - One group: header, live bitmap, skipfield and
@@ -130,19 +122,19 @@ struct kslot_hive_link {
  * - skipfield: Jump-counting skipfield of @capacity nodes.  Nodes -1 and
  *   @capacity exist and are always 0, as are nodes from @last on.
  * - elements: The first element.
+ * - hive: The owning hive, to reject pointers from elsewhere.
  * - last: Slots in use, live or erased: elements from @last on were never
  *   handed out.  Equal to @capacity in every group but the back one.
  * - count: Live elements; never 0 while the group is in the active list.
- * - next: Next group in iteration order (or in the unused list).
- * - prev: Previous group in iteration order.
- * - free_head: First skipblock of this group's free list, or
- *   %KSLOT_HIVE_NONE.
  * - capacity: Elements the group holds.
  * - order: Page order of the group's allocation.
  * - active: The group is in the active (iteration) list.
+ * - erased: Bit w is set iff live word w has an erased slot below @last.
+ *   In the cache line of the fields an erase reads.
+ * - next: Next group in iteration order (or in the unused list).
+ * - prev: Previous group in iteration order.
  * - erase_next: Next group with erased slots.
  * - erase_prev: Previous group with erased slots.
- * - hive: The owning hive, to reject pointers from elsewhere.
  * - live: Bit i is set iff slot i is live (node i is 0 and i < @last):
  *   what kslot_hive_for_each() walks.
  */
@@ -150,25 +142,24 @@ struct kslot_hive_group {
 	/* private: */
 	u16 *skipfield;
 	void *elements;
+	struct kslot_hive *hive;
 	u32 last;
 	u32 count;
-	struct kslot_hive_group *next;
-	struct kslot_hive_group *prev;
-	u16 free_head;
 	u16 capacity;
 	u8 order;
 	bool active;
+	u64 erased[KSLOT_HIVE_ERASED_WORDS];
+	struct kslot_hive_group *next;
+	struct kslot_hive_group *prev;
 	struct kslot_hive_group *erase_next;
 	struct kslot_hive_group *erase_prev;
-	struct kslot_hive *hive;
 	u64 live[];
 };
 
 /**
  * struct kslot_hive_params - How to build a hive.
- * @elem_size: Element size in bytes, at least 1.  Padded to at least 4
- *	bytes (an erased element holds two u16 links) and to a multiple of
- *	the alignment; at most %KSLOT_HIVE_MAX_ELEM after padding.
+ * @elem_size: Element size in bytes, at least 1.  Padded to a multiple
+ *	of the alignment; at most %KSLOT_HIVE_MAX_ELEM after padding.
  * @align: Element alignment, a power of two up to PAGE_SIZE; 0 for
  *	__alignof__(unsigned long long).
  * @min_capacity: Smallest capacity asked of a new group; 0 for
@@ -206,6 +197,10 @@ struct kslot_hive_params {
  * - align: Element alignment.
  * - min_capacity: Smallest capacity asked of a new group.
  * - max_capacity: Largest group capacity.
+ * - max_group_mask: Clears the offset in a group of @max_capacity
+ *   elements (aligned to its size) from an address in it.
+ * - max_group_elems: Offset of such a group's elements.
+ * - max_group_skip: Offset of such a group's skipfield.
  * - max_unused: Emptied groups kept for reuse.
  * - flags: %KSLOT_HIVE_* flags.
  * - count: Live elements.
@@ -235,6 +230,9 @@ struct kslot_hive {
 	u32 align;
 	u32 min_capacity;
 	u32 max_capacity;
+	unsigned long max_group_mask;
+	u32 max_group_elems;
+	u32 max_group_skip;
 	u32 max_unused;
 	unsigned int flags;
 	size_t count;
