@@ -799,7 +799,7 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
  * A map defined statically that has not grown yet draws its tag here:
  * its first handle carries it.
  *
- * Context: Any context.
+ * Context: Any context but NMI (kslot_slots_tag()).
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a map of 32-bit handles.
  */
 static inline u32 kslot_map_tag(struct kslot_map *map)

@@ -972,7 +972,7 @@ static inline u32 __kslot_slots_bind_tag(struct kslot_slots *s)
  * A table defined statically that has not grown yet draws its tag here:
  * its first handle carries it.
  *
- * Context: Any context.
+ * Context: Any context but NMI (get_random_u32() for an unbound tag).
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
  * which carry none; %KSLOT_SLOTS_TAG_UNBOUND for a keyed table no insert
  * has bound yet.
