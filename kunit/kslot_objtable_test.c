@@ -365,8 +365,12 @@ static void tobj_release(void *p)
 
 	if (READ_ONCE(rel.reader))
 		atomic_inc(&rel.during_reader);
-	/* A task's own read-side section (PREEMPT_RCU counts it per task). */
-	if (in_task() && IS_ENABLED(CONFIG_PREEMPT_RCU) && rcu_preempt_depth())
+	/*
+	 * A task's own read-side section (PREEMPT_RCU counts it per task);
+	 * not the one PREEMPT_RT's bottom-half-off callbacks run in.
+	 */
+	if (in_task() && !in_softirq() && IS_ENABLED(CONFIG_PREEMPT_RCU) &&
+	    rcu_preempt_depth())
 		atomic_inc(&rel.in_rcu);
 	if (n < REL_MAX) {
 		rel.obj[n] = p;

@@ -2232,7 +2232,7 @@ enum held_kind {
 #define HELD_STRIDE	(64 * 1024)
 #define HELD_RS		32000U	/* its bounce buffer: 32 KiB */
 #define HELD_BOUNCE	32768ULL
-#define HELD_SLOTS	455U	/* 455 slots of 36 bytes: 16380 */
+#define HELD_SLOTS	315U	/* 315 slots of 52 bytes: 16380 */
 #define HELD_DUMP_BYTES	16384ULL
 #define HELD_FILES	32768U	/* files of an open attack, at most */
 /* How far a command's buffers may take a user past its limit. */
@@ -2397,7 +2397,7 @@ static uint64_t files_bytes(struct __test_metadata *_metadata, const int *fd,
 
 /*
  * Every buffer a command holds while its user copy waits is charged to
- * the file and its user, whole, until it is freed: a DUMP's slots (455
+ * the file and its user, whole, until it is freed: a DUMP's slots (315
  * of them: 16380 bytes, a 16 KiB allocation) in each of 8 files, then
  * the bounce buffers of dense INSERTs of 32000-byte records (32 KiB each)
  * in one of them, until the user's charge would pass max_user_bytes by
