@@ -2726,10 +2726,8 @@ static void kslot_slots_test_grow_restore_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, cap + KSLOT_SLOTS_CHUNK);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 3);
 	for (i = 0; i < ARRAY_SIZE(rs); i++) {
-		KUNIT_EXPECT_PTR_EQ(test,
-				    kslot_slots_lookup(&s,
-						       kslot_test_handle(&s, rs[i], 8,
-								 gens[i])),
+		h = kslot_test_handle(&s, rs[i], 8, gens[i]);
+		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h),
 				    COOKIE(i + 1));
 		__set_bit(rs[i], seen);
 	}

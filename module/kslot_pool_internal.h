@@ -118,6 +118,8 @@ struct kslot_pool_slab {
  * @double_frees: Debug mode: double frees refused.
  * @bad_frees: Debug mode: foreign pointers refused.
  * @poison_errors: Debug mode: poison or state corruption found.
+ * @context_errors: Lockdep kernels: a %KSLOT_POOL_TASK pool used outside
+ *	task context (kslot_pool_context_error()).
  * @report_rs: Rate limit of misuse reports.
  */
 struct kslot_pool {
