@@ -2003,7 +2003,8 @@ static bool ic_in_hardirq(void)
  * section, so it runs only in the contexts the table's lock flags shut
  * out of the writers, and says -EDEADLK in the others (get_many copies
  * nothing), whether or not a writer is there.  A task runs it with
- * bottom halves or interrupts off too.
+ * bottom halves or interrupts off too, but on PREEMPT_RT only a
+ * preemptible one.
  */
 static void kslot_dense_test_get_context(struct kunit *test)
 {
@@ -2018,6 +2019,7 @@ static void kslot_dense_test_get_context(struct kunit *test)
 		{ KSLOT_DENSE_LOCK_IRQ, 0,
 		  IS_ENABLED(CONFIG_PREEMPT_RT) ? -EDEADLK : 0 },
 	};
+	int atomic_task = IS_ENABLED(CONFIG_PREEMPT_RT) ? -EDEADLK : 0;
 	unsigned long flags;
 	struct kslot_dense d;
 	struct tval v;
@@ -2048,8 +2050,12 @@ static void kslot_dense_test_get_context(struct kunit *test)
 		local_bh_disable();
 		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
 		local_bh_enable();
+		/* RT: a reader may take the sleeping lock; not atomic tasks. */
+		preempt_disable();
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), atomic_task);
+		preempt_enable();
 		local_irq_save(flags);
-		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), atomic_task);
 		local_irq_restore(flags);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
 		kslot_dense_destroy(&d, NULL, NULL);

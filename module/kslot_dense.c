@@ -530,8 +530,9 @@ kslot_dense_may_read(const struct kslot_dense *dense)
 {
 	unsigned int flags = dense->slots.flags;
 
+	/* On RT a reader may take the (sleeping) lock: not atomic tasks. */
 	if (likely(in_task()))
-		return true;
+		return !IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible();
 	if (in_nmi())
 		return false;
 	if (in_hardirq())

@@ -79,6 +79,9 @@
  *   - with %KSLOT_DENSE_LOCK_BH: process or softirq context;
  *   - with %KSLOT_DENSE_LOCK_IRQ: process, softirq or hardirq context.
  *
+ *   On PREEMPT_RT, where a get may take the lock, process context means
+ *   a preemptible task and hardirq context is refused.
+ *
  *   Elsewhere (NMI context included) a get returns -EDEADLK and get_many
  *   copies nothing, whether or not a writer is there, so a misplaced call
  *   fails every time, not once in a while.  kslot_dense_contains() reads
