@@ -70,8 +70,7 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
  * lookups may still read @s and return the objects: @fn frees them, and
  * the caller frees or reuses @s, only a grace period later (kfree_rcu()).
  *
- * Context: Process context for a named table (its debugfs file is
- * removed); otherwise any context that @fn allows.
+ * Context: Process context for a named table, else any that @fn allows.
  */
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
