@@ -153,8 +153,7 @@ EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
  * As kslot_slots_destroy(): the caller ensures no writer runs and no new
  * lookup starts, and frees or reuses @dense only a grace period later.
  *
- * Context: Process context for a named table (its debugfs file is
- * removed); otherwise any context that @fn allows.
+ * Context: Process context for a named table, else any that @fn allows.
  */
 void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
@@ -688,8 +687,7 @@ static bool kslot_dense_erase_n_batch(struct kslot_dense *dense, void *p)
  * kslot_dense_erase() of each handle, %KSLOT_SLOTS_BULK per hold of the
  * lock.
  *
- * Context: Any context the lock flags allow.  Takes and releases the table
- * lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  * Return: The number of values erased, or -EINVAL if @n is 0.
  */
 int kslot_dense_erase_n(struct kslot_dense *dense, const u64 *handles, u32 n)
@@ -742,8 +740,7 @@ static bool kslot_dense_retain_batch(struct kslot_dense *dense, void *p)
  * %KSLOT_SLOTS_WALK values per hold of the lock.  Every value live for the
  * whole call is offered at least once; exactly once with no other writer.
  *
- * Context: Any context the lock flags allow.  Takes and releases the table
- * lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  * Return: The number of values erased.
  */
 u32 kslot_dense_retain(struct kslot_dense *dense,
@@ -777,8 +774,7 @@ static bool kslot_dense_clear_batch(struct kslot_dense *dense, void *unused)
  * %KSLOT_SLOTS_WALK values per hold of the lock, until none is left; the
  * arrays are kept for reuse.
  *
- * Context: Any context the lock flags allow.  Takes and releases the table
- * lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  */
 void kslot_dense_clear(struct kslot_dense *dense)
 {
