@@ -1,20 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kslot_dense: dense generational slot map, a kslot_slots table whose slots
- * point into a packed value array.  See include/linux/kslot_dense.h for the
- * rules.  The restore of a checkpointed table is in kslot_dense_restore.c.
- *
- * The packed array is two directories of chunks (module/kslot_dir.c), the
- * values (dense->vals, which lock-free readers index) and the reverse map
- * (dense->rev, position -> handle, read under the lock only), grown
- * together: chunk c of each holds positions c << shift on, so the two
- * directories always hold as many chunks, fill up together and are
- * replaced together.  Two directories rather than one chunk of both: a
- * chunk of values is then four pages (or one value) and one of handles
- * at most that, each an allocation of whole pages or a kmalloc size class
- * with nothing to spare for values of a power of two bytes, where a
- * chunk of both would waste up to half its allocation (64-byte values:
- * 16384 + 2048 bytes in 32768).
+ * kslot_dense: a kslot_slots table whose slots point into a packed array
+ * of values, with a reverse map (position -> handle) read under the lock
+ * only.  docs/core.rst, "kslot_dense's packed array", has the design.
  */
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
@@ -30,22 +18,10 @@
 
 #include "kslot_dense_internal.h"
 
-/*
- * Bytes of values per chunk, before rounding down to a power of two of
- * positions: four pages.  A chunk of values is then more than two pages
- * (or one value larger than four), above the largest kmalloc() slab, so
- * it comes from the page allocator (or vmalloc()), whole pages charged
- * and counted as such, with no slab's per-object overhead (a debug
- * kernel's red zones doubled a chunk of one 4083-byte value).
- */
+/* Above the largest kmalloc() slab: whole pages, no slab overhead. */
 #define KSLOT_DENSE_CHUNK_BYTES	(4 * PAGE_SIZE)
 
-/*
- * Positions per chunk, as a shift: KSLOT_DENSE_CHUNK_BYTES of values, or
- * of the reverse map's handles if those are larger (values under 8
- * bytes), rounded down to a power of two; one position if a value is
- * larger.
- */
+/* Positions per chunk of values or handles, whichever are larger. */
 static u32 kslot_dense_chunk_shift(size_t elem_size)
 {
 	size_t per = KSLOT_DENSE_CHUNK_BYTES /
@@ -54,40 +30,31 @@ static u32 kslot_dense_chunk_shift(size_t elem_size)
 	return per ? ilog2(per) : 0;
 }
 
-/* The chunks a table of max_entries positions may have. */
 static u32 kslot_dense_max_chunks(const struct kslot_dense *dense)
 {
 	return DIV_ROUND_UP(dense->slots.max_entries, BIT(dense->shift));
 }
 
-/* Positions of the chunk that starts at position @room: to max_entries. */
+/* Positions of the chunk from position @room on. */
 static u32 kslot_dense_chunk_len(const struct kslot_dense *dense, u32 room)
 {
 	return min_t(u32, dense->slots.max_entries - room, BIT(dense->shift));
 }
 
-/* The directory of the values (the reverse map's holds as many chunks). */
+/* The values' directory; the reverse map's holds as many chunks. */
 static struct kslot_dir *kslot_dense_dir(struct kslot_dense *dense)
 {
 	return rcu_dereference_protected(dense->vals,
 					 lockdep_is_held(&dense->lock));
 }
 
-/* The directory of the reverse map. */
 static struct kslot_dir *kslot_dense_rev_dir(struct kslot_dense *dense)
 {
 	return rcu_dereference_protected(dense->rev,
 					 lockdep_is_held(&dense->lock));
 }
 
-/*
- * The lockdep classes of the sequence count, one per lock mode: the mode
- * says which contexts the writers shut out, so where readers may run
- * (kslot_dense_may_read()).  With one class for every table, a reader
- * in softirq context of a %KSLOT_DENSE_LOCK_BH table and a write with
- * softirqs enabled of a table without a lock flag would look to lockdep
- * like one sequence count used both ways.
- */
+/* A class per lock mode: lockdep holds a mode's readers to its writers. */
 static struct lock_class_key kslot_dense_seq_keys[KSLOT_LOCK_MODES];
 static const char * const kslot_dense_seq_names[KSLOT_LOCK_MODES] = {
 	"kslot_dense_seq", "kslot_dense_seq_bh", "kslot_dense_seq_irq",
@@ -123,25 +90,19 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 /**
  * __kslot_dense_init() - Initialise a dense slot map.
  * @dense: The table to initialise.
- * @name: If not NULL, expose the table's counters in debugfs as
- *	kslot/dense-@name.  A duplicate name is not exposed.
- * @elem_size: Size of one value in bytes.  Values are stored at multiples
- *	of @elem_size from an 8-byte aligned base, so use a multiple of the
- *	alignment the values need.
+ * @name: If not NULL, expose the counters in debugfs as kslot/dense-@name
+ *	(a duplicate name is not exposed).
+ * @elem_size: Size of one value in bytes; values are stored at multiples
+ *	of it from an 8-byte aligned base.
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_DENSE_LOCK_BH or %KSLOT_DENSE_LOCK_IRQ (not both), and
  *	%KSLOT_DENSE_ACCOUNT.
- * @keys: The lockdep classes of the table lock, one per lock mode
- *	(kslot_dense_init() passes its call site's: kslot_lock_classes()).
- *
- * Nothing is allocated until the first insert or reserve.  The values
- * and the reverse map at @max_entries may take at most INT_MAX bytes
- * (@max_entries * (@elem_size + 8)).
+ * @keys: The lockdep classes of the table lock, one per lock mode.
  *
  * Context: Process context.
  * Return: 0, or -EINVAL if @elem_size is 0, @max_entries is out of range,
- * the values and reverse map at @max_entries would exceed INT_MAX bytes,
- * or @flags holds unknown bits or both lock flags.
+ * @max_entries * (@elem_size + 8) exceeds INT_MAX bytes, or @flags holds
+ * unknown bits or both lock flags.
  */
 int __kslot_dense_init(struct kslot_dense *dense, const char *name,
 		       size_t elem_size, u32 max_entries, unsigned int flags,
@@ -185,19 +146,14 @@ EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
 /**
  * kslot_dense_destroy() - Tear down a dense slot map.
  * @dense: The table.
- * @fn: If not NULL, called once for every live value, in packed order,
- *	with the value, its handle and @data.  The value's memory is freed
- *	when this function returns.
+ * @fn: If not NULL, called for every live value, in packed order, with
+ *	its handle and @data; the value's memory is freed after destroy.
  * @data: Passed to @fn.
  *
- * The caller must ensure no writer runs and no new lookup starts.
- * Lookups already inside kslot_dense_get() may finish: the memory is freed
- * after a grace period, and they read @dense itself too, so free it, or
- * initialise it again, only a grace period after this returns.
- * Destroying a zeroed table that was never initialised does nothing.
+ * As kslot_slots_destroy(): the caller ensures no writer runs and no new
+ * lookup starts, and frees or reuses @dense only a grace period later.
  *
- * Context: Process context for a named table (its debugfs file is
- * removed); otherwise any context that @fn allows.
+ * Context: Process context for a named table, else any that @fn allows.
  */
 void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
@@ -238,9 +194,8 @@ static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
 }
 
 /*
- * Append a chunk of @n positions from dense->room on to each directory,
- * or to @vnext and @rnext (directories twice as large) if the current
- * ones are full.  Lock held.
+ * Append a chunk of @n positions to each directory, or to @vnext and
+ * @rnext (directories twice as large) if the current ones are full.
  */
 static void kslot_dense_publish(struct kslot_dense *dense,
 				struct kslot_dir *vnext, struct kslot_dir *rnext,
@@ -257,8 +212,7 @@ static void kslot_dense_publish(struct kslot_dense *dense,
 			 room, acct);
 	/*
 	 * The chunk before the count (release) or the new directory
-	 * (rcu_assign_pointer()): both before any handle of a position in
-	 * the chunk, which the insert publishes later.
+	 * (rcu_assign_pointer()), before the insert publishes a handle in it.
 	 */
 	kslot_dir_append(&dense->vals, kslot_dense_dir(dense), vnext, vchunk,
 			 room, acct);
@@ -267,13 +221,9 @@ static void kslot_dense_publish(struct kslot_dense *dense,
 }
 
 /*
- * Add one chunk to the packed array, as the core adds one to its slots
- * (kslot_slots_grow_one()): allocate a chunk of values and one of the
- * reverse map (and directories twice as large, if the current ones are
- * full) with the lock dropped, then append them.  If another writer grew
- * the array meanwhile, the memory is freed and the caller looks again.
- * Nothing is copied: the values stay where they are.  Called and returns
- * with the lock held (and RCU, which kslot_dense_lock() takes with it).
+ * Add a chunk of values and one of the reverse map (and larger directories
+ * if full), allocated with the lock dropped, as kslot_slots_grow_one().
+ * kslot_dense_lock() holds RCU with the lock.
  */
 static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
 				unsigned long *irqflags)
@@ -318,11 +268,7 @@ static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
 	return 0;
 }
 
-/*
- * Make room for @n more values in the packed array (the slots come from
- * the core), a chunk at a time.  Called and returns with the lock held;
- * drops it to allocate each chunk.
- */
+/* Room for @n more values in the packed array; drops the lock to grow. */
 int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 			  unsigned long *irqflags)
 	__must_hold(&dense->lock)
@@ -339,10 +285,7 @@ int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 	return 0;
 }
 
-/*
- * Erase the published value at @pos whose handle is @handle: swap-and-pop.
- * Called with the lock held, inside a write section of dense->seq.
- */
+/* Swap-and-pop the value of @handle at @pos.  Lock held, seq open. */
 static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 				u32 pos, void *buf)
 {
@@ -377,15 +320,13 @@ static void kslot_dense_drop_placeholders(struct kslot_dense *dense,
  * @n: Number of values that must fit without allocating.
  * @gfp: Allocation flags.
  *
- * Grows the slots (kslot_slots_reserve()) and the packed array.  After
- * success, the next @n inserts (by any caller) need no allocation unless
- * other inserts use the room first.
+ * The room is the table's: any caller's inserts may use it.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0, -EINVAL if @n is 0 or the table is being restored (until
- * kslot_dense_restore_done()), -ENOSPC if @n more values would exceed
- * max_entries (counting retired slots), or -ENOMEM.
+ * the lock flags allow.  Takes and releases the table lock.
+ * Return: 0, -EINVAL if @n is 0 or the table is being restored, -ENOSPC
+ * if @n more values would exceed max_entries (counting retired slots), or
+ * -ENOMEM.
  */
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp)
 {
@@ -407,21 +348,16 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
 /**
  * kslot_dense_insert() - Store a value and issue a handle for it.
  * @dense: The table.
- * @elem: elem_size bytes to copy in, or NULL for a zeroed value.  Must not
- *	point into the table.
+ * @elem: elem_size bytes to copy in, or NULL for a zeroed value; not
+ *	inside the table.
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags, used if the table must grow.
  *
- * The value goes to the end of the packed array.  The slot is the most
- * recently freed one, or the lowest new one if the slots had to grow.
- *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock.
+ * the lock flags allow.  Takes and releases the table lock.
  * Return: 0, -ENOSPC if the table holds max_entries slots (live or
- * retired), -EINVAL if the table is being restored (until
- * kslot_dense_restore_done()), or -ENOMEM if growing failed; the table is
- * unchanged on error (but see kslot_dense_insert_n() for a race with other
- * inserts).
+ * retired), -EINVAL if the table is being restored, or -ENOMEM if growing
+ * failed; as kslot_dense_insert_n(), nothing is stored on error.
  */
 int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
 		       u64 *handle, gfp_t gfp)
@@ -434,26 +370,20 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * kslot_dense_insert_n() - Store @n values at once.
  * @dense: The table.
  * @elems: @n values of elem_size bytes, back to back, or NULL for @n
- *	zeroed values.  Must not point into the table.
+ *	zeroed values; not inside the table.
  * @n: Number of values.
  * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
- * All or nothing: the packed array is grown first if needed (a chunk at
- * a time), then the slots are taken (lookups do not see them), then every
- * value is stored and published under one hold of the lock.  If anything
- * fails, no value is stored (chunks added before a failing one stay, as
- * room); only if the packed array must grow again after the slots were
- * taken (other inserts used the room meanwhile) and that fails are the
- * slots given back (their generations move on).  The slots taken are not
- * in the packed array until then: an erase_n, retain or clear meanwhile
- * leaves them, and the values are appended to what it left.
+ * All or nothing: no value is stored on error.  Chunks added stay as
+ * room, and slots taken before a later growth failed (other inserts used
+ * the room) are given back, their generations moved on.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock.
- * Return: 0, -EINVAL if @n is 0 or the table is being restored (until
- * kslot_dense_restore_done()), -ENOSPC if @n more values would exceed
- * max_entries (counting retired slots), or -ENOMEM.
+ * the lock flags allow.  Takes and releases the table lock.
+ * Return: 0, -EINVAL if @n is 0 or the table is being restored, -ENOSPC
+ * if @n more values would exceed max_entries (counting retired slots), or
+ * -ENOMEM.
  */
 int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			 u64 *handles, gfp_t gfp)
@@ -464,11 +394,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 
 	if (!n)
 		return -EINVAL;
-	/*
-	 * Grow the packed array first if it looks short (a lockless hint,
-	 * checked again below): its failure then changes nothing, not even
-	 * the slots' capacity.
-	 */
+	/* Grow first, on a lockless hint: a failure then changes nothing. */
 	if (READ_ONCE(dense->room) - READ_ONCE(dense->count) < n) {
 		irqflags = kslot_dense_lock(dense);
 		ret = kslot_dense_make_room(dense, n, gfp, &irqflags);
@@ -503,9 +429,8 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 		*kslot_dense_rev(dense, pos) = handles[i];
 		WRITE_ONCE(dense->count, pos + 1);
 		/*
-		 * Publish: the value before the slot's position (release).
-		 * Only this table's writers change its slots and erase skips
-		 * unpublished ones, so the slot is still ours.
+		 * The value before its position (release).  Erase skips
+		 * unpublished slots, so the slot is still ours.
 		 */
 		kslot_slots_replace(&dense->slots, handles[i],
 				    kslot_dense_pos_obj(pos));
@@ -516,14 +441,9 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
 /*
- * May a get run here?  It waits for a writer inside its write section
- * (dense->seq odd), which a context that interrupted that writer on its
- * own CPU would do forever.  The lock flags say which contexts the
- * writers shut out: none but other tasks without a flag, softirqs with
- * %KSLOT_DENSE_LOCK_BH, softirqs and hardirqs with %KSLOT_DENSE_LOCK_IRQ;
- * an NMI interrupts any writer.  On PREEMPT_RT a reader that finds a
- * writer inside takes the lock, and so waits for a preempted one; that
- * is a sleeping lock there, which true hardirq context may not take.
+ * A get waits for a writer inside its write section: it may run only where
+ * the lock flags shut writers out, never in NMI.  On PREEMPT_RT it may take
+ * the lock, a sleeping one there: not in true hardirq context.
  */
 static __always_inline bool
 kslot_dense_may_read(const struct kslot_dense *dense)
@@ -542,13 +462,7 @@ kslot_dense_may_read(const struct kslot_dense *dense)
 	return flags & (KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ);
 }
 
-/*
- * Copy the value of @handle into @buf, under the caller's RCU read lock:
- * the core's handle check gives the value's position, the copy is taken
- * from the packed array and retried if a writer moved or overwrote a
- * value meanwhile (the table's sequence count changed).  Returns false
- * if @handle is not live (@buf may have been written).
- */
+/* kslot_dense_get() under the caller's RCU read lock. */
 static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 					      u64 handle, void *buf)
 {
@@ -564,10 +478,7 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 			break;
 		kslot_slots_test_point(&dense->slots,
 				       KSLOT_SLOTS_TP_DENSE_GET);
-		/*
-		 * The position before the directory and its count: a chunk
-		 * is appended before any handle of a position in it.
-		 */
+		/* Slot before directory: pairs with kslot_dense_publish(). */
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
 		/* Destroyed since the slot lookup: nothing is live. */
@@ -590,23 +501,14 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
  * @handle: A handle, valid or not.
  * @buf: elem_size bytes to copy the value into.
  *
- * Under RCU: the core's handle check gives the value's position, the copy
- * is taken from the packed array and retried if a writer moved or
- * overwrote a value meanwhile (the table's sequence count changed).  On
- * success @buf holds exactly the value stored under @handle at one
- * instant of the call: never the value swap-and-pop moved into its
- * place, never a mix of an old and a new value.
+ * @buf gets the value of @handle at one instant of the call, never a
+ * mix.  A get waits for a writer in its write section, so it is refused
+ * where it could interrupt one on its own CPU.
  *
- * A get waits for a writer inside its write section, so it must not
- * interrupt one on its own CPU: it would wait forever.  It runs only in
- * the contexts the table's writers shut out while they write, and is
- * refused in the others, whether or not a writer is there.
- *
- * Context: Process context; also softirq context if the table has
- * %KSLOT_DENSE_LOCK_BH, and softirq or hardirq context if it has
- * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, where interrupt handlers are
- * threads, not in the true hardirq context of the rest).  Never NMI
- * context.  Takes and releases the RCU read lock.
+ * Context: Process context; also softirq context with
+ * %KSLOT_DENSE_LOCK_BH, and softirq or hardirq context with
+ * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, threaded handlers only).  Never
+ * NMI context.  Takes and releases the RCU read lock.
  * Return: 0, -ENOENT if @handle is not live in @dense (@buf may have
  * been written), or -EDEADLK in a context the table's lock flags do not
  * allow (@buf untouched).
@@ -629,21 +531,16 @@ EXPORT_SYMBOL_GPL(kslot_dense_get);
  * @dense: The table.
  * @handles: @n handles, valid or not.
  * @n: How many.
- * @buf: @n * elem_size bytes: the value of @handles[i] is copied to
+ * @buf: @n * elem_size bytes: the value of @handles[i] goes to
  *	@buf + i * elem_size.
  *
- * kslot_dense_get() for each handle in turn, under one RCU read-side
- * critical section, up to the first handle that is not live.  Each
- * value is one instant's, as kslot_dense_get() copies it; values of
- * different handles may be of different instants.
+ * kslot_dense_get() of each handle, up to the first not live.
  *
- * Context: As kslot_dense_get().  Takes and releases the RCU read lock
- * once: the whole run is one read-side critical section, so the caller
- * bounds @n (the device's GET_BATCH: a chunk of at most 256 values and
- * 4 KiB).
+ * Context: As kslot_dense_get(); one RCU read-side critical section, so
+ * the caller bounds @n.
  * Return: The number of values copied: @n, or the index of the first
- * handle that is not live in @dense (its part of @buf may have been
- * written); 0 in a context kslot_dense_get() refuses.
+ * handle not live (its part of @buf may have been written); 0 in a
+ * context kslot_dense_get() refuses.
  */
 u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 			 u32 n, void *buf)
@@ -668,11 +565,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_get_many);
  * @handle: A handle, valid or not.
  * @elem: elem_size bytes to copy in.
  *
- * The handle and the value's position do not change; kslot_dense_get()
- * sees the old or the new value, never a mix.
- *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: 0, or -ENOENT if @handle is not live in @dense.
  */
 int kslot_dense_update(struct kslot_dense *dense, u64 handle,
@@ -726,12 +619,8 @@ static bool __kslot_dense_erase_handle(struct kslot_dense *dense, u64 handle,
  * @buf: If not NULL, receives the removed value (elem_size bytes).
  *
  * Swap-and-pop: the last value of the packed array moves into the hole.
- * The slot's generation is bumped, so @handle is rejected from now on;
- * the slot goes to the head of the free list, or is retired if its
- * generations are used up.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: 0, or -ENOENT if @handle is not live in @dense.
  */
 int kslot_dense_erase(struct kslot_dense *dense, u64 handle, void *buf)
@@ -748,15 +637,8 @@ int kslot_dense_erase(struct kslot_dense *dense, u64 handle, void *buf)
 EXPORT_SYMBOL_GPL(kslot_dense_erase);
 
 /*
- * A bulk write (erase_n, retain, clear) a batch at a time: @batch runs
- * with the lock held, inside a write section of dense->seq, handles a
- * bounded batch and returns true while work is left.  The lock, and the
- * write section lock-free readers wait on, are dropped between batches,
- * as the core's walks drop its lock (kslot_slots_restore_done()): each
- * batch leaves the table consistent, as that many erases would, and
- * other writers and readers run in between.  No cond_resched(): the
- * callers may be atomic (the core's kslot_slots_remove_bulk() neither);
- * the unlock is a preemption point on a preemptible kernel.
+ * A bulk write, @batch at a time in a write section, so that readers wait
+ * for one batch only.  No cond_resched(): the callers may be atomic.
  */
 static void kslot_dense_write_batches(struct kslot_dense *dense,
 				      bool (*batch)(struct kslot_dense *dense,
@@ -803,14 +685,10 @@ static bool kslot_dense_erase_n_batch(struct kslot_dense *dense, void *p)
  * @handles: Array of @n handles; stale or repeated ones are skipped.
  * @n: Number of handles.
  *
- * kslot_dense_erase() of each handle in array order, with one hold of the
- * lock for up to %KSLOT_SLOTS_BULK of them, as kslot_slots_remove_bulk()
- * holds the core's: other writers and lock-free readers run between
- * batches, and see the handles before the batch erased and the others
- * not yet.
+ * kslot_dense_erase() of each handle, %KSLOT_SLOTS_BULK per hold of the
+ * lock.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  * Return: The number of values erased, or -EINVAL if @n is 0.
  */
 int kslot_dense_erase_n(struct kslot_dense *dense, const u64 *handles, u32 n)
@@ -855,24 +733,15 @@ static bool kslot_dense_retain_batch(struct kslot_dense *dense, void *p)
 /**
  * kslot_dense_retain() - Keep only the values a predicate accepts.
  * @dense: The table.
- * @keep: Called for every live value with its handle, the value and
- *	@arg; the value is erased if it returns false.  It may modify the
- *	value, must not sleep, and must not call into @dense.
+ * @keep: Called with each live value's handle, the value and @arg; the
+ *	value is erased if it returns false.  It may modify the value, must
+ *	not sleep, and must not call into @dense.
  * @arg: Passed to @keep.
  *
- * A walk of the packed array from its end down, %KSLOT_SLOTS_WALK values
- * per hold of the lock (lock-free readers wait for a batch, not for the
- * whole walk).  An erase moves the last value, one already offered, into
- * the hole, so with no other writer every value is offered to @keep
- * exactly once.  Between batches other writers and readers run, and see
- * the erases of the batches before.  Every value live for the whole call
- * is offered at least once: an erase by another writer meanwhile may move
- * a value already offered (or one inserted meanwhile, which is appended
- * past the walk and otherwise not offered) to a position still to come,
- * and it is offered again.
+ * %KSLOT_SLOTS_WALK values per hold of the lock.  Every value live for the
+ * whole call is offered at least once; exactly once with no other writer.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  * Return: The number of values erased.
  */
 u32 kslot_dense_retain(struct kslot_dense *dense,
@@ -888,10 +757,7 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 }
 EXPORT_SYMBOL_GPL(kslot_dense_retain);
 
-/*
- * Erase the last %KSLOT_SLOTS_WALK values: the values stay where they
- * are, no other moves.
- */
+/* Pop the last %KSLOT_SLOTS_WALK values: nothing moves. */
 static bool kslot_dense_clear_batch(struct kslot_dense *dense, void *unused)
 {
 	u32 pos = dense->count, stop = pos - min(pos, KSLOT_SLOTS_WALK);
@@ -906,17 +772,10 @@ static bool kslot_dense_clear_batch(struct kslot_dense *dense, void *unused)
  * kslot_dense_clear() - Erase every value.
  * @dense: The table.
  *
- * Every live handle becomes stale, as if erased one by one from the end
- * of the packed array; the arrays are kept for reuse.  The lock is held
- * for %KSLOT_SLOTS_WALK values at a time: between batches other writers
- * and lock-free readers run, and find the values not yet erased, which
- * stay where they were.  It erases until none is left, so the table was
- * empty at one instant of the call: a value inserted before the last
- * batch (it is appended at the end) is erased too, and an inserter that
- * keeps pace keeps it running.
+ * %KSLOT_SLOTS_WALK values per hold of the lock, until none is left; the
+ * arrays are kept for reuse.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock once per batch.
+ * Context: Any context the lock flags allow; takes the lock once per batch.
  */
 void kslot_dense_clear(struct kslot_dense *dense)
 {
@@ -929,19 +788,15 @@ EXPORT_SYMBOL_GPL(kslot_dense_clear);
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
  *	value copied, or to the first slot not scanned.
- * @end: Slot index to stop before.  The lock is held for at most @end -
- *	*@cursor slots, not for the table's capacity, so a caller bounds the
- *	work of one call.
+ * @end: Slot index to stop before: it bounds the work of one call.
  * @handles: If not NULL, array of @max receiving the handles found.
  * @buf: If not NULL, @max * elem_size bytes receiving the values found.
  * @max: Most values to copy.
  *
- * As kslot_dense_find(), over the slots *@cursor .. @end - 1 only.  If
- * fewer than @max values are returned, *@cursor is @end, or the capacity
+ * If fewer than @max values are copied, *@cursor is @end, or the capacity
  * if the table ends before @end.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied, or -EINVAL if @max is 0.
  */
 int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
@@ -982,15 +837,11 @@ EXPORT_SYMBOL_GPL(kslot_dense_find_range);
  * @buf: If not NULL, @max * elem_size bytes receiving the values found.
  * @max: Most values to copy.
  *
- * Walks the slot array, not the packed array, because slot indices do not
- * move: across any number of calls, with inserts and erases in between,
- * every value that stays live for the whole walk is returned exactly once
- * (values inserted or erased during the walk may or may not be).  Each
- * call holds the lock only for its own batch, which may scan the whole
- * slot array to find @max values: bound it with kslot_dense_find_range().
+ * Walks the slots, whose indices do not move: every value live for the
+ * whole walk is returned exactly once.  One call may scan every slot:
+ * bound it with kslot_dense_find_range().
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied (0 once the walk is over), or
  * -EINVAL if @max is 0.
  */
@@ -1007,8 +858,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_find);
  * @dense: The table.
  * @st: Filled with a consistent snapshot.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  */
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st)

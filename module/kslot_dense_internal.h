@@ -1,14 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * kslot_dense's own header, shared by its files and nothing else:
- *
- *   kslot_dense.c          the table: init and destroy, the growth of the
- *                          packed array, insert, get, update, erase, the
- *                          walks, statistics
- *   kslot_dense_restore.c  the restore of a checkpointed table
- *
- * See include/linux/kslot_dense.h for the rules.
- */
+/* kslot_dense's own header, shared by its files only. */
 #ifndef _KSLOT_DENSE_INTERNAL_H
 #define _KSLOT_DENSE_INTERNAL_H
 
@@ -21,10 +12,7 @@ int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 			  unsigned long *irqflags)
 	__must_hold(&dense->lock);
 
-/*
- * The value at @pos and its handle's place in the reverse map, without
- * asserting the lock (the caller holds it, or no writer runs: destroy).
- */
+/* Not asserting the lock: held, or no writer runs (destroy). */
 static inline void *kslot_dense_elem(struct kslot_dense *dense, u32 pos)
 {
 	return kslot_dense_dir_at(rcu_dereference_protected(dense->vals, true),

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slot core's API: init and destroy, the writers under the table lock
- * and their conditional and __ forms, the lock-free readers, and reserve.
- * Keyed tables and restore are in kslot_slots_keyed.c, the storage and
- * its growth in kslot_slots_core.c; kslot_slots_core.h has what they
- * share.
+ * The slot core's API: init, destroy, the writers and the lock-free
+ * readers.  The design is in docs/core.rst.
  */
 #include <linux/err.h>
 #include <linux/export.h>
@@ -20,19 +17,12 @@
  * __kslot_slots_init() - Initialise a generational slot table.
  * @s: The table.
  * @kind: debugfs prefix of the structure built on it, e.g. "map".
- * @name: If not NULL, expose the counters in debugfs as kslot/@kind-@name.
- *	Names should be unique; a duplicate is not exposed.
+ * @name: If not NULL, expose the counters in debugfs as kslot/@kind-@name
+ *	(a duplicate name is not exposed).
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both),
- *	%KSLOT_SLOTS_ACCOUNT, %KSLOT_SLOTS_HANDLE32 for 32-bit handles
- *	(their bit split follows from @max_entries: see kslot_slots.h),
- *	and %KSLOT_SLOTS_KEYED.
- * @keys: The lockdep classes of the table lock, one per lock mode
- *	(kslot_slots_init() passes its call site's: kslot_lock_classes()).
- *
- * No memory is allocated until the first growth (kslot_slots_alloc(),
- * kslot_slots_reserve(), a keyed write), but the debugfs file of a named
- * table.
+ *	%KSLOT_SLOTS_ACCOUNT, %KSLOT_SLOTS_HANDLE32, %KSLOT_SLOTS_KEYED.
+ * @keys: The lockdep classes of the table lock, one per lock mode.
  *
  * Context: Process context if @name is given, otherwise any context.
  * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
@@ -73,31 +63,14 @@ EXPORT_SYMBOL_GPL(__kslot_slots_init);
 /**
  * kslot_slots_destroy() - Tear down a table.
  * @s: The table.
- * @fn: If not NULL, called once for every live entry (placeholders
- *	included, with a NULL object), with the table lock not held.
+ * @fn: If not NULL, called for every live entry, without the table lock.
  * @data: Passed to @fn.
  *
- * The caller must ensure no writer runs and no new lookup starts.
- * Lookups already inside an RCU read-side critical section may finish:
- * they still read @s (its directory pointer and handle format) and the
- * chunks, which are freed a grace period after this call.  So @s itself
- * may be freed, or initialised again, only a grace period after this
- * returns (kfree_rcu(), or after synchronize_rcu()).  Meanwhile the
- * table is an empty one, as a zeroed table is: a late writer fails.  A
- * zeroed table needs nothing.
+ * The caller ensures no writer runs and no new lookup starts.  Running
+ * lookups may still read @s and return the objects: @fn frees them, and
+ * the caller frees or reuses @s, only a grace period later (kfree_rcu()).
  *
- * @fn runs before the table is unpublished, and a lookup that began
- * before this call may return the object @fn is given until a grace
- * period after destroy returns: @fn frees it after a grace period
- * (kfree_rcu(), call_rcu(), or a put whose last reference does so), not
- * at once, unless no lookup can be running.  The walk calls @fn for
- * every live slot below the capacity, up to %KSLOT_MAX_ENTRIES, in one
- * loop: destroy has no resched point of its own, so that it may run in
- * any context.  It holds no lock while it walks: a caller in process
- * context with a large table lets others run from @fn (cond_resched()).
- *
- * Context: Process context for a named table (its debugfs file is
- * removed); otherwise any context that @fn allows.
+ * Context: Process context for a named table, else any that @fn allows.
  */
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
@@ -107,7 +80,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	struct kslot_dir *dir = rcu_dereference_protected(s->dir, true);
 	u32 i;
 
-	/* Zeroed, or destroyed already: nothing to do. */
+	/* Zeroed, or destroyed already. */
 	if (kslot_slots_zeroed(s))
 		return;
 	kslot_debugfs_remove(s->debugfs);
@@ -123,11 +96,7 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	RCU_INIT_POINTER(s->dir, NULL);
 	if (dir)
 		kslot_slots_free_dir(s, dir);
-	/*
-	 * Empty as a zeroed table is, so that a writer that comes late
-	 * fails (-ENOSPC, -ENOENT) rather than grow a table under the old
-	 * tag.  The handle format stays: running lookups read it.
-	 */
+	/* A late writer fails as on a zeroed table; lookups read the format. */
 	s->flags &= ~(KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC);
 	s->max_entries = 0;
 	s->waiting = 0;
@@ -139,7 +108,6 @@ void kslot_slots_destroy(struct kslot_slots *s,
 }
 EXPORT_SYMBOL_GPL(kslot_slots_destroy);
 
-/* Point live @slot (of @handle) at @obj.  Called with the lock held. */
 static __always_inline void kslot_slots_set(struct kslot_slots *s,
 					    struct kslot_slot *slot,
 					    u64 handle, void *obj)
@@ -148,7 +116,6 @@ static __always_inline void kslot_slots_set(struct kslot_slots *s,
 			  KSLOT_SLOTS_SET, 0, obj);
 }
 
-/* kslot_slots_replace() with the lock held. */
 static __always_inline void *
 kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
 {
@@ -162,7 +129,6 @@ kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
 	return old;
 }
 
-/* kslot_slots_remove() with the lock held. */
 static __always_inline void *
 kslot_slots_remove_locked(struct kslot_slots *s, u64 handle)
 {
@@ -189,7 +155,6 @@ static struct kslot_slot *kslot_slots_live_if(struct kslot_slots *s,
 	return slot;
 }
 
-/* The conditional writers with the lock held. */
 static int kslot_slots_replace_if_locked(struct kslot_slots *s, u64 handle,
 					 void *old, void *obj)
 {
@@ -212,20 +177,13 @@ static int kslot_slots_remove_if_locked(struct kslot_slots *s, u64 handle,
 	return 0;
 }
 
-/*
- * kslot_slots_alloc() of a table without %KSLOT_SLOTS_F_ALLOC: zeroed or
- * keyed.  No lock held.
- */
+/* A table without %KSLOT_SLOTS_F_ALLOC: zeroed or keyed. */
 static noinline int kslot_slots_alloc_other(struct kslot_slots *s)
 {
 	return kslot_slots_zeroed(s) ? -ENOSPC : -EINVAL;
 }
 
-/*
- * kslot_slots_alloc() that found no free slot, or a restore running:
- * grow, then take a slot.  Called with the lock held (@irqflags from
- * kslot_slots_lock()); releases it.
- */
+/* No free slot, or a restore running: grow, then take a slot. */
 static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 					   u64 *handle, gfp_t gfp,
 					   unsigned long irqflags)
@@ -240,13 +198,11 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 	return ret;
 }
 
-/* kslot_slots_alloc() of a table with %KSLOT_SLOTS_F_ALLOC. */
 static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
 					     void *obj, u64 *handle, gfp_t gfp)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
 
-	/* The fast path: a free slot, no growth, no restore. */
 	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
 		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
 	*handle = kslot_slots_take(s, obj);
@@ -257,24 +213,16 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
- * @obj: The pointer, or NULL for a placeholder (lookups return NULL
- *	until kslot_slots_replace() publishes an object).
+ * @obj: The pointer, or NULL for a placeholder.  Lookups may return it
+ *	before this returns: initialise it first.
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
  *
- * Reuses the most recently freed slot if there is one, otherwise grows
- * the table by a chunk (see the top of kslot_slots.h).  The object's
- * contents must be initialised before the call: lookups may return it as
- * soon as the handle is live, before this function returns.
- *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow.  Takes and releases the table lock, and
- * drops it to allocate a chunk.  Never waits for a grace period.
- * Return: 0, -ENOMEM if growing the table failed (only when no slot is
- * free), -ENOSPC if the table holds max_entries slots (live or retired)
- * and none is free, or -EINVAL if the table is keyed or being restored
- * (it has no free list), a restore that began while this call grew the
- * table included.
+ * the lock flags allow.  Takes the table lock; drops it to grow.
+ * Return: 0, -ENOMEM if no slot is free and growing failed, -ENOSPC if
+ * max_entries slots are live or retired and none is free, or -EINVAL if
+ * the table is keyed or being restored.
  */
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp)
@@ -316,7 +264,6 @@ void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
 
-/* kslot_slots_remove() of an initialised table. */
 static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
 					      u64 handle)
 {
@@ -332,14 +279,9 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * @s: The table.
  * @handle: A handle, valid or not.
  *
- * Bumps the slot's generation, so @handle and every copy of it are
- * rejected from now on, and puts the slot at the head of the free list,
- * or retires it if its generations are used up.
- *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The removed pointer, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * placeholder, which is removed all the same).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
@@ -358,18 +300,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * @handles: Receives the handle of each pointer issued, in order.
  * @gfp: Allocation flags for growing the table.
  *
- * kslot_slots_alloc() of each of @objs in order, with one hold of the
- * table lock for up to %KSLOT_SLOTS_BULK of them: the lock's
- * atomics are paid once per batch, not once per entry.  It stops at the
- * first that fails; the ones before stay issued (unlike
- * kmem_cache_alloc_bulk(), it is not all or nothing).
- *
- * Context: As kslot_slots_alloc(); the table lock is dropped between
- * batches (and the CPU yielded if @gfp may sleep).
- * Return: The number of handles issued, 1 .. @nr (0 for @nr 0); or, if
- * not even the first could be, kslot_slots_alloc()'s error for it
- * (-ENOMEM, -ENOSPC or -EINVAL); -EINVAL if @nr is above %INT_MAX.
- * Fewer than @nr means the next one failed.
+ * Context: As kslot_slots_alloc(); the lock is dropped (and the CPU yielded
+ * if @gfp may sleep) every %KSLOT_SLOTS_BULK entries.
+ * Return: The number of handles issued, 1 .. @nr (0 for @nr 0); if not
+ * even the first was, kslot_slots_alloc()'s error (-ENOMEM, -ENOSPC or
+ * -EINVAL); -EINVAL if @nr is above %INT_MAX.
  */
 int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 			   u64 *handles, gfp_t gfp)
@@ -412,21 +347,12 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc_bulk);
  * @s: The table.
  * @handles: The handles, valid or not.
  * @nr: How many.
- * @objs: Receives the pointer each removed entry held (NULL for a
- *	placeholder), in order.
+ * @objs: Receives the pointer each removed entry held, in order.
  *
- * kslot_slots_remove() of each of @handles in order, with one hold of the
- * table lock for up to %KSLOT_SLOTS_BULK of them, whose slots
- * are prefetched first so that their cache misses overlap.  It stops at
- * the first handle that is not live (counted as rejected, unless it is
- * the null handle): that one and those after it are left alone, and their
- * @objs untouched.
- *
- * Context: As kslot_slots_remove(); the table lock is dropped between
- * batches, which is a preemption point on a preemptible kernel (it may
- * run in atomic context, so it does not call cond_resched()).
+ * Context: As kslot_slots_remove(); the lock is dropped every
+ * %KSLOT_SLOTS_BULK entries.
  * Return: The number of entries removed: @nr, or the index of the first
- * handle that was not live; 0 (nothing removed) if @nr is above %INT_MAX.
+ * handle not live; 0 if @nr is above %INT_MAX.
  */
 u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 			    u32 nr, void **objs)
@@ -466,12 +392,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_bulk);
 /**
  * kslot_slots_reject() - Count a handle that named no live entry.
  * @dir: The directory the handle was looked up in.
- * @handle: The handle looked up, replaced or removed.
- *
- * The slow path of kslot_slots_read() and of the writers' handle check:
- * every handle but the null one that did not match a live slot is a
- * rejection, counted on this CPU in the table's counter, which lives as
- * long as the directory does.  It writes nothing shared.
+ * @handle: The handle looked up, replaced or removed; 0 is not counted.
  *
  * Context: Any context; caller holds rcu_read_lock() or the table lock.
  */
@@ -483,13 +404,9 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_reject);
 
 /**
- * kslot_slots_count_reject() - Count a handle that named no live entry.
- * @s: The table.
+ * kslot_slots_count_reject() - Count a handle a structure found stale.
+ * @s: The table the structure is built on.
  * @handle: The handle looked up, replaced or removed.
- *
- * kslot_slots_reject() for a structure built on the table that found
- * @handle stale by its own means.  A table that has not grown counts
- * nothing.
  *
  * Context: Any context.
  */
@@ -509,11 +426,6 @@ EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
  * kslot_slots_lookup() - Find the pointer a handle refers to.
  * @s: The table.
  * @handle: A handle, valid or not.
- *
- * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
- * holds rcu_read_lock() across the call and its use of the object, or
- * keeps the object alive by other means, the object may be freed as soon
- * as this returns.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The pointer, or NULL if @handle is stale, forged, from another
@@ -574,10 +486,7 @@ again:
 		obj = NULL;
 		goto out;
 	}
-	/*
-	 * The increment is a relaxed RMW: order the re-check after it, as
-	 * refcount_inc_not_zero_acquire() would.
-	 */
+	/* The increment is relaxed: order the re-check after it. */
 	smp_acquire__after_ctrl_dep();
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
 	/* Destroyed meanwhile: no directory, nothing is live. */
@@ -590,11 +499,7 @@ again:
 out:
 	rcu_read_unlock();
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_OUT);
-	/*
-	 * The reference may be the last one (a remover dropped the table's
-	 * meanwhile): @release may sleep, so it runs outside the read-side
-	 * section, where the reference keeps the object alive.
-	 */
+	/* Outside the read section: a last put's @release may sleep. */
 	if (stale) {
 		kref_put(ref, release);
 		obj = NULL;
@@ -681,29 +586,18 @@ void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
 }
 EXPORT_SYMBOL_GPL(kslot_slots_find);
 
-/*
- * Writers with the lock held, conditional writers and preload: what a
- * driver needs to use the table as it would use an XArray under xa_lock()
- * (xa_cmpxchg(), xa_reserve() / idr_preload()).
- */
-
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
- * @obj: The pointer, or NULL for a placeholder (lookups return NULL
- *	until a replace publishes an object).
+ * @obj: The pointer, or NULL for a placeholder; initialised.
  * @handle: Set to the new handle on success; untouched on failure.
  *
- * Never allocates memory and never drops the lock: it takes a free slot
- * of the current table, which kslot_slots_reserve() can provide
- * beforehand.  As with kslot_slots_alloc(), the object's contents must be
- * initialised before the call.
+ * Never allocates: kslot_slots_reserve() provides the free slots.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: 0, -ENOMEM if the table has no free slot but could grow (call
- * kslot_slots_reserve() first), -ENOSPC if it holds max_entries slots
- * (live or retired) and none is free, or -EINVAL if the table is keyed or
- * being restored (it has no free list).
+ * Return: 0, -ENOMEM if no slot is free but the table could grow,
+ * -ENOSPC if max_entries slots are live or retired and none is free, or
+ * -EINVAL if the table is keyed or being restored.
  */
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
 	__must_hold(&s->lock)
@@ -747,11 +641,8 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace);
  * @s: The table.
  * @handle: A handle, valid or not.
  *
- * kslot_slots_remove() for a caller that holds the table lock.
- *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The removed pointer, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * Return: As kslot_slots_remove().
  */
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle)
 	__must_hold(&s->lock)
@@ -765,18 +656,14 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove);
  * __kslot_slots_replace_if() - Replace a pointer if it is still @old.
  * @s: The table.
  * @handle: A handle, valid or not.
- * @old: The pointer the slot must hold; NULL for a placeholder (to
- *	publish a placeholder exactly once).
+ * @old: The pointer the slot must hold; NULL for a placeholder.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
- * The xa_cmpxchg() pattern with the table lock held.  The handle keeps
- * its generation; the caller owns @old afterwards and must let RCU
- * readers finish with it before freeing it.
+ * As xa_cmpxchg().  The caller owns @old and frees it after a grace period.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
- * is not live in @s, or -EBUSY if the slot holds another pointer than
- * @old; nothing is changed on error.
+ * Return: 0, -ENOENT if @handle is not live in @s, or -EBUSY if the slot
+ * holds another pointer than @old; nothing is changed on error.
  */
 int __kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			     void *obj)
@@ -794,13 +681,9 @@ EXPORT_SYMBOL_GPL(__kslot_slots_replace_if);
  * @old: The pointer the slot must hold; NULL for a placeholder.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
  *
- * __kslot_slots_replace_if() with the table lock taken and released.
- *
- * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock.
- * Return: 0 if the slot held @old and now holds @obj, -ENOENT if @handle
- * is not live in @s, or -EBUSY if the slot holds another pointer than
- * @old (nothing is changed on error).
+ * Context: Any context the lock flags allow; takes and releases the lock.
+ * Return: 0, -ENOENT if @handle is not live in @s, or -EBUSY if the slot
+ * holds another pointer than @old; nothing is changed on error.
  */
 int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			   void *obj)
@@ -824,13 +707,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_replace_if);
  * @handle: A handle, valid or not.
  * @old: The pointer the slot must hold; NULL for a placeholder.
  *
- * The xa_cmpxchg(xa, id, old, NULL) pattern with the table lock held: on
- * success the generation moves on, as with __kslot_slots_remove().
- *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @s, or -EBUSY if the slot holds another pointer than @old;
- * nothing is changed on error.
+ * Return: 0, -ENOENT if @handle is not live in @s, or -EBUSY if the slot
+ * holds another pointer than @old; nothing is changed on error.
  */
 int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 	__must_hold(&s->lock)
@@ -846,13 +725,9 @@ EXPORT_SYMBOL_GPL(__kslot_slots_remove_if);
  * @handle: A handle, valid or not.
  * @old: The pointer the slot must hold; NULL for a placeholder.
  *
- * __kslot_slots_remove_if() with the table lock taken and released.
- *
- * Context: Any context the table's lock flags allow; not with the table
- * lock held.  Takes and releases the table lock.
- * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @s, or -EBUSY if the slot holds another pointer than @old
- * (nothing is changed on error).
+ * Context: Any context the lock flags allow; takes and releases the lock.
+ * Return: 0, -ENOENT if @handle is not live in @s, or -EBUSY if the slot
+ * holds another pointer than @old; nothing is changed on error.
  */
 int kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old)
 {
@@ -875,31 +750,16 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove_if);
  * @nr: Allocations to make room for.
  * @gfp: Allocation flags for growing the table.
  *
- * Grows the table, as kslot_slots_alloc() does (chunk by chunk, each
- * allocated with the lock dropped), until it has at least @nr free
- * slots; a full 32-bit table's waiting slots count, and stay waiting
- * until an allocation takes them (the top of kslot_slots.h).  Until they
- * are used, kslot_slots_alloc() with any gfp
- * (GFP_ATOMIC included) and __kslot_slots_alloc() under the lock take
- * them and cannot fail for lack of memory.
- *
- * The room is the table's, not the caller's: a concurrent allocator may
- * take the free slots too.  A caller that counts on @nr allocations
- * succeeding must keep other allocators out between the reservation and
- * its allocations (its own lock, or by reserving for all of them), as
- * with idr_preload() followed by allocations under the caller's lock.
- * Free slots stay free (a later remove may add more); there is nothing to
- * release.
+ * Grows the table until @nr slots are free for allocations with any gfp.
+ * As with idr_preload(), the room is the table's: a caller counting on
+ * it keeps other allocators out.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
- * the table's lock flags allow; not with the table lock held.  Takes and
- * releases the table lock, and drops it to allocate.
- * Return: 0 (also for @nr 0), -ENOMEM if growing the table failed (it
- * may have grown part of the way), or -ENOSPC if @nr slots do not fit
- * under max_entries beside the live and retired ones (the table is not
- * grown), or no longer fit once concurrent allocators took some; -EINVAL
- * if the table is keyed or being restored (it has no free list), a
- * restore that began while this call grew the table included.
+ * the lock flags allow.  Takes the table lock; drops it to grow.
+ * Return: 0 (also for @nr 0), -ENOMEM if growing failed (it may have
+ * grown part of the way), -ENOSPC if @nr slots do not fit under
+ * max_entries beside the live and retired ones, or -EINVAL if the table
+ * is keyed or being restored.
  */
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp)
 {

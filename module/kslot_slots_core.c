@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slot core's storage: the handle format of a table, its chunks and
- * their directory, growth, and the waiting slots of 32-bit tables.  The
- * writers are in kslot_slots.c (and kslot_slots_keyed.c); every slot they
- * change goes through kslot_slots_store() (kslot_slots_core.h).
+ * The slot core's storage: the handle format, the chunks and their
+ * growth, and the waiting slots of 32-bit tables.
  */
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -14,14 +12,7 @@
 
 #include "kslot_slots_core.h"
 
-/*
- * The handle format of a table of @max_entries slots (the top of
- * kslot_slots.h): b index bits, just enough for max_entries, then (64-bit)
- * the tag and the generation up to bit 62, bit 63 set; or (32-bit) the
- * generation up to bit 30.  A table has the generation bits its index
- * does not need, so a small one lives about as long as a large one
- * (docs/core.rst).
- */
+/* The generation takes the bits the index does not need (docs/core.rst). */
 void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
 {
 	bool h32 = s->flags & KSLOT_SLOTS_HANDLE32;
@@ -36,16 +27,12 @@ void kslot_slots_init_format(struct kslot_slots *s, u32 max_entries)
 		      s->gen_shift;
 }
 
-/* Memory a chunk of @slots slots takes. */
 size_t kslot_slots_chunk_bytes(u32 slots)
 {
 	return kmalloc_size_roundup(slots * sizeof(struct kslot_slot));
 }
 
-/*
- * Memory the chunks of @capacity slots take: every chunk is whole but the
- * last one of a table that reached max_entries.
- */
+/* Every chunk is whole but the last one of a table at max_entries. */
 static size_t kslot_slots_chunks_bytes(u32 capacity)
 {
 	u32 part = capacity % KSLOT_SLOTS_CHUNK;
@@ -55,7 +42,6 @@ static size_t kslot_slots_chunks_bytes(u32 capacity)
 	       (part ? kslot_slots_chunk_bytes(part) : 0);
 }
 
-/* The chunks a table of max_entries slots may have. */
 static u32 kslot_slots_max_chunks(const struct kslot_slots *s)
 {
 	return DIV_ROUND_UP(s->max_entries, KSLOT_SLOTS_CHUNK);
@@ -67,21 +53,13 @@ static u32 kslot_slots_chunk_usable(const struct kslot_slots *s, u32 cap)
 	return min(s->max_entries - cap, KSLOT_SLOTS_CHUNK);
 }
 
-/*
- * Slots of that chunk: the usable ones, but at least two.  A table of
- * one slot has two, so that the clamp of index 1 (the index bits of slot
- * 0's free word) lands on slot 1, whose word differs, and never on slot 0
- * itself (the top of kslot_slots.h).
- */
+/* At least two, so that the clamp of index 1 never lands on slot 0. */
 static u32 kslot_slots_chunk_slots(const struct kslot_slots *s, u32 cap)
 {
 	return max(kslot_slots_chunk_usable(s, cap), 2U);
 }
 
-/*
- * Memory the table takes: its directory, chunks and counter.  Called
- * with the lock held (or no writer running).
- */
+/* Its directory, chunks and counter.  Lock held, or no writer running. */
 size_t kslot_slots_bytes(struct kslot_slots *s)
 {
 	struct kslot_dir *dir = kslot_slots_dir(s);
@@ -116,9 +94,8 @@ size_t kslot_slots_grow_bytes(struct kslot_slots *s)
  * @capacity: Its capacity now.
  * @index: The slot the growth must reach.
  *
- * An upper bound of the memory the growths from @capacity until slot
- * @index exists allocate: the chunks, and every directory on the way
- * (a replaced one waits for its grace period, so all are counted).
+ * An upper bound: the chunks, and every directory on the way (a replaced
+ * one waits for its grace period).
  *
  * Context: Any context.
  * Return: Bytes, 0 if slot @index exists already or is beyond
@@ -151,11 +128,7 @@ u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 }
 EXPORT_SYMBOL_NS_GPL(kslot_slots_grow_to_bytes, KSLOT_INTERNAL);
 
-/*
- * Free @dir, no longer published, after a grace period, through the
- * table's account: the last one with the chunks and the counter.
- * Called with the lock held, or no writer running (destroy).
- */
+/* Free unpublished @dir after a grace period; the last one with the chunks. */
 void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir)
 {
 	kslot_dir_free(dir, kslot_dir_counter_bytes() +
@@ -163,9 +136,8 @@ void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir)
 }
 
 /*
- * The chunk of @n slots from slot @cap on, all free; the first @usable
- * chained in order, the last of them to KSLOT_SLOTS_NONE (the growth
- * links it to the free list).  Called with the lock dropped.
+ * The chunk of @n free slots from slot @cap on, the first @usable chained
+ * in order to KSLOT_SLOTS_NONE.  Lock dropped.
  */
 static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 						  u32 cap, u32 n, u32 usable,
@@ -188,9 +160,8 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 }
 
 /*
- * Publish @chunk, of @n slots (@usable of them usable) from slot
- * s->capacity on, in @next (a larger directory, or NULL to append to the
- * current one): its usable slots go first on the free list.  Lock held.
+ * Publish @chunk from s->capacity on, in @next (a larger directory) or the
+ * current one; its usable slots go first on the free list.
  */
 static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
 				struct kslot_slot *chunk, u32 n, u32 usable)
@@ -205,10 +176,9 @@ static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
 }
 
 /*
- * Add one chunk to the table: allocate it (and a directory twice as
- * large, if the current one is full) with the lock dropped, then publish
- * it.  If another writer grew the table meanwhile, the memory is freed
- * and the caller looks again.  Called and returns with the lock held.
+ * Add one chunk, allocated (with a directory twice as large if the current
+ * one is full) with the lock dropped.  If another writer grew the table
+ * meanwhile, free it: the caller looks again.
  */
 int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)
@@ -235,9 +205,8 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GROW);
 	*irqflags = kslot_slots_lock(s);
 	/*
-	 * Only a growth (or a reset, to 0) changes the capacity, and the
-	 * capacity fixes the directory's room: the same capacity, the same
-	 * directory shape, so what was allocated still fits.
+	 * Only a growth (or a reset) changes the capacity, which fixes the
+	 * directory's room: the same capacity, what was allocated still fits.
 	 */
 	grown = s->capacity != cap;
 	if (!chunk || (room && !next) || grown) {
@@ -248,10 +217,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 		*irqflags = kslot_slots_lock(s);
 		return grown ? 0 : -ENOMEM;
 	}
-	/*
-	 * A table defined statically chooses its format and binds its tag
-	 * before its first handle (every other table has a format).
-	 */
+	/* A static table's format and tag come before its first handle. */
 	if (!s->gen_bits)
 		kslot_slots_init_format(s, s->max_entries);
 	if (READ_ONCE(s->tag) == KSLOT_SLOTS_TAG_UNBOUND &&
@@ -272,10 +238,7 @@ bool kslot_slots_has_index(const struct kslot_slots *s, u32 index)
 	return index < s->capacity;
 }
 
-/*
- * A full table's waiting slots are room: an allocation that finds no
- * other slot takes them (see kslot_slots_thaw()).
- */
+/* A full table's waiting slots are room: see kslot_slots_thaw(). */
 bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
 {
 	u32 room = kslot_slots_free_slots(s);
@@ -286,15 +249,8 @@ bool kslot_slots_has_room(const struct kslot_slots *s, u32 nr)
 }
 
 /*
- * Grow the table until @done(@s, @arg) holds: the one growth loop of the
- * table (allocation, reserve, keyed writes and restore).  A slot that
- * waited long enough comes before new memory; a full table hands the one
- * that waited longest early to an allocation (@done kslot_slots_has_free),
- * which takes it at once (the top of kslot_slots.h).
- *
- * Called and returns with the lock held; drops it to allocate each chunk.
- * Return: 0 once @done holds, -ENOMEM, or -ENOSPC if the table holds
- * max_entries slots and @done does not hold.
+ * The one growth loop: until @done(@s, @arg), take a ripe waiting slot or
+ * add a chunk.  Returns 0, -ENOMEM, or -ENOSPC at max_entries.
  */
 int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 		     gfp_t gfp, kslot_slots_done_t done, u32 arg)
@@ -308,20 +264,11 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 		if (kslot_slots_thaw(s, false))
 			continue;
 		ret = kslot_slots_grow_one(s, irqflags, gfp);
-		/*
-		 * Only for an allocation: a reserve counts a full table's
-		 * waiting slots as room already (kslot_slots_has_room()), so
-		 * releasing them early gains it nothing and shortens their
-		 * reuse distance; a slot index cannot be one of them.
-		 */
+		/* Early only for an allocation: a reserve counts them. */
 		if (ret == -ENOSPC && done == kslot_slots_has_free &&
 		    kslot_slots_thaw(s, true))
 			continue;
-		/*
-		 * The lock was dropped: a remove may have freed a slot, or a
-		 * waiting one ripened, meanwhile.  Fail for memory only if
-		 * neither is there to take.
-		 */
+		/* The lock was dropped: a slot may have come free meanwhile. */
 		if (ret == -ENOMEM &&
 		    (done(s, arg) || kslot_slots_thaw(s, false)))
 			continue;
@@ -331,15 +278,8 @@ int kslot_slots_grow(struct kslot_slots *s, unsigned long *irqflags,
 }
 
 /*
- * The growth of a writer that allocates from the free list (allocation,
- * reserve): kslot_slots_grow() until @done(@s, @arg), for a table that
- * allocates (kslot_slots_no_alloc()) before and after it.  The lock is
- * dropped to allocate, and a restore may begin meanwhile (it asks only
- * that no entry be live, and the writer has none yet): its free list is
- * then stale, and the writer refuses as one that came after it, whatever
- * the growth gave.  Called and returns with the lock held.
- * Return: 0 once @done holds, kslot_slots_no_alloc()'s -EINVAL, or
- * kslot_slots_grow()'s -ENOMEM or -ENOSPC.
+ * kslot_slots_grow() for the free list's writers: a restore that began
+ * while the lock was dropped made the free list stale (-EINVAL).
  */
 int kslot_slots_grow_alloc(struct kslot_slots *s, unsigned long *irqflags,
 			   gfp_t gfp, kslot_slots_done_t done, u32 arg)
@@ -359,14 +299,7 @@ static u64 kslot_slots_wait_word(const struct kslot_slots *s, u32 index)
 	       kslot_slots_free_word(s, index, 0);
 }
 
-/*
- * Has the waiting slot of @word waited long enough, @issued being the
- * allocations issued now?  Its handles were issued before it began to
- * wait, the first of them at least G - 1 allocations before (G: the
- * allocations a slot serves per cycle of its generation), and it serves
- * nothing until it leaves: after D - G allocations of waiting, none of its
- * handles is issued again within D (KSLOT_SLOTS_REUSE_DISTANCE).
- */
+/* Waited D - G allocations: no handle recurs within D (docs/core.rst). */
 static bool kslot_slots_ripe(const struct kslot_slots *s, u64 word,
 			     u32 issued)
 {
@@ -378,7 +311,7 @@ static bool kslot_slots_ripe(const struct kslot_slots *s, u64 word,
 	       waited >= KSLOT_SLOTS_REUSE_DISTANCE - g;
 }
 
-/* Slot @index begins to wait, behind the others.  Lock held. */
+/* Slot @index waits behind the others. */
 static void kslot_slots_wait(struct kslot_slots *s, u32 index)
 {
 	if (s->waiting) {
@@ -391,13 +324,7 @@ static void kslot_slots_wait(struct kslot_slots *s, u32 index)
 	s->waiting++;
 }
 
-/*
- * Move the slot that waited longest to the head of the free list if it
- * waited long enough, or with @force whatever its wait (a full table:
- * see the top of kslot_slots.h).  One at a time, as allocations need
- * them: each takes the slot that waited longest.  Returns whether it
- * moved.  Lock held.
- */
+/* Free the slot that waited longest if ripe, or with @force (full table). */
 bool kslot_slots_thaw(struct kslot_slots *s, bool force)
 {
 	u32 index = s->wait_head;
@@ -418,11 +345,7 @@ bool kslot_slots_thaw(struct kslot_slots *s, bool force)
 	return true;
 }
 
-/*
- * kslot_slots_release() of a slot at the last generation of its format:
- * a 64-bit table retires it for good, a 32-bit one puts it at the end of
- * the waiting slots (the top of kslot_slots.h).  Lock held.
- */
+/* The last generation: a 64-bit table retires the slot, a 32-bit one waits. */
 void kslot_slots_release_last(struct kslot_slots *s, struct kslot_slot *slot,
 			      u64 handle)
 {
@@ -440,7 +363,7 @@ void kslot_slots_release_last(struct kslot_slots *s, struct kslot_slot *slot,
 		s->retired++;
 }
 
-/* Free slots of the table: neither live, retired nor waiting.  Lock held. */
+/* Neither live, retired nor waiting. */
 u32 kslot_slots_free_slots(const struct kslot_slots *s)
 {
 	return s->capacity - s->count - s->retired - s->waiting;

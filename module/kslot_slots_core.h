@@ -1,15 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The slot core's own header, shared by its files and nothing else:
- *
- *   kslot_slots_core.c    storage, growth, the 32-bit waiting slots
- *   kslot_slots.c         the API: init, alloc, lookup, replace, remove
- *   kslot_slots_keyed.c   keyed tables and checkpoint/restore
- *   kslot_slots_debug.c   debugfs, dump, KUnit hooks
- *
- * It holds what the writers of all of them share: the slot words (the
- * top of kslot_slots.h), the handle check, and kslot_slots_store(), the
- * one function that writes a slot (docs/core.rst).
+ * The slot core's own header: the slot words, the writers' handle check
+ * and kslot_slots_store(), the one function that writes a slot.
  */
 #ifndef _KSLOT_SLOTS_CORE_H
 #define _KSLOT_SLOTS_CORE_H
@@ -18,46 +10,32 @@
 
 #include "kslot_internal.h"
 
-/*
- * A zeroed table (never initialised: max_entries 0) is an empty one whose
- * lock was never initialised: the writers answer for it without taking
- * the lock (see "Zero is empty" in kslot_slots.h).
- */
+/* Never initialised: empty, and its lock may not be taken. */
 static __always_inline bool kslot_slots_zeroed(const struct kslot_slots *s)
 {
 	return unlikely(!s->max_entries);
 }
 
-/*
- * The writers' one test before the lock (%KSLOT_SLOTS_F_LOCKED): true if
- * the table is initialised; false for a zeroed one, which their slow
- * paths answer for.
- */
+/* The writers' one test before the lock: false for a zeroed table. */
 static __always_inline bool kslot_slots_lock_writes(const struct kslot_slots *s)
 {
 	return likely(s->flags & KSLOT_SLOTS_F_LOCKED);
 }
 
-/* The directory.  Called with the lock held (or no writer running). */
+/* Lock held, or no writer running. */
 static inline struct kslot_dir *kslot_slots_dir(struct kslot_slots *s)
 {
 	return rcu_dereference_protected(s->dir, lockdep_is_held(&s->lock) ||
 					 !kslot_slots_lock_writes(s));
 }
 
-/*
- * The handle formats (the top of kslot_slots.h): a table's index mask, the
- * bits its tag and generation start at, its generation mask and its tag
- * say everything.
- */
-
-/* The generation of a word or handle (none of a waiting word's stamp). */
+/* The generation bits only, not a waiting word's stamp. */
 static inline u64 kslot_slots_word_gen(const struct kslot_slots *s, u64 word)
 {
 	return kslot_slots_handle_gen(s, word);
 }
 
-/* The largest generation of the table's format (odd: the last live one). */
+/* Odd: the last live generation. */
 static inline u64 kslot_slots_gen_max(const struct kslot_slots *s)
 {
 	return s->gen_bits >> s->gen_shift;
@@ -69,13 +47,7 @@ static inline u64 kslot_slots_fmt_bit(const struct kslot_slots *s)
 	return s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
 }
 
-/*
- * The handle that issuing free slot @index (word @word) makes: the
- * generation + 1 in place (a free slot's generation is below the last,
- * so the carry stops in the generation: bit 63 of a 64-bit free word
- * stays), the table's tag and @index (the handle formats, the top of
- * kslot_slots.h).
- */
+/* Issuing free @word: one add, whose carry stops in the generation. */
 static __always_inline u64 kslot_slots_issue_word(const struct kslot_slots *s,
 						  u64 word, u32 index)
 {
@@ -83,13 +55,7 @@ static __always_inline u64 kslot_slots_issue_word(const struct kslot_slots *s,
 	       (u64)s->tag << s->tag_shift | index;
 }
 
-/*
- * The free word that ends live @handle of slot @index: its generation +
- * 1, as kslot_slots_free_word(); 0 if that wraps (the format's last
- * generation was used: the slot's cycle ends).  The carry out of the
- * generation leaves none of its bits set, in either format (in the
- * 64-bit one it carries on through bit 63 and out of the word).
- */
+/* The free word ending live @handle, or 0 at the end of its cycle. */
 static __always_inline u64 kslot_slots_end_word(const struct kslot_slots *s,
 						u64 handle, u32 index)
 {
@@ -100,7 +66,7 @@ static __always_inline u64 kslot_slots_end_word(const struct kslot_slots *s,
 	return next | (index ^ 1);
 }
 
-/* The word of free (or, with @gen 0, retired) slot @index: see the top. */
+/* The word of free (or, with @gen 0, retired) slot @index. */
 static inline u64 kslot_slots_free_word(const struct kslot_slots *s,
 					u32 index, u64 gen)
 {
@@ -118,16 +84,13 @@ static inline u32 kslot_slots_next(const struct kslot_slot *slot)
 }
 
 /*
- * A 32-bit table's waiting slots (the top of kslot_slots.h).  The word of
- * a waiting slot is its free word at generation 0, with
- * KSLOT_SLOTS_WAIT_BIT and the allocations issued when it began to wait
- * (31 bits) above: it matches no handle of either format, as a free word
- * does.
+ * A waiting slot's word: its free word at generation 0, this bit, and
+ * the allocations issued when it began to wait (31 bits) above.
  */
 #define KSLOT_SLOTS_WAIT_BIT	BIT_ULL(63)
 #define KSLOT_SLOTS_WAIT_MASK	(BIT(31) - 1)
 
-/* Slot @i (below the capacity).  Called with the lock held. */
+/* Slot @i, below the capacity.  Lock held. */
 static __always_inline struct kslot_slot *kslot_slots_at(struct kslot_slots *s,
 							 u32 i)
 {
@@ -140,13 +103,7 @@ static inline int kslot_slots_no_alloc(const struct kslot_slots *s)
 	return (s->flags & KSLOT_SLOTS_KEYED) || s->restoring ? -EINVAL : 0;
 }
 
-/*
- * The writers' handle check: the slot @handle names if it is live under
- * @handle, else NULL (a rejection, counted as a lookup's).  It is the
- * lookup's clamp and single compare (__kslot_slots_slot(), the top of
- * kslot_slots.h); no slot's word is 0, so the null handle never matches.
- * Called with the lock held.
- */
+/* The live slot of @handle, or NULL (counted as rejected).  Lock held. */
 static __always_inline struct kslot_slot *
 kslot_slots_live(struct kslot_slots *s, u64 handle)
 {
@@ -164,46 +121,20 @@ kslot_slots_live(struct kslot_slots *s, u64 handle)
 	return NULL;
 }
 
-/*
- * The slot transitions (docs/core.rst, "One store"): what
- * kslot_slots_store() does to a slot.  A slot is live (its word is its
- * handle, its object the entry's pointer) or not (a free, retired or
- * waiting word, and a link).
- */
+/* The slot transitions of kslot_slots_store() (docs/core.rst). */
 enum kslot_slots_op {
-	/* Not live -> live: the object, then the handle (release). */
-	KSLOT_SLOTS_LIVE,
-	/* Live -> not live: the free word, then the link (smp_wmb()). */
-	KSLOT_SLOTS_FREE,
-	/* Live -> live: another object (release). */
-	KSLOT_SLOTS_SET,
-	/*
-	 * Live -> live under a newer handle (a keyed store over an older
-	 * generation): through a free word, so that no lookup pairs either
-	 * handle with the other's object; the count does not change.
-	 */
-	KSLOT_SLOTS_RELIVE,
-	/* Not live -> not live: a new word and link (thaw, reset, restore). */
-	KSLOT_SLOTS_LINK,
-	/* Not live -> not live: a new link only (free list, waiting list). */
-	KSLOT_SLOTS_RELINK,
+	KSLOT_SLOTS_LIVE,	/* not live -> live */
+	KSLOT_SLOTS_FREE,	/* live -> not live */
+	KSLOT_SLOTS_SET,	/* live -> live, another object */
+	KSLOT_SLOTS_RELIVE,	/* live -> live under a newer handle */
+	KSLOT_SLOTS_LINK,	/* not live -> not live, new word and link */
+	KSLOT_SLOTS_RELINK,	/* not live -> not live, new link */
 };
 
 /*
- * kslot_slots_store() - Change slot @index (@slot).
- * @s: The table.
- * @slot: The slot.
- * @index: Its index.
- * @op: An enum kslot_slots_op.
- * @word: The new word (LIVE, RELIVE: the handle; FREE and LINK: a word
- *	that matches no handle; SET, RELINK: unused).
- * @obj: The new object (LIVE, SET, RELIVE) or link (FREE, LINK, RELINK).
- *
- * The one place a slot's word and object are written, always under the
- * table lock: it owns their order against lock-free readers
- * (kslot_slots_read() loads the word, then the object, then the word
- * again) and the live count.  Free-list and waiting-list bookkeeping is
- * the caller's.
+ * The one place a slot's word and object are written: it owns their
+ * order against kslot_slots_read() and the live count.  @word is unused
+ * by SET and RELINK; @obj is a link unless the slot is live after.
  */
 static __always_inline void
 kslot_slots_store(struct kslot_slots *s, struct kslot_slot *slot, u32 index,
@@ -230,6 +161,7 @@ kslot_slots_store(struct kslot_slots *s, struct kslot_slot *slot, u32 index,
 		smp_store_release(&slot->obj, obj);
 		break;
 	case KSLOT_SLOTS_RELIVE:
+		/* Via a free word: no lookup mixes the handles' objects. */
 		WRITE_ONCE(slot->word,
 			   kslot_slots_free_word(s, index,
 						 kslot_slots_word_gen(s, word) - 1));
@@ -249,7 +181,6 @@ kslot_slots_store(struct kslot_slots *s, struct kslot_slot *slot, u32 index,
 	}
 }
 
-/* Relink slot @index, not live, to @next.  Lock held. */
 static __always_inline void kslot_slots_relink_to(struct kslot_slots *s,
 						  struct kslot_slot *slot,
 						  u32 index, u32 next)
@@ -265,10 +196,7 @@ size_t kslot_slots_bytes(struct kslot_slots *s);
 size_t kslot_slots_grow_bytes(struct kslot_slots *s);
 void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir);
 
-/*
- * The growth loop's condition: true once the table has what the writer
- * growing it needs (see kslot_slots_grow()).  Called with the lock held.
- */
+/* The growth loop's condition: true once the writer has what it needs. */
 typedef bool (*kslot_slots_done_t)(const struct kslot_slots *s, u32 arg);
 bool kslot_slots_has_free(const struct kslot_slots *s, u32 unused);
 bool kslot_slots_has_index(const struct kslot_slots *s, u32 index);
@@ -288,7 +216,6 @@ bool kslot_slots_thaw(struct kslot_slots *s, bool force);
 void kslot_slots_release_last(struct kslot_slots *s, struct kslot_slot *slot,
 			      u64 handle);
 
-/* Issue free slot @s->free_head for @obj.  Called with the lock held. */
 static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 {
 	u32 index = s->free_head;
@@ -298,15 +225,12 @@ static __always_inline u64 kslot_slots_take(struct kslot_slots *s, void *obj)
 	s->free_head = kslot_slots_next(slot);
 	h = kslot_slots_issue_word(s, slot->word, index);
 	kslot_slots_store(s, slot, index, KSLOT_SLOTS_LIVE, h, obj);
-	/* An allocation issued (the stamps of 32-bit waits). */
+	/* The stamp of a 32-bit wait. */
 	s->issued++;
 	return h;
 }
 
-/*
- * Free (or retire) live @slot of @handle: the slot goes to the head of
- * the free list.  Called with the lock held.
- */
+/* Free live @slot to the head of the free list, or retire it. */
 static __always_inline void kslot_slots_release(struct kslot_slots *s,
 						struct kslot_slot *slot,
 						u64 handle)
@@ -314,7 +238,7 @@ static __always_inline void kslot_slots_release(struct kslot_slots *s,
 	u32 index = kslot_slots_handle_index(s, handle);
 	u64 word = kslot_slots_end_word(s, handle, index);
 
-	/* The format's last generation was used: the slot's cycle ends. */
+	/* The last generation was used: the slot's cycle ends. */
 	if (unlikely(!word)) {
 		kslot_slots_release_last(s, slot, handle);
 		return;
@@ -324,7 +248,7 @@ static __always_inline void kslot_slots_release(struct kslot_slots *s,
 	s->free_head = index;
 }
 
-/* kslot_slots_debug.c: the debugfs file of a named table. */
+/* kslot_slots_debug.c */
 struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 				   const char *name);
 

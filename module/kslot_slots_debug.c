@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The slot core's windows: counters, debugfs, the dump, and the KUnit
- * hooks.
- */
+/* The slot core's counters, debugfs file, dump and KUnit hooks. */
 #include <linux/export.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -23,7 +20,7 @@ static int kslot_slots_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kslot_slots_stats);
 
-/* The debugfs file of table @s named @name, or NULL.  Process context. */
+/* Process context. */
 struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 				   const char *name)
 {
@@ -33,12 +30,9 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 /**
  * kslot_slots_get_stats() - Read a table's counters.
  * @s: The table.
- * @st: Filled with a snapshot of the counters: all but @st->rejected
- *	taken at once under the lock; the rejections, counted per CPU
- *	without it, are summed after.
+ * @st: Filled with the counters, all but @st->rejected at one instant.
  *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
+ * Context: Any context the lock flags allow; takes and releases the lock.
  */
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st)
@@ -122,11 +116,8 @@ kslot_slots_test_hook_t kslot_slots_test_hook;
 /**
  * kslot_slots_test_set_hook() - Run a function at the core's test points (KUnit only).
  * @fn: Called with the table and the point (enum kslot_slots_test_point)
- *	wherever the core drops its locks or may be raced between two
- *	reads; NULL for none.  It filters on the table itself.
- *
- * A case sets it to force an interleaving, and sets it back before it
- * ends.  The test points read it only while one is set (a static key).
+ *	wherever the core drops its locks or may race between two reads;
+ *	NULL for none.
  *
  * Context: Process context; may sleep (static key patching).
  * Return: The hook set before.
@@ -148,9 +139,7 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_hook);
  * kslot_slots_test_set_gen() - Age a free slot (KUnit only).
  * @s: The table.
  * @index: A free slot below the capacity.
- * @gen: New even generation, to start the slot near retirement: at
- *	most the table's largest generation (kslot_slots_gen_bits() bits)
- *	less one.
+ * @gen: New even generation, at most the table's largest less one.
  *
  * Context: Any context the table's lock flags allow.
  * Return: 0, or -EINVAL if the slot is not free (live, retired or
@@ -185,9 +174,6 @@ EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_set_gen);
 /**
  * kslot_slots_test_grow_step() - Add one chunk on demand (KUnit only).
  * @s: The table.
- *
- * Grows the table by one chunk whether or not a slot is free, so that a
- * test can reach a given directory size.
  *
  * Context: Process context.
  * Return: 0, -ENOMEM, or -ENOSPC if the table cannot grow.
