@@ -4,130 +4,46 @@
  * inline and keeps them packed, for drivers that walk every live value
  * each tick.
  *
- * A kslot_slots table (kslot_slots.h) plus two arrays:
+ * A kslot_slots table whose live slots hold their value's packed position
+ * (plus one: NULL until kslot_dense_insert() publishes it), the values at
+ * positions 0 .. count - 1, and a reverse map from position to handle.
+ * Erase is swap-and-pop: the last value moves into the hole.  Both arrays
+ * grow in chunks that never move (docs/core.rst).
  *
- * - slots:  the core's slots.  They own the handles, the generations with
- *           retire-on-wrap, the free list, the tag, the one handle check,
- *           the counters and debugfs.  A live slot's object field holds
- *           the value's position in the packed array (plus one, so that it
- *           is never NULL); a slot allocated but not yet published by
- *           kslot_dense_insert() holds NULL, and lookups skip it.
- * - data:   the values, packed: positions 0 .. count - 1 are live, in no
- *           particular order.  Each value is elem_size bytes.
- * - rev:    the reverse map, position -> handle, so that erase can repoint
- *           the slot of the value it moves, and a walk of the packed array
- *           knows each value's handle.
+ * operation                           | lock                  | may sleep
+ * ------------------------------------+-----------------------+-------------
+ * kslot_dense_get(), _get_many(),     | none (takes RCU)      | no
+ * kslot_dense_contains()              |                       |
+ * kslot_dense_count()                 | none                  | no
+ * kslot_dense_insert(), _insert_n(),  | takes the lock,       | if gfp allows
+ * _reserve(), _restore_slot(),        | drops it to allocate  |
+ * _restore_retired()                  |                       |
+ * kslot_dense_update(), _erase(),     | takes the lock        | no
+ * _find(), _find_range(),             |                       |
+ * _get_stats()                        |                       |
+ * kslot_dense_erase_n(), _retain(),   | takes the lock, drops | no
+ * _clear()                            | it every batch        |
+ * __kslot_dense_lookup(),             | caller: table lock    | no
+ * __kslot_dense_at(), _handle_at(),   | (kslot_dense_lock())  |
+ * kslot_dense_for_each_locked()       |                       |
+ * kslot_dense_restore_done()          | the core's lock,      | yes
+ *                                     | dropped every batch   |
+ * kslot_dense_destroy()               | caller: no writers    | if named
  *
- * Erase is swap-and-pop: the last value moves into the hole and its slot
- * is pointed at its new position, so the data stays packed in O(1).
- *
- * Rules:
- *
- * +------------------------------+------------------------+---------------+
- * | operation                    | lock                   | may sleep     |
- * +------------------------------+------------------------+---------------+
- * | kslot_dense_get(),           | none (takes RCU); not  | no            |
- * | kslot_dense_get_many()       | where it could         |               |
- * |                              | interrupt a writer     |               |
- * |                              | (below)                |               |
- * | kslot_dense_contains()       | none (takes RCU)       | no            |
- * | kslot_dense_insert(),        | table lock, dropped to | only if gfp   |
- * | kslot_dense_insert_n(),      | allocate               | allows        |
- * | kslot_dense_reserve()        |                        |               |
- * | kslot_dense_update(),        | table lock             | no            |
- * | kslot_dense_erase(),         |                        |               |
- * | kslot_dense_find(),          |                        |               |
- * | kslot_dense_find_range(),    |                        |               |
- * | kslot_dense_get_stats()      |                        |               |
- * | kslot_dense_erase_n(),       | table lock, dropped    | no            |
- * | kslot_dense_retain(),        | every %KSLOT_SLOTS_WALK|               |
- * | kslot_dense_clear()          | values (erase_n: every |               |
- * |                              | %KSLOT_SLOTS_BULK)     |               |
- * | __kslot_dense_lookup(),      | caller holds the lock  | no            |
- * | __kslot_dense_at(),          | (kslot_dense_lock())   |               |
- * | __kslot_dense_handle_at(),   |                        |               |
- * | kslot_dense_for_each_locked()|                        |               |
- * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
- * | kslot_dense_restore_retired()| allocate               | allows        |
- * | kslot_dense_restore_done()   | the core's lock,       | yes           |
- * |                              | dropped every          |               |
- * |                              | %KSLOT_SLOTS_WALK      |               |
- * | kslot_dense_count()          | none (a snapshot)      | no            |
- * | kslot_dense_destroy()        | caller: no writers     | if named      |
- * +------------------------------+------------------------+---------------+
- *
- * - Lookups take no lock.  kslot_dense_get() copies the value out under
- *   RCU and a sequence count the writers bump around every change that
- *   moves or overwrites a value (erase, update, and each batch of
- *   erase_n, retain and clear): a copy that raced such a change is
- *   retried.  So every successful get returns exactly the value stored
- *   under the handle at one instant of the call, never a value
- *   swap-and-pop moved into its place, never a torn one.  Inserts only
- *   append past every published position and publish the handle last, so
- *   they do not disturb readers.  The sequence count is a
- *   seqcount_spinlock_t on the table lock: on PREEMPT_RT a reader that
- *   finds a writer inside takes the lock to wait for it instead of
- *   spinning.
- * - Writers serialise on the table lock (then on the core's own lock for
- *   the slot changes), taken as the lock flags say (kslot_lock.h).  A get
- *   waits for a writer inside its write section, so it must not run where
- *   it could interrupt one on its own CPU: it would wait forever.  So
- *   kslot_dense_get() and kslot_dense_get_many() run only in the contexts
- *   the writers shut out:
- *
- *   - without a lock flag: process context;
- *   - with %KSLOT_DENSE_LOCK_BH: process or softirq context;
- *   - with %KSLOT_DENSE_LOCK_IRQ: process, softirq or hardirq context.
- *
- *   On PREEMPT_RT, where a get may take the lock, process context means
- *   a preemptible task and hardirq context is refused.
- *
- *   Elsewhere (NMI context included) a get returns -EDEADLK and get_many
- *   copies nothing, whether or not a writer is there, so a misplaced call
- *   fails every time, not once in a while.  kslot_dense_contains() reads
- *   the slot only and runs in any context.
- * - Bulk writers (erase_n, retain, clear) hold the lock, and the write
- *   section gets wait on, for a batch at a time, as the core's walks do:
- *   between batches the table is as that many erases one by one would
- *   leave it, and other writers and gets run.  Each function's comment
- *   says what it does with what they change meanwhile.
- * - Pointers into the packed data are NOT stable: any erase moves the
- *   last value into the erased one's place.  A pointer from
- *   __kslot_dense_lookup() or __kslot_dense_at() is valid only until the
- *   caller drops the lock, and is for reading: change a value with
- *   kslot_dense_update() or in kslot_dense_retain()'s callback, which keep
- *   lock-free readers in step.  To keep a value, copy it out with
- *   kslot_dense_get() and refer to it by handle.
- * - Growth: the packed array grows the way the core grows its slots
- *   (kslot_slots.h, "Storage"): in chunks that never move, reached through
- *   a directory (struct kslot_dir, module/kslot_dir.c).  A chunk holds a
- *   power of two of positions, four pages of values (or one value, if
- *   larger), fewer if the reverse map's 8 bytes per position are more, or
- *   if max_entries ends the table sooner; position p is in chunk
- *   p >> shift.  The values and the reverse map are two directories of
- *   such chunks, grown together, so a chunk of values is whole pages
- *   with no slab around it, and a reader's chunk holds values only.  An insert that finds
- *   the array full allocates a chunk of each (and directories twice as
- *   large when full) with the lock dropped, then, under the lock, appends
- *   them, unless another insert grew the array meanwhile (then it frees
- *   them and uses that one's room).  No value is ever copied by a growth:
- *   it costs the same at every size, and no writer mirrors or waits for a
- *   grace period.  Callers that must not allocate at insert time call
- *   kslot_dense_reserve() ahead.  The table never shrinks before
- *   kslot_dense_destroy().
- * - Memory: per entry, the core's 16-byte slot, the value and its 8-byte
- *   handle in the reverse map; per chunk, a pointer in each directory.
- * - Callbacks (kslot_dense_retain()) run under the lock and must not sleep
- *   or call back into the same table; lock-free readers wait while they
- *   run (for a batch of them).
- * - Iterating without holding the lock for the whole walk is done with the
- *   slot-index cursor of kslot_dense_find(), which is stable across
- *   inserts and erases; packed positions are not.
- * - A store of fixed-size records (say, behind an ioctl) maps one call to
- *   one function: kslot_dense_insert(), kslot_dense_get() into a bounce
- *   buffer (copy it to user space after the call), kslot_dense_update(),
- *   kslot_dense_erase(), kslot_dense_count(), and kslot_dense_find() for a
- *   listing resumed from a u32 cursor.
+ * - kslot_dense_get() copies a value under RCU and a sequence count that
+ *   every move or overwrite bumps: it returns the value stored under the
+ *   handle at one instant of the call, never a moved or torn one.  It
+ *   waits for writers, so it runs only where the lock flags shut them out
+ *   (kslot_lock.h) and returns -EDEADLK elsewhere.
+ * - The bulk writers hold the lock for a batch at a time; other writers
+ *   and gets run between batches.
+ * - Pointers into the packed data are not stable: one from
+ *   __kslot_dense_lookup() or __kslot_dense_at() is valid until the lock is
+ *   dropped, and for reading only.  Change a value with
+ *   kslot_dense_update() or in kslot_dense_retain()'s callback, which runs
+ *   under the lock and must not sleep or call into the same table.
+ * - To walk without holding the lock, use kslot_dense_find()'s slot-index
+ *   cursor, which inserts and erases do not disturb.
  */
 #ifndef _LINUX_KSLOT_DENSE_H
 #define _LINUX_KSLOT_DENSE_H
@@ -164,12 +80,7 @@ struct kslot_dense {
 	spinlock_t lock;
 	/* Bumped around every move or overwrite of a published value. */
 	seqcount_spinlock_t seq;
-	/*
-	 * The packed values, for lock-free readers (RCU), and the reverse
-	 * map (position -> handle, lock held): directories of chunks of
-	 * 1 << @shift positions, NULL before the first growth and after
-	 * destroy.
-	 */
+	/* The values (RCU) and the reverse map: chunks of 1 << @shift. */
 	struct kslot_dir __rcu *vals;
 	struct kslot_dir __rcu *rev;
 	/* Bytes per value, live values (read locklessly), room in @vals. */
@@ -190,21 +101,12 @@ struct kslot_dense {
  * @retired: Slots retired for good.
  * @elem_size: Size of one value.
  * @room: Values the packed array holds before it must grow.
- * @bytes: Memory the table's slots and packed array take, at the
- *	allocator's size: the core's (kslot_slots_stats.bytes), the chunks
- *	of values and of the reverse map and their two directories.  A
- *	replaced directory is not counted (it is freed after a grace
- *	period).
- * @rejected: Nonzero handles that named no live entry (gets, updates,
- *	erases).
- * @grow_bytes: Memory one more insert may allocate: the next growth of
- *	the slots if none is free, plus that of the packed array if it is
- *	full (an upper bound); 0 if neither must (or can) grow.
- * @vals_grow_bytes: The packed array's part of @grow_bytes: memory the
- *	next value stored allocates for it (kslot_dense_restore_slot() too)
- *	if it is full: a chunk of values, one of the reverse map, and two
- *	directories twice as large if the current ones are full; 0
- *	otherwise.
+ * @bytes: Memory the slots and both arrays take, at the allocator's size
+ *	(not a replaced directory).
+ * @rejected: Nonzero handles that named no live entry.
+ * @grow_bytes: Memory one more insert may allocate (an upper bound); 0 if
+ *	nothing must (or can) grow.
+ * @vals_grow_bytes: The packed arrays' part of @grow_bytes.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -230,9 +132,6 @@ int __kslot_dense_init(struct kslot_dense *dense, const char *name,
  * @elem_size: As __kslot_dense_init().
  * @max_entries: As __kslot_dense_init().
  * @flags: As __kslot_dense_init().
- *
- * __kslot_dense_init() with lockdep classes of this call site, one per
- * lock mode (kslot_lock_classes()).
  *
  * Context: Process context.
  * Return: As __kslot_dense_init().
@@ -298,12 +197,9 @@ void kslot_dense_restore_done(struct kslot_dense *dense);
  * kslot_dense_lock() - Take a table's lock.
  * @dense: The table.
  *
- * Takes the lock the way the table's flags ask (plain, _bh or _irqsave),
- * inside an RCU read-side critical section (the slots are RCU-managed).
- * While it is held the caller may use __kslot_dense_lookup(),
- * __kslot_dense_at(), __kslot_dense_handle_at() and
- * kslot_dense_for_each_locked(), and must not call any other
- * kslot_dense function on the same table.
+ * While it is held the caller may use the __ functions and
+ * kslot_dense_for_each_locked(), and no other kslot_dense function on
+ * the same table.
  *
  * Context: Any context the table's lock flags allow.
  * Return: Saved interrupt flags to pass to kslot_dense_unlock().
@@ -335,8 +231,7 @@ static __always_inline void kslot_dense_unlock(struct kslot_dense *dense,
  * kslot_dense_count() - Number of live values.
  * @dense: The table.
  *
- * Context: Any context.  Lockless; the value may be stale by the time it
- * is used unless the caller holds the table lock.
+ * Context: Any context.  Lockless: stale unless the caller holds the lock.
  * Return: Live values.
  */
 static inline u32 kslot_dense_count(const struct kslot_dense *dense)
@@ -344,12 +239,7 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
 	return READ_ONCE(dense->count);
 }
 
-/*
- * Position @pos of a directory of the table (the values or the reverse
- * map), whose chunks hold 1 << @shift positions of @size bytes each.  No
- * lock asserted: the caller holds the table lock, or is a reader under
- * RCU with @pos below the directory's kslot_dir_nr().
- */
+/* Position @pos of the values or the reverse map; lock or RCU held. */
 static __always_inline void *kslot_dense_dir_at(const struct kslot_dir *dir,
 						u32 shift, size_t size,
 						u32 pos)
@@ -363,8 +253,7 @@ static __always_inline void *kslot_dense_dir_at(const struct kslot_dir *dir,
  * @dense: The table.
  * @pos: Position, below the table's count.
  *
- * Context: Caller holds the table lock; the pointer is valid until it
- * drops it, for reading only (see the rules above).
+ * Context: Caller holds the table lock.
  * Return: A pointer to the value's elem_size bytes.
  */
 static inline void *__kslot_dense_at(struct kslot_dense *dense, u32 pos)
@@ -392,10 +281,7 @@ static inline u64 __kslot_dense_handle_at(struct kslot_dense *dense,
 					  dense->shift, sizeof(u64), pos);
 }
 
-/*
- * A published slot's object field: the value's packed position plus one,
- * so that it is never NULL (NULL marks a slot not yet published).
- */
+/* A published slot holds the packed position plus one, never NULL. */
 static inline void *kslot_dense_pos_obj(u32 pos)
 {
 	return (void *)((unsigned long)pos + 1);
@@ -411,14 +297,7 @@ static inline u32 kslot_dense_obj_pos(const void *obj)
  * @dense: The table.
  * @handle: A handle, valid or not.
  *
- * The core's one handle check (__kslot_slots_lookup()): the index is
- * clamped with array_index_nospec() and the slot compared with the whole
- * handle, so a forged handle cannot steer a speculative read outside the
- * table.
- *
- * Context: Caller holds the table lock (kslot_dense_lock()); the pointer
- * is valid until it drops it, for reading only (see the rules above:
- * values move).
+ * Context: Caller holds the table lock (kslot_dense_lock()).
  * Return: A pointer to the value, or NULL if @handle is not live in
  * @dense (stale, forged, from another table, or null).
  */
@@ -437,16 +316,12 @@ static inline void *__kslot_dense_lookup(struct kslot_dense *dense,
 /**
  * struct kslot_dense_walk - The state of a kslot_dense_for_each_locked()
  *	walk.
- *
- * Every field is private.
  */
 struct kslot_dense_walk {
 	/* private: */
 	/*
-	 * The directory of the values, the next value, the bytes between
-	 * values, its position, the end of the walk, and the chunks'
-	 * positions as a shift and a mask (named apart from the macro's
-	 * parameters).
+	 * Copies, so that the loop body cannot force reloads; named apart
+	 * from the macro's parameters.
 	 */
 	const struct kslot_dir *dir;
 	u8 *at;
@@ -460,12 +335,6 @@ struct kslot_dense_walk {
 /**
  * __kslot_dense_walk_start() - Start a kslot_dense_for_each_locked() walk.
  * @dense: The table.
- *
- * The walk keeps the directory, the value size and the count in locals,
- * so that the compiler need not reload them around the caller's loop body
- * (which may store through any pointer), and it ends on the count, not on
- * a NULL element: within a chunk the loop is the packed array's own, a
- * directory load at each chunk's start.
  *
  * Context: Caller holds the table lock.
  * Return: The walk's state.
@@ -489,8 +358,6 @@ __kslot_dense_walk_start(struct kslot_dense *dense)
  * __kslot_dense_walk_next() - Step a kslot_dense_for_each_locked() walk.
  * @w: The walk's state.
  *
- * The next value: the next in the chunk, or the first of the next chunk.
- *
  * Context: Caller holds the table lock.
  */
 static __always_inline void __kslot_dense_walk_next(struct kslot_dense_walk *w)
@@ -506,11 +373,9 @@ static __always_inline void __kslot_dense_walk_next(struct kslot_dense_walk *w)
  * @pos: u32 set to each value's position in turn.
  * @elem: Pointer set to each value.
  *
- * Visits every live value exactly once, in packed order: a walk of the
- * packed array's chunks themselves.  The caller holds the table lock for the whole
- * walk and must not insert or erase during it (use kslot_dense_retain()
- * to erase while walking); __kslot_dense_handle_at(@dense, @pos) gives each
- * value's handle.
+ * Visits every live value once, in packed order.  The caller holds the
+ * table lock for the whole walk and neither inserts nor erases (erase
+ * with kslot_dense_retain()); __kslot_dense_handle_at() gives a handle.
  */
 #define kslot_dense_for_each_locked(dense, pos, elem)			\
 	for (struct kslot_dense_walk __kslot_dw =			\

@@ -2,44 +2,27 @@
 /*
  * kslot generational handles: the u64 every kslot table issues.
  *
- * A handle packs a slot index, the table's tag and the slot's generation
- * in the table's format, which the table chooses at init from its
- * max_entries and flags (the top of kslot_slots.h has both formats and
- * what a table of each size gets).  Take a handle apart only with the
- * table's own accessors (kslot_slots_handle_index() and its kin): no
- * layout is common to all tables.  The default, 64-bit format:
+ * A handle packs a slot index, the table's tag and the slot's generation.
+ * A table chooses its format at init from its max_entries and flags: b =
+ * kslot_index_bits(max_entries) index bits, the generation in the rest.
  *
- *  63 62                  b+8 b+7        b b-1            0
- * +--+----------------------+------------+----------------+
- * |1 | generation (55 - b)  |  tag (8)   |   index (b)    |
- * +--+----------------------+------------+----------------+
+ *   64-bit (default):  1 | generation (55 - b) | tag (8) | index (b)
+ *   32-bit (%KSLOT_SLOTS_HANDLE32):  0 (33) | generation (31 - b) | index (b)
  *
- * - index:      the slot, in the b = kslot_index_bits(max_entries) bits
- *               the table's max_entries needs.
- * - tag:        eight bits chosen at random when the table is created, so
- *               a handle issued by another table is rejected unless the
- *               bits at this table's tag position equal its tag
- *               (probability 1/256 per pair of tables).
- * - generation: a per-slot counter.  It is odd while the slot is live and
- *               even while it is free; each alloc and each erase adds one.
- *               Handles therefore always carry an odd generation.  It has
- *               every bit the index and tag leave, but bit 63.
- * - bit 63:     set in every handle of a 64-bit table
- *               (%KSLOT_HANDLE64_BIT): it keeps them apart from 32-bit
- *               handles, which are below 2^31.
+ * No layout is common to all tables: take a handle apart only with its
+ * table's accessors (kslot_slots_handle_index() and its kin).
  *
- * Rules:
- *
- * - The value 0 is never a valid handle (its generation, 0, is even), so
- *   zeroed memory is a null handle.  KSLOT_HANDLE_NULL names it.
- * - A slot of a 64-bit table serves 2^(54 - b) allocations.  When the
- *   erase of a live slot would wrap its generation back to zero, the slot
- *   is retired: it never goes back on the free list and is counted.  A
- *   stale handle can therefore never match again, however old it is, and
- *   a table serves max_entries * 2^(54 - b) allocations, at least 2^53
- *   whatever its size, before its last slot retires.
- * - A handle from another table of the same kind is accepted only if its
- *   tag matches (1/256) *and* its index and generation name a live slot.
+ * - 0 is never a valid handle (%KSLOT_HANDLE_NULL): a live slot's
+ *   generation is odd.  Zeroed memory is a null handle.
+ * - The tag is random per table: a handle of another table is accepted
+ *   only if the tags match (1/256) and it names a live slot.  32-bit
+ *   handles carry no tag and are below 2^31; the two formats never match
+ *   each other's tables.
+ * - A slot of a 64-bit table serves 2^(54 - b) allocations, then retires
+ *   for good: no handle is ever issued twice, and a table serves at least
+ *   2^53.  A 32-bit table's slot then waits, so that no handle recurs
+ *   within 2^20 allocations of the table (fewer only in a full table),
+ *   and starts over (docs/core.rst).
  */
 #ifndef _LINUX_KSLOT_HANDLE_H
 #define _LINUX_KSLOT_HANDLE_H
@@ -62,12 +45,8 @@
  * kslot_index_bits() - Index bits of a table's handles.
  * @max_entries: The table's max_entries, 1 .. %KSLOT_MAX_ENTRIES.
  *
- * Just enough for @max_entries, and at least one (a table has at least
- * two slots); the same in both formats.
- *
  * Context: Any context.
- * Return: max(1, order_base_2(@max_entries)): the bits of
- * @max_entries - 1, or of 1 if that is 0.
+ * Return: max(1, order_base_2(@max_entries)), in either format.
  */
 static inline u32 kslot_index_bits(u32 max_entries)
 {
@@ -79,8 +58,7 @@ static inline u32 kslot_index_bits(u32 max_entries)
  * @max_entries: The table's max_entries, 1 .. %KSLOT_MAX_ENTRIES.
  * @handle32: The table issues 32-bit handles (%KSLOT_SLOTS_HANDLE32).
  *
- * What the index (and, in the 64-bit format, the tag and bit 63) leave:
- * a slot serves 2^(bits - 1) allocations per cycle of its generation.
+ * A slot serves 2^(bits - 1) allocations per cycle of its generation.
  *
  * Context: Any context.
  * Return: 55 - b for a 64-bit table, 31 - b for a 32-bit one, b being
@@ -115,10 +93,7 @@ static inline u32 kslot_random_tag(void)
 	return get_random_u32() & KSLOT_TAG_MASK;
 }
 
-/*
- * The body of KSLOT_DEFINE_HANDLE() and KSLOT_DEFINE_HANDLE32(): @type is
- * the struct's name, @raw_type its member's type.
- */
+/* The body of KSLOT_DEFINE_HANDLE() and KSLOT_DEFINE_HANDLE32(). */
 #define __KSLOT_DEFINE_HANDLE(type, raw_type)				\
 struct type {								\
 	raw_type raw;							\
@@ -140,16 +115,10 @@ static inline bool type##_is_null(struct type h)			\
  * KSLOT_DEFINE_HANDLE() - Define a handle type of its own for one table.
  * @name: Name of the struct and prefix of its helpers.
  *
- * Defines ``struct name { u64 raw; }`` and three inline helpers:
- * ``u64 name_raw(struct name h)`` (the handle to pass to the table's
- * functions), ``struct name name_from_raw(u64 raw)`` (wrap a handle the
- * table issued) and ``bool name_is_null(struct name h)``.  A driver
- * defines one handle type per table type and takes it in its own
- * wrappers, so a handle of one table passed where another's is expected
- * does not compile (what Rust slotmap's new_key_type! gives).  The struct
- * is as big as the handle and is passed in a register.
- *
- * Example, with the error the compiler gives::
+ * Defines ``struct name { u64 raw; }`` with ``name_raw()`` (the u64 to
+ * pass to the table), ``name_from_raw()`` and ``name_is_null()``, so that
+ * a handle of one table type passed where another's is expected does not
+ * compile (the struct is passed in a register)::
  *
  *	KSLOT_DEFINE_HANDLE(ctx_handle);
  *	KSLOT_DEFINE_HANDLE(buf_handle);
@@ -166,12 +135,9 @@ static inline bool type##_is_null(struct type h)			\
  * KSLOT_DEFINE_HANDLE32() - Define a 32-bit handle type for one table.
  * @name: Name of the struct and prefix of its helpers.
  *
- * As KSLOT_DEFINE_HANDLE(), for a table of 32-bit handles
- * (%KSLOT_SLOTS_HANDLE32): ``struct name { u32 raw; }``, half the size.
- * ``name_raw()`` still returns the u64 the table's functions take, and
- * ``name_from_raw()`` keeps the low 32 bits of its argument, which hold
- * all of a 32-bit handle (they are below 2^31); use it for no other
- * table's handles.
+ * As KSLOT_DEFINE_HANDLE(), with ``struct name { u32 raw; }``:
+ * ``name_from_raw()`` keeps the low 32 bits, so use it only for the
+ * handles of a table of %KSLOT_SLOTS_HANDLE32.
  */
 #define KSLOT_DEFINE_HANDLE32(name)	__KSLOT_DEFINE_HANDLE(name, u32)
 

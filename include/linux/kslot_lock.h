@@ -1,60 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How the kslot tables with an internal spinlock (kslot_map, kslot_dense,
- * kslot_secondary) take it: the caller chooses the context at init, once,
+ * kslot_secondary) take it: the caller chooses the context once, at init,
  * with one of these flags, instead of calling _bh or _irq variants.
  *
  * flag             | lock taken          | writers may run in
  * -----------------+---------------------+------------------------------
  * (none)           | spin_lock()         | process context
  * %KSLOT_LOCK_BH   | spin_lock_bh()      | process or softirq context
- * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context (but see RT below)
+ * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context but NMI
  *
- * Lookups take no lock (RCU only).  Where they may run:
+ * Lookups take no lock (RCU only) and run in any context, but for
+ * kslot_dense_get() and kslot_dense_get_many(): they wait for a writer
+ * inside its write section, so they run only where the flag shuts the
+ * writers out (process context; with BH softirq too; with IRQ hardirq
+ * too) and return -EDEADLK elsewhere, NMI included.
  *
- * lookup                      | (none)  | %KSLOT_LOCK_BH | %KSLOT_LOCK_IRQ
- * ----------------------------+---------+----------------+----------------
- * kslot_map's and             | any     | any            | any
- * kslot_secondary's lookups,  | context | context        | context
- * kslot_dense_contains()      |         |                |
- * kslot_dense_get(),          | process | process or     | process, softirq
- * kslot_dense_get_many()      | context | softirq        | or hardirq
+ * A function whose name starts with __ needs the caller to hold the table
+ * lock or rcu_read_lock() (its "Context:" says which); one without takes
+ * what it needs.  Tables with no lock of their own (kslot_sparse_set,
+ * kslot_hive, kslot_arena) leave serialisation to their owner and use no __.
  *
- * A dense get copies a value under a sequence count, waiting for a writer
- * inside its write section; where it could interrupt that writer on its
- * own CPU it would wait forever, so it runs only in the contexts the
- * writers shut out, and returns -EDEADLK in the others (NMI included).
- *
- * Names follow one rule in every kslot header: a function whose name
- * starts with __ requires the caller to hold something, the table lock
- * (__kslot_map_remove(), __kslot_dense_at()) or rcu_read_lock()
- * (__kslot_map_lookup(), __kslot_objtable_lookup(),
- * __kslot_secondary_lookup()); its kernel-doc "Context:" says which.
- * A function without __ takes whatever it needs itself (kslot_map_lookup()
- * takes RCU, kslot_map_remove() the lock).  Structures without a lock of
- * their own (kslot_sparse_set, kslot_hive, kslot_arena) leave every
- * serialisation to their owner, like a list_head, and use no __.
- *
- * On PREEMPT_RT the same flags hold, with the meaning RT gives the locks:
- *
- * - spinlock_t is a sleeping lock (an rt_mutex with priority inheritance);
- *   holding it disables migration, not preemption.  No writer may be
- *   called with a raw_spinlock_t held, or with preemption or interrupts
- *   disabled by hand.
- * - %KSLOT_LOCK_BH: softirqs run in task context (the raising task or
- *   ksoftirqd) and spin_lock_bh() takes the per-CPU BH local lock, so a
- *   softirq writer is serialised exactly as on other kernels.
- * - %KSLOT_LOCK_IRQ: interrupt handlers are threaded, so a handler is a
- *   task and may call writers; spin_lock_irqsave() does not disable
- *   interrupts there.  Code that really runs in hardirq context on RT
- *   (IRQF_NO_THREAD handlers, hrtimers in HRTIMER_MODE_HARD, anything
- *   under raw_spin_lock() or local_irq_disable()) must not call a writer:
- *   that is unsupported, and CONFIG_PROVE_RAW_LOCK_NESTING and
- *   CONFIG_DEBUG_ATOMIC_SLEEP report it.  Nor a dense get, which takes
- *   the table lock there to wait for a writer: it returns -EDEADLK in
- *   true hardirq context on RT, whatever the flag.  kslot offers no raw-lock
- *   tables: a writer's work (allocation, growth) is not bounded enough
- *   for a raw lock.
+ * PREEMPT_RT: the flags keep their meaning (softirqs and threaded interrupt
+ * handlers are tasks there).  No writer may be called with a raw spinlock
+ * held, with interrupts or preemption disabled by hand, or in a handler
+ * that is not threaded (IRQF_NO_THREAD, HRTIMER_MODE_HARD).  A dense get
+ * may take the (sleeping) lock there, so it returns -EDEADLK in true
+ * hardirq context and in a task with preemption or interrupts off,
+ * whatever the flag.
  */
 #ifndef _LINUX_KSLOT_LOCK_H
 #define _LINUX_KSLOT_LOCK_H
@@ -102,15 +75,9 @@ static inline unsigned int kslot_lock_mode(unsigned int flags)
 /**
  * kslot_lock_classes() - Lockdep classes for a table lock, per site.
  *
- * Like spin_lock_init(), this declares static struct lock_class_keys
- * where it is expanded, one per lock mode; the init function takes the
- * one of the table's mode (kslot_lock_set_class()).  So every init call
- * site (every file calling a static inline init, as with
- * xa_init_flags()) gets classes of its own, and a table written from
- * softirqs never shares one with a table written with softirqs enabled.
- * Tables initialised at one site and in one mode share a class: a driver
- * that nests two of them takes the inner one with its _lock_nested()
- * form.
+ * As spin_lock_init(), gives every init call site classes of its own, one
+ * per lock mode.  Tables of one site and mode share a class: a driver that
+ * nests two takes the inner one with the table's _lock_nested() form.
  *
  * Context: Any context.
  * Return: %KSLOT_LOCK_MODES keys, for the init functions that take them.
@@ -170,8 +137,6 @@ kslot_spin_lock_flags(spinlock_t *lock, unsigned int flags)
  * @flags: The table's flags.
  * @subclass: The lockdep subclass, 1 .. 7, of a lock taken inside
  *	another of its class (spin_lock_nested()).
- *
- * Released by kslot_spin_unlock_flags(), as kslot_spin_lock_flags().
  *
  * Context: Any context the flags allow.
  * Return: Saved interrupt flags for kslot_spin_unlock_flags().

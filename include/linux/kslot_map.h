@@ -116,15 +116,13 @@
 #define KSLOT_MAP_LOCK_IRQ	KSLOT_SLOTS_LOCK_IRQ
 /* Charge the map's own memory (its slot table) to the current memcg. */
 #define KSLOT_MAP_ACCOUNT	KSLOT_SLOTS_ACCOUNT
-/* Issue 32-bit handles (nonzero, below 2^31): see kslot_slots.h. */
+/* Issue 32-bit handles (nonzero, below 2^31): see kslot_handle.h. */
 #define KSLOT_MAP_HANDLE32	KSLOT_SLOTS_HANDLE32
 #define KSLOT_MAP_FLAGS_ALL	(KSLOT_MAP_LOCK_BH | KSLOT_MAP_LOCK_IRQ | \
 				 KSLOT_MAP_ACCOUNT | KSLOT_MAP_HANDLE32)
 
 /**
  * struct kslot_map - A generational handle table.
- *
- * A kslot_slots table whose slots hold the objects.
  */
 struct kslot_map {
 	/* private: */
@@ -137,10 +135,8 @@ struct kslot_map {
  * @fl: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both) and
  *	%KSLOT_MAP_ACCOUNT; a map of 32-bit handles needs kslot_map_init().
  *
- * As XARRAY_INIT(): the map is ready for use, as kslot_map_init() would
- * leave it (without a debugfs file), and its lock has a lockdep class of
- * its own.  It draws its random tag at its first allocation or
- * kslot_map_tag(), whichever comes first.
+ * As XARRAY_INIT(): the map kslot_map_init() would leave, without a
+ * debugfs file.
  */
 #define KSLOT_MAP_INIT(max, fl) {					\
 	.slots = KSLOT_SLOTS_INIT(max, fl),				\
@@ -152,11 +148,8 @@ struct kslot_map {
  * @max: As KSLOT_MAP_INIT().
  * @fl: As KSLOT_MAP_INIT().
  *
- * As DEFINE_XARRAY(): ``static DEFINE_KSLOT_MAP(sessions, 1024, 0);``
- * needs no init call; kslot_map_destroy() empties it, after which it
- * must be initialised with kslot_map_init() before any other use.  A
- * zeroed struct kslot_map, by contrast, is an empty map that stays empty
- * (see "Zero is empty" in kslot_slots.h).
+ * As DEFINE_XARRAY().  After kslot_map_destroy() the map must be
+ * initialised with kslot_map_init() before any other use.
  */
 #define DEFINE_KSLOT_MAP(name, max, fl)					\
 	struct kslot_map name = KSLOT_MAP_INIT(max, fl)
@@ -168,15 +161,10 @@ struct kslot_map {
  * kslot_map_init() - Initialise a generational handle table.
  * @map: The map to initialise.
  * @name: If not NULL, expose the map's counters in debugfs as
- *	kslot/map-@name.  Names should be unique; a duplicate is not exposed.
+ *	kslot/map-@name (unless another map has the name).
  * @max_entries: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @flags: %KSLOT_MAP_LOCK_BH or %KSLOT_MAP_LOCK_IRQ (not both),
- *	%KSLOT_MAP_ACCOUNT, %KSLOT_MAP_HANDLE32 for 32-bit handles (bit
- *	split from @max_entries, see kslot_slots.h).
- *
- * No memory is allocated for slots until the first kslot_map_alloc().
- * Each call site gives the map lock lockdep classes of its own, one per
- * lock mode, as spin_lock_init() does.
+ *	%KSLOT_MAP_ACCOUNT, %KSLOT_MAP_HANDLE32.
  *
  * Context: Process context if @name is given, otherwise any context.
  * Return: 0, or -EINVAL if @max_entries is out of range or @flags holds
@@ -191,8 +179,7 @@ struct kslot_map {
  * @name: As kslot_map_init().
  * @max_entries: As kslot_map_init().
  * @flags: As kslot_map_init().
- * @keys: The lockdep classes of the map lock, one per lock mode (what
- *	kslot_lock_classes() gives).
+ * @keys: The lockdep classes of the map lock (kslot_lock_classes()).
  *
  * Context: As kslot_map_init().
  * Return: As kslot_map_init().
@@ -215,22 +202,11 @@ static inline int __kslot_map_init(struct kslot_map *map, const char *name,
  *	included, with a NULL object), without the map lock held.
  * @data: Passed to @fn.
  *
- * The caller must ensure no other writer runs and no new lookup starts.
- * Lookups already inside an RCU read-side critical section may finish:
- * they still read @map itself and the slot memory, which is freed a
- * grace period after this call.  So @map itself may be freed, or
- * initialised again, only a grace period after this returns
- * (kfree_rcu(), or after synchronize_rcu()); it must be initialised again
- * before any other use.
- *
- * @fn runs while the map is still published, so a lookup that began
- * before this call may return the object @fn is given until a grace
- * period after destroy returns: @fn frees it after a grace period
- * (kfree_rcu(), call_rcu()), not at once, unless no lookup can be
- * running.  Destroy walks every slot up to the map's capacity (at most
- * %KSLOT_MAX_ENTRIES) in one loop with no resched point, so that it may
- * run in any context (kslot_slots_destroy()): a caller in process
- * context with a large map calls cond_resched() from @fn.
+ * The caller ensures that no writer runs and no new lookup starts, and
+ * frees or re-initialises @map only a grace period after this returns.
+ * A running lookup may still return the object @fn is given: @fn frees
+ * it after a grace period.  There is no resched point: a caller in
+ * process context with a large map calls cond_resched() from @fn.
  *
  * Context: Process context for a named map (its debugfs file is removed);
  * otherwise any context that @fn allows.
@@ -251,12 +227,7 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
  *
- * Reuses the most recently freed slot if there is one (a map of 32-bit
- * handles then a slot that waited long enough, see kslot_slots.h),
- * otherwise grows the map by a chunk (allocated with the lock dropped, so
- * @gfp may sleep if the caller can).  The object's contents must be initialised
- * before the call: lookups may return it as soon as the handle is live,
- * before this function returns.
+ * Initialise the object first: lookups may return it before this returns.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the map's lock flags allow.  Takes and releases the map lock.
@@ -295,9 +266,7 @@ static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * Bumps the slot's generation, so @handle and every copy of it are
- * rejected from now on, and puts the slot at the head of the free list,
- * or retires it if its generations are used up.
+ * Every copy of @handle is rejected from now on.
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
@@ -317,14 +286,11 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
  * @handles: Receives the handle of each object stored, in order.
  * @gfp: Allocation flags for growing the map.
  *
- * kslot_map_alloc() of each object in order, with one hold of the map
- * lock for up to %KSLOT_SLOTS_BULK of them (kslot_slots_alloc_bulk()).
- * It stops at the first that fails; the ones before stay stored.
+ * Stops at the first that fails; the ones before stay stored.
  *
  * Context: As kslot_map_alloc().
- * Return: The number of objects stored, 1 .. @nr (0 for @nr 0); or, if
- * not even the first could be, its error: -ENOMEM or -ENOSPC; -EINVAL if
- * @nr is above %INT_MAX.  Fewer than @nr means the next one failed.
+ * Return: The number stored, 1 .. @nr (0 for @nr 0); if not even the
+ * first could be, -ENOMEM or -ENOSPC; -EINVAL if @nr is above %INT_MAX.
  */
 static inline int kslot_map_alloc_bulk(struct kslot_map *map,
 				       void *const *objs, u32 nr, u64 *handles,
@@ -341,10 +307,7 @@ static inline int kslot_map_alloc_bulk(struct kslot_map *map,
  * @objs: Receives the object each removed entry held (NULL for a
  *	placeholder), in order.
  *
- * kslot_map_remove() of each handle in order, with one hold of the map
- * lock for up to %KSLOT_SLOTS_BULK of them, their slots prefetched
- * (kslot_slots_remove_bulk()).  It stops at the first handle that is not
- * live, leaving it and the ones after it alone.
+ * Stops at the first handle that is not live, leaving it and the rest.
  *
  * Context: As kslot_map_remove().
  * Return: The number of entries removed: @nr, or the index of the first
@@ -361,11 +324,8 @@ static inline u32 kslot_map_remove_bulk(struct kslot_map *map,
  * kslot_map_lock() - Take the map's writer lock.
  * @map: The map.
  *
- * The xa_lock() of a map: takes its lock as the map's lock flags say
- * (spin_lock(), spin_lock_bh() or spin_lock_irqsave()).  While it is
- * held, __kslot_map_lookup() and the __kslot_map_*() writers may be
- * called, no other writer changes the map, and lockdep knows the lock is
- * held (the __ writers assert it).
+ * The xa_lock() of a map: while it is held, the __kslot_map_*() functions
+ * may be called and no other writer changes the map.
  *
  * Context: Any context the map's lock flags allow; not with the map lock
  * held.
@@ -382,11 +342,8 @@ static inline unsigned long kslot_map_lock(struct kslot_map *map)
  * @map: The map.
  * @subclass: The lockdep subclass, 1 .. 7.
  *
- * Maps initialised at one call site share a lockdep class (one per lock
- * mode, as spin_lock_init() gives one per site).  A driver that holds one
- * such map's lock while it takes another's, always in the same order,
- * takes the inner one with this, as with spin_lock_nested().  Maps
- * initialised at different sites need nothing.
+ * For the inner of two maps initialised at one call site (they share a
+ * lockdep class), always taken in the same order.
  *
  * Context: As kslot_map_lock().
  * Return: Saved interrupt flags to pass to kslot_map_unlock().
@@ -418,20 +375,15 @@ static inline void kslot_map_unlock(struct kslot_map *map,
  * @nr: Allocations to make room for.
  * @gfp: Allocation flags for growing the map.
  *
- * The idr_preload() / xa_reserve() of a map: grows it, with the lock
- * dropped to allocate, until it has @nr free slots.  Until they are used,
- * kslot_map_alloc() with any gfp (GFP_ATOMIC included) and
- * __kslot_map_alloc() under the lock can fail only with -ENOSPC.  The
- * room is the map's, not the caller's: concurrent allocators may take it
- * too, so a caller that counts on it keeps them out (its own lock, or by
- * reserving for all of them).  Nothing needs releasing.
+ * The idr_preload() / xa_reserve() of a map: until the @nr free slots are
+ * used, kslot_map_alloc() with any gfp and __kslot_map_alloc() fail only
+ * with -ENOSPC.  Other allocators may use them too; nothing is released.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
  * the map's lock flags allow; not with the map lock held.
  * Return: 0 (also for @nr 0), -ENOMEM if growing the map failed, or
- * -ENOSPC if @nr entries do not fit under max_entries beside the live and
- * retired ones (the map is not grown), or no longer fit once concurrent
- * allocators took some.
+ * -ENOSPC if @nr more entries do not fit under max_entries (the map is
+ * not grown) or no longer fit once concurrent allocators took some.
  */
 static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
 {
@@ -444,14 +396,11 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
  * @obj: The object, or NULL for a placeholder.
  * @handle: Set to the new handle on success; untouched on failure.
  *
- * Never allocates memory: takes a free slot, which kslot_map_reserve()
- * provides beforehand.  The object's contents must be initialised before
- * the call.
+ * Never allocates memory: kslot_map_reserve() makes the free slots.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: 0, -ENOMEM if the map has no free slot left but could grow
- * (reserve first), or -ENOSPC if it holds max_entries slots (live or
- * retired) and none is free.
+ * Return: 0, -ENOMEM if no slot is free but the map could grow, or
+ * -ENOSPC if it holds max_entries slots (live or retired) and none is free.
  */
 static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
 				    u64 *handle)
@@ -484,8 +433,6 @@ static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * kslot_map_remove() for a caller that holds the map lock.
- *
  * Context: Caller holds the map lock (kslot_map_lock()).
  * Return: The removed object, or NULL if @handle was not live (or was a
  * placeholder, which is released all the same).
@@ -500,18 +447,15 @@ static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
  * kslot_map_replace_if() - Replace an object if the entry still holds @old.
  * @map: The map.
  * @handle: A handle, valid or not.
- * @old: The object the entry must hold; NULL for a placeholder, to
- *	publish it (placeholder then publish).
+ * @old: The object the entry must hold; NULL for a placeholder.
  * @obj: The new object; NULL turns the entry back into a placeholder.
  *
- * The xa_cmpxchg() of a map.  The handle keeps its generation; the caller
- * owns @old afterwards (RCU rule before freeing it).
+ * The xa_cmpxchg() of a map.  The handle keeps its generation.
  *
  * Context: Any context the map's lock flags allow; not with the map lock
  * held.  Takes and releases the map lock.
- * Return: 0 if the entry held @old and now holds @obj, -ENOENT if @handle
- * is not live in @map, or -EBUSY if the entry holds another object than
- * @old (nothing is changed on error).
+ * Return: 0, -ENOENT if @handle is not live in @map, or -EBUSY if the
+ * entry holds another object than @old (nothing is changed on error).
  */
 static inline int kslot_map_replace_if(struct kslot_map *map, u64 handle,
 				       void *old, void *obj)
@@ -527,9 +471,8 @@ static inline int kslot_map_replace_if(struct kslot_map *map, u64 handle,
  * @obj: The new object; NULL turns the entry back into a placeholder.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: 0 if the entry held @old and now holds @obj, -ENOENT if @handle
- * is not live in @map, or -EBUSY if the entry holds another object than
- * @old (nothing is changed on error).
+ * Return: 0, -ENOENT if @handle is not live in @map, or -EBUSY if the
+ * entry holds another object than @old (nothing is changed on error).
  */
 static inline int __kslot_map_replace_if(struct kslot_map *map, u64 handle,
 					 void *old, void *obj)
@@ -544,14 +487,10 @@ static inline int __kslot_map_replace_if(struct kslot_map *map, u64 handle,
  * @handle: A handle, valid or not.
  * @old: The object the entry must hold; NULL for a placeholder.
  *
- * The xa_cmpxchg(xa, id, old, NULL) of a map: on success the handle is
- * invalidated, as with kslot_map_remove().
- *
  * Context: Any context the map's lock flags allow; not with the map lock
  * held.  Takes and releases the map lock.
- * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @map, or -EBUSY if the entry holds another object than @old
- * (nothing is changed on error).
+ * Return: 0, -ENOENT if @handle is not live in @map, or -EBUSY if the
+ * entry holds another object than @old (nothing is changed on error).
  */
 static inline int kslot_map_remove_if(struct kslot_map *map, u64 handle,
 				      void *old)
@@ -566,9 +505,8 @@ static inline int kslot_map_remove_if(struct kslot_map *map, u64 handle,
  * @old: The object the entry must hold; NULL for a placeholder.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: 0 if the entry held @old and is removed, -ENOENT if @handle is
- * not live in @map, or -EBUSY if the entry holds another object than @old
- * (nothing is changed on error).
+ * Return: 0, -ENOENT if @handle is not live in @map, or -EBUSY if the
+ * entry holds another object than @old (nothing is changed on error).
  */
 static inline int __kslot_map_remove_if(struct kslot_map *map, u64 handle,
 					void *old)
@@ -582,14 +520,10 @@ static inline int __kslot_map_remove_if(struct kslot_map *map, u64 handle,
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * One compare of the slot's word with @handle (tag, generation and index
- * at once) before and after the object load, so the object returned is
- * the one published under @handle and not a later occupant of the slot.
- *
  * Context: Caller holds rcu_read_lock() or the map lock.
- * Return: The object, or NULL if @handle is not live in @map (or is
- * a placeholder).  The object is only guaranteed to stay valid while the
- * caller stays in the RCU read-side critical section.
+ * Return: The object, valid while the caller stays in the RCU read-side
+ * critical section, or NULL if @handle is not live in @map (or is a
+ * placeholder).
  */
 static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
 						u64 handle)
@@ -600,8 +534,7 @@ static __always_inline void *__kslot_map_lookup(struct kslot_map *map,
 /**
  * struct kslot_map_reader - A map pinned for a run of lookups.
  *
- * kslot_map_read_begin() fills it; kslot_map_read() uses it.  On the
- * caller's stack, no cleanup (&struct kslot_slots_reader).
+ * On the caller's stack, with no cleanup.
  */
 struct kslot_map_reader {
 	/* private: */
@@ -613,11 +546,8 @@ struct kslot_map_reader {
  * @r: The reader, on the caller's stack.
  * @map: The map.
  *
- * The batch reader (kslot_slots_read_begin()): the published table is
- * loaded once for the run, as XArray's xas walks do.  Each
- * kslot_map_read() then sees its slot as it was at some moment since this
- * call: never a later occupant under an old handle, maybe an entry
- * removed since (as a lookup that started then).
+ * Each kslot_map_read() sees its slot as it was at some moment since this
+ * call; slots a growth adds later are not seen.
  *
  * Context: Caller holds rcu_read_lock() (or the map lock) from this call
  * to its last kslot_map_read().
@@ -647,10 +577,8 @@ static __always_inline void *kslot_map_read(const struct kslot_map_reader *r,
  * kslot_map_read_ahead() - How far ahead a run over a map should prefetch.
  * @r: A reader begun by kslot_map_read_begin() in this RCU section.
  *
- * kslot_slots_read_ahead(): test it once per run, and in a run over a
- * large map call kslot_map_read_prefetch() on the handle that many places
- * ahead of each one read, then kslot_map_read_slot() on it, in a run of
- * more than that many handles (kslot_slots_read_prefetch()).
+ * Test it once per run; if nonzero, prefetch that many handles ahead with
+ * kslot_map_read_prefetch() and read them with kslot_map_read_slot().
  *
  * Context: As kslot_map_read_begin().
  * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a small map.
@@ -666,7 +594,7 @@ kslot_map_read_ahead(const struct kslot_map_reader *r)
  * @r: A reader begun by kslot_map_read_begin() in this RCU section.
  * @handle: A handle, valid or not, that the run reads soon.
  *
- * kslot_slots_read_prefetch(): the index is clamped to the map's table.
+ * Keep the slot as kslot_slots_read_prefetch() says.
  *
  * Context: As kslot_map_read_begin().
  * Return: The slot @handle names, only for kslot_map_read_slot() on
@@ -684,9 +612,7 @@ kslot_map_read_prefetch(const struct kslot_map_reader *r, u64 handle)
  * @slot: What kslot_map_read_prefetch() returned for @handle in this run.
  * @handle: A handle, valid or not.
  *
- * kslot_slots_read_slot(): kslot_map_read() without working out the
- * slot's address again.  @slot must be the one returned for this very
- * @handle.
+ * @slot must be the one returned for this very @handle.
  *
  * Context: As kslot_map_read_begin().
  * Return: As kslot_map_read().
@@ -703,11 +629,8 @@ kslot_map_read_slot(const struct kslot_map_reader *r,
  * @map: The map.
  * @handle: A handle, valid or not.
  *
- * Takes the RCU read lock itself, as xa_load() does.  Unless the caller
- * holds rcu_read_lock() across the call and its use of the object, or
- * keeps the object alive by other means, the object may be freed as soon
- * as this returns.  Inline, as files_lookup_fd_rcu() is: the lookup is a
- * dozen instructions, which a call and return would add half again to.
+ * Unless the caller holds rcu_read_lock() across the call and its use of
+ * the object, or a reference, the object may be freed once this returns.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: The object, or NULL if @handle is stale, forged, from another
@@ -783,8 +706,7 @@ static inline void kslot_map_get_stats(struct kslot_map *map,
  * kslot_map_count() - Number of live entries.
  * @map: The map.
  *
- * Context: Any context.  Lockless; the value may be stale by the time it
- * is used unless the caller excludes writers.
+ * Context: Any context.  Lockless: stale unless writers are excluded.
  * Return: Live entries, including placeholders.
  */
 static inline u32 kslot_map_count(const struct kslot_map *map)
@@ -795,9 +717,6 @@ static inline u32 kslot_map_count(const struct kslot_map *map)
 /**
  * kslot_map_tag() - The tag every handle of a map carries.
  * @map: The map.
- *
- * A map defined statically that has not grown yet draws its tag here:
- * its first handle carries it.
  *
  * Context: Any context but NMI (kslot_slots_tag()).
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a map of 32-bit handles.
@@ -862,12 +781,9 @@ static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
  * @handle: u64 set to the handle of each entry.
  * @obj: Set to each object.
  *
- * Placeholders are skipped.  Removing entries (including the current
- * one) and allocating new ones during the walk is safe: each live entry
- * present for the whole walk is visited exactly once, entries added or
- * removed during the walk may or may not be.  Every step takes
- * rcu_read_lock() itself, so the caller may sleep in the loop body, and
- * must hold its own reference if it uses @obj after it could be freed.
+ * Skips placeholders.  Each entry live for the whole walk is visited once,
+ * whatever the body adds or removes.  The body may sleep, and holds its
+ * own reference to use @obj after it could be freed.
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
 	for (u32 __kslot_pos = 0;					\

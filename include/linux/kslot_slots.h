@@ -2,177 +2,42 @@
 /*
  * kslot_slots: the generational slot core under kslot's handle tables.
  *
- * It owns the slot storage and its growth, the free list, the generations
- * and what happens when they wrap, the per-table tag, the one handle check, the
- * counters (rejected handles included), debugfs and the slot dump.  Each
- * slot stores a pointer; the tables built on it (kslot_map, ...) give the
- * pointer its meaning.
+ * It owns the slot storage and its growth, the free list, the generations,
+ * the per-table tag, the one handle check, the counters, debugfs and the
+ * dump.  Each slot stores a pointer, which the tables built on it
+ * (kslot_map, ...) give its meaning.  The handle formats are in
+ * kslot_handle.h; their sizes, 32-bit reuse, the slot words, the storage
+ * and why one compare checks a handle are in docs/core.rst.
  *
- * Handle formats, chosen per table at init from its max_entries and
- * flags (both are u64 in the API).  Either takes b = kslot_index_bits()
- * = max(1, order_base_2(max_entries)) index bits, just enough for
- * max_entries, and gives the generation every bit the format leaves:
+ * operation                           | lock                  | may sleep
+ * ------------------------------------+-----------------------+-------------
+ * __kslot_slots_lookup(),             | caller: RCU or lock   | no
+ * kslot_slots_read*()                 |                       |
+ * kslot_slots_lookup(), _find(),      | takes RCU             | no
+ * _find_range(), _lookup_get()        |                       |
+ * kslot_slots_alloc(), _alloc_bulk(), | takes the lock,       | if gfp allows
+ * _reserve(), _insert_at(),           | drops it to grow      |
+ * _store_at(), _restore_slot(),       |                       |
+ * _restore_retired()                  |                       |
+ * kslot_slots_replace(), _remove(),   | takes the lock        | no
+ * _remove_bulk(), the _if forms,      |                       |
+ * _reset(), _get_stats(), _dump()     |                       |
+ * __kslot_slots_alloc() and the       | caller: table lock    | no (never
+ * other __ writers                    | (kslot_slots_lock())  | allocates)
+ * kslot_slots_restore_done()          | takes the lock, drops | yes
+ *                                     | it every              |
+ *                                     | %KSLOT_SLOTS_WALK     |
+ * kslot_slots_destroy()               | caller: no writers;   | if named
+ *                                     | free @s a grace       | (debugfs)
+ *                                     | period later          |
  *
- *  64-bit (default), kslot_handle.h:
- *   63 62               b+8 b+7       b b-1           0
- *  +--+-------------------+-----------+---------------+
- *  |1 | generation        |  tag (8)  |   index (b)   |
- *  |  | (55 - b)          |           |               |
- *  +--+-------------------+-----------+---------------+
- *
- *  32-bit (%KSLOT_SLOTS_HANDLE32), for u32 ids of an existing uAPI:
- *   63         31 30              b b-1           0
- *  +-------------+-----------------+---------------+
- *  |   0 (33)    | generation      |   index (b)   |
- *  |             | (31 - b)        |               |
- *  +-------------+-----------------+---------------+
- *
- * A 64-bit handle has bit 63 set (%KSLOT_HANDLE64_BIT) and a random tag
- * per table.  A 32-bit table has no tag (its tag is 0); its handles are
- * nonzero (a live generation is odd, so bit b is set) and below 2^31, so
- * they fit an xa_limit_31b id and a driver may keep them in a u32.  A
- * slot serves G = 2^(g - 1) allocations per cycle of its generation
- * (half its generations), g being the generation bits
- * (kslot_slots_gen_bits()):
- *
- * +----------------+-------+-----+---------+---------------------------+
- * | format,        | index | gen | G, per  | 64-bit: allocations       |
- * | max_entries    | bits  | bits| slot    | before the table retires; |
- * |                |       |     |         | 32-bit: reuse distance    |
- * +----------------+-------+-----+---------+---------------------------+
- * | 64-bit, 1      | 1     | 54  | 2^53    | 2^53                      |
- * | 64-bit, 256    | 8     | 47  | 2^46    | 2^54                      |
- * | 64-bit, 65536  | 16    | 39  | 2^38    | 2^54                      |
- * | 64-bit, 2^20   | 20    | 35  | 2^34    | 2^54                      |
- * | 64-bit, 2^24   | 24    | 31  | 2^30    | 2^54                      |
- * | 32-bit, 1      | 1     | 30  | 2^29    | 2^29 (G), no lifetime     |
- * | 32-bit, 256    | 8     | 23  | 2^22    | 2^22 (G), no lifetime     |
- * | 32-bit, 65536  | 16    | 15  | 2^14    | 2^20 (D), no lifetime     |
- * | 32-bit, 2^20   | 20    | 11  | 2^10    | 2^20 (D), no lifetime     |
- * | 32-bit, 2^24   | 24    | 7   | 2^6     | 2^20 (D), no lifetime     |
- * +----------------+-------+-----+---------+---------------------------+
- *
- * (a max_entries that is not a power of two takes the bits of the next
- * one).  The remove that would wrap a slot's generation to 0 ends its
- * cycle:
- *
- * - A 64-bit table retires the slot for good: no handle is ever issued
- *   twice.  Once every slot up to max_entries is retired, every
- *   allocation (and kslot_slots_reserve()) returns -ENOSPC for the life
- *   of the table: after max_entries * 2^(54 - b) allocations, at least
- *   2^53 (max_entries 1) and 2^54 for a power of two (docs/core.rst).
- * - A 32-bit table has no lifetime limit.  The slot waits, behind the
- *   slots that began to wait before it, until the table has issued
- *   D - G more allocations (D = %KSLOT_SLOTS_REUSE_DISTANCE, 2^20), then
- *   starts a new cycle at generation 0.  Guarantee: no handle is issued
- *   again within max(G, D) allocations of the table (a slot's first
- *   handle of a cycle was issued G - 1 allocations before its last).
- *   Allocations take a waiting slot that has waited long enough before
- *   they grow the table, so churn does not grow it: its memory follows
- *   the peak live count, plus about D / G waiting slots.  The exception:
- *   a full table (every slot up to max_entries live or waiting, none
- *   waited long enough) hands out the slot that waited longest early
- *   rather than fail, so then the distance is only G plus its wait;
- *   -ENOSPC means every slot is live.  iommufd's table (2^20 entries,
- *   G = 1024): ids repeat no sooner than 2^20 allocations apart, with
- *   1024 slots (16 KiB) for one object created and destroyed forever.
- *
- * Re-initialising a table starts its generations over: a 32-bit table
- * carries no tag to tell its old handles from new ones, so no handle of
- * its previous life may be presented to it.
- *
- * One slot, 16 bytes (g_shift: b + 8 for 64-bit, b for 32-bit; F: bit
- * 63 in a 64-bit table, 0 in a 32-bit one):
- *
- *            word (u64)                          obj (void *)
- *  live:     the whole handle:                   the object (NULL while
- *            F | generation (odd) | tag | index  a placeholder)
- *  free:     F | generation (even) << g_shift |  next free index
- *            index^1
- *  retired:  F | 0 << g_shift | index^1          KSLOT_SLOTS_RETIRED
- *  waiting:  bit 63 | wait start << 32 |         next waiting index
- *            0 << g_shift | index^1              (32-bit tables)
- *
- * Why one compare of the word with the handle suffices (bounds, free and
- * waiting words matching nothing, the formats never mixing, the null
- * handle), and the reasons behind everything below: docs/core.rst.
- *
- * Zero is empty: a zeroed struct kslot_slots (or kslot_map) is a valid
- * empty table of max_entries 0.  Lookups miss, removes and replaces find
- * nothing, allocations fail with -ENOSPC, the stats are zero and destroy
- * does nothing; its lock is never taken (it was never initialised: so do
- * not call kslot_slots_lock() on it).  A table to write to is
- * initialised, or defined with DEFINE_KSLOT_MAP().
- *
- * Rules:
- *
- * +----------------------------+----------------------+--------------------+
- * | operation                  | lock                 | may sleep          |
- * +----------------------------+----------------------+--------------------+
- * | __kslot_slots_lookup(),    | caller: RCU or lock  | no                 |
- * | kslot_slots_read_begin(),  |                      |                    |
- * | kslot_slots_read(),        |                      |                    |
- * | kslot_slots_read_prefetch()|                      |                    |
- * | kslot_slots_read_slot()    |                      |                    |
- * | kslot_slots_lookup(),      | none (takes RCU)     | no                 |
- * | kslot_slots_lookup_get(),  |                      |                    |
- * | kslot_slots_find(),        |                      |                    |
- * | kslot_slots_find_range()   |                      |                    |
- * | kslot_slots_alloc(),       | table lock, dropped  | only if gfp allows |
- * | kslot_slots_alloc_bulk(),  | to allocate and      |                    |
- * | kslot_slots_reserve()      | (bulk: and every     |                    |
- * |                            | %KSLOT_SLOTS_BULK)   |                    |
- * | kslot_slots_replace(),     | table lock           | no                 |
- * | kslot_slots_remove(),      |                      |                    |
- * | kslot_slots_remove_bulk(), | (bulk: dropped every |                    |
- * |                            | %KSLOT_SLOTS_BULK)   |                    |
- * | kslot_slots_replace_if(),  |                      |                    |
- * | kslot_slots_remove_if(),   |                      |                    |
- * | kslot_slots_get_stats(),   |                      |                    |
- * | kslot_slots_dump()         |                      |                    |
- * | __kslot_slots_alloc(),     | caller: table lock   | no (never          |
- * | __kslot_slots_replace(),   | (kslot_slots_lock()) | allocates)         |
- * | __kslot_slots_remove(),    |                      |                    |
- * | __kslot_slots_replace_if(),|                      |                    |
- * | __kslot_slots_remove_if()  |                      |                    |
- * | kslot_slots_destroy()      | caller: no writers;  | if named (debugfs) |
- * |                            | free @s a grace      |                    |
- * |                            | period later         |                    |
- * | kslot_slots_insert_at(),   | table lock, dropped  | only if gfp allows |
- * | kslot_slots_store_at(),    | to grow, as alloc    |                    |
- * | kslot_slots_restore_*()    |                      |                    |
- * | kslot_slots_reset()        | table lock           | no                 |
- * | kslot_slots_restore_done() | table lock, dropped  | yes: reschedules   |
- * |                            | every                | between chunks     |
- * |                            | %KSLOT_SLOTS_WALK    |                    |
- * +----------------------------+----------------------+--------------------+
- *
- * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
- * takes the table lock as the table's lock flags say; while it is held,
- * __kslot_slots_lookup() and the __ writers may be called, and no other
- * writer changes the table.  The __ writers never allocate memory:
- * __kslot_slots_alloc() uses free slots only, which kslot_slots_reserve()
- * provides beforehand (the idr_preload() / xa_reserve() pattern).
- *
- * Storage: the slots lie in chunks of %KSLOT_SLOTS_CHUNK slots (one page)
- * that never move.  A growth adds a chunk: it allocates it with the lock
- * dropped, then, under the lock, links its slots into the free list and
- * appends it to the table's directory, the one array lookups index
- * (slot i is chunk i / %KSLOT_SLOTS_CHUNK, slot i % %KSLOT_SLOTS_CHUNK).
- * A full directory is replaced by one twice its size holding the same
- * chunk pointers; the old one is freed after a grace period.  No slot is
- * ever copied, so no writer mirrors, waits for a grace period or depends
- * on a worker.
- *
- * Destroy: once kslot_slots_destroy() returns, new lookups find no table;
- * lookups already in an RCU read-side section finish on the chunks,
- * which are freed after a grace period, and still read @s itself (its
- * directory pointer and handle format).  So @s may be freed or reused
- * (re-initialised) only a grace period after destroy: kfree_rcu(), or
- * after synchronize_rcu(), as the caller would free any RCU-read object.
- *
- * Keyed tables and restore, the storage, its growth and the ordering of
- * writers and readers: docs/core.rst.
+ * The bulk calls drop the lock every %KSLOT_SLOTS_BULK entries.
+ * The __ writers use free slots only: kslot_slots_reserve() provides them
+ * beforehand (the xa_reserve() pattern).  A zeroed table is a valid empty
+ * one of max_entries 0, whose lock was never initialised: do not call
+ * kslot_slots_lock() on it.  Re-initialising a table starts its
+ * generations over: present no handle of its previous life to a 32-bit
+ * table, which has no tag to reject it.
  */
 #ifndef _LINUX_KSLOT_SLOTS_H
 #define _LINUX_KSLOT_SLOTS_H
@@ -191,10 +56,8 @@
 #include <linux/types.h>
 
 /*
- * A slot's word is loaded and compared by lock-free readers in one
- * single-copy-atomic 64-bit access (smp_load_acquire() of a u64): kslot
- * needs a 64-bit kernel.  Kconfig says "depends on 64BIT"; this catches
- * an out-of-tree (DKMS) build against a 32-bit kernel.
+ * Readers load a slot's word in one single-copy-atomic 64-bit access.
+ * Kconfig says "depends on 64BIT"; this catches an out-of-tree build.
  */
 #ifndef CONFIG_64BIT
 #error "kslot needs a 64-bit kernel (CONFIG_64BIT)"
@@ -208,52 +71,28 @@ struct dentry;
 #define KSLOT_SLOTS_LOCK_IRQ	KSLOT_LOCK_IRQ
 /* Charge the slot tables to the current memcg. */
 #define KSLOT_SLOTS_ACCOUNT	BIT(2)
-/* Issue 32-bit handles (nonzero, below 2^31): see the top of this file. */
+/* Issue 32-bit handles (nonzero, below 2^31): see kslot_handle.h. */
 #define KSLOT_SLOTS_HANDLE32	BIT(3)
-/*
- * Keyed table: the caller addresses the slots (kslot_slots_insert_at(),
- * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
- */
+/* Keyed table: the caller picks the handles; kslot_slots_alloc() refuses. */
 #define KSLOT_SLOTS_KEYED	BIT(5)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
 				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
 				 KSLOT_SLOTS_KEYED)
 /*
- * Set by init, never passed to it: the writers' one test before the lock.
- * %KSLOT_SLOTS_F_LOCKED: the table is initialised (its lock is).
- * %KSLOT_SLOTS_F_ALLOC: also, it has a free list to allocate from (it is
- * not keyed).  A zeroed table has neither, so its writers take the slow
- * path, which answers for it without the lock it never initialised.
+ * Set by init, never passed to it: the lock is initialised (LOCKED), and
+ * the table has a free list (ALLOC).  The writers' one test before the lock.
  */
 #define KSLOT_SLOTS_F_LOCKED	BIT(30)
 #define KSLOT_SLOTS_F_ALLOC	BIT(31)
 
-/*
- * Slots per chunk: one page of slots.  The last chunk stops at
- * max_entries, so a table of max_entries below this has one chunk of
- * max_entries slots (two for a table of one).
- *
- * Why chunks: a growth adds one and moves nothing, so it costs the same
- * at every size (an allocation of a page and 256 free words linked; a
- * directory twice as large now and then), and nothing a writer holds,
- * no index, no slot pointer, goes stale.  A lookup pays one dependent
- * load for the directory entry, as the flat floor of the benchmarks does
- * (docs/benchmarks.rst).
- */
+/* Slots per chunk, one page; a smaller table has one chunk of its size. */
 #define KSLOT_SLOTS_CHUNK	256U
 #define KSLOT_SLOTS_CHUNK_SHIFT	8	/* ilog2(KSLOT_SLOTS_CHUNK) */
 /* Slots a table of max_entries this or more has after its first growth. */
 #define KSLOT_SLOTS_MIN		KSLOT_SLOTS_CHUNK
-/*
- * A 32-bit table issues no handle again within this many allocations
- * (but when full: see the top).
- */
+/* A 32-bit table issues no handle again within this many allocations. */
 #define KSLOT_SLOTS_REUSE_DISTANCE	BIT(20)
-/*
- * Slots or values a walk of a whole table handles per hold of its lock:
- * kslot_slots_restore_done(), and kslot_dense_clear() and
- * kslot_dense_retain().
- */
+/* Slots or values a walk of a whole table handles per hold of its lock. */
 #define KSLOT_SLOTS_WALK	1024U
 /* Entries a bulk alloc or remove handles per hold of the table lock. */
 #define KSLOT_SLOTS_BULK	32U
@@ -262,20 +101,12 @@ struct dentry;
 #define KSLOT_SLOTS_NONE	U32_MAX
 #define KSLOT_SLOTS_RETIRED	(U32_MAX - 1)
 
-/*
- * The tag of a keyed table created by kslot_slots_init_tag() without one:
- * the first kslot_slots_insert_at() or kslot_slots_store_at() binds it.
- */
+/* The tag of a keyed table until its first insert binds one. */
 #define KSLOT_SLOTS_TAG_UNBOUND	U32_MAX
 
 /**
- * struct kslot_slot - One slot.
- *
- * Every field is private (the inline lookups read it):
- *
- * - word: The live handle, or the free or retired word (see the top).
- * - obj: The stored pointer of a live slot, the free-list link of a free
- *   one (see the top).
+ * struct kslot_slot - One slot: the live handle and its object, or a free
+ *	word and the free-list link (docs/design.rst).
  */
 struct kslot_slot {
 	/* private: */
@@ -348,18 +179,12 @@ kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
 
 /**
  * struct kslot_free_acct - Who frees the memory a table stops using.
- * @queue: Call @free(@rcu) after an RCU grace period, as call_rcu()
- *	would, and account for @bytes until then: what the memory @free
- *	frees takes, at the allocator's size.  Called maybe with the table
- *	lock held, in any context the table's writers run in: it must not
- *	sleep.  @free does not sleep either (call_rcu() runs it in softirq
- *	context when a table has no account): @queue may call it from an
- *	RCU callback or from process context.
+ * @queue: Call @free(@rcu) after an RCU grace period, as call_rcu() would,
+ *	and account for @bytes (the allocator's size) until then.  Called in
+ *	any context the table's writers run in, maybe under the table lock:
+ *	it must not sleep.  @free does not sleep either.
  *
- * Optional, per table (kslot_slots_set_free_acct()).  Without one a table
- * frees a replaced or destroyed directory and its chunks (and kslot_dense
- * its packed array) with call_rcu(), which leaves the memory uncounted
- * until the kernel gets round to it.
+ * Optional (kslot_slots_set_free_acct()); without one, call_rcu().
  */
 struct kslot_free_acct {
 	void (*queue)(struct kslot_free_acct *acct, struct rcu_head *rcu,
@@ -374,16 +199,9 @@ struct kslot_free_acct {
 struct kslot_slots {
 	/* private: */
 	/*
-	 * Read by every lookup: the directory of the table's chunks (RCU),
-	 * NULL before the first growth (and in a zeroed or destroyed
-	 * table).  The random tag of this table's handles (0 for 32-bit
-	 * handles), and the KSLOT_SLOTS_* flags given at init.  The handle
-	 * format: the mask of the index bits, the bit the tag starts at
-	 * (the index bits) and the bit the generation starts at (see the
-	 * top of this file).  All but @dir are set at init (the format of a
-	 * static table at its first growth, under @lock, before its first
-	 * directory is published; its @tag then too, or when first read:
-	 * __kslot_slots_bind_tag()).
+	 * Read by every lookup: the directory (RCU; NULL before the first
+	 * growth), the tag, the flags and the handle format.  A static table
+	 * sets the format at its first growth, before it publishes @dir.
 	 */
 	struct kslot_dir __rcu *dir;
 	u32 tag;
@@ -391,11 +209,7 @@ struct kslot_slots {
 	u32 index_mask;
 	u32 tag_shift;
 	u32 gen_shift;
-	/*
-	 * The same format as masks, for the writers' fast paths: the bits
-	 * below the generation (BIT(gen_shift) - 1: index and tag), and the
-	 * generation's bits in place.
-	 */
+	/* The same format as masks, for the writers' fast paths. */
 	u32 gen_low;
 	u64 gen_bits;
 	/* Written by writers under @lock: a cache line of their own. */
@@ -409,11 +223,7 @@ struct kslot_slots {
 	u32 max_entries;
 	/* Slots retired because their generations were used up (64-bit). */
 	u32 retired;
-	/*
-	 * 32-bit tables: allocations issued, modulo 2^32; the slots whose
-	 * generations wrapped, waiting in the order they came (oldest
-	 * @wait_head, linked as the free list; unused while @waiting is 0).
-	 */
+	/* 32-bit tables: allocations issued; the waiting slots, oldest first. */
 	u32 issued;
 	u32 waiting;
 	u32 wait_head;
@@ -434,15 +244,11 @@ struct kslot_slots {
  * KSLOT_SLOTS_INIT() - Initialise a table defined statically.
  * @max: Capacity limit, 1 .. %KSLOT_MAX_ENTRIES.
  * @fl: %KSLOT_SLOTS_LOCK_BH or %KSLOT_SLOTS_LOCK_IRQ (not both) and
- *	%KSLOT_SLOTS_ACCOUNT, nothing else: 64-bit handles,
- *	not keyed (those need kslot_slots_init(); other bits are dropped).
+ *	%KSLOT_SLOTS_ACCOUNT; other bits are dropped.
  *
- * The static initialiser, as XARRAY_INIT() is: the table equals one
- * kslot_slots_init() would leave, but that it has no debugfs file and
- * chooses its handle format (from @max) at its first growth, and draws
- * its random tag at its first growth or kslot_slots_tag(), whichever
- * comes first.  Its lock is a static lock:
- * lockdep gives it a class of its own (keyed by its address).
+ * As XARRAY_INIT(): the table kslot_slots_init() would leave, without a
+ * debugfs file, of 64-bit handles.  Its lock has a lockdep class of its
+ * own; its tag is drawn at its first growth or kslot_slots_tag().
  */
 #define KSLOT_SLOTS_INIT(max, fl) {					\
 	.tag = KSLOT_SLOTS_TAG_UNBOUND,					\
@@ -461,12 +267,10 @@ struct kslot_slots {
  * @retired: Slots retired for good (64-bit tables).
  * @waiting: Slots whose generations wrapped, waiting to start over
  *	(32-bit tables).
- * @rejected: Nonzero handles that named no live entry: of lookups,
- *	replaces and removes (and their _if forms), once the table has
- *	grown (a table with no chunk counts nothing).
- * @bytes: Memory the slot storage takes, at the allocator's size: the
- *	directory, the chunks and the per-CPU counter.  A replaced
- *	directory is not counted (it is freed after a grace period).
+ * @rejected: Nonzero handles that named no live entry, once the table
+ *	has grown.
+ * @bytes: Memory the directory, the chunks and the per-CPU counter take,
+ *	at the allocator's size (not a replaced directory).
  * @grow_bytes: Memory the next growth would allocate (an upper bound); 0
  *	if the table cannot grow.
  */
@@ -523,9 +327,6 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
  * @max_entries: As __kslot_slots_init().
  * @flags: As __kslot_slots_init().
  *
- * __kslot_slots_init() with lockdep classes of this call site, one per
- * lock mode (kslot_lock_classes()).
- *
  * Context: As __kslot_slots_init().
  * Return: As __kslot_slots_init().
  */
@@ -570,10 +371,8 @@ int __kslot_slots_remove_if(struct kslot_slots *s, u64 handle, void *old);
  * kslot_slots_lock() - Take a table's writer lock.
  * @s: The table.
  *
- * Takes the lock the way the table's lock flags say (spin_lock(),
- * spin_lock_bh() or spin_lock_irqsave(); see kslot_lock.h).  While it is
- * held, lookups with __kslot_slots_lookup() and the __ writers may be
- * called, and lockdep knows the lock is held.
+ * As the table's lock flags say (kslot_lock.h).  While it is held, the __
+ * functions may be called and no other writer changes the table.
  *
  * Context: Any context the table's lock flags allow; not with the lock
  * already held.
@@ -590,9 +389,8 @@ static __always_inline unsigned long kslot_slots_lock(struct kslot_slots *s)
  * @s: The table.
  * @subclass: The lockdep subclass, 1 .. 7.
  *
- * kslot_slots_lock() for a caller that holds the lock of another table of
- * the same lockdep class (tables initialised at one call site share one,
- * see kslot_lock_classes()), always in the same order.
+ * For a caller that holds the lock of another table of the same lockdep
+ * class (kslot_lock_classes()), always in the same order.
  *
  * Context: As kslot_slots_lock().
  * Return: Saved interrupt flags for kslot_slots_unlock().
@@ -668,10 +466,6 @@ static inline u64 kslot_slots_handle_gen(const struct kslot_slots *s,
  * kslot_slots_gen_bits() - The generation bits of a table's handles.
  * @s: The table, initialised (and grown once, if defined statically).
  *
- * kslot_gen_bits() of its max_entries and format: a slot serves
- * 2^(bits - 1) allocations per cycle of its generation, and a 64-bit
- * table max_entries times that before it retires (the top of this file).
- *
  * Context: Any context.
  * Return: The number of generation bits.
  */
@@ -687,11 +481,8 @@ static inline u32 kslot_slots_gen_bits(const struct kslot_slots *s)
  * @gen: Its generation, odd and at most the table's largest
  *	(2^kslot_slots_gen_bits() - 1).
  *
- * The handle the table issued (or would issue) for slot @index at
- * generation @gen: what a restore recreates, and what a test forges.
- *
  * Context: Any context.
- * Return: The handle.
+ * Return: The handle the table issues for slot @index at generation @gen.
  */
 static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
 					  u32 index, u64 gen)
@@ -740,9 +531,7 @@ void kslot_slots_restore_done(struct kslot_slots *s);
  * @nr: Its slot count, read with kslot_dir_nr().
  * @index: A slot index from an untrusted handle.
  *
- * The index is clamped with array_index_nospec(): past @nr it becomes 0,
- * whose word cannot match a handle with that index (see the top of this
- * file).
+ * The clamp sends an index past @nr to slot 0, whose word cannot match it.
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
  * Return: The slot to compare the handle with.
@@ -757,10 +546,7 @@ __kslot_slots_slot(const struct kslot_dir *dir, unsigned long nr,
 /**
  * struct kslot_slots_reader - A table pinned for a run of lookups.
  *
- * The batch reader, as &struct xa_state is XArray's: kslot_slots_read_begin()
- * loads the published directory once, and each kslot_slots_read()
- * resolves a handle against it with no further load of the table's own
- * fields.  On the caller's stack; no cleanup.
+ * As &struct xa_state: on the caller's stack, with no cleanup.
  */
 struct kslot_slots_reader {
 	/* private: */
@@ -774,11 +560,8 @@ struct kslot_slots_reader {
  * @r: The reader, on the caller's stack.
  * @s: The table.
  *
- * Slots never move, so each kslot_slots_read() sees its slot as it is
- * when it reads it: never a later occupant of the slot under an old
- * handle.  A growth that publishes meanwhile adds slots the run does not
- * index (it sees the table as it was at this call); a run that must see
- * them calls this again.
+ * The run does not see slots a growth adds after this call; a run that
+ * must see them calls this again.
  *
  * Context: Caller holds rcu_read_lock() (or the table lock) from this call
  * to its last kslot_slots_read().
@@ -804,11 +587,8 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
  * @slot: What kslot_slots_read_prefetch() returned for @handle in this run.
  * @handle: A handle, valid or not.
  *
- * kslot_slots_read() with the clamp and the slot's address already done:
- * a run that prefetches pays for them once per handle.  @slot must be
- * the one kslot_slots_read_prefetch() returned for this very @handle: a
- * free slot's word names a neighbouring index, so a forged handle read at
- * any other slot could match a free slot's word.
+ * @slot must be the one returned for this very @handle: a forged handle
+ * read at another slot could match a free slot's word.
  *
  * Context: As kslot_slots_read_begin().
  * Return: As kslot_slots_read().
@@ -837,10 +617,6 @@ reject:
  * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  * @handle: A handle, valid or not.
  *
- * Clamp the index, compare the slot's word with @handle, load the object,
- * compare again: the object returned is the one published under @handle,
- * never a later occupant of the slot.  A miss is counted on this CPU.
- *
  * Context: As kslot_slots_read_begin().
  * Return: The object, or NULL if @handle is not live in the pinned table
  * or is a placeholder.
@@ -855,11 +631,7 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
 				     (u32)handle & r->index_mask), handle);
 }
 
-/*
- * A run prefetches the slots of a table of this many slots or more (one
- * beyond the first-level cache), this many handles ahead of the one it
- * reads.
- */
+/* A run over this many slots or more prefetches this many handles ahead. */
 #define KSLOT_SLOTS_PREFETCH_MIN	4096U
 #define KSLOT_SLOTS_READ_AHEAD	8U
 
@@ -867,12 +639,8 @@ static __always_inline void *kslot_slots_read(const struct kslot_slots_reader *r
  * kslot_slots_read_ahead() - How far ahead a run should prefetch.
  * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  *
- * Over a table larger than the first-level cache, a run that prefetches
- * the slot of the handle %KSLOT_SLOTS_READ_AHEAD places ahead of the one
- * it reads (kslot_slots_read_prefetch()) overlaps its cache misses, as
- * kslot_slots_remove_bulk() prefetches its batch.  Over a smaller one the
- * prefetches cost more than they save: a caller tests this once per run
- * and runs a loop without them.
+ * Test it once per run: over a table that fits the first-level cache,
+ * prefetches cost more than they save.
  *
  * Context: As kslot_slots_read_begin().
  * Return: %KSLOT_SLOTS_READ_AHEAD, or 0 for a table of fewer than
@@ -889,22 +657,14 @@ kslot_slots_read_ahead(const struct kslot_slots_reader *r)
  * @r: A reader begun by kslot_slots_read_begin() in this RCU section.
  * @handle: A handle, valid or not, that the run reads soon.
  *
- * Call it only in a run kslot_slots_read_ahead() allows (there is a
- * table).  The index is clamped as a lookup's is (array_index_nospec():
- * the chunk pointer is loaded before the prefetch, so a mispredicted
- * bound must not reach past the directory), so no handle makes the
- * reader touch memory outside the table; nothing is counted.  Keep the
- * slot returned (a ring of %KSLOT_SLOTS_READ_AHEAD on the stack) and
- * read @handle with kslot_slots_read_slot(): the address is then worked
- * out once.  Use the ring only in a run of more than
- * %KSLOT_SLOTS_READ_AHEAD handles, whose first that many fill it: a read
- * that runs ahead of a mispredicted loop exit then still finds a clamped
- * slot there, never a stale word of the stack.
+ * Only in a run kslot_slots_read_ahead() allows.  Keep the slot in a ring
+ * of %KSLOT_SLOTS_READ_AHEAD on the stack, filled before the first read
+ * (so in a run of more handles than that): a read speculated past the
+ * loop's end then finds a clamped slot, never a stale stack word.
  *
  * Context: As kslot_slots_read_begin().
- * Return: The slot @handle's clamped index names (slot 0 for an index
- * past the table), only for kslot_slots_read_slot() on @handle in this
- * run.
+ * Return: The slot @handle names, clamped, only for kslot_slots_read_slot()
+ * on @handle in this run.
  */
 static __always_inline const struct kslot_slot *
 kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
@@ -921,13 +681,9 @@ kslot_slots_read_prefetch(const struct kslot_slots_reader *r, u64 handle)
  * @s: The table.
  * @handle: A handle, valid or not.
  *
- * A run of one lookup: kslot_slots_read_begin() then kslot_slots_read().
- *
  * Context: Caller holds rcu_read_lock() or the table lock.
- * Return: The object, or NULL if @handle is not live in @s or is a
- * placeholder.
- * The object stays valid only while the caller stays in the RCU read-side
- * critical section (or holds a reference).
+ * Return: The object, valid while the caller stays in the RCU read-side
+ * critical section; NULL if @handle is not live in @s or is a placeholder.
  */
 static __always_inline void *__kslot_slots_lookup(struct kslot_slots *s,
 						  u64 handle)
@@ -951,11 +707,7 @@ static inline u32 kslot_slots_count(const struct kslot_slots *s)
 	return READ_ONCE(s->count);
 }
 
-/*
- * Draw the tag of a table defined statically (KSLOT_SLOTS_INIT()): the
- * first of its first growth and kslot_slots_tag() binds it, the other
- * finds it bound.
- */
+/* A static table's tag: its first growth or kslot_slots_tag() draws it. */
 static inline u32 __kslot_slots_bind_tag(struct kslot_slots *s)
 {
 	u32 old = KSLOT_SLOTS_TAG_UNBOUND, tag = kslot_random_tag();
@@ -968,9 +720,6 @@ static inline u32 __kslot_slots_bind_tag(struct kslot_slots *s)
 /**
  * kslot_slots_tag() - The tag every handle of a table carries.
  * @s: The table.
- *
- * A table defined statically that has not grown yet draws its tag here:
- * its first handle carries it.
  *
  * Context: Any context but NMI (get_random_u32() for an unbound tag).
  * Return: The tag, 0 .. %KSLOT_TAG_MASK; 0 for a table of 32-bit handles,
@@ -988,14 +737,10 @@ static inline u32 kslot_slots_tag(struct kslot_slots *s)
 }
 
 /**
- * kslot_slots_set_free_acct() - Send the memory a table stops using to an
- *	account.
+ * kslot_slots_set_free_acct() - Account for the memory a table frees.
  * @s: The table, initialised (initialising it clears its account).
- * @acct: The account, or NULL to go back to call_rcu().
- *
- * Every directory the table replaces as it grows, its chunks and
- * directory at destroy or reset, and a kslot_dense table's packed arrays
- * too, then go to @acct->queue(), which must outlive the table's last call.
+ * @acct: The account, or NULL to go back to call_rcu(); it must outlive
+ *	the table's last call.
  *
  * Context: Any context, before the table's first writer.
  */
