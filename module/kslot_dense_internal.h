@@ -5,7 +5,8 @@
  *   kslot_dense.c          the table: init and destroy, the growth of the
  *                          packed array, insert, get, update, erase, the
  *                          walks, statistics
- *   kslot_dense_restore.c  the restore of a checkpointed table
+ *   kslot_dev_restore.c    for /dev/kslot: init with a tag, the restore of
+ *                          a checkpointed table
  *
  * See include/linux/kslot_dense.h for the rules.
  */
@@ -16,7 +17,10 @@
 
 #include "kslot_internal.h"
 
-/* In kslot_dense.c, for kslot_dense_restore.c. */
+/* In kslot_dense.c, for kslot_dev_restore.c. */
+int kslot_dense_setup(struct kslot_dense *dense, size_t elem_size,
+		      u32 max_entries, unsigned int flags,
+		      struct lock_class_key *keys);
 int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 			  unsigned long *irqflags)
 	__must_hold(&dense->lock);

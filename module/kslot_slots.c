@@ -2,9 +2,9 @@
 /*
  * The slot core's API: init and destroy, the writers under the table lock
  * and their conditional and __ forms, the lock-free readers, and reserve.
- * Keyed tables and restore are in kslot_slots_keyed.c, the storage and
- * its growth in kslot_slots_core.c; kslot_slots_core.h has what they
- * share.
+ * Keyed tables and restore, for /dev/kslot, are in kslot_dev_keyed.c, the
+ * storage and its growth in kslot_slots_core.c; kslot_slots_core.h has
+ * what they share.
  */
 #include <linux/err.h>
 #include <linux/export.h>

@@ -2,7 +2,7 @@
 /*
  * The slot core's storage: the handle format of a table, its chunks and
  * their directory, growth, and the waiting slots of 32-bit tables.  The
- * writers are in kslot_slots.c (and kslot_slots_keyed.c); every slot they
+ * writers are in kslot_slots.c (and kslot_dev_keyed.c); every slot they
  * change goes through kslot_slots_store() (kslot_slots_core.h).
  */
 #include <linux/mm.h>

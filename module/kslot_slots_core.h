@@ -4,8 +4,9 @@
  *
  *   kslot_slots_core.c    storage, growth, the 32-bit waiting slots
  *   kslot_slots.c         the API: init, alloc, lookup, replace, remove
- *   kslot_slots_keyed.c   keyed tables and checkpoint/restore
- *   kslot_slots_debug.c   debugfs, dump, KUnit hooks
+ *   kslot_slots_debug.c   counters, debugfs, KUnit hooks
+ *   kslot_dev_keyed.c     for /dev/kslot: keyed tables, reset,
+ *                         checkpoint/restore, the dump
  *
  * It holds what the writers of all of them share: the slot words (the
  * top of kslot_slots.h), the handle check, and kslot_slots_store(), the

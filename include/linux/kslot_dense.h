@@ -47,11 +47,6 @@
  * | __kslot_dense_at(),          | (kslot_dense_lock())   |               |
  * | __kslot_dense_handle_at(),   |                        |               |
  * | kslot_dense_for_each_locked()|                        |               |
- * | kslot_dense_restore_slot(),  | table lock, dropped to | only if gfp   |
- * | kslot_dense_restore_retired()| allocate               | allows        |
- * | kslot_dense_restore_done()   | the core's lock,       | yes           |
- * |                              | dropped every          |               |
- * |                              | %KSLOT_SLOTS_WALK      |               |
  * | kslot_dense_count()          | none (a snapshot)      | no            |
  * | kslot_dense_destroy()        | caller: no writers     | if named      |
  * +------------------------------+------------------------+---------------+
@@ -265,31 +260,6 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
-int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
-			   size_t elem_size, u32 max_entries,
-			   unsigned int flags, u32 tag,
-			   struct lock_class_key *keys);
-
-/**
- * kslot_dense_init_tag() - Initialise a tagged dense map, lock in the caller's class.
- * @dense: The table to initialise.
- * @name: As __kslot_dense_init_tag().
- * @elem_size: As __kslot_dense_init_tag().
- * @max_entries: As __kslot_dense_init_tag().
- * @flags: As __kslot_dense_init_tag().
- * @tag: As __kslot_dense_init_tag().
- *
- * Context: Process context.
- * Return: As __kslot_dense_init_tag().
- */
-#define kslot_dense_init_tag(dense, name, elem_size, max_entries, flags, tag) \
-	__kslot_dense_init_tag(dense, name, elem_size, max_entries, flags,   \
-			       tag, kslot_lock_classes())
-int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u64 gen,
-			     const void *elem, gfp_t gfp);
-int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
-				gfp_t gfp);
-void kslot_dense_restore_done(struct kslot_dense *dense);
 
 /**
  * kslot_dense_lock() - Take a table's lock.

@@ -4,9 +4,10 @@
  *
  * It owns the slot storage and its growth, the free list, the generations
  * and what happens when they wrap, the per-table tag, the one handle check, the
- * counters (rejected handles included), debugfs and the slot dump.  Each
+ * counters (rejected handles included) and debugfs.  Each
  * slot stores a pointer; the tables built on it (kslot_map, ...) give the
- * pointer its meaning.
+ * pointer its meaning.  What /dev/kslot alone uses (keyed tables, reset,
+ * restore, the dump) is in module/kslot_dev_lib.h, namespace KSLOT_DEV.
  *
  * Handle formats, chosen per table at init from its max_entries and
  * flags (both are u64 in the API).  Either takes b = kslot_index_bits()
@@ -128,8 +129,7 @@
  * |                            | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_slots_replace_if(),  |                      |                    |
  * | kslot_slots_remove_if(),   |                      |                    |
- * | kslot_slots_get_stats(),   |                      |                    |
- * | kslot_slots_dump()         |                      |                    |
+ * | kslot_slots_get_stats()    |                      |                    |
  * | __kslot_slots_alloc(),     | caller: table lock   | no (never          |
  * | __kslot_slots_replace(),   | (kslot_slots_lock()) | allocates)         |
  * | __kslot_slots_remove(),    |                      |                    |
@@ -138,13 +138,6 @@
  * | kslot_slots_destroy()      | caller: no writers;  | if named (debugfs) |
  * |                            | free @s a grace      |                    |
  * |                            | period later         |                    |
- * | kslot_slots_insert_at(),   | table lock, dropped  | only if gfp allows |
- * | kslot_slots_store_at(),    | to grow, as alloc    |                    |
- * | kslot_slots_restore_*()    |                      |                    |
- * | kslot_slots_reset()        | table lock           | no                 |
- * | kslot_slots_restore_done() | table lock, dropped  | yes: reschedules   |
- * |                            | every                | between chunks     |
- * |                            | %KSLOT_SLOTS_WALK    |                    |
  * +----------------------------+----------------------+--------------------+
  *
  * Writers under the lock (the xa_lock() pattern): kslot_slots_lock()
@@ -171,8 +164,8 @@
  * (re-initialised) only a grace period after destroy: kfree_rcu(), or
  * after synchronize_rcu(), as the caller would free any RCU-read object.
  *
- * Keyed tables and restore, the storage, its growth and the ordering of
- * writers and readers: docs/core.rst.
+ * The storage, its growth and the ordering of writers and readers:
+ * docs/core.rst.
  */
 #ifndef _LINUX_KSLOT_SLOTS_H
 #define _LINUX_KSLOT_SLOTS_H
@@ -212,7 +205,8 @@ struct dentry;
 #define KSLOT_SLOTS_HANDLE32	BIT(3)
 /*
  * Keyed table: the caller addresses the slots (kslot_slots_insert_at(),
- * kslot_slots_store_at()); no free list, kslot_slots_alloc() refuses.
+ * kslot_slots_store_at(): module/kslot_dev_lib.h); no free list,
+ * kslot_slots_alloc() refuses.
  */
 #define KSLOT_SLOTS_KEYED	BIT(5)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
@@ -481,36 +475,6 @@ struct kslot_slots_stats {
 	u64 grow_bytes;
 };
 
-/**
- * struct kslot_slots_dump_slot - One slot as kslot_slots_dump() shows it.
- * @obj: The stored pointer (NULL unless live).
- * @gen: The slot's generation (0 for a retired or waiting one).
- * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot, next
- *	waiting slot of a waiting one (32-bit tables), %KSLOT_SLOTS_RETIRED
- *	for a retired one, %KSLOT_SLOTS_NONE if live.
- */
-struct kslot_slots_dump_slot {
-	void *obj;
-	u64 gen;
-	u32 next;
-};
-
-/**
- * struct kslot_slots_dump - A snapshot of part of a table.
- * @slots: Caller-allocated array receiving the slots.
- * @capacity: Slots allocated in the table.
- * @free_head: First free slot or %KSLOT_SLOTS_NONE.
- * @count: Live entries.
- * @returned: Slots written to @slots.
- */
-struct kslot_slots_dump {
-	struct kslot_slots_dump_slot *slots;
-	u32 capacity;
-	u32 free_head;
-	u32 count;
-	u32 returned;
-};
-
 int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 		       const char *name, u32 max_entries, unsigned int flags,
 		       struct lock_class_key *keys);
@@ -552,8 +516,6 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle);
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st);
-void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
-		      struct kslot_slots_dump *d);
 void kslot_slots_count_reject(struct kslot_slots *s, u64 handle);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
@@ -702,37 +664,6 @@ static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
 	       (u64)(READ_ONCE(s->tag) & KSLOT_TAG_MASK) << s->tag_shift |
 	       (index & s->index_mask);
 }
-
-/* Keyed tables and restore: see module/kslot_slots_keyed.c. */
-int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
-			   const char *name, u32 max_entries,
-			   unsigned int flags, u32 tag,
-			   struct lock_class_key *keys);
-
-/**
- * kslot_slots_init_tag() - Initialise a tagged table, lock in the caller's class.
- * @s: The table.
- * @kind: As __kslot_slots_init_tag().
- * @name: As __kslot_slots_init_tag().
- * @max_entries: As __kslot_slots_init_tag().
- * @flags: As __kslot_slots_init_tag().
- * @tag: As __kslot_slots_init_tag().
- *
- * Context: As __kslot_slots_init_tag().
- * Return: As __kslot_slots_init_tag().
- */
-#define kslot_slots_init_tag(s, kind, name, max_entries, flags, tag)	\
-	__kslot_slots_init_tag(s, kind, name, max_entries, flags, tag,	\
-			       kslot_lock_classes())
-int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
-			  gfp_t gfp);
-void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
-			   gfp_t gfp);
-int kslot_slots_reset(struct kslot_slots *s, u32 tag);
-int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u64 gen,
-			     void *obj, gfp_t gfp);
-int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
-void kslot_slots_restore_done(struct kslot_slots *s);
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
