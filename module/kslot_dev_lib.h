@@ -2,10 +2,12 @@
 /*
  * What kslot.ko offers /dev/kslot alone, and not the drivers: keyed slot
  * tables and their reset, the checkpoint/restore of a slot table and of a
- * kslot_dense, and the slot dump.  kslot_dev.ko and the KUnit suites
- * include this header and import the KSLOT_DEV symbol namespace these
- * functions are exported in (MODULE_IMPORT_NS(KSLOT_DEV)); inside
- * kslot.ko, kslot_secondary builds on the keyed tables.
+ * kslot_dense, the slot dump, the handle of a slot at a generation (what a
+ * restore recreates), and the account a table frees its memory through
+ * (the device's charge).  kslot_dev.ko and the KUnit suites include this
+ * header and import the KSLOT_DEV symbol namespace these functions are
+ * exported in (MODULE_IMPORT_NS(KSLOT_DEV)); inside kslot.ko,
+ * kslot_secondary builds on the keyed tables.
  *
  *   kslot_dev_keyed.c    the slot core's: keyed tables, reset, restore,
  *                        the dump
@@ -69,6 +71,47 @@ struct kslot_slots_dump {
 	u32 count;
 	u32 returned;
 };
+
+/**
+ * kslot_slots_handle_make() - The handle of a slot at a generation.
+ * @s: The table whose format and tag apply.
+ * @index: The slot, below max_entries.
+ * @gen: Its generation, odd and at most the table's largest
+ *	(2^kslot_slots_gen_bits() - 1).
+ *
+ * The handle the table issued (or would issue) for slot @index at
+ * generation @gen: what a restore recreates, and what a test forges.
+ *
+ * Context: Any context.
+ * Return: The handle.
+ */
+static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
+					  u32 index, u64 gen)
+{
+	u64 f = s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
+
+	return f | (gen << s->gen_shift & s->gen_bits) |
+	       (u64)(READ_ONCE(s->tag) & KSLOT_TAG_MASK) << s->tag_shift |
+	       (index & s->index_mask);
+}
+
+/**
+ * kslot_slots_set_free_acct() - Send the memory a table stops using to an
+ *	account.
+ * @s: The table, initialised (initialising it clears its account).
+ * @acct: The account, or NULL to go back to call_rcu().
+ *
+ * Every directory the table replaces as it grows, its chunks and
+ * directory at destroy or reset, and a kslot_dense table's packed arrays
+ * too, then go to @acct->queue(), which must outlive the table's last call.
+ *
+ * Context: Any context, before the table's first writer.
+ */
+static inline void kslot_slots_set_free_acct(struct kslot_slots *s,
+					     struct kslot_free_acct *acct)
+{
+	s->free_acct = acct;
+}
 
 /* The slot core's: kslot_dev_keyed.c. */
 int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,

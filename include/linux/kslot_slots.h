@@ -350,10 +350,11 @@ kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
  *	context when a table has no account): @queue may call it from an
  *	RCU callback or from process context.
  *
- * Optional, per table (kslot_slots_set_free_acct()).  Without one a table
- * frees a replaced or destroyed directory and its chunks (and kslot_dense
- * its packed array) with call_rcu(), which leaves the memory uncounted
- * until the kernel gets round to it.
+ * Optional, per table (kslot_slots_set_free_acct(): /dev/kslot's charge,
+ * module/kslot_dev_lib.h).  Without one a table frees a replaced or
+ * destroyed directory and its chunks (and kslot_dense its packed array)
+ * with call_rcu(), which leaves the memory uncounted until the kernel
+ * gets round to it.
  */
 struct kslot_free_acct {
 	void (*queue)(struct kslot_free_acct *acct, struct rcu_head *rcu,
@@ -643,29 +644,6 @@ static inline u32 kslot_slots_gen_bits(const struct kslot_slots *s)
 }
 
 /**
- * kslot_slots_handle_make() - The handle of a slot at a generation.
- * @s: The table whose format and tag apply.
- * @index: The slot, below max_entries.
- * @gen: Its generation, odd and at most the table's largest
- *	(2^kslot_slots_gen_bits() - 1).
- *
- * The handle the table issued (or would issue) for slot @index at
- * generation @gen: what a restore recreates, and what a test forges.
- *
- * Context: Any context.
- * Return: The handle.
- */
-static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
-					  u32 index, u64 gen)
-{
-	u64 f = s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
-
-	return f | (gen << s->gen_shift & s->gen_bits) |
-	       (u64)(READ_ONCE(s->tag) & KSLOT_TAG_MASK) << s->tag_shift |
-	       (index & s->index_mask);
-}
-
-/**
  * __kslot_slots_slot() - The slot an untrusted index names.
  * @dir: A table's directory, from the RCU-protected pointer.
  * @nr: Its slot count, read with kslot_dir_nr().
@@ -916,24 +894,6 @@ static inline u32 kslot_slots_tag(struct kslot_slots *s)
 	    (s->flags & KSLOT_SLOTS_F_ALLOC))
 		tag = __kslot_slots_bind_tag(s);
 	return tag;
-}
-
-/**
- * kslot_slots_set_free_acct() - Send the memory a table stops using to an
- *	account.
- * @s: The table, initialised (initialising it clears its account).
- * @acct: The account, or NULL to go back to call_rcu().
- *
- * Every directory the table replaces as it grows, its chunks and
- * directory at destroy or reset, and a kslot_dense table's packed arrays
- * too, then go to @acct->queue(), which must outlive the table's last call.
- *
- * Context: Any context, before the table's first writer.
- */
-static inline void kslot_slots_set_free_acct(struct kslot_slots *s,
-					     struct kslot_free_acct *acct)
-{
-	s->free_acct = acct;
 }
 
 #endif /* _LINUX_KSLOT_SLOTS_H */
