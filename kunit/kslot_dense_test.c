@@ -14,10 +14,12 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(KSLOT_DEV);
 
 /* A 24-byte value: not a power of two, to catch stride mistakes. */
 struct tval {

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
 

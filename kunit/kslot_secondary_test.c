@@ -10,6 +10,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
 

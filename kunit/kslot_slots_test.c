@@ -20,10 +20,12 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 #include "kslot_test_util.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(KSLOT_DEV);
 
 #define COOKIE(i)	((void *)(unsigned long)(((i) + 1) * 16))
 

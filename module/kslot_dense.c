@@ -3,6 +3,7 @@
  * kslot_dense: a kslot_slots table whose slots point into a packed array
  * of values, with a reverse map (position -> handle) read under the lock
  * only.  docs/core.rst, "kslot_dense's packed array", has the design.
+ * Init with a tag and restore, for /dev/kslot, are in kslot_dev_restore.c.
  */
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
@@ -60,10 +61,13 @@ static const char * const kslot_dense_seq_names[KSLOT_LOCK_MODES] = {
 	"kslot_dense_seq", "kslot_dense_seq_bh", "kslot_dense_seq_irq",
 };
 
-static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
-			     size_t elem_size, u32 max_entries,
-			     unsigned int flags, bool tagged, u32 tag,
-			     struct lock_class_key *keys)
+/*
+ * Init, but for the slots, which __kslot_dense_init() and
+ * __kslot_dense_init_tag() (kslot_dev_restore.c) initialise each its way.
+ */
+int kslot_dense_setup(struct kslot_dense *dense, size_t elem_size,
+		      u32 max_entries, unsigned int flags,
+		      struct lock_class_key *keys)
 {
 	/* The values and the reverse map at max_entries: INT_MAX at most. */
 	if (!elem_size ||
@@ -80,11 +84,7 @@ static int kslot_dense_setup(struct kslot_dense *dense, const char *name,
 				   kslot_dense_seq_names[kslot_lock_mode(flags)]);
 	dense->elem_size = elem_size;
 	dense->shift = kslot_dense_chunk_shift(elem_size);
-	if (tagged)
-		return kslot_slots_init_tag(&dense->slots, "dense", name,
-					    max_entries, flags, tag);
-	return kslot_slots_init(&dense->slots, "dense", name, max_entries,
-				flags);
+	return 0;
 }
 
 /**
@@ -108,40 +108,14 @@ int __kslot_dense_init(struct kslot_dense *dense, const char *name,
 		       size_t elem_size, u32 max_entries, unsigned int flags,
 		       struct lock_class_key *keys)
 {
-	return kslot_dense_setup(dense, name, elem_size, max_entries, flags,
-				 false, 0, keys);
+	int ret = kslot_dense_setup(dense, elem_size, max_entries, flags, keys);
+
+	if (ret)
+		return ret;
+	return kslot_slots_init(&dense->slots, "dense", name, max_entries,
+				flags);
 }
 EXPORT_SYMBOL_GPL(__kslot_dense_init);
-
-/**
- * __kslot_dense_init_tag() - Initialise a dense slot map with a given tag.
- * @dense: The table to initialise.
- * @name: As kslot_dense_init().
- * @elem_size: As kslot_dense_init().
- * @max_entries: As kslot_dense_init().
- * @flags: As kslot_dense_init().
- * @tag: The tag of the table's handles, 0 .. %KSLOT_TAG_MASK: a table
- *	restored with kslot_dense_restore_slot() keeps its old tag, so that
- *	its old handles work again.
- * @keys: As __kslot_dense_init().
- *
- * kslot_dense_init() chooses a random tag instead.
- *
- * Context: Process context.
- * Return: 0, or -EINVAL if @tag is above %KSLOT_TAG_MASK or for
- * kslot_dense_init()'s reasons.
- */
-int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
-			   size_t elem_size, u32 max_entries,
-			   unsigned int flags, u32 tag,
-			   struct lock_class_key *keys)
-{
-	if (tag > KSLOT_TAG_MASK)
-		return -EINVAL;
-	return kslot_dense_setup(dense, name, elem_size, max_entries, flags,
-				 true, tag, keys);
-}
-EXPORT_SYMBOL_GPL(__kslot_dense_init_tag);
 
 /**
  * kslot_dense_destroy() - Tear down a dense slot map.

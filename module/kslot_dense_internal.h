@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* kslot_dense's own header, shared by its files only. */
+/* kslot_dense's own header: kslot_dense.c and kslot_dev_restore.c. */
 #ifndef _KSLOT_DENSE_INTERNAL_H
 #define _KSLOT_DENSE_INTERNAL_H
 
@@ -7,7 +7,10 @@
 
 #include "kslot_internal.h"
 
-/* In kslot_dense.c, for kslot_dense_restore.c. */
+/* In kslot_dense.c, for kslot_dev_restore.c. */
+int kslot_dense_setup(struct kslot_dense *dense, size_t elem_size,
+		      u32 max_entries, unsigned int flags,
+		      struct lock_class_key *keys);
 int kslot_dense_make_room(struct kslot_dense *dense, u32 n, gfp_t gfp,
 			  unsigned long *irqflags)
 	__must_hold(&dense->lock);

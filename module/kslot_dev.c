@@ -608,4 +608,5 @@ MODULE_DESCRIPTION("/dev/kslot: kslot handle tables for userspace, with per-file
 MODULE_AUTHOR("The kslot developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(KSLOT_VERSION);
+MODULE_IMPORT_NS(KSLOT_DEV);
 MODULE_IMPORT_NS(KSLOT_INTERNAL);

@@ -25,6 +25,7 @@
 #include <linux/xarray.h>
 #include <uapi/linux/kslot.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 
 /* Rounds of the handle seal. */

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_internal.h"
 
 /* One stored value; the slot points at @data. */

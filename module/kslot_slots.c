@@ -2,6 +2,7 @@
 /*
  * The slot core's API: init, destroy, the writers and the lock-free
  * readers.  The design is in docs/core.rst.
+ * Keyed tables and restore, for /dev/kslot, are in kslot_dev_keyed.c.
  */
 #include <linux/err.h>
 #include <linux/export.h>

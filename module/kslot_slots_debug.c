@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The slot core's counters, debugfs file, dump and KUnit hooks. */
+/* The slot core's counters, debugfs file and KUnit hooks. */
 #include <linux/export.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -63,51 +63,6 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
-
-/**
- * kslot_slots_dump() - Copy a consistent snapshot of some slots.
- * @s: The table.
- * @start: First slot.
- * @max: Slots @d->slots has room for.
- * @d: Receives the slots, the free-list head and the counts.
- *
- * For debugging tools (the /dev/kslot DUMP command).
- *
- * Context: Any context the table's lock flags allow.  Takes and releases
- * the table lock.
- */
-void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
-		      struct kslot_slots_dump *d)
-{
-	unsigned long irqflags;
-	u32 i;
-
-	if (kslot_slots_zeroed(s)) {
-		d->capacity = 0;
-		d->free_head = KSLOT_SLOTS_NONE;
-		d->count = 0;
-		d->returned = 0;
-		return;
-	}
-	irqflags = kslot_slots_lock(s);
-	d->capacity = s->capacity;
-	d->free_head = s->free_head;
-	d->count = kslot_slots_count(s);
-	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
-	     i++) {
-		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
-		u64 gen = kslot_slots_word_gen(s, slot->word);
-		bool live = kslot_gen_is_live(gen);
-
-		d->slots[i].obj = live ? slot->obj : NULL;
-		d->slots[i].gen = gen;
-		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
-					  kslot_slots_next(slot);
-	}
-	d->returned = i;
-	kslot_slots_unlock(s, irqflags);
-}
-EXPORT_SYMBOL_GPL(kslot_slots_dump);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 DEFINE_STATIC_KEY_FALSE(kslot_slots_test_key);

@@ -22,9 +22,9 @@ want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 tools=$(sed -n 's/^VERSION := \(.*\)$/\1/p' "$top/userspace-tools/Makefile")
 mods=(kslot kslot_dev kslot_demo)
 # What each module depends on and which namespaces it imports: only
-# kslot_dev may use the library's KSLOT_INTERNAL exports.
+# kslot_dev may use the library's KSLOT_DEV and KSLOT_INTERNAL exports.
 declare -A depends=([kslot]="" [kslot_dev]=kslot [kslot_demo]=kslot)
-declare -A imports=([kslot]="" [kslot_dev]=KSLOT_INTERNAL [kslot_demo]="")
+declare -A imports=([kslot]="" [kslot_dev]="KSLOT_DEV KSLOT_INTERNAL" [kslot_demo]="")
 checks=(description version license depends params)
 n=0
 

@@ -16,8 +16,7 @@
  * kslot_dense_contains()              |                       |
  * kslot_dense_count()                 | none                  | no
  * kslot_dense_insert(), _insert_n(),  | takes the lock,       | if gfp allows
- * _reserve(), _restore_slot(),        | drops it to allocate  |
- * _restore_retired()                  |                       |
+ * _reserve()                          | drops it to allocate  |
  * kslot_dense_update(), _erase(),     | takes the lock        | no
  * _find(), _find_range(),             |                       |
  * _get_stats()                        |                       |
@@ -26,8 +25,6 @@
  * __kslot_dense_lookup(),             | caller: table lock    | no
  * __kslot_dense_at(), _handle_at(),   | (kslot_dense_lock())  |
  * kslot_dense_for_each_locked()       |                       |
- * kslot_dense_restore_done()          | the core's lock,      | yes
- *                                     | dropped every batch   |
  * kslot_dense_destroy()               | caller: no writers    | if named
  *
  * - kslot_dense_get() copies a value under RCU and a sequence count that
@@ -167,31 +164,6 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max);
 void kslot_dense_get_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st);
-int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
-			   size_t elem_size, u32 max_entries,
-			   unsigned int flags, u32 tag,
-			   struct lock_class_key *keys);
-
-/**
- * kslot_dense_init_tag() - Initialise a tagged dense map, lock in the caller's class.
- * @dense: The table to initialise.
- * @name: As __kslot_dense_init_tag().
- * @elem_size: As __kslot_dense_init_tag().
- * @max_entries: As __kslot_dense_init_tag().
- * @flags: As __kslot_dense_init_tag().
- * @tag: As __kslot_dense_init_tag().
- *
- * Context: Process context.
- * Return: As __kslot_dense_init_tag().
- */
-#define kslot_dense_init_tag(dense, name, elem_size, max_entries, flags, tag) \
-	__kslot_dense_init_tag(dense, name, elem_size, max_entries, flags,   \
-			       tag, kslot_lock_classes())
-int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u64 gen,
-			     const void *elem, gfp_t gfp);
-int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
-				gfp_t gfp);
-void kslot_dense_restore_done(struct kslot_dense *dense);
 
 /**
  * kslot_dense_lock() - Take a table's lock.

@@ -3,9 +3,11 @@
  * kslot_slots: the generational slot core under kslot's handle tables.
  *
  * It owns the slot storage and its growth, the free list, the generations,
- * the per-table tag, the one handle check, the counters, debugfs and the
- * dump.  Each slot stores a pointer, which the tables built on it
- * (kslot_map, ...) give its meaning.  The handle formats are in
+ * the per-table tag, the one handle check, the counters and debugfs.
+ * Each slot stores a pointer, which the tables built on it (kslot_map,
+ * ...) give its meaning.  What /dev/kslot alone uses (keyed tables,
+ * reset, restore, the dump) is in module/kslot_dev_lib.h, namespace
+ * KSLOT_DEV.  The handle formats are in
  * kslot_handle.h; their sizes, 32-bit reuse, the slot words, the storage
  * and why one compare checks a handle are in docs/core.rst.
  *
@@ -16,17 +18,12 @@
  * kslot_slots_lookup(), _find(),      | takes RCU             | no
  * _find_range(), _lookup_get()        |                       |
  * kslot_slots_alloc(), _alloc_bulk(), | takes the lock,       | if gfp allows
- * _reserve(), _insert_at(),           | drops it to grow      |
- * _store_at(), _restore_slot(),       |                       |
- * _restore_retired()                  |                       |
+ * _reserve()                          | drops it to grow      |
  * kslot_slots_replace(), _remove(),   | takes the lock        | no
  * _remove_bulk(), the _if forms,      |                       |
- * _reset(), _get_stats(), _dump()     |                       |
+ * _get_stats()                        |                       |
  * __kslot_slots_alloc() and the       | caller: table lock    | no (never
  * other __ writers                    | (kslot_slots_lock())  | allocates)
- * kslot_slots_restore_done()          | takes the lock, drops | yes
- *                                     | it every              |
- *                                     | %KSLOT_SLOTS_WALK     |
  * kslot_slots_destroy()               | caller: no writers;   | if named
  *                                     | free @s a grace       | (debugfs)
  *                                     | period later          |
@@ -73,7 +70,10 @@ struct dentry;
 #define KSLOT_SLOTS_ACCOUNT	BIT(2)
 /* Issue 32-bit handles (nonzero, below 2^31): see kslot_handle.h. */
 #define KSLOT_SLOTS_HANDLE32	BIT(3)
-/* Keyed table: the caller picks the handles; kslot_slots_alloc() refuses. */
+/*
+ * Keyed table: the caller picks the handles (module/kslot_dev_lib.h);
+ * kslot_slots_alloc() refuses.
+ */
 #define KSLOT_SLOTS_KEYED	BIT(5)
 #define KSLOT_SLOTS_FLAGS_ALL	(KSLOT_SLOTS_LOCK_BH | KSLOT_SLOTS_LOCK_IRQ | \
 				 KSLOT_SLOTS_ACCOUNT | KSLOT_SLOTS_HANDLE32 | \
@@ -184,7 +184,8 @@ kslot_dir_slot(const struct kslot_dir *dir, unsigned long i)
  *	any context the table's writers run in, maybe under the table lock:
  *	it must not sleep.  @free does not sleep either.
  *
- * Optional (kslot_slots_set_free_acct()); without one, call_rcu().
+ * Optional (kslot_slots_set_free_acct(), module/kslot_dev_lib.h); without
+ * one, call_rcu().
  */
 struct kslot_free_acct {
 	void (*queue)(struct kslot_free_acct *acct, struct rcu_head *rcu,
@@ -285,36 +286,6 @@ struct kslot_slots_stats {
 	u64 grow_bytes;
 };
 
-/**
- * struct kslot_slots_dump_slot - One slot as kslot_slots_dump() shows it.
- * @obj: The stored pointer (NULL unless live).
- * @gen: The slot's generation (0 for a retired or waiting one).
- * @next: Next free slot (or %KSLOT_SLOTS_NONE) of a free slot, next
- *	waiting slot of a waiting one (32-bit tables), %KSLOT_SLOTS_RETIRED
- *	for a retired one, %KSLOT_SLOTS_NONE if live.
- */
-struct kslot_slots_dump_slot {
-	void *obj;
-	u64 gen;
-	u32 next;
-};
-
-/**
- * struct kslot_slots_dump - A snapshot of part of a table.
- * @slots: Caller-allocated array receiving the slots.
- * @capacity: Slots allocated in the table.
- * @free_head: First free slot or %KSLOT_SLOTS_NONE.
- * @count: Live entries.
- * @returned: Slots written to @slots.
- */
-struct kslot_slots_dump {
-	struct kslot_slots_dump_slot *slots;
-	u32 capacity;
-	u32 free_head;
-	u32 count;
-	u32 returned;
-};
-
 int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 		       const char *name, u32 max_entries, unsigned int flags,
 		       struct lock_class_key *keys);
@@ -353,8 +324,6 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle);
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st);
-void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
-		      struct kslot_slots_dump *d);
 void kslot_slots_count_reject(struct kslot_slots *s, u64 handle);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
@@ -473,57 +442,6 @@ static inline u32 kslot_slots_gen_bits(const struct kslot_slots *s)
 {
 	return fls64(s->gen_bits) - s->gen_shift;
 }
-
-/**
- * kslot_slots_handle_make() - The handle of a slot at a generation.
- * @s: The table whose format and tag apply.
- * @index: The slot, below max_entries.
- * @gen: Its generation, odd and at most the table's largest
- *	(2^kslot_slots_gen_bits() - 1).
- *
- * Context: Any context.
- * Return: The handle the table issues for slot @index at generation @gen.
- */
-static inline u64 kslot_slots_handle_make(const struct kslot_slots *s,
-					  u32 index, u64 gen)
-{
-	u64 f = s->flags & KSLOT_SLOTS_HANDLE32 ? 0 : KSLOT_HANDLE64_BIT;
-
-	return f | (gen << s->gen_shift & s->gen_bits) |
-	       (u64)(READ_ONCE(s->tag) & KSLOT_TAG_MASK) << s->tag_shift |
-	       (index & s->index_mask);
-}
-
-/* Keyed tables and restore: see module/kslot_slots_keyed.c. */
-int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
-			   const char *name, u32 max_entries,
-			   unsigned int flags, u32 tag,
-			   struct lock_class_key *keys);
-
-/**
- * kslot_slots_init_tag() - Initialise a tagged table, lock in the caller's class.
- * @s: The table.
- * @kind: As __kslot_slots_init_tag().
- * @name: As __kslot_slots_init_tag().
- * @max_entries: As __kslot_slots_init_tag().
- * @flags: As __kslot_slots_init_tag().
- * @tag: As __kslot_slots_init_tag().
- *
- * Context: As __kslot_slots_init_tag().
- * Return: As __kslot_slots_init_tag().
- */
-#define kslot_slots_init_tag(s, kind, name, max_entries, flags, tag)	\
-	__kslot_slots_init_tag(s, kind, name, max_entries, flags, tag,	\
-			       kslot_lock_classes())
-int kslot_slots_insert_at(struct kslot_slots *s, u64 handle, void *obj,
-			  gfp_t gfp);
-void *kslot_slots_store_at(struct kslot_slots *s, u64 handle, void *obj,
-			   gfp_t gfp);
-int kslot_slots_reset(struct kslot_slots *s, u32 tag);
-int kslot_slots_restore_slot(struct kslot_slots *s, u32 index, u64 gen,
-			     void *obj, gfp_t gfp);
-int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
-void kslot_slots_restore_done(struct kslot_slots *s);
 
 /**
  * __kslot_slots_slot() - The slot an untrusted index names.
@@ -734,20 +652,6 @@ static inline u32 kslot_slots_tag(struct kslot_slots *s)
 	    (s->flags & KSLOT_SLOTS_F_ALLOC))
 		tag = __kslot_slots_bind_tag(s);
 	return tag;
-}
-
-/**
- * kslot_slots_set_free_acct() - Account for the memory a table frees.
- * @s: The table, initialised (initialising it clears its account).
- * @acct: The account, or NULL to go back to call_rcu(); it must outlive
- *	the table's last call.
- *
- * Context: Any context, before the table's first writer.
- */
-static inline void kslot_slots_set_free_acct(struct kslot_slots *s,
-					     struct kslot_free_acct *acct)
-{
-	s->free_acct = acct;
 }
 
 #endif /* _LINUX_KSLOT_SLOTS_H */

@@ -1,15 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kslot_dense: restore, recreating a checkpointed table slot by slot, as
- * the core restores its slots (kslot_slots.h, "Keyed tables and restore"),
- * each live entry's value appended to the packed array.  The rest of the
- * table is in kslot_dense.c.
+ * kslot_dense's init with a tag and restore, for /dev/kslot
+ * (module/kslot_dev_lib.h, namespace KSLOT_DEV): a checkpointed table is
+ * recreated slot by slot, as the core restores its slots
+ * (kslot_dev_keyed.c), each live entry's value appended to the packed
+ * array.  Built into kslot.ko; the rest of the table is in kslot_dense.c.
  */
 #include <linux/export.h>
 #include <linux/kslot_dense.h>
 #include <linux/string.h>
 
 #include "kslot_dense_internal.h"
+#include "kslot_dev_lib.h"
+
+/**
+ * __kslot_dense_init_tag() - Initialise a dense slot map with a given tag.
+ * @dense: The table to initialise.
+ * @name: As kslot_dense_init().
+ * @elem_size: As kslot_dense_init().
+ * @max_entries: As kslot_dense_init().
+ * @flags: As kslot_dense_init().
+ * @tag: The tag of the table's handles, 0 .. %KSLOT_TAG_MASK: a table
+ *	restored with kslot_dense_restore_slot() keeps its old tag, so that
+ *	its old handles work again.
+ * @keys: As __kslot_dense_init().
+ *
+ * kslot_dense_init() chooses a random tag instead.
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL if @tag is above %KSLOT_TAG_MASK or for
+ * kslot_dense_init()'s reasons.
+ */
+int __kslot_dense_init_tag(struct kslot_dense *dense, const char *name,
+			   size_t elem_size, u32 max_entries,
+			   unsigned int flags, u32 tag,
+			   struct lock_class_key *keys)
+{
+	int ret;
+
+	if (tag > KSLOT_TAG_MASK)
+		return -EINVAL;
+	ret = kslot_dense_setup(dense, elem_size, max_entries, flags, keys);
+	if (ret)
+		return ret;
+	return kslot_slots_init_tag(&dense->slots, "dense", name, max_entries,
+				    flags, tag);
+}
+EXPORT_SYMBOL_NS_GPL(__kslot_dense_init_tag, KSLOT_DEV);
 
 /**
  * kslot_dense_restore_slot() - Recreate one slot of a checkpointed table.
@@ -90,7 +127,7 @@ out:
 	kslot_dense_unlock(dense, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_restore_slot);
+EXPORT_SYMBOL_NS_GPL(kslot_dense_restore_slot, KSLOT_DEV);
 
 /**
  * kslot_dense_restore_retired() - Recreate a retired slot.
@@ -111,7 +148,7 @@ int kslot_dense_restore_retired(struct kslot_dense *dense, u32 index,
 {
 	return kslot_slots_restore_retired(&dense->slots, index, gfp);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_restore_retired);
+EXPORT_SYMBOL_NS_GPL(kslot_dense_restore_retired, KSLOT_DEV);
 
 /**
  * kslot_dense_restore_done() - End a restore: rebuild the free list.
@@ -128,4 +165,4 @@ void kslot_dense_restore_done(struct kslot_dense *dense)
 {
 	kslot_slots_restore_done(&dense->slots);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_restore_done);
+EXPORT_SYMBOL_NS_GPL(kslot_dense_restore_done, KSLOT_DEV);

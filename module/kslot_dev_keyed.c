@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slot core's keyed tables and checkpoint/restore (docs/core.rst).
+ * The slot core's keyed tables, reset, checkpoint/restore and dump, for
+ * /dev/kslot (module/kslot_dev_lib.h, namespace KSLOT_DEV; docs/core.rst).
+ * Built into kslot.ko: they work on the core's internals.
  */
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/nospec.h>
 
+#include "kslot_dev_lib.h"
 #include "kslot_slots_core.h"
 
 /*
@@ -62,7 +65,7 @@ int __kslot_slots_init_tag(struct kslot_slots *s, const char *kind,
 		s->tag = tag;
 	return ret;
 }
-EXPORT_SYMBOL_GPL(__kslot_slots_init_tag);
+EXPORT_SYMBOL_NS_GPL(__kslot_slots_init_tag, KSLOT_DEV);
 
 /* Is slot @slot retired?  Called with the lock held. */
 static bool kslot_slots_is_retired(const struct kslot_slots *s,
@@ -169,7 +172,7 @@ out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_insert_at);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_insert_at, KSLOT_DEV);
 
 /**
  * kslot_slots_store_at() - Store a pointer under a handle of a keyed table.
@@ -229,7 +232,7 @@ out:
 	kslot_slots_unlock(s, irqflags);
 	return ret ? ERR_PTR(ret) : old;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_store_at);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_store_at, KSLOT_DEV);
 
 /*
  * Chain the free slots of @lo .. @hi - 1, lowest first, in front of
@@ -305,7 +308,7 @@ out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_reset);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_reset, KSLOT_DEV);
 
 /*
  * Start or continue a restore: grow to @index, whose slot must still be
@@ -398,7 +401,7 @@ out:
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_restore_slot);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_restore_slot, KSLOT_DEV);
 
 /**
  * kslot_slots_restore_retired() - Recreate a retired slot.
@@ -429,7 +432,7 @@ int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp)
 	kslot_slots_unlock(s, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_restore_retired);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_restore_retired, KSLOT_DEV);
 
 /*
  * Between two chunks of kslot_slots_restore_done(), which has chained the
@@ -505,4 +508,49 @@ void kslot_slots_restore_done(struct kslot_slots *s)
 out:
 	kslot_slots_unlock(s, irqflags);
 }
-EXPORT_SYMBOL_GPL(kslot_slots_restore_done);
+EXPORT_SYMBOL_NS_GPL(kslot_slots_restore_done, KSLOT_DEV);
+
+/**
+ * kslot_slots_dump() - Copy a consistent snapshot of some slots.
+ * @s: The table.
+ * @start: First slot.
+ * @max: Slots @d->slots has room for.
+ * @d: Receives the slots, the free-list head and the counts.
+ *
+ * For debugging tools (the /dev/kslot DUMP command).
+ *
+ * Context: Any context the table's lock flags allow.  Takes and releases
+ * the table lock.
+ */
+void kslot_slots_dump(struct kslot_slots *s, u32 start, u32 max,
+		      struct kslot_slots_dump *d)
+{
+	unsigned long irqflags;
+	u32 i;
+
+	if (kslot_slots_zeroed(s)) {
+		d->capacity = 0;
+		d->free_head = KSLOT_SLOTS_NONE;
+		d->count = 0;
+		d->returned = 0;
+		return;
+	}
+	irqflags = kslot_slots_lock(s);
+	d->capacity = s->capacity;
+	d->free_head = s->free_head;
+	d->count = kslot_slots_count(s);
+	for (i = 0; start < s->capacity && i < min(max, s->capacity - start);
+	     i++) {
+		const struct kslot_slot *slot = kslot_slots_at(s, start + i);
+		u64 gen = kslot_slots_word_gen(s, slot->word);
+		bool live = kslot_gen_is_live(gen);
+
+		d->slots[i].obj = live ? slot->obj : NULL;
+		d->slots[i].gen = gen;
+		d->slots[i].next = live ? KSLOT_SLOTS_NONE :
+					  kslot_slots_next(slot);
+	}
+	d->returned = i;
+	kslot_slots_unlock(s, irqflags);
+}
+EXPORT_SYMBOL_NS_GPL(kslot_slots_dump, KSLOT_DEV);
