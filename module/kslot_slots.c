@@ -405,25 +405,6 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_reject);
 
 /**
- * kslot_slots_count_reject() - Count a handle a structure found stale.
- * @s: The table the structure is built on.
- * @handle: The handle looked up, replaced or removed.
- *
- * Context: Any context.
- */
-void kslot_slots_count_reject(struct kslot_slots *s, u64 handle)
-{
-	const struct kslot_dir *dir;
-
-	rcu_read_lock();
-	dir = rcu_dereference(s->dir);
-	if (dir)
-		kslot_slots_reject(dir, handle);
-	rcu_read_unlock();
-}
-EXPORT_SYMBOL_GPL(kslot_slots_count_reject);
-
-/**
  * kslot_slots_lookup() - Find the pointer a handle refers to.
  * @s: The table.
  * @handle: A handle, valid or not.

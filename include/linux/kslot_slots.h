@@ -324,7 +324,6 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle);
 void kslot_slots_get_stats(struct kslot_slots *s,
 			   struct kslot_slots_stats *st);
-void kslot_slots_count_reject(struct kslot_slots *s, u64 handle);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
 void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
