@@ -103,11 +103,12 @@
  *   if max_entries ends the table sooner; position p is in chunk
  *   p >> shift.  The values and the reverse map are two directories of
  *   such chunks, grown together, so a chunk of values is whole pages
- *   with no slab around it, and a reader's chunk holds values only.  An insert that finds
- *   the array full allocates a chunk of each (and directories twice as
- *   large when full) with the lock dropped, then, under the lock, appends
- *   them, unless another insert grew the array meanwhile (then it frees
- *   them and uses that one's room).  No value is ever copied by a growth:
+ *   with no slab around it, and a reader's chunk holds values only.  An
+ *   insert that finds the array full allocates a chunk of each (and what
+ *   the directories need for them: twice as large when full, or a far
+ *   leaf) with the lock dropped, then, under the lock, appends them,
+ *   unless another insert grew the array meanwhile (then it frees them
+ *   and uses that one's room).  No value is ever copied by a growth:
  *   it costs the same at every size, and no writer mirrors or waits for a
  *   grace period.  Callers that must not allocate at insert time call
  *   kslot_dense_reserve() ahead.  The table never shrinks before
@@ -199,9 +200,9 @@ struct kslot_dense {
  *	full (an upper bound); 0 if neither must (or can) grow.
  * @vals_grow_bytes: The packed array's part of @grow_bytes: memory the
  *	next value stored allocates for it (kslot_dense_restore_slot() too)
- *	if it is full: a chunk of values, one of the reverse map, and two
- *	directories twice as large if the current ones are full; 0
- *	otherwise.
+ *	if it is full: a chunk of values, one of the reverse map, and what
+ *	the two directories need for them (each twice as large if the
+ *	current ones are full, or a far leaf); 0 otherwise.
  */
 struct kslot_dense_stats {
 	u32 count;
@@ -345,14 +346,13 @@ static inline u32 kslot_dense_count(const struct kslot_dense *dense)
  * Position @pos of a directory of the table (the values or the reverse
  * map), whose chunks hold 1 << @shift positions of @size bytes each.  No
  * lock asserted: the caller holds the table lock, or is a reader under
- * RCU with @pos below the directory's kslot_dir_nr().
+ * RCU with @pos below the directory's count (kslot_dir_total()).
  */
 static __always_inline void *kslot_dense_dir_at(const struct kslot_dir *dir,
 						u32 shift, size_t size,
 						u32 pos)
 {
-	return dir->chunk[pos >> shift] +
-	       (size_t)(pos & (BIT(shift) - 1)) * size;
+	return kslot_dir_at(dir, pos, shift, size);
 }
 
 /**
@@ -494,7 +494,7 @@ static __always_inline void __kslot_dense_walk_next(struct kslot_dense_walk *w)
 {
 	w->at += w->step;
 	if (!(++w->idx & w->mask) && w->idx < w->nr)
-		w->at = w->dir->chunk[w->idx >> w->shift];
+		w->at = kslot_dir_at(w->dir, w->idx, w->shift, w->step);
 }
 
 /**
