@@ -25,6 +25,8 @@
 #include "kslot_test_util.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+/* kslot_slots_grow_to_bytes(), kslot_dev.ko's, checked here. */
+MODULE_IMPORT_NS(KSLOT_INTERNAL);
 
 #define COOKIE(i)	((void *)(unsigned long)(((i) + 1) * 16))
 
@@ -618,7 +620,10 @@ static void kslot_slots_test_growth(struct kunit *test)
  * gets from a fragmented machine: the directory holds its first chunks
  * itself and the rest in its far part.  Lookups (one by one and
  * pinned), writers and finds reach a far slot; the stats count the far
- * part, and destroy frees what they counted.
+ * part, and destroy frees what they counted.  What /dev/kslot charges
+ * before a growth (kslot_slots_grow_to_bytes()) is what the growths
+ * allocated (the directories they replaced included), from none and
+ * from the near part to the top.
  */
 static void kslot_slots_test_grow_top(struct kunit *test)
 {
@@ -627,15 +632,23 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	struct tacct a = { .fa.queue = tacct_queue };
 	struct kslot_slots_reader r;
 	struct kslot_slots_stats st;
+	u32 index = last - 3, near = 4000 * KSLOT_SLOTS_CHUNK;
 	struct kslot_slots s;
-	u32 index = last - 3;
-	u64 h, found;
+	u64 h, found, all, rest, before;
 
 	slots_init(test, &s, max);
 	kslot_slots_set_free_acct(&s, &a.fa);
 	kslot_slots_test_alloc_max();
+	all = kslot_slots_grow_to_bytes(&s, 0, max - 1);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, near, GFP_KERNEL), 0);
+	rest = kslot_slots_grow_to_bytes(&s, near, max - 1);
+	kslot_slots_get_stats(&s, &st);
+	before = a.bytes + st.bytes;
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, max, GFP_KERNEL), 0);
 	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes, all);
+	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes - before, rest);
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s),
 			KSLOT_TEST_DIR_NEAR);
 	/* A growth puts its chunk first on the free list: the last one's. */
@@ -645,7 +658,8 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h), COOKIE(1));
-	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h + kslot_test_gens(&s, 2)));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h +
+						 kslot_test_gens(&s, 2)));
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find_range(&s, &index, max,
