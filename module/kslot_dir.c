@@ -46,6 +46,8 @@
 #define KSLOT_DIR_MAX_BYTES	SZ_32K
 
 static_assert(KSLOT_DIR_LEAF * sizeof(void *) == KSLOT_DIR_MAX_BYTES);
+/* A far array at its largest: storage of 2^24 chunks of one element. */
+static_assert(KSLOT_MAX_ENTRIES / KSLOT_DIR_LEAF <= U16_MAX);
 
 /* Memory a directory takes: its near part, the far array and leaves. */
 size_t kslot_dir_bytes(const struct kslot_dir *dir)

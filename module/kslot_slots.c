@@ -499,12 +499,11 @@ EXPORT_SYMBOL_GPL(kslot_slots_reject);
  */
 void *kslot_slots_read_far(const struct kslot_dir *dir, u64 handle)
 {
-	u32 index = handle & (BIT(dir->index_bits) - 1);
 	const struct kslot_slot *slot;
 	void *obj;
 
-	slot = __kslot_dir_far(dir, index, KSLOT_SLOTS_CHUNK_SHIFT,
-			       sizeof(*slot));
+	slot = __kslot_dir_far(dir, (u32)handle & dir->index_mask,
+			       KSLOT_SLOTS_CHUNK_SHIFT, sizeof(*slot));
 	if (slot && kslot_slot_load(slot, handle, &obj))
 		return obj;
 	kslot_slots_reject(dir, handle);

@@ -218,7 +218,7 @@ static void kslot_slots_publish(struct kslot_slots *s,
 	s->capacity = cap + usable;
 	/* The format's: a static table's is set by now. */
 	if (g->dir)
-		g->dir->index_bits = s->tag_shift;
+		g->dir->index_mask = s->index_mask;
 	kslot_dir_append(s, &s->dir, kslot_slots_dir(s), g, chunk, cap + n);
 }
 

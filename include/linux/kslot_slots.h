@@ -311,7 +311,7 @@ struct kslot_slot {
  * - leaves: Leaf pointers @far has room for.
  * - owner: The chunks, the far leaves and the counter are freed with
  *   this directory (false once a larger one took them over; table lock).
- * - index_bits: A slot table's handle index bits, for the slow path of
+ * - index_mask: A slot table's handle index mask, for the slow path of
  *   its lookups (kslot_slots_read_far()); 0 in kslot_dense's.
  * - chunk: The near chunks.
  */
@@ -324,9 +324,9 @@ struct kslot_dir {
 	unsigned long far_nr;
 	u32 chunks;
 	u32 room;
-	u32 leaves;
+	u32 index_mask;
+	u16 leaves;
 	bool owner;
-	u8 index_bits;
 	void *chunk[] __counted_by(room);
 };
 
@@ -387,10 +387,13 @@ static __always_inline void *__kslot_dir_far(const struct kslot_dir *dir,
 					     unsigned long i, u32 shift,
 					     size_t size)
 {
-	/* Below the far part, the subtraction wraps: past @nr too. */
-	unsigned long f = i - ((unsigned long)dir->room << shift), c;
 	/* Pairs with the release in kslot_dir_append(). */
-	unsigned long nr = smp_load_acquire(&dir->far_nr);
+	unsigned long nr = smp_load_acquire(&dir->far_nr), c;
+	/*
+	 * The far part starts at the near count, final once the far one is
+	 * not 0; below, the subtraction wraps: past @nr too.
+	 */
+	unsigned long f = i - READ_ONCE(dir->nr);
 
 	if (f >= nr)
 		return NULL;
