@@ -5,17 +5,17 @@
  *
  * Storage lies in chunks of a fixed number of elements that never move.
  * Readers reach them through a directory, struct kslot_dir, published
- * under RCU: element i is in chunk i / per-chunk.  The first chunk
- * pointers are near, in the directory itself, and its nr (acquire,
- * against the release that appends a chunk) bounds i: a lookup pays one
- * dependent load.  Each directory takes a power of two of bytes, twice
- * the last, up to 32 KiB, order 3: a growth in atomic context gets that
- * from a fragmented machine, where an order-8 directory (a table of 2^24
- * slots) it would not.  The chunks past a full near part are far: a
- * leaf of 4096 chunk pointers (32 KiB) per 4096 chunks, under an array
- * of leaf pointers sized once for the storage's most chunks (32 KiB at
- * most, at 2^24 chunks).  far_nr bounds them as nr does the near ones; a
- * lookup reaches them out of line, kslot_dir_far(), two loads more.
+ * under RCU: element i is in chunk i / per-chunk.  The directory holds
+ * the first chunk pointers itself (near), bounded by its nr (acquire,
+ * against the release that appends a chunk): a lookup pays one
+ * dependent load.  It grows by a power of two of bytes, twice the last,
+ * up to 32 KiB (order 3), which a growth in atomic context still gets
+ * from a fragmented machine: a directory of every chunk of 2^24 slots
+ * would be order 8.  The chunks past a full near part are far, 4096
+ * chunk pointers (32 KiB) to a leaf, under an array of leaf pointers
+ * sized once for the storage's most chunks (32 KiB at most), bounded by
+ * far_nr as the near ones are by nr.  A lookup reaches them out of line
+ * (__kslot_dir_far()): two dependent loads more.
  *
  * A growth allocates a chunk and what the directory needs for it (a
  * directory twice as large when the near part is full and may grow, or
@@ -28,9 +28,9 @@
  * far leaves never move.  Nothing is copied but chunk pointers, so no
  * writer mirrors, waits for a grace period or depends on a worker.
  *
- * Locking: every function but the allocations and kslot_dir_far() is
- * called under the owner's lock (or with no writer running, at
- * destroy); the allocations are made with it dropped.
+ * Locking: kslot_dir_far() runs under RCU; the rest that reads or
+ * changes a directory runs under the owner's lock (or with no writer
+ * running, at destroy), and the allocations with it dropped.
  */
 #include <linux/export.h>
 #include <linux/log2.h>
@@ -106,9 +106,9 @@ u32 kslot_dir_room(u32 chunks, u32 max)
 }
 
 /*
- * What appending chunk @chunks (the storage has @chunks) to a directory
- * of @room near chunks (0: none yet), for storage of at most @max
- * chunks, allocates: sets @g's sizes, clears its allocations.
+ * What appending a chunk to storage of @chunks chunks (of @max at most)
+ * whose directory has @room near chunks (0: no directory yet) allocates:
+ * sets @g's sizes and clears its allocations.
  */
 void kslot_dir_need(u32 room, u32 chunks, u32 max, struct kslot_dir_grow *g)
 {
@@ -162,7 +162,7 @@ static void *kslot_dir_zalloc(size_t size, gfp_t gfp)
 	return kzalloc(size, gfp);
 }
 
-/* An empty directory of @room near chunks, with a zeroed counter if @counter. */
+/* An empty directory of @room near chunks; a zeroed counter if @counter. */
 static struct kslot_dir *kslot_dir_alloc(u32 room, bool counter, gfp_t gfp)
 {
 	struct kslot_dir *dir;
@@ -245,7 +245,7 @@ void *kslot_dir_far(const struct kslot_dir *dir, unsigned long i, u32 shift,
 }
 EXPORT_SYMBOL_GPL(kslot_dir_far);
 
-/* After a grace period: the owner takes the chunks and counter with it. */
+/* After a grace period: the owner takes its chunks, far part and counter. */
 static void kslot_dir_free_rcu(struct rcu_head *rcu)
 {
 	struct kslot_dir *dir = container_of(rcu, struct kslot_dir, rcu);
@@ -265,8 +265,9 @@ static void kslot_dir_free_rcu(struct rcu_head *rcu)
 /*
  * Free @dir, no longer published, after a grace period, through @acct
  * (or call_rcu()).  A replaced directory goes alone; the owner (the last
- * one, at destroy or reset) takes its chunks and counter, which take
- * @owned bytes.  Owner's lock held, or no writer running.
+ * one, at destroy or reset) takes its far part, and its chunks and
+ * counter, which take @owned bytes.  Owner's lock held, or no writer
+ * running.
  */
 void kslot_dir_free(struct kslot_dir *dir, size_t owned,
 		    struct kslot_free_acct *acct)
@@ -294,7 +295,7 @@ static void kslot_dir_append_far(struct kslot_slots *s, struct kslot_dir *dir,
 		dir->far[c >> KSLOT_DIR_LEAF_SHIFT] = g->leaf;
 	dir->far[c >> KSLOT_DIR_LEAF_SHIFT][c & (KSLOT_DIR_LEAF - 1)] = chunk;
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_FAR);
-	/* Pairs with kslot_dir_far(). */
+	/* Pairs with __kslot_dir_far(). */
 	smp_store_release(&dir->far_nr, nr - dir->nr);
 }
 

@@ -835,14 +835,15 @@ int kslot_slots_restore_retired(struct kslot_slots *s, u32 index, gfp_t gfp);
 void kslot_slots_restore_done(struct kslot_slots *s);
 
 /**
- * __kslot_slots_slot() - The slot an untrusted index names.
+ * __kslot_slots_slot() - The slot an untrusted index names, near part.
  * @dir: A table's directory, from the RCU-protected pointer.
- * @nr: Its slot count, read with kslot_dir_nr().
+ * @nr: Its near slot count, read with kslot_dir_nr().
  * @index: A slot index from an untrusted handle.
  *
  * The index is clamped with array_index_nospec(): past @nr it becomes 0,
  * whose word cannot match a handle with that index (see the top of this
- * file).
+ * file), so the handle of a far slot takes the slow path
+ * (kslot_slots_read_far()).
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
  * Return: The slot to compare the handle with.
