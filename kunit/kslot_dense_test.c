@@ -12,6 +12,7 @@
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "kslot_dev_lib.h"
@@ -64,7 +65,8 @@ static struct kslot_slot *dslot(struct kslot_dense *d, u32 i)
 	struct kslot_dir *dir = rcu_dereference_protected(d->slots.dir,
 								true);
 
-	return kslot_dir_slot(dir, i);
+	return kslot_dir_at(dir, i, KSLOT_SLOTS_CHUNK_SHIFT,
+			    sizeof(struct kslot_slot));
 }
 
 static u64 dgen(struct kslot_dense *d, u32 i)
@@ -583,7 +585,7 @@ static size_t dir_bytes(u32 room)
 /*
  * The room of the directory that replaces a full one of @room chunks (0:
  * the first), for at most @max: a power of two of bytes, twice the last,
- * but the last (module/kslot_dir.c).
+ * up to 32 KiB (module/kslot_dir.c).
  */
 static u32 dir_grown_room(u32 room, u32 max)
 {
@@ -592,6 +594,7 @@ static u32 dir_grown_room(u32 room, u32 max)
 						     room)) :
 		roundup_pow_of_two(struct_size_t(struct kslot_dir, chunk, 1));
 
+	size = min_t(size_t, size, SZ_32K);
 	return min_t(size_t, max, (size - offsetof(struct kslot_dir, chunk)) /
 				  sizeof(void *));
 }
@@ -1032,6 +1035,102 @@ static void kslot_dense_test_grow_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.room, 3 * TV_PER);
 	grow_check(test, &d, &m);
 	kslot_dense_destroy(&d, NULL, NULL);
+}
+
+/* kslot_dense_test_far's values: 2 KiB, the id first. */
+#define FAR_SIZE	2048U
+
+static struct {
+	u64 h;
+	u64 *buf;
+	int ret[2];
+} fg;
+
+static void fg_get(struct kslot_dense *d)
+{
+	fg.ret[tp.calls - 1] = kslot_dense_get(d, fg.h, fg.buf);
+}
+
+/*
+ * A table of 4096 chunks of 8 values of 2 KiB, whose two directories
+ * would take 32 KiB and more, grows past their near parts with no
+ * allocation above 32 KiB (order 3): the last chunks are far
+ * (module/kslot_dir.c).  A get of a far value runs while each directory
+ * appends the last far chunk, its count not yet released; the gets, the
+ * walk and an erase that moves a far value to a near position reach the
+ * far chunks; the stats count the far parts, and destroy frees what they
+ * counted.
+ */
+static void kslot_dense_test_far(struct kunit *test)
+{
+	const u32 per = rounddown_pow_of_two(4 * PAGE_SIZE / FAR_SIZE);
+	const u32 chunks = 4096, max = chunks * per;
+	struct bytes_acct ba = { .acct.queue = bytes_acct_queue };
+	struct kslot_slots_stats ss;
+	struct kslot_dense_stats st;
+	struct kslot_dense d;
+	unsigned long flags;
+	u64 *h, *buf;
+	u32 i, n = 0, pos;
+	void *elem;
+
+	KUNIT_ASSERT_GT(test, chunks, KSLOT_TEST_DIR_NEAR);
+	h = kunit_kcalloc(test, max, sizeof(*h), GFP_KERNEL);
+	buf = kunit_kzalloc(test, FAR_SIZE, GFP_KERNEL);
+	fg.buf = kunit_kzalloc(test, FAR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, fg.buf);
+	KUNIT_ASSERT_EQ(test, kslot_dense_init(&d, NULL, FAR_SIZE, max, 0), 0);
+	kslot_slots_set_free_acct(&d.slots, &ba.acct);
+	KUNIT_ASSERT_EQ(test, BIT(d.shift), per);
+	kslot_slots_test_alloc_max();
+	for (i = 0; i < max - per; i++) {
+		*buf = i;
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+							 GFP_KERNEL), 0);
+	}
+	fg.h = h[i - 1];
+	fg.ret[0] = -EINVAL;
+	fg.ret[1] = -EINVAL;
+	tp_set(test, &d, KSLOT_SLOTS_TP_FAR, fg_get);
+	for (; i < max; i++) {
+		*buf = i;
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+							 GFP_KERNEL), 0);
+	}
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 2);
+	KUNIT_EXPECT_EQ(test, fg.ret[0], 0);
+	KUNIT_EXPECT_EQ(test, fg.ret[1], 0);
+	KUNIT_EXPECT_EQ(test, *fg.buf, max - per - 1);
+	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
+	for (i = 0; i < max; i++) {
+		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], buf), 0);
+		KUNIT_ASSERT_EQ(test, *buf, i);
+	}
+	flags = kslot_dense_lock(&d);
+	kslot_dense_for_each_locked(&d, pos, elem)
+		n += *(u64 *)elem == pos;
+	kslot_dense_unlock(&d, flags);
+	KUNIT_EXPECT_EQ(test, n, max);
+	/* Swap-and-pop: the last value, far, moves to position 0, near. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, h[0], buf), 0);
+	KUNIT_EXPECT_EQ(test, *buf, 0);
+	KUNIT_EXPECT_EQ(test, pos_of(&d, h[max - 1]), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h[max - 1], buf), 0);
+	KUNIT_EXPECT_EQ(test, *buf, max - 1);
+	kslot_dense_get_stats(&d, &st);
+	kslot_slots_get_stats(&d.slots, &ss);
+	KUNIT_EXPECT_EQ(test, st.room, max);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			ss.bytes + chunks * (chunk_bytes(per, FAR_SIZE) +
+					     chunk_bytes(per, sizeof(u64))) +
+			2 * kslot_test_dir_far_bytes(chunks, chunks));
+	ba.bytes = 0;
+	kslot_dense_destroy(&d, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, ba.bytes, st.bytes);
+	rcu_barrier();
 }
 
 /* While a growth allocates: erase a value (swap-and-pop). */
@@ -1810,7 +1909,7 @@ static void check_unchanged(struct kunit *test, struct kslot_dense *d,
  */
 static void kslot_dense_test_fault(struct kunit *test)
 {
-	const u32 max = 3 * TV_PER + 16;
+	const u32 max = 9 * TV_PER + 16;
 	struct kslot_dense_stats st, st0;
 	struct kslot_dense d;
 	u32 n, faults, i, grown;
@@ -1865,11 +1964,11 @@ static void kslot_dense_test_fault(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, d.slots.capacity, max);
 
 	/*
-	 * Each growth: 1 -> 2 chunks fits in the first directories (room
-	 * for two: two allocations), 2 -> 3 replaces both (four), 3 -> 4 (a
-	 * short chunk) fits in them (two).
+	 * Each growth: up to 8 chunks fits in the first directories (room
+	 * for eight: two allocations), 8 -> 9 replaces both (four), 9 -> 10
+	 * (a short chunk) fits in them (two).
 	 */
-	for (grown = 1; grown <= 3; grown++) {
+	for (grown = 1; grown <= 9; grown++) {
 		u32 cnt = grown * TV_PER;
 
 		v = tv(cnt);
@@ -1894,7 +1993,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 			faults++;
 		}
 		KUNIT_ASSERT_EQ(test, ret, 0);
-		KUNIT_EXPECT_EQ(test, faults, grown == 2 ? 4 : 2);
+		KUNIT_EXPECT_EQ(test, faults, grown == 8 ? 4 : 2);
 		check_unchanged(test, &d, cnt + 1, min(cnt + TV_PER, max), h);
 		for (i = cnt + 1; i < min(cnt + TV_PER, max); i++)
 			h[i] = ins(test, &d, i);
@@ -2420,6 +2519,7 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_bytes),
 	KUNIT_CASE(kslot_dense_test_growth),
 	KUNIT_CASE(kslot_dense_test_grow_race),
+	KUNIT_CASE_SLOW(kslot_dense_test_far),
 	KUNIT_CASE(kslot_dense_test_grow_erase),
 	KUNIT_CASE(kslot_dense_test_get_destroyed),
 	KUNIT_CASE(kslot_dense_test_reserve),

@@ -15,6 +15,7 @@
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
@@ -26,6 +27,8 @@
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_IMPORT_NS(KSLOT_DEV);
+/* kslot_slots_grow_to_bytes(), kslot_dev.ko's, checked here. */
+MODULE_IMPORT_NS(KSLOT_INTERNAL);
 
 #define COOKIE(i)	((void *)(unsigned long)(((i) + 1) * 16))
 
@@ -58,7 +61,9 @@ static struct kslot_slot slot_at(struct kslot_slots *s, u32 index)
 
 	rcu_read_lock();
 	dir = rcu_dereference(s->dir);
-	v = *kslot_dir_slot(dir, index);
+	v = *(struct kslot_slot *)kslot_dir_at(dir, index,
+					       KSLOT_SLOTS_CHUNK_SHIFT,
+					       sizeof(v));
 	rcu_read_unlock();
 	return v;
 }
@@ -335,8 +340,8 @@ static void tacct_queue(struct kslot_free_acct *fa, struct rcu_head *rcu,
  * A table with a free account sends it each directory a growth replaces
  * (the chunks stay), and at destroy its last one with the chunks and the
  * counter, each with what it takes (the bytes its stats counted).  The
- * first directory (64 bytes) has room for two chunks, the second (128)
- * for ten.
+ * first directory (128 bytes) has room for eight chunks, the second (256)
+ * for 24.
  */
 static void kslot_slots_test_free_acct(struct kunit *test)
 {
@@ -345,25 +350,25 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	struct kslot_slots s;
 	u32 i;
 
-	slots_init(test, &s, 4096);
+	slots_init(test, &s, 8192);
 	kslot_slots_set_free_acct(&s, &a.fa);
 	slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 0);
-	/* The 513th entry adds a third chunk: the directory is replaced. */
-	for (i = 1; i < 2 * KSLOT_SLOTS_CHUNK; i++)
+	/* The 2049th entry adds a ninth chunk: the directory is replaced. */
+	for (i = 1; i < 8 * KSLOT_SLOTS_CHUNK; i++)
 		slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 8);
 	slots_alloc(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, a.calls, 1);
-	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(2));
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 10);
-	KUNIT_EXPECT_EQ(test, dir_bytes(2), 64);
-	KUNIT_EXPECT_EQ(test, dir_bytes(10), 128);
+	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(8));
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 24);
+	KUNIT_EXPECT_EQ(test, dir_bytes(8), 128);
+	KUNIT_EXPECT_EQ(test, dir_bytes(24), 256);
 	kslot_slots_get_stats(&s, &st);
 	kslot_slots_destroy(&s, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, a.calls, 2);
-	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(2) + st.bytes);
+	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(8) + st.bytes);
 	/* The callbacks are this module's. */
 	rcu_barrier();
 }
@@ -611,6 +616,77 @@ static void kslot_slots_test_growth(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/*
+ * The largest table grows to the top (2^24 slots, 65536 chunks) with no
+ * allocation above 32 KiB (order 3), which a growth in atomic context
+ * gets from a fragmented machine: the directory holds its first chunks
+ * itself and the rest in its far part.  Lookups (one by one and
+ * pinned), writers and finds reach a far slot; the stats count the far
+ * part, and destroy frees what they counted.  What /dev/kslot charges
+ * before a growth (kslot_slots_grow_to_bytes()) is what the growths
+ * allocated (the directories they replaced included), from none and
+ * from the near part to the top.
+ */
+static void kslot_slots_test_grow_top(struct kunit *test)
+{
+	const u32 max = KSLOT_MAX_ENTRIES, last = max - KSLOT_SLOTS_CHUNK;
+	const u32 chunks = max / KSLOT_SLOTS_CHUNK;
+	struct tacct a = { .fa.queue = tacct_queue };
+	struct kslot_slots_reader r;
+	struct kslot_slots_stats st;
+	u32 index = last - 3, near = 4000 * KSLOT_SLOTS_CHUNK;
+	struct kslot_slots s;
+	u64 h, found, all, rest, before;
+
+	slots_init(test, &s, max);
+	kslot_slots_set_free_acct(&s, &a.fa);
+	kslot_slots_test_alloc_max();
+	all = kslot_slots_grow_to_bytes(&s, 0, max - 1);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, near, GFP_KERNEL), 0);
+	rest = kslot_slots_grow_to_bytes(&s, near, max - 1);
+	kslot_slots_get_stats(&s, &st);
+	before = a.bytes + st.bytes;
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, max, GFP_KERNEL), 0);
+	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes, all);
+	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes - before, rest);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s),
+			KSLOT_TEST_DIR_NEAR);
+	/* A growth puts its chunk first on the free list: the last one's. */
+	h = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, last, s.tag, 1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	rcu_read_lock();
+	kslot_slots_read_begin(&r, &s);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h), COOKIE(1));
+	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h +
+						 kslot_test_gens(&s, 2)));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find_range(&s, &index, max,
+							 &found), COOKIE(1));
+	KUNIT_EXPECT_EQ(test, index, last);
+	KUNIT_EXPECT_EQ(test, found, h);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
+			    COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
+	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
+	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.capacity, max);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			chunks * chunk_bytes(KSLOT_SLOTS_CHUNK) +
+			counter_bytes() +
+			kslot_test_dir_far_bytes(chunks, chunks));
+	a.bytes = 0;
+	kslot_slots_destroy(&s, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, a.bytes, st.bytes);
+	rcu_barrier();
+}
+
 /* Growth with interrupts off: GFP_ATOMIC tables, no sleeping. */
 static void kslot_slots_test_irq_context(struct kunit *test)
 {
@@ -670,9 +746,9 @@ static u64 fault_sweep(struct kunit *test, struct kslot_slots *s, void *obj)
 
 /*
  * Every allocation of a growth fails in turn: -ENOMEM, nothing changed.
- * The first growth makes two (the chunk; the directory, room for two
- * chunks, with its counter), the second one (the chunk), the third two
- * (the chunk; a directory of room for ten).
+ * The first growth makes two (the chunk; the directory, room for eight
+ * chunks, with its counter), the second one (the chunk), the ninth two
+ * (the chunk; a directory of room for 24).
  */
 static void kslot_slots_test_fault(struct kunit *test)
 {
@@ -682,20 +758,20 @@ static void kslot_slots_test_fault(struct kunit *test)
 
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
-	slots_init(test, &s, 4096);
+	slots_init(test, &s, 8192);
 	first = fault_sweep(test, &s, COOKIE(0));
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_CHUNK);
 	for (i = 1; i < KSLOT_SLOTS_CHUNK; i++)
 		slots_alloc(test, &s, COOKIE(i));
 	h = fault_sweep(test, &s, COOKIE(1));
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 2);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 8);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
-	for (i = 1; i < KSLOT_SLOTS_CHUNK; i++)
+	for (i = 1; i < 7 * KSLOT_SLOTS_CHUNK; i++)
 		slots_alloc(test, &s, COOKIE(i));
 	h = fault_sweep(test, &s, COOKIE(2));
-	KUNIT_EXPECT_EQ(test, s.capacity, 3 * KSLOT_SLOTS_CHUNK);
-	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 10);
+	KUNIT_EXPECT_EQ(test, s.capacity, 9 * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 24);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, first), COOKIE(0));
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -1814,7 +1890,7 @@ static void kslot_slots_test_insert_at_fault(struct kunit *test)
 	if (!kslot_test_fail_nth_usable())
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	keyed_init(test, &s, 4096);
-	h = kslot_test_handle(&s, 600, 1, 1);
+	h = kslot_test_handle(&s, 8 * KSLOT_SLOTS_CHUNK + 88, 1, 1);
 	ret = kslot_test_with_fail_nth(1, &injected,
 				       kslot_slots_insert_at(&s, h, COOKIE(0),
 							     GFP_KERNEL));
@@ -1823,20 +1899,20 @@ static void kslot_slots_test_insert_at_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_tag(&s), KSLOT_SLOTS_TAG_UNBOUND);
 	/*
-	 * Slot 600 is in the third chunk: five allocations (a chunk and the
-	 * directory, a chunk, a chunk and a larger directory); the fifth
-	 * fails.
+	 * The slot is in the ninth chunk: eleven allocations (a chunk and
+	 * the directory, seven chunks, a chunk and a larger directory); the
+	 * eleventh fails.
 	 */
-	ret = kslot_test_with_fail_nth(5, &injected,
+	ret = kslot_test_with_fail_nth(11, &injected,
 				       kslot_slots_insert_at(&s, h, COOKIE(0),
 							     GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, s.capacity, 512);
+	KUNIT_EXPECT_EQ(test, s.capacity, 8 * KSLOT_SLOTS_CHUNK);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(0),
 						    GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, s.capacity, 3 * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_EQ(test, s.capacity, 9 * KSLOT_SLOTS_CHUNK);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -2836,6 +2912,141 @@ static void kslot_slots_test_handle32_reserve_race(struct kunit *test)
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
+/*
+ * A table whose directory's near part is full and whose far part holds
+ * @far chunks (module/kslot_dir.c), with room for one chunk more.
+ */
+static void far_init(struct kunit *test, struct kslot_slots *s, u32 far)
+{
+	const u32 chunks = KSLOT_TEST_DIR_NEAR + far;
+
+	slots_init(test, s, (chunks + 1) * KSLOT_SLOTS_CHUNK);
+	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(s, chunks * KSLOT_SLOTS_CHUNK,
+						  GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, s->capacity, chunks * KSLOT_SLOTS_CHUNK);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_dir_room(s),
+			KSLOT_TEST_DIR_NEAR);
+}
+
+/*
+ * What a lockless reader finds where a growth publishes a far chunk, its
+ * pointer and leaf set and the count not yet released: the leaf and the
+ * chunk of the last element the far count covers (read as
+ * kslot_dir_far() reads them, but tested for NULL first), and, if they
+ * are there, a lookup of a live far slot and of the new chunk's first.
+ */
+static struct {
+	u64 h, forged;
+	void *found, *forged_found;
+	bool leaf, chunk;
+} fl;
+
+static void fl_lookup(struct kslot_slots *s)
+{
+	const struct kslot_dir *dir;
+	void **leaf;
+	u32 c;
+
+	rcu_read_lock();
+	dir = rcu_dereference(s->dir);
+	/* As kslot_dir_far(): pairs with the release of the far count. */
+	c = (smp_load_acquire(&dir->far_nr) - 1) / KSLOT_SLOTS_CHUNK;
+	leaf = dir->far ? dir->far[c / KSLOT_TEST_DIR_LEAF] : NULL;
+	fl.leaf = leaf;
+	fl.chunk = leaf && leaf[c % KSLOT_TEST_DIR_LEAF];
+	if (fl.chunk) {
+		fl.found = kslot_slots_lookup(s, fl.h);
+		fl.forged_found = kslot_slots_lookup(s, fl.forged);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * A growth publishes the first chunk of a new far leaf while lookups run:
+ * at the point between the chunk and leaf set and the count released, a
+ * reader finds every chunk the far count covers (a count released before
+ * the leaf would send it through a NULL leaf), a live far slot as ever
+ * and the new chunk's slot not yet (a rejection).  Once published, the
+ * new chunk's slots are the next allocations.
+ */
+static void kslot_slots_test_far_publish(struct kunit *test)
+{
+	struct kslot_slots s;
+	u32 next;
+	u64 h;
+
+	far_init(test, &s, KSLOT_TEST_DIR_LEAF);
+	next = s.capacity;
+	fl.h = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, fl.h),
+			next - KSLOT_SLOTS_CHUNK);
+	fl.forged = kslot_test_handle(&s, next, s.tag, 1);
+	fl.found = NULL;
+	fl.forged_found = COOKIE(0);
+	tp_set(test, &s, KSLOT_SLOTS_TP_FAR, fl_lookup);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_TRUE(test, fl.leaf);
+	KUNIT_EXPECT_TRUE(test, fl.chunk);
+	KUNIT_EXPECT_PTR_EQ(test, fl.found, COOKIE(1));
+	KUNIT_EXPECT_NULL(test, fl.forged_found);
+	KUNIT_EXPECT_EQ(test, rejected(&s), 1);
+	h = slots_alloc(test, &s, COOKIE(2));
+	KUNIT_EXPECT_EQ(test, h, fl.forged);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, fl.h), COOKIE(1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
+static int fg_ret;
+
+static void fg_grow(struct kslot_slots *s)
+{
+	fg_ret = kslot_slots_test_grow_step(s);
+}
+
+/*
+ * Two growths into the far part at once: the first has its chunk, the
+ * far array and the first leaf allocated, the lock dropped, when the
+ * second (the hook) publishes its own.  The first frees all three: one
+ * far array and one leaf, counted once, none leaked (kmemleak).
+ */
+static void kslot_slots_test_far_grow_race(struct kunit *test)
+{
+	const u32 chunks = KSLOT_TEST_DIR_NEAR + 1;
+	struct kslot_slots_stats st;
+	struct kslot_slots s;
+	u64 h;
+
+	far_init(test, &s, 0);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.grow_bytes,
+			chunk_bytes(KSLOT_SLOTS_CHUNK) +
+			kmalloc_size_roundup(sizeof(void *)) + SZ_32K);
+	fg_ret = -EINVAL;
+	kslot_slots_test_alloc_max();
+	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, fg_grow);
+	KUNIT_ASSERT_EQ(test, kslot_slots_test_grow_step(&s), 0);
+	tp_clear();
+	KUNIT_EXPECT_EQ(test, tp.calls, 1);
+	KUNIT_EXPECT_EQ(test, fg_ret, 0);
+	/* Each allocated a leaf, the largest. */
+	KUNIT_EXPECT_EQ(test, kslot_slots_test_alloc_max(), SZ_32K);
+	KUNIT_EXPECT_EQ(test, s.capacity, chunks * KSLOT_SLOTS_CHUNK);
+	kslot_slots_get_stats(&s, &st);
+	KUNIT_EXPECT_EQ(test, st.bytes,
+			chunks * chunk_bytes(KSLOT_SLOTS_CHUNK) +
+			counter_bytes() +
+			kslot_test_dir_far_bytes(chunks, chunks));
+	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
+	h = slots_alloc(test, &s, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&s, h),
+			KSLOT_TEST_DIR_NEAR * KSLOT_SLOTS_CHUNK);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
+	kslot_slots_destroy(&s, NULL, NULL);
+}
+
 /* Misses on every online CPU: each counted once, none lost. */
 static long miss_n(void *arg)
 {
@@ -3485,6 +3696,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_free_word),
 	KUNIT_CASE(kslot_slots_test_retire),
 	KUNIT_CASE(kslot_slots_test_growth),
+	KUNIT_CASE_SLOW(kslot_slots_test_grow_top),
 	KUNIT_CASE(kslot_slots_test_irq_context),
 	KUNIT_CASE(kslot_slots_test_fault),
 	KUNIT_CASE(kslot_slots_test_handle32),
@@ -3523,6 +3735,8 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_grow_reset),
 	KUNIT_CASE(kslot_slots_test_grow_restore_walk),
 	KUNIT_CASE(kslot_slots_test_handle32_reserve_race),
+	KUNIT_CASE_SLOW(kslot_slots_test_far_publish),
+	KUNIT_CASE(kslot_slots_test_far_grow_race),
 	KUNIT_CASE(kslot_slots_test_reject_percpu),
 	KUNIT_CASE(kslot_slots_test_remove_bulk_bounds),
 	KUNIT_CASE(kslot_slots_test_reset_frees),

@@ -12,6 +12,8 @@
 #include <linux/kslot_slots.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 
 #include "kslot_internal.h"
 
@@ -132,6 +134,31 @@ static inline u64 kslot_test_free_word(const struct kslot_slots *s,
 				       u32 index, u64 gen)
 {
 	return kslot_test_fmt_bit(s) | kslot_test_gens(s, gen) | (index ^ 1);
+}
+
+/*
+ * The chunk pointers of a directory's near part at its largest (32 KiB
+ * of directory) and of a far leaf (module/kslot_dir.c).
+ */
+#define KSLOT_TEST_DIR_NEAR	((SZ_32K - offsetof(struct kslot_dir, chunk)) / \
+				 sizeof(void *))
+#define KSLOT_TEST_DIR_LEAF	4096U
+
+/*
+ * What a directory of @chunks chunks takes past its full near part, for
+ * storage of at most @max: the near part, the far array (sized for @max)
+ * and the leaves.
+ */
+static inline size_t kslot_test_dir_far_bytes(u32 chunks, u32 max)
+{
+	u32 far = chunks - KSLOT_TEST_DIR_NEAR;
+
+	return kmalloc_size_roundup(struct_size_t(struct kslot_dir, chunk,
+						  KSLOT_TEST_DIR_NEAR)) +
+	       kmalloc_size_roundup(DIV_ROUND_UP(max - KSLOT_TEST_DIR_NEAR,
+						 KSLOT_TEST_DIR_LEAF) *
+				    sizeof(void *)) +
+	       DIV_ROUND_UP(far, KSLOT_TEST_DIR_LEAF) * SZ_32K;
 }
 
 #endif /* _KSLOT_TEST_UTIL_H */

@@ -163,6 +163,7 @@ static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
 {
 	if (kslot_should_fail_alloc())
 		return NULL;
+	kslot_test_note_alloc(size);
 	/* Without a blocking gfp, kmalloc() only; never huge pages. */
 	return kslot_kvmalloc(size, gfp);
 }
@@ -172,24 +173,24 @@ static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
  * @rnext (directories twice as large) if the current ones are full.
  */
 static void kslot_dense_publish(struct kslot_dense *dense,
-				struct kslot_dir *vnext, struct kslot_dir *rnext,
+				struct kslot_dir_grow *vg,
+				struct kslot_dir_grow *rg,
 				void *vchunk, void *rchunk, u32 n)
 {
-	struct kslot_free_acct *acct = dense->slots.free_acct;
 	u32 room = dense->room + n;
 
 	dense->vals_bytes += kslot_kvmalloc_bytes(vchunk,
 						  (size_t)n * dense->elem_size);
 	dense->rev_bytes += kslot_kvmalloc_bytes(rchunk, n * sizeof(u64));
 	/* The reverse map is read under the lock only: any order serves it. */
-	kslot_dir_append(&dense->rev, kslot_dense_rev_dir(dense), rnext, rchunk,
-			 room, acct);
+	kslot_dir_append(&dense->slots, &dense->rev, kslot_dense_rev_dir(dense),
+			 rg, rchunk, room);
 	/*
 	 * The chunk before the count (release) or the new directory
 	 * (rcu_assign_pointer()), before the insert publishes a handle in it.
 	 */
-	kslot_dir_append(&dense->vals, kslot_dense_dir(dense), vnext, vchunk,
-			 room, acct);
+	kslot_dir_append(&dense->slots, &dense->vals, kslot_dense_dir(dense),
+			 vg, vchunk, room);
 	/* Read locklessly by kslot_dense_insert_n()'s hint. */
 	WRITE_ONCE(dense->room, room);
 }
@@ -203,16 +204,18 @@ static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
 				unsigned long *irqflags)
 	__must_hold(&dense->lock) __must_hold(RCU)
 {
-	struct kslot_dir *vnext = NULL, *rnext = NULL;
-	u32 room = dense->room, n, droom;
+	struct kslot_dir_grow vg, rg;
+	u32 room = dense->room, n;
 	void *vchunk, *rchunk = NULL;
-	bool grown;
+	bool grown, ok;
 
 	if (room >= dense->slots.max_entries)
 		return -ENOSPC;
 	n = kslot_dense_chunk_len(dense, room);
-	droom = kslot_dir_next_room(kslot_dense_dir(dense),
-				    kslot_dense_max_chunks(dense));
+	/* The two directories have the same shape. */
+	kslot_dir_prepare(kslot_dense_dir(dense), kslot_dense_max_chunks(dense),
+			  &vg);
+	rg = vg;
 	gfp = kslot_gfp(gfp, dense->slots.flags & KSLOT_DENSE_ACCOUNT);
 	kslot_dense_unlock(dense, *irqflags);
 	/* A long growth (reserve) lets others run between chunks. */
@@ -221,24 +224,22 @@ static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
 	vchunk = kslot_dense_chunk_alloc((size_t)n * dense->elem_size, gfp);
 	if (vchunk)
 		rchunk = kslot_dense_chunk_alloc(n * sizeof(u64), gfp);
-	if (rchunk && droom)
-		vnext = kslot_dir_alloc(droom, false, gfp);
-	if (vnext)
-		rnext = kslot_dir_alloc(droom, false, gfp);
+	ok = rchunk && kslot_dir_grow_alloc(&vg, false, gfp) &&
+	     kslot_dir_grow_alloc(&rg, false, gfp);
 	kslot_slots_test_point(&dense->slots, KSLOT_SLOTS_TP_DENSE_GROW);
 	*irqflags = kslot_dense_lock(dense);
 	grown = dense->room != room;
-	if (!rchunk || (droom && !rnext) || grown) {
+	if (!ok || grown) {
 		/* Freed with the lock dropped: vfree() may sleep. */
 		kslot_dense_unlock(dense, *irqflags);
 		kvfree(vchunk);
 		kvfree(rchunk);
-		kslot_dir_discard(vnext);
-		kslot_dir_discard(rnext);
+		kslot_dir_grow_discard(&vg);
+		kslot_dir_grow_discard(&rg);
 		*irqflags = kslot_dense_lock(dense);
 		return grown ? 0 : -ENOMEM;
 	}
-	kslot_dense_publish(dense, vnext, rnext, vchunk, rchunk, n);
+	kslot_dense_publish(dense, &vg, &rg, vchunk, rchunk, n);
 	return 0;
 }
 
@@ -443,7 +444,6 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 	const struct kslot_dir *vals;
 	unsigned int seq;
 	void *obj;
-	u32 pos;
 
 	do {
 		seq = read_seqcount_begin(&dense->seq);
@@ -460,10 +460,10 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 			obj = NULL;
 			break;
 		}
-		pos = array_index_nospec(kslot_dense_obj_pos(obj),
-					 kslot_dir_nr(vals));
+		/* Clamped in the directory, as a lookup's index. */
 		kslot_copy_value(buf, kslot_dense_dir_at(vals, dense->shift,
-							 dense->elem_size, pos),
+							 dense->elem_size,
+							 kslot_dense_obj_pos(obj)),
 				 dense->elem_size);
 	} while (read_seqcount_retry(&dense->seq, seq));
 	return obj;
@@ -852,8 +852,7 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->bytes = ss.bytes;
 	/* The two directories and their chunks. */
 	if (vals)
-		st->bytes += kslot_dir_bytes(vals, vals->room) +
-			     kslot_dir_bytes(rev, rev->room) +
+		st->bytes += kslot_dir_bytes(vals) + kslot_dir_bytes(rev) +
 			     dense->vals_bytes + dense->rev_bytes;
 	/* What one more insert may allocate: the growth of a full array. */
 	st->grow_bytes = ss.count + ss.retired >= ss.capacity ?
@@ -861,14 +860,13 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->vals_grow_bytes = 0;
 	if (dense->count >= dense->room && dense->room < ss.max_entries) {
 		u32 n = kslot_dense_chunk_len(dense, dense->room);
-		u32 room = kslot_dir_next_room(vals,
-					       kslot_dense_max_chunks(dense));
+		struct kslot_dir_grow g;
 
+		kslot_dir_prepare(vals, kslot_dense_max_chunks(dense), &g);
 		st->vals_grow_bytes =
 			kslot_kvmalloc_size((size_t)n * dense->elem_size) +
-			kslot_kvmalloc_size(n * sizeof(u64));
-		if (room)
-			st->vals_grow_bytes += 2 * kslot_dir_bytes(NULL, room);
+			kslot_kvmalloc_size(n * sizeof(u64)) +
+			2 * kslot_dir_grow_bytes(&g);
 		st->grow_bytes += st->vals_grow_bytes;
 	}
 	st->rejected = ss.rejected;

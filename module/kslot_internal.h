@@ -129,17 +129,40 @@ static inline void kslot_free_rcu(struct kslot_free_acct *acct,
 void kslot_kvfree_rcu_head(struct rcu_head *rcu);
 
 /* kslot_dir.c: the chunk directory (struct kslot_dir). */
-size_t kslot_dir_bytes(const struct kslot_dir *dir, u32 room);
+
+/*
+ * What a growth allocates for the directory with the owner's lock
+ * dropped, then appends with its chunk: sized by kslot_dir_need() (or
+ * kslot_dir_prepare()), allocated by kslot_dir_grow_alloc(), owned by
+ * the directory once kslot_dir_append() took it, else freed by
+ * kslot_dir_grow_discard().  A directory of @room near chunks (the
+ * first, or one replacing a full one), or, past a full near part, the
+ * far array of @leaves leaves (with the first far chunk) and a leaf
+ * (@add_leaf: with every 4096th).
+ */
+struct kslot_dir_grow {
+	u32 room;
+	u32 leaves;
+	bool add_leaf;
+	struct kslot_dir *dir;
+	void ***far;
+	void **leaf;
+};
+
+size_t kslot_dir_bytes(const struct kslot_dir *dir);
 size_t kslot_dir_counter_bytes(void);
-u32 kslot_dir_grown_room(u32 room, u32 max);
-u32 kslot_dir_next_room(const struct kslot_dir *dir, u32 max);
-struct kslot_dir *kslot_dir_alloc(u32 room, bool counter, gfp_t gfp);
-void kslot_dir_discard(struct kslot_dir *dir);
+u32 kslot_dir_room(u32 chunks, u32 max);
+void kslot_dir_need(u32 room, u32 chunks, u32 max, struct kslot_dir_grow *g);
+void kslot_dir_prepare(const struct kslot_dir *dir, u32 max,
+		       struct kslot_dir_grow *g);
+size_t kslot_dir_grow_bytes(const struct kslot_dir_grow *g);
+bool kslot_dir_grow_alloc(struct kslot_dir_grow *g, bool counter, gfp_t gfp);
+void kslot_dir_grow_discard(struct kslot_dir_grow *g);
 void kslot_dir_free(struct kslot_dir *dir, size_t owned,
 		    struct kslot_free_acct *acct);
-void kslot_dir_append(struct kslot_dir __rcu **pdir, struct kslot_dir *cur,
-		      struct kslot_dir *next, void *chunk, unsigned long nr,
-		      struct kslot_free_acct *acct);
+void kslot_dir_append(struct kslot_slots *s, struct kslot_dir __rcu **pdir,
+		      struct kslot_dir *cur, struct kslot_dir_grow *g,
+		      void *chunk, unsigned long nr);
 
 /* What growing @s from @capacity until slot @index exists allocates. */
 u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
@@ -201,6 +224,11 @@ enum kslot_slots_test_point {
 	KSLOT_SLOTS_TP_DENSE_GROW,
 	/* kslot_dense_insert_n(): slots taken, values not stored, no lock. */
 	KSLOT_SLOTS_TP_DENSE_INSERT,
+	/*
+	 * kslot_dir_append(): a far chunk (and its leaf) set, the count that
+	 * lets readers index it not yet released (lock held).
+	 */
+	KSLOT_SLOTS_TP_FAR,
 };
 
 typedef void (*kslot_slots_test_hook_t)(struct kslot_slots *s,
@@ -233,6 +261,12 @@ static inline void kslot_slots_test_point(struct kslot_slots *s,
 }
 #endif
 
+#if !IS_ENABLED(CONFIG_KUNIT)
+static inline void kslot_test_note_alloc(size_t size)
+{
+}
+#endif
+
 #if IS_ENABLED(CONFIG_KUNIT)
 #ifdef CONFIG_FAULT_INJECTION
 void kslot_test_fail_alloc_arm(unsigned int nth);
@@ -243,6 +277,8 @@ int kslot_slots_test_set_gen(struct kslot_slots *s, u32 index, u64 gen);
 int kslot_slots_test_grow_step(struct kslot_slots *s);
 u32 kslot_slots_test_dir_room(struct kslot_slots *s);
 kslot_slots_test_hook_t kslot_slots_test_set_hook(kslot_slots_test_hook_t fn);
+void kslot_test_note_alloc(size_t size);
+size_t kslot_slots_test_alloc_max(void);
 struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);

@@ -87,7 +87,9 @@ void kslot_slots_destroy(struct kslot_slots *s,
 	kslot_debugfs_remove(s->debugfs);
 	s->debugfs = NULL;
 	for (i = 0; fn && i < s->capacity; i++) {
-		const struct kslot_slot *slot = kslot_dir_slot(dir, i);
+		const struct kslot_slot *slot =
+			kslot_dir_at(dir, i, KSLOT_SLOTS_CHUNK_SHIFT,
+				     sizeof(*slot));
 		u64 word = slot->word;
 
 		if (kslot_gen_is_live(kslot_slots_word_gen(s, word)))
@@ -405,6 +407,33 @@ void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_reject);
 
 /**
+ * kslot_slots_read_far() - The slow path of kslot_slots_read().
+ * @dir: The directory the handle was looked up in.
+ * @handle: A handle, valid or not, that the slot its index names in the
+ *	near chunks (clamped) did not match.
+ *
+ * A slot past the directory's near chunks is in its far part
+ * (module/kslot_dir.c), read here, out of line, so that a lookup's fast
+ * path stays that of one array.  Any other handle is a rejection.
+ *
+ * Context: Any context; caller holds rcu_read_lock() or the table lock.
+ * Return: As kslot_slots_read().
+ */
+void *kslot_slots_read_far(const struct kslot_dir *dir, u64 handle)
+{
+	const struct kslot_slot *slot;
+	void *obj;
+
+	slot = __kslot_dir_far(dir, (u32)handle & dir->index_mask,
+			       KSLOT_SLOTS_CHUNK_SHIFT, sizeof(*slot));
+	if (slot && kslot_slot_load(slot, handle, &obj))
+		return obj;
+	kslot_slots_reject(dir, handle);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(kslot_slots_read_far);
+
+/**
  * kslot_slots_lookup() - Find the pointer a handle refers to.
  * @s: The table.
  * @handle: A handle, valid or not.
@@ -473,8 +502,8 @@ again:
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
 	/* Destroyed meanwhile: no directory, nothing is live. */
 	dir = rcu_dereference(s->dir);
-	slot = dir ? __kslot_slots_slot(dir, kslot_dir_nr(dir),
-					kslot_slots_handle_index(s, handle)) :
+	slot = dir ? kslot_dir_at(dir, kslot_slots_handle_index(s, handle),
+				  KSLOT_SLOTS_CHUNK_SHIFT, sizeof(*slot)) :
 		     NULL;
 	live = slot && READ_ONCE(slot->word) == handle;
 	stale = !live || READ_ONCE(slot->obj) != obj;
@@ -519,10 +548,12 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 
 	rcu_read_lock();
 	dir = rcu_dereference(s->dir);
-	end = min_t(unsigned long, end, dir ? kslot_dir_nr(dir) : 0);
+	end = min_t(unsigned long, end, dir ? kslot_dir_total(dir) : 0);
 	for (i = *index; i < end; i++) {
 		/* Clamped as a lookup's: the loop bound may be mispredicted. */
-		const struct kslot_slot *slot = __kslot_slots_slot(dir, end, i);
+		const struct kslot_slot *slot =
+			kslot_dir_at(dir, i, KSLOT_SLOTS_CHUNK_SHIFT,
+				     sizeof(*slot));
 		/* Word, object, word, as kslot_slots_read(). */
 		u64 word = smp_load_acquire(&slot->word);
 		void *obj;

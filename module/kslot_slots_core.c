@@ -66,26 +66,21 @@ size_t kslot_slots_bytes(struct kslot_slots *s)
 
 	if (!dir)
 		return 0;
-	return kslot_dir_bytes(dir, dir->room) + kslot_dir_counter_bytes() +
-	       kslot_slots_chunks_bytes(dir->nr);
+	return kslot_dir_bytes(dir) + kslot_dir_counter_bytes() +
+	       kslot_slots_chunks_bytes(kslot_dir_total(dir));
 }
 
 /* Memory the next growth would allocate (an upper bound).  Lock held. */
 size_t kslot_slots_grow_bytes(struct kslot_slots *s)
 {
 	struct kslot_dir *dir = kslot_slots_dir(s);
-	u32 room = kslot_dir_next_room(dir, kslot_slots_max_chunks(s));
-	size_t bytes;
+	struct kslot_dir_grow g;
 
 	if (s->capacity >= s->max_entries)
 		return 0;
-	bytes = kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s,
-								s->capacity));
-	if (room)
-		bytes += kslot_dir_bytes(NULL, room);
-	if (!dir)
-		bytes += kslot_dir_counter_bytes();
-	return bytes;
+	kslot_dir_prepare(dir, kslot_slots_max_chunks(s), &g);
+	return kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s, s->capacity)) +
+	       kslot_dir_grow_bytes(&g) + (dir ? 0 : kslot_dir_counter_bytes());
 }
 
 /**
@@ -104,25 +99,24 @@ size_t kslot_slots_grow_bytes(struct kslot_slots *s)
 u64 kslot_slots_grow_to_bytes(const struct kslot_slots *s, u32 capacity,
 			      u32 index)
 {
-	u32 max = kslot_slots_max_chunks(s), room, cap;
+	u32 max = kslot_slots_max_chunks(s), cap;
+	/* The capacity fixes the chunks, and they the directory's shape. */
+	u32 chunks = DIV_ROUND_UP(capacity, KSLOT_SLOTS_CHUNK);
+	u32 room = kslot_dir_room(chunks, max);
+	struct kslot_dir_grow g;
 	u64 bytes = 0;
 
 	if (index < capacity || index >= s->max_entries)
 		return 0;
-	/* The directory now: its room is fixed by the capacity. */
-	room = kslot_dir_grown_room(0, max);
-	while (room * KSLOT_SLOTS_CHUNK < capacity)
-		room = kslot_dir_grown_room(room, max);
 	if (!capacity)
-		bytes += kslot_dir_counter_bytes() + kslot_dir_bytes(NULL, room);
+		bytes += kslot_dir_counter_bytes();
 	for (cap = capacity; cap <= index;
 	     cap += kslot_slots_chunk_usable(s, cap)) {
-		/* A full directory is replaced before the chunk is added. */
-		if (cap == room * KSLOT_SLOTS_CHUNK) {
-			room = kslot_dir_grown_room(room, max);
-			bytes += kslot_dir_bytes(NULL, room);
-		}
-		bytes += kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s, cap));
+		kslot_dir_need(room, chunks++, max, &g);
+		if (g.room)
+			room = g.room;
+		bytes += kslot_dir_grow_bytes(&g) +
+			 kslot_slots_chunk_bytes(kslot_slots_chunk_slots(s, cap));
 	}
 	return bytes;
 }
@@ -132,7 +126,26 @@ EXPORT_SYMBOL_NS_GPL(kslot_slots_grow_to_bytes, KSLOT_INTERNAL);
 void kslot_slots_free_dir(struct kslot_slots *s, struct kslot_dir *dir)
 {
 	kslot_dir_free(dir, kslot_dir_counter_bytes() +
-			    kslot_slots_chunks_bytes(dir->nr), s->free_acct);
+			    kslot_slots_chunks_bytes(kslot_dir_total(dir)),
+		       s->free_acct);
+}
+
+/*
+ * kslot_slots_live()'s slow path, as kslot_slots_read_far() is a
+ * lookup's: the far slot live under @handle, else NULL (a rejection).
+ * Called with the lock held.
+ */
+struct kslot_slot *kslot_slots_live_far(struct kslot_slots *s,
+					struct kslot_dir *dir, u64 handle)
+{
+	struct kslot_slot *slot;
+
+	slot = __kslot_dir_far(dir, kslot_slots_handle_index(s, handle),
+			       KSLOT_SLOTS_CHUNK_SHIFT, sizeof(*slot));
+	if (slot && slot->word == handle)
+		return slot;
+	kslot_slots_reject(dir, handle);
+	return NULL;
 }
 
 /*
@@ -148,6 +161,7 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 
 	if (kslot_should_fail_alloc())
 		return NULL;
+	kslot_test_note_alloc(n * sizeof(*chunk));
 	chunk = kmalloc_array(n, sizeof(*chunk), gfp);
 	if (!chunk)
 		return NULL;
@@ -163,7 +177,8 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
  * Publish @chunk from s->capacity on, in @next (a larger directory) or the
  * current one; its usable slots go first on the free list.
  */
-static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
+static void kslot_slots_publish(struct kslot_slots *s,
+				struct kslot_dir_grow *g,
 				struct kslot_slot *chunk, u32 n, u32 usable)
 {
 	u32 cap = s->capacity;
@@ -171,8 +186,10 @@ static void kslot_slots_publish(struct kslot_slots *s, struct kslot_dir *next,
 	chunk[usable - 1].obj = kslot_slots_link(s->free_head);
 	s->free_head = cap;
 	s->capacity = cap + usable;
-	kslot_dir_append(&s->dir, kslot_slots_dir(s), next, chunk, cap + n,
-			 s->free_acct);
+	/* The format's: a static table's is set by now. */
+	if (g->dir)
+		g->dir->index_mask = s->index_mask;
+	kslot_dir_append(s, &s->dir, kslot_slots_dir(s), g, chunk, cap + n);
 }
 
 /*
@@ -184,24 +201,24 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)
 	__must_hold(&s->lock)
 {
-	struct kslot_dir *dir = kslot_slots_dir(s), *next = NULL;
-	u32 cap = s->capacity, n, usable, room;
+	struct kslot_dir *dir = kslot_slots_dir(s);
+	u32 cap = s->capacity, n, usable;
 	struct kslot_slot *chunk;
-	bool grown;
+	struct kslot_dir_grow g;
+	bool grown, ok;
 
 	if (cap >= s->max_entries)
 		return -ENOSPC;
 	n = kslot_slots_chunk_slots(s, cap);
 	usable = kslot_slots_chunk_usable(s, cap);
-	room = kslot_dir_next_room(dir, kslot_slots_max_chunks(s));
+	kslot_dir_prepare(dir, kslot_slots_max_chunks(s), &g);
 	gfp = kslot_gfp(gfp, s->flags & KSLOT_SLOTS_ACCOUNT);
 	kslot_slots_unlock(s, *irqflags);
 	/* A long growth (reserve, restore) lets others run between chunks. */
 	if (gfpflags_allow_blocking(gfp))
 		cond_resched();
 	chunk = kslot_slots_chunk_alloc(s, cap, n, usable, gfp);
-	if (chunk && room)
-		next = kslot_dir_alloc(room, !dir, gfp);
+	ok = chunk && kslot_dir_grow_alloc(&g, !dir, gfp);
 	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GROW);
 	*irqflags = kslot_slots_lock(s);
 	/*
@@ -209,11 +226,11 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	 * directory's room: the same capacity, what was allocated still fits.
 	 */
 	grown = s->capacity != cap;
-	if (!chunk || (room && !next) || grown) {
+	if (!ok || grown) {
 		/* Freed with the lock dropped: vfree() may sleep. */
 		kslot_slots_unlock(s, *irqflags);
 		kfree(chunk);
-		kslot_dir_discard(next);
+		kslot_dir_grow_discard(&g);
 		*irqflags = kslot_slots_lock(s);
 		return grown ? 0 : -ENOMEM;
 	}
@@ -223,7 +240,7 @@ int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 	if (READ_ONCE(s->tag) == KSLOT_SLOTS_TAG_UNBOUND &&
 	    !(s->flags & KSLOT_SLOTS_KEYED))
 		__kslot_slots_bind_tag(s);
-	kslot_slots_publish(s, next, chunk, n, usable);
+	kslot_slots_publish(s, &g, chunk, n, usable);
 	return 0;
 }
 

@@ -90,12 +90,20 @@ static inline u32 kslot_slots_next(const struct kslot_slot *slot)
 #define KSLOT_SLOTS_WAIT_BIT	BIT_ULL(63)
 #define KSLOT_SLOTS_WAIT_MASK	(BIT(31) - 1)
 
-/* Slot @i, below the capacity.  Lock held. */
+/* Slot @i (below the capacity), near or far.  Lock held. */
 static __always_inline struct kslot_slot *kslot_slots_at(struct kslot_slots *s,
 							 u32 i)
 {
-	return kslot_dir_slot(kslot_slots_dir(s), i);
+	struct kslot_dir *dir = kslot_slots_dir(s);
+
+	if (likely(i < dir->nr))
+		return kslot_dir_slot(dir, i);
+	return kslot_dir_far(dir, i, KSLOT_SLOTS_CHUNK_SHIFT,
+			     sizeof(struct kslot_slot));
 }
+
+struct kslot_slot *kslot_slots_live_far(struct kslot_slots *s,
+					struct kslot_dir *dir, u64 handle);
 
 /* Keyed tables and restores have no free list to allocate from. */
 static inline int kslot_slots_no_alloc(const struct kslot_slots *s)
@@ -117,8 +125,7 @@ kslot_slots_live(struct kslot_slots *s, u64 handle)
 				   kslot_slots_handle_index(s, handle));
 	if (likely(slot->word == handle))
 		return slot;
-	kslot_slots_reject(dir, handle);
-	return NULL;
+	return kslot_slots_live_far(s, dir, handle);
 }
 
 /* The slot transitions of kslot_slots_store() (docs/core.rst). */

@@ -163,4 +163,33 @@ u32 kslot_slots_test_dir_room(struct kslot_slots *s)
 	return room;
 }
 EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_dir_room);
+
+/* The largest growth allocation since kslot_slots_test_alloc_max(). */
+static size_t kslot_test_alloc_largest;
+
+/*
+ * Note a growth's allocation of @size bytes.  Racy: the cases that read
+ * the largest grow one table at a time.
+ */
+void kslot_test_note_alloc(size_t size)
+{
+	if (size > READ_ONCE(kslot_test_alloc_largest))
+		WRITE_ONCE(kslot_test_alloc_largest, size);
+}
+
+/**
+ * kslot_slots_test_alloc_max() - The largest growth allocation (KUnit only).
+ *
+ * The largest single allocation that a growth of any table asked for (a
+ * chunk of slots or of kslot_dense's values, a directory or a part of
+ * one) since the last call, which starts over.
+ *
+ * Context: Any context.
+ * Return: Its size in bytes, 0 if none.
+ */
+size_t kslot_slots_test_alloc_max(void)
+{
+	return xchg(&kslot_test_alloc_largest, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(kslot_slots_test_alloc_max);
 #endif

@@ -702,6 +702,7 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 #define KMALLOC_MAX_SIZE		(1UL << 22)
 /* <linux/sizes.h> */
 #define SZ_4K				0x00001000
+#define SZ_32K				0x00008000
 #define SZ_64K				0x00010000
 #define SZ_1M				0x00100000
 #define PAGE_ALIGN(n)			(((n) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))

@@ -216,8 +216,7 @@ static __always_inline void *kslot_dense_dir_at(const struct kslot_dir *dir,
 						u32 shift, size_t size,
 						u32 pos)
 {
-	return dir->chunk[pos >> shift] +
-	       (size_t)(pos & (BIT(shift) - 1)) * size;
+	return kslot_dir_at(dir, pos, shift, size);
 }
 
 /**
@@ -336,7 +335,7 @@ static __always_inline void __kslot_dense_walk_next(struct kslot_dense_walk *w)
 {
 	w->at += w->step;
 	if (!(++w->idx & w->mask) && w->idx < w->nr)
-		w->at = w->dir->chunk[w->idx >> w->shift];
+		w->at = kslot_dir_at(w->dir, w->idx, w->shift, w->step);
 }
 
 /**

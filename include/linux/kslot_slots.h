@@ -119,35 +119,47 @@ struct kslot_slot {
  *
  * The one growable storage of kslot that lock-free readers index
  * (module/kslot_dir.c): a slot table's chunks, what a lookup reaches
- * through the table's RCU pointer; kslot_dense's packed values.  Every
- * field is private:
+ * through the table's RCU pointer; kslot_dense's packed values.  Its
+ * first chunk pointers are near, in @chunk (32 KiB of directory at
+ * most); the rest are far, in leaves of 4096 under @far.  Every field is
+ * private:
  *
  * - rcu: Frees the directory a grace period after it is replaced or the
  *   table destroyed.
- * - nr: Slots lookups may index, all of them in chunks set below: written
- *   with release after the chunk pointers (under the table lock), read
- *   with acquire by lookups.
+ * - nr: Elements of the near chunks lookups may index: written with
+ *   release after the chunk pointers (under the table lock), read with
+ *   acquire by lookups.
  * - rejected: Handles that named no live entry, counted per CPU (the
  *   table's one counter, carried from directory to directory).
- * - chunks: Chunk pointers set (table lock).
- * - room: Chunk pointers it has room for.
- * - owner: The chunks and the counter are freed with this directory
- *   (false once a larger one took them over; table lock).
- * - chunk: The chunks, %KSLOT_SLOTS_CHUNK slots each.
+ * - far: The far leaves, NULL before the first far chunk: set once, as
+ *   each leaf, before @far_nr covers them.
+ * - far_nr: Elements of the far chunks lookups may index, as @nr.
+ * - chunks: Chunk pointers set, near and far (table lock).
+ * - room: Near chunk pointers it has room for.
+ * - leaves: Leaf pointers @far has room for.
+ * - owner: The chunks, the far leaves and the counter are freed with
+ *   this directory (false once a larger one took them over; table lock).
+ * - index_mask: A slot table's handle index mask, for the slow path of
+ *   its lookups (kslot_slots_read_far()); 0 in kslot_dense's.
+ * - chunk: The near chunks.
  */
 struct kslot_dir {
 	/* private: */
 	struct rcu_head rcu;
 	unsigned long nr;
 	u64 __percpu *rejected;
+	void ***far;
+	unsigned long far_nr;
 	u32 chunks;
 	u32 room;
+	u32 index_mask;
+	u16 leaves;
 	bool owner;
 	void *chunk[] __counted_by(room);
 };
 
 /**
- * kslot_dir_nr() - The elements a directory lets readers index.
+ * kslot_dir_nr() - The elements of a directory's near chunks readers may index.
  * @dir: A directory, from its owner's RCU-protected pointer.
  *
  * The acquire pairs with the release that appends a chunk: the chunk
@@ -163,7 +175,92 @@ static __always_inline unsigned long kslot_dir_nr(const struct kslot_dir *dir)
 }
 
 /**
- * kslot_dir_slot() - Slot @i of a slot table's directory.
+ * kslot_dir_total() - The elements a directory lets readers index.
+ * @dir: A directory, from its owner's RCU-protected pointer.
+ *
+ * Context: Caller holds rcu_read_lock() or the owner's lock.
+ * Return: The element count, near and far, at least 1.
+ */
+static __always_inline unsigned long
+kslot_dir_total(const struct kslot_dir *dir)
+{
+	/* The far count first: once it is not 0 the near one is final. */
+	unsigned long far = smp_load_acquire(&dir->far_nr);
+
+	return kslot_dir_nr(dir) + far;
+}
+
+/* Chunk pointers in a far leaf of a directory: 32 KiB of them. */
+#define KSLOT_DIR_LEAF_SHIFT	12
+#define KSLOT_DIR_LEAF		BIT(KSLOT_DIR_LEAF_SHIFT)
+
+/**
+ * __kslot_dir_far() - Element @i of a directory's far part.
+ * @dir: A directory, from its owner's RCU-protected pointer.
+ * @i: An element index, trusted or not.
+ * @shift: Elements per chunk, as a shift.
+ * @size: Bytes per element.
+ *
+ * The slow path of a lookup, out of line: kslot_dir_far(), and a slot
+ * table's kslot_slots_read_far().  The acquire of the far count pairs
+ * with the release in kslot_dir_append(): the far array, the leaf and
+ * the chunk an index below it names are seen initialised.  The index is
+ * clamped with array_index_nospec().
+ *
+ * Context: Caller holds rcu_read_lock() or the owner's lock.
+ * Return: The element, or NULL if @i is not in the far part readers may
+ * index (an index of the near part included).
+ */
+static __always_inline void *__kslot_dir_far(const struct kslot_dir *dir,
+					     unsigned long i, u32 shift,
+					     size_t size)
+{
+	/* Pairs with the release in kslot_dir_append(). */
+	unsigned long nr = smp_load_acquire(&dir->far_nr), c;
+	/*
+	 * The far part starts at the near count, final once the far one is
+	 * not 0; below, the subtraction wraps: past @nr too.
+	 */
+	unsigned long f = i - READ_ONCE(dir->nr);
+
+	if (f >= nr)
+		return NULL;
+	f = array_index_nospec(f, nr);
+	c = f >> shift;
+	return dir->far[c >> KSLOT_DIR_LEAF_SHIFT][c & (KSLOT_DIR_LEAF - 1)] +
+	       (f & (BIT(shift) - 1)) * size;
+}
+
+void *kslot_dir_far(const struct kslot_dir *dir, unsigned long i, u32 shift,
+		    size_t size);
+
+/**
+ * kslot_dir_at() - Element @i of a directory, near or far.
+ * @dir: A directory, from its owner's RCU-protected pointer.
+ * @i: An element index, trusted or not.
+ * @shift: Elements per chunk, as a shift.
+ * @size: Bytes per element.
+ *
+ * The index is clamped with array_index_nospec() in either part.
+ *
+ * Context: Caller holds rcu_read_lock() or the owner's lock.
+ * Return: The element, or NULL if @i is past those readers may index.
+ */
+static __always_inline void *kslot_dir_at(const struct kslot_dir *dir,
+					  unsigned long i, u32 shift,
+					  size_t size)
+{
+	unsigned long nr = kslot_dir_nr(dir);
+
+	if (likely(i < nr)) {
+		i = array_index_nospec(i, nr);
+		return dir->chunk[i >> shift] + (i & (BIT(shift) - 1)) * size;
+	}
+	return kslot_dir_far(dir, i, shift, size);
+}
+
+/**
+ * kslot_dir_slot() - Slot @i of a slot table's directory's near chunks.
  * @dir: The directory.
  * @i: A slot index below its nr.
  *
@@ -443,12 +540,13 @@ static inline u32 kslot_slots_gen_bits(const struct kslot_slots *s)
 }
 
 /**
- * __kslot_slots_slot() - The slot an untrusted index names.
+ * __kslot_slots_slot() - The slot an untrusted index names, near part.
  * @dir: A table's directory, from the RCU-protected pointer.
- * @nr: Its slot count, read with kslot_dir_nr().
+ * @nr: Its near slot count, read with kslot_dir_nr().
  * @index: A slot index from an untrusted handle.
  *
- * The clamp sends an index past @nr to slot 0, whose word cannot match it.
+ * The clamp sends an index past @nr to slot 0, whose word cannot match
+ * it; a far slot's handle takes the slow path (kslot_slots_read_far()).
  *
  * Context: Caller holds rcu_read_lock() or the table lock.
  * Return: The slot to compare the handle with.
@@ -477,8 +575,9 @@ struct kslot_slots_reader {
  * @r: The reader, on the caller's stack.
  * @s: The table.
  *
- * The run does not see slots a growth adds after this call; a run that
- * must see them calls this again.
+ * The run does not see chunks a growth adds to the near part after this
+ * call (it sees the far part as it is); a run that must see them calls
+ * this again.
  *
  * Context: Caller holds rcu_read_lock() (or the table lock) from this call
  * to its last kslot_slots_read().
@@ -497,6 +596,19 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 }
 
 void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
+void *kslot_slots_read_far(const struct kslot_dir *dir, u64 handle);
+
+/* True, with the object in *@obj, if @slot is live under @handle. */
+static __always_inline bool kslot_slot_load(const struct kslot_slot *slot,
+					    u64 handle, void **obj)
+{
+	/* Word, object, word: pairs with the release in the writers. */
+	if (unlikely(smp_load_acquire(&slot->word) != handle))
+		return false;
+	*obj = READ_ONCE(slot->obj);
+	smp_rmb(); /* Object before the word re-check. */
+	return likely(READ_ONCE(slot->word) == handle);
+}
 
 /**
  * kslot_slots_read_slot() - Look up a handle at the slot a prefetch found.
@@ -516,17 +628,10 @@ kslot_slots_read_slot(const struct kslot_slots_reader *r,
 {
 	void *obj;
 
-	/* Word, object, word: pairs with the release in the writers. */
-	if (unlikely(smp_load_acquire(&slot->word) != handle))
-		goto reject;
-	obj = READ_ONCE(slot->obj);
-	smp_rmb(); /* Object before the word re-check. */
-	if (unlikely(READ_ONCE(slot->word) != handle))
-		goto reject;
-	return obj;
-reject:
-	kslot_slots_reject(r->dir, handle);
-	return NULL;
+	if (kslot_slot_load(slot, handle, &obj))
+		return obj;
+	/* A slot past the near chunks, or a miss: out of line. */
+	return kslot_slots_read_far(r->dir, handle);
 }
 
 /**
