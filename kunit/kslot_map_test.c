@@ -25,9 +25,9 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* Rejections the map counted, from its stats. */
 static u64 map_rejected(struct kslot_map *map)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 
-	kslot_map_get_stats(map, &st);
+	kslot_map_stats(map, &st);
 	return st.rejected;
 }
 
@@ -203,7 +203,7 @@ static void kslot_map_test_destroy(struct kunit *test)
 
 static void kslot_map_test_stats(struct kunit *test)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_map map;
 	u64 h;
 
@@ -213,7 +213,7 @@ static void kslot_map_test_stats(struct kunit *test)
 	kslot_map_remove(&map, h);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
-	kslot_map_get_stats(&map, &st);
+	kslot_map_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
@@ -234,7 +234,7 @@ static void ref_obj_release(struct kref *ref)
 	container_of(ref, struct ref_obj, ref)->released++;
 }
 
-static void kslot_map_test_lookup_get(struct kunit *test)
+static void kslot_map_test_get(struct kunit *test)
 {
 	struct ref_obj *obj, *got;
 	struct kslot_map map;
@@ -374,7 +374,7 @@ static void kslot_map_test_forged(struct kunit *test)
 
 static void kslot_map_test_retire(struct kunit *test)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_map map;
 	u64 h, h2, gmax;
 
@@ -395,7 +395,7 @@ static void kslot_map_test_retire(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, map.slots.free_head, 1);
-	kslot_map_get_stats(&map, &st);
+	kslot_map_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	/* Slot 0 is never handed out again. */
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2, GFP_KERNEL),
@@ -675,7 +675,7 @@ static void kslot_map_test_concurrency(struct kunit *test)
 static void kslot_map_test_fault(struct kunit *test)
 {
 	const u32 prefill = KSLOT_SLOTS_MIN;
-	struct kslot_map_stats before, after;
+	struct kslot_slots_stats before, after;
 	struct kslot_map map;
 	u32 n, faults = 0;
 	bool injected;
@@ -705,7 +705,7 @@ static void kslot_map_test_fault(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(n), &h,
 						      GFP_KERNEL), 0);
 	/* Next alloc: the second chunk (the directory has room for it). */
-	kslot_map_get_stats(&map, &before);
+	kslot_map_stats(&map, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
 					       kslot_map_alloc(&map, COOKIE(1),
@@ -713,7 +713,7 @@ static void kslot_map_test_fault(struct kunit *test)
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		kslot_map_get_stats(&map, &after);
+		kslot_map_stats(&map, &after);
 		KUNIT_ASSERT_EQ(test, after.count, before.count);
 		KUNIT_ASSERT_EQ(test, after.capacity, before.capacity);
 		KUNIT_ASSERT_PTR_EQ(test, kslot_map_lookup(&map, first),
@@ -1016,15 +1016,15 @@ KSLOT_DEFINE_HANDLE32(test_buf_id);
  * context map, only a struct test_buf_id the buffer map.  Passing one
  * for the other does not compile:
  *
- *	test_buf_get(&bufs, ctx);
- *	error: incompatible type for argument 2 of 'test_buf_get'
+ *	test_buf_lookup(&bufs, ctx);
+ *	error: incompatible type for argument 2 of 'test_buf_lookup'
  */
-static void *test_ctx_get(struct kslot_map *ctxs, struct test_ctx_handle h)
+static void *test_ctx_lookup(struct kslot_map *ctxs, struct test_ctx_handle h)
 {
 	return kslot_map_lookup(ctxs, test_ctx_handle_raw(h));
 }
 
-static void *test_buf_get(struct kslot_map *bufs, struct test_buf_id id)
+static void *test_buf_lookup(struct kslot_map *bufs, struct test_buf_id id)
 {
 	return kslot_map_lookup(bufs, test_buf_id_raw(id));
 }
@@ -1051,12 +1051,12 @@ static void kslot_map_test_typed_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(ctx), sizeof(u64));
 	KUNIT_EXPECT_EQ(test, sizeof(buf), sizeof(u32));
 	KUNIT_EXPECT_FALSE(test, __same_type(ctx, buf));
-	KUNIT_EXPECT_PTR_EQ(test, test_ctx_get(&ctxs, ctx), COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, test_buf_get(&bufs, buf), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, test_ctx_lookup(&ctxs, ctx), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, test_buf_lookup(&bufs, buf), COOKIE(2));
 	KUNIT_EXPECT_TRUE(test, test_ctx_handle_is_null(none));
 	KUNIT_EXPECT_FALSE(test, test_ctx_handle_is_null(ctx));
 	KUNIT_EXPECT_FALSE(test, test_buf_id_is_null(buf));
-	KUNIT_EXPECT_NULL(test, test_ctx_get(&ctxs, none));
+	KUNIT_EXPECT_NULL(test, test_ctx_lookup(&ctxs, none));
 	/* Forced through raw values, the two formats still never match. */
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&bufs,
 						 test_ctx_handle_raw(ctx)));
@@ -1071,7 +1071,7 @@ static DEFINE_KSLOT_MAP(kslot_map_test_static, 64, KSLOT_MAP_LOCK_BH);
 static void kslot_map_test_define(struct kunit *test)
 {
 	struct kslot_map *map = &kslot_map_test_static;
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	unsigned long flags;
 	struct kslot_map rt;
 	u64 h, h2;
@@ -1103,7 +1103,7 @@ static void kslot_map_test_define(struct kunit *test)
 	kslot_map_unlock(map, flags);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(map, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
-	kslot_map_get_stats(map, &st);
+	kslot_map_stats(map, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 1);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 64);
 	kslot_map_destroy(map, NULL, NULL);
@@ -1136,7 +1136,7 @@ static void kslot_map_test_zeroed(struct kunit *test)
 	struct kslot_map *map = kunit_kzalloc(test, sizeof(*map), GFP_KERNEL);
 	/* Any nonzero value: a zeroed map has no format. */
 	u64 h = BIT_ULL(32);
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 
 	KUNIT_ASSERT_NOT_NULL(test, map);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
@@ -1146,7 +1146,7 @@ static void kslot_map_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(map, h));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(map, h, COOKIE(1)),
 			    ERR_PTR(-ENOENT));
-	kslot_map_get_stats(map, &st);
+	kslot_map_stats(map, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);
 	kslot_map_destroy(map, NULL, NULL);
@@ -1165,7 +1165,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_count),
 	KUNIT_CASE(kslot_map_test_destroy),
 	KUNIT_CASE(kslot_map_test_stats),
-	KUNIT_CASE(kslot_map_test_lookup_get),
+	KUNIT_CASE(kslot_map_test_get),
 	KUNIT_CASE(kslot_map_test_irq_context),
 	KUNIT_CASE(kslot_map_test_seed_timeline),
 	KUNIT_CASE(kslot_map_test_null_handle),

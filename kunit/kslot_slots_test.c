@@ -49,7 +49,7 @@ static s64 rejected(struct kslot_slots *s)
 {
 	struct kslot_slots_stats st;
 
-	kslot_slots_get_stats(s, &st);
+	kslot_slots_stats(s, &st);
 	return st.rejected;
 }
 
@@ -296,25 +296,25 @@ static void kslot_slots_test_bytes(struct kunit *test)
 	u32 i;
 
 	slots_init(test, &s, 300);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
 			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
 	slots_alloc(test, &s, COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes,
 			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
 	/* The last chunk stops at max_entries; the directory has room. */
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, chunk_bytes(44));
 	for (i = 1; i < 257; i++)
 		slots_alloc(test, &s, COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 300);
 	KUNIT_EXPECT_EQ(test, st.bytes, chunk_bytes(256) + chunk_bytes(44) +
 					dir_bytes(2) + counter_bytes());
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
 	kslot_slots_destroy(&s, NULL, NULL);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	rcu_barrier();
 }
@@ -365,7 +365,7 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 24);
 	KUNIT_EXPECT_EQ(test, dir_bytes(8), 128);
 	KUNIT_EXPECT_EQ(test, dir_bytes(24), 256);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	kslot_slots_destroy(&s, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, a.calls, 2);
 	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(8) + st.bytes);
@@ -415,7 +415,7 @@ static void kslot_slots_test_stats(struct kunit *test)
 	slots_alloc(test, &s, COOKIE(1));
 	kslot_slots_remove(&s, h);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 1);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
@@ -565,7 +565,7 @@ static void kslot_slots_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 2), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, s.free_head, 1);
@@ -644,11 +644,11 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	all = kslot_slots_grow_to_bytes(&s, 0, max - 1);
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, near, GFP_KERNEL), 0);
 	rest = kslot_slots_grow_to_bytes(&s, near, max - 1);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	before = a.bytes + st.bytes;
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, max, GFP_KERNEL), 0);
 	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes, all);
 	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes - before, rest);
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s),
@@ -674,7 +674,7 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, max);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes,
@@ -728,14 +728,14 @@ static u64 fault_sweep(struct kunit *test, struct kslot_slots *s, void *obj)
 	int ret;
 
 	for (nth = 1; nth < 10; nth++) {
-		kslot_slots_get_stats(s, &before);
+		kslot_slots_stats(s, &before);
 		ret = kslot_test_with_fail_nth(nth, &injected,
 					       kslot_slots_alloc(s, obj, &h,
 								 GFP_KERNEL));
 		if (!injected)
 			break;
 		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-		kslot_slots_get_stats(s, &after);
+		kslot_slots_stats(s, &after);
 		KUNIT_EXPECT_EQ(test, after.count, before.count);
 		KUNIT_EXPECT_EQ(test, after.capacity, before.capacity);
 		KUNIT_EXPECT_EQ(test, after.bytes, before.bytes);
@@ -787,7 +787,7 @@ static void ref_obj_release(struct kref *ref)
 	container_of(ref, struct ref_obj, ref)->released++;
 }
 
-static void kslot_slots_test_lookup_get(struct kunit *test)
+static void kslot_slots_test_get(struct kunit *test)
 {
 	struct ref_obj *o;
 	struct kslot_slots s;
@@ -798,14 +798,14 @@ static void kslot_slots_test_lookup_get(struct kunit *test)
 	kref_init(&o->ref);
 	slots_init(test, &s, 8);
 	h = slots_alloc(test, &s, o);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup_get(&s, h,
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_get(&s, h,
 							 offsetof(struct ref_obj, ref),
 							 ref_obj_release), o);
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 2);
 	kref_put(&o->ref, ref_obj_release);
 	kref_put(&o->ref, ref_obj_release);
 	/* No reference left: not resurrected. */
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
 						       offsetof(struct ref_obj, ref),
 						       ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 0);
@@ -813,7 +813,7 @@ static void kslot_slots_test_lookup_get(struct kunit *test)
 	/* A stale handle takes no reference. */
 	kref_init(&o->ref);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), o);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
 						       offsetof(struct ref_obj, ref),
 						       ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 1);
@@ -1106,7 +1106,7 @@ static void kslot_slots_test_handle32_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last, 0x7f000000);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	/* Waiting: generation 0, naming slot 1, since 2 allocations. */
@@ -1152,7 +1152,7 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
 				    COOKIE(i));
 	KUNIT_EXPECT_EQ(test, s.waiting, 2);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	/* Full: the waiting slots are room, taken as allocations need them. */
@@ -1171,7 +1171,7 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &x, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 2);
 	KUNIT_EXPECT_EQ(test, st.capacity, 2);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
@@ -1362,7 +1362,7 @@ static void kslot_slots_test_churn_one(struct kunit *test)
 				GENMASK_ULL(63, 9) | (u64)s.tag << 1);
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
-		kslot_slots_get_stats(&s, &st);
+		kslot_slots_stats(&s, &st);
 		KUNIT_EXPECT_EQ(test, st.count, 0);
 		KUNIT_EXPECT_EQ(test, st.retired, w ? 0 : 1);
 		KUNIT_EXPECT_EQ(test, st.waiting, w ? 1 : 0);
@@ -2207,7 +2207,7 @@ struct lg_obj {
 	struct kref ref;
 	u64 h;
 	int released;
-	/* Released before kslot_slots_lookup_get() left its RCU section. */
+	/* Released before kslot_slots_get() left its RCU section. */
 	bool released_in_rcu;
 };
 
@@ -2235,13 +2235,13 @@ static void lg_remove(struct kslot_slots *s)
 }
 
 /*
- * kslot_slots_lookup_get() whose entry is removed after it took its
+ * kslot_slots_get() whose entry is removed after it took its
  * reference: the re-check fails and its put is the last one, so the
  * release (which may sleep) runs, outside the RCU read-side section
  * (after the lookup passed KSLOT_SLOTS_TP_LOOKUP_OUT).  A put before the
  * rcu_read_unlock() releases inside it.
  */
-static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
+static void kslot_slots_test_get_last_ref(struct kunit *test)
 {
 	struct kslot_slots s;
 
@@ -2250,8 +2250,8 @@ static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 	kref_init(&lg->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_remove);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_remove);
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
 						       offsetof(struct lg_obj, ref),
 						       lg_release));
 	tp_clear();
@@ -2273,11 +2273,11 @@ static void lg_replace(struct kslot_slots *s)
 }
 
 /*
- * kslot_slots_lookup_get() whose entry's object is replaced after it took
+ * kslot_slots_get() whose entry's object is replaced after it took
  * its reference: the handle is still live, so it starts over and returns
  * the new object, with a reference, as __fget_files_rcu() retries.
  */
-static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
+static void kslot_slots_test_get_replaced(struct kunit *test)
 {
 	struct kslot_slots s;
 	void *got;
@@ -2290,8 +2290,8 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	kref_init(&lg2->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_replace);
-	got = kslot_slots_lookup_get(&s, lg->h, offsetof(struct lg_obj, ref),
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_replace);
+	got = kslot_slots_get(&s, lg->h, offsetof(struct lg_obj, ref),
 				     lg_release);
 	tp_clear();
 	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
@@ -2316,12 +2316,12 @@ static void lg_destroy(struct kslot_slots *s)
 }
 
 /*
- * kslot_slots_lookup_get() whose table is destroyed after it took its
+ * kslot_slots_get() whose table is destroyed after it took its
  * reference: the re-check finds no directory, so the entry is stale, and
  * the put after the read-side section is the last one.  Without the
  * check of the directory pointer, the re-check reads through NULL.
  */
-static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
+static void kslot_slots_test_get_destroyed(struct kunit *test)
 {
 	struct kslot_slots s;
 
@@ -2330,8 +2330,8 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 	kref_init(&lg->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_destroy);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_destroy);
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
 						       offsetof(struct lg_obj, ref),
 						       lg_release));
 	tp_clear();
@@ -2398,7 +2398,7 @@ static void kslot_slots_test_destroy_readers(struct kunit *test)
 	h = slots_alloc(test, &s, COOKIE(1));
 	stale = slots_alloc(test, &s, COOKIE(2));
 	KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s, stale), COOKIE(2));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -2455,7 +2455,7 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 			kslot_slots_handle_index(&s, h), KSLOT_SLOTS_CHUNK + 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gr_h), COOKIE(2));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, KSLOT_SLOTS_CHUNK + 2);
 	KUNIT_EXPECT_EQ(test, st.bytes, 2 * chunk_bytes(KSLOT_SLOTS_CHUNK) +
 					dir_bytes(2) + counter_bytes());
@@ -2894,7 +2894,7 @@ static void kslot_slots_test_handle32_reserve_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rr_ret, 0);
 	KUNIT_EXPECT_EQ(test, rr_h, BIT(shift) | cap);
 	issued[n++] = rr_h;
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, max);
 	KUNIT_EXPECT_EQ(test, st.count, cap - w + 1);
 	KUNIT_EXPECT_EQ(test, st.waiting, w);
@@ -3020,7 +3020,7 @@ static void kslot_slots_test_far_grow_race(struct kunit *test)
 	u64 h;
 
 	far_init(test, &s, 0);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
 			chunk_bytes(KSLOT_SLOTS_CHUNK) +
 			kmalloc_size_roundup(sizeof(void *)) + SZ_32K);
@@ -3034,7 +3034,7 @@ static void kslot_slots_test_far_grow_race(struct kunit *test)
 	/* Each allocated a leaf, the largest. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_alloc_max(), SZ_32K);
 	KUNIT_EXPECT_EQ(test, s.capacity, chunks * KSLOT_SLOTS_CHUNK);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes,
 			chunks * chunk_bytes(KSLOT_SLOTS_CHUNK) +
 			counter_bytes() +
@@ -3146,7 +3146,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 10), -EBUSY);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
 		kslot_slots_remove(&s, kslot_test_handle(&s, i, 9, 1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	a.bytes = 0;
 	a.calls = 0;
 	rcu_read_lock();
@@ -3156,7 +3156,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, a.calls, 1);
 	KUNIT_EXPECT_EQ(test, a.bytes, st.bytes);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);
@@ -3303,7 +3303,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, 0));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, h));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(s, h, 0, NULL));
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(s, h, 0, NULL));
 	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, &h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(s, &i, 100, &h));
 	KUNIT_EXPECT_EQ(test, i, 0);
@@ -3329,7 +3329,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(s, 0, GFP_KERNEL),
 			-EINVAL);
 	kslot_slots_restore_done(s);
-	kslot_slots_get_stats(s, &st);
+	kslot_slots_stats(s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 0);
@@ -3690,7 +3690,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_destroy),
 	KUNIT_CASE(kslot_slots_test_stats),
 	KUNIT_CASE(kslot_slots_test_dump),
-	KUNIT_CASE(kslot_slots_test_lookup_get),
+	KUNIT_CASE(kslot_slots_test_get),
 	KUNIT_CASE(kslot_slots_test_tag_mismatch),
 	KUNIT_CASE(kslot_slots_test_bounds),
 	KUNIT_CASE(kslot_slots_test_free_word),
@@ -3724,9 +3724,9 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_restore),
 	KUNIT_CASE(kslot_slots_test_restore_free),
 	KUNIT_CASE(kslot_slots_test_null_handle),
-	KUNIT_CASE(kslot_slots_test_lookup_get_last_ref),
-	KUNIT_CASE(kslot_slots_test_lookup_get_replaced),
-	KUNIT_CASE(kslot_slots_test_lookup_get_destroyed),
+	KUNIT_CASE(kslot_slots_test_get_last_ref),
+	KUNIT_CASE(kslot_slots_test_get_replaced),
+	KUNIT_CASE(kslot_slots_test_get_destroyed),
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
 	KUNIT_CASE(kslot_slots_test_grow_restore),

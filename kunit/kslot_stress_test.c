@@ -509,7 +509,7 @@ static void kslot_stress_test_objtable(struct kunit *test)
 	stress_run(test, s);
 	/* Every freed object is back in the pool once the callbacks ran. */
 	rcu_barrier();
-	kslot_objtable_get_stats(s->ot, &st);
+	kslot_objtable_stats(s->ot, &st);
 	KUNIT_EXPECT_EQ(test, st.pool.in_use, kslot_objtable_count(s->ot));
 	KUNIT_EXPECT_EQ(test, st.pool.double_frees + st.pool.bad_frees +
 			      st.pool.poison_errors, 0);

@@ -437,8 +437,8 @@ kslot_dense_may_read(const struct kslot_dense *dense)
 	return flags & (KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ);
 }
 
-/* kslot_dense_get() under the caller's RCU read lock. */
-static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
+/* kslot_dense_lookup() under the caller's RCU read lock. */
+static __always_inline bool kslot_dense_copy_out(struct kslot_dense *dense,
 					      u64 handle, void *buf)
 {
 	const struct kslot_dir *vals;
@@ -451,7 +451,7 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 		if (!obj)
 			break;
 		kslot_slots_test_point(&dense->slots,
-				       KSLOT_SLOTS_TP_DENSE_GET);
+				       KSLOT_SLOTS_TP_DENSE_LOOKUP);
 		/* Slot before directory: pairs with kslot_dense_publish(). */
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
@@ -470,7 +470,7 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 }
 
 /**
- * kslot_dense_get() - Copy out the value a handle names, without a lock.
+ * kslot_dense_lookup() - Copy out the value a handle names, without a lock.
  * @dense: The table.
  * @handle: A handle, valid or not.
  * @buf: elem_size bytes to copy the value into.
@@ -487,36 +487,36 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
  * been written), or -EDEADLK in a context the table's lock flags do not
  * allow (@buf untouched).
  */
-int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
+int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf)
 {
 	bool live;
 
 	if (unlikely(!kslot_dense_may_read(dense)))
 		return -EDEADLK;
 	rcu_read_lock();
-	live = __kslot_dense_get(dense, handle, buf);
+	live = kslot_dense_copy_out(dense, handle, buf);
 	rcu_read_unlock();
 	return live ? 0 : -ENOENT;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get);
+EXPORT_SYMBOL_GPL(kslot_dense_lookup);
 
 /**
- * kslot_dense_get_many() - Copy out the values of several handles.
+ * kslot_dense_lookup_many() - Copy out the values of several handles.
  * @dense: The table.
  * @handles: @n handles, valid or not.
  * @n: How many.
  * @buf: @n * elem_size bytes: the value of @handles[i] goes to
  *	@buf + i * elem_size.
  *
- * kslot_dense_get() of each handle, up to the first not live.
+ * kslot_dense_lookup() of each handle, up to the first not live.
  *
- * Context: As kslot_dense_get(); one RCU read-side critical section, so
+ * Context: As kslot_dense_lookup(); one RCU read-side critical section, so
  * the caller bounds @n.
  * Return: The number of values copied: @n, or the index of the first
  * handle not live (its part of @buf may have been written); 0 in a
- * context kslot_dense_get() refuses.
+ * context kslot_dense_lookup() refuses.
  */
-u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
+u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
 			 u32 n, void *buf)
 {
 	size_t size = dense->elem_size;
@@ -526,12 +526,12 @@ u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 		return 0;
 	rcu_read_lock();
 	for (i = 0; i < n; i++)
-		if (!__kslot_dense_get(dense, handles[i], buf + i * size))
+		if (!kslot_dense_copy_out(dense, handles[i], buf + i * size))
 			break;
 	rcu_read_unlock();
 	return i;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get_many);
+EXPORT_SYMBOL_GPL(kslot_dense_lookup_many);
 
 /**
  * kslot_dense_update() - Overwrite the value a handle names.
@@ -758,7 +758,7 @@ void kslot_dense_clear(struct kslot_dense *dense)
 EXPORT_SYMBOL_GPL(kslot_dense_clear);
 
 /**
- * kslot_dense_find_range() - Copy out live values of a slot range.
+ * kslot_dense_extract_range() - Copy out live values of a slot range.
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
  *	value copied, or to the first slot not scanned.
@@ -773,7 +773,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_clear);
  * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied, or -EINVAL if @max is 0.
  */
-int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
+int kslot_dense_extract_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 			   u64 *handles, void *buf, u32 max)
 {
 	unsigned long irqflags;
@@ -800,10 +800,10 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 	kslot_dense_unlock(dense, irqflags);
 	return found;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_find_range);
+EXPORT_SYMBOL_GPL(kslot_dense_extract_range);
 
 /**
- * kslot_dense_find() - Copy out live values from a resumable cursor.
+ * kslot_dense_extract() - Copy out live values from a resumable cursor.
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
  *	value copied.
@@ -813,28 +813,28 @@ EXPORT_SYMBOL_GPL(kslot_dense_find_range);
  *
  * Walks the slots, whose indices do not move: every value live for the
  * whole walk is returned exactly once.  One call may scan every slot:
- * bound it with kslot_dense_find_range().
+ * bound it with kslot_dense_extract_range().
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied (0 once the walk is over), or
  * -EINVAL if @max is 0.
  */
-int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
+int kslot_dense_extract(struct kslot_dense *dense, u32 *cursor, u64 *handles,
 		     void *buf, u32 max)
 {
-	return kslot_dense_find_range(dense, cursor, U32_MAX, handles, buf,
+	return kslot_dense_extract_range(dense, cursor, U32_MAX, handles, buf,
 				      max);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_find);
+EXPORT_SYMBOL_GPL(kslot_dense_extract);
 
 /**
- * kslot_dense_get_stats() - Read a table's counters.
+ * kslot_dense_stats() - Read a table's counters.
  * @dense: The table.
  * @st: Filled with a consistent snapshot.
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
  */
-void kslot_dense_get_stats(struct kslot_dense *dense,
+void kslot_dense_stats(struct kslot_dense *dense,
 			   struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
@@ -842,7 +842,7 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	struct kslot_dir *rev = kslot_dense_rev_dir(dense);
 	struct kslot_slots_stats ss;
 
-	kslot_slots_get_stats(&dense->slots, &ss);
+	kslot_slots_stats(&dense->slots, &ss);
 	st->count = dense->count;
 	st->capacity = ss.capacity;
 	st->max_entries = ss.max_entries;
@@ -872,4 +872,4 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get_stats);
+EXPORT_SYMBOL_GPL(kslot_dense_stats);

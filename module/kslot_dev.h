@@ -492,7 +492,7 @@ void kslot_table_destroy(struct kslot_table *t);
 void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
 			  u64 *pre, struct kslot_tmp *b);
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
-u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 			 const struct kslot_seal *seal);
 int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u);
@@ -610,9 +610,9 @@ static inline int kslot_table_insert(struct kslot_table *t, void *rec,
 }
 
 /* Copy the record of kernel handle @h into @buf, taking no lock. */
-static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
+static inline int kslot_table_lookup(struct kslot_table *t, u64 h, void *buf)
 {
-	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
+	return kslot_table_lookup_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
 }
 
 /*
@@ -701,7 +701,7 @@ static inline int kslot_table_next(struct kslot_table *t, u32 *pos,
 
 	while (kslot_slots_find_range(t->slots, &i, end, h)) {
 		/* An entry erased since is skipped, as if found after. */
-		if (!buf || !kslot_table_get(t, *h, buf)) {
+		if (!buf || !kslot_table_lookup(t, *h, buf)) {
 			*pos = i;
 			return 0;
 		}

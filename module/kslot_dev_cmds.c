@@ -142,7 +142,7 @@ static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_table_get(t, h, buf);
+	ret = kslot_table_lookup(t, h, buf);
 	if (ret)
 		return ret;
 	if (copy_to_user(rec_u, buf, t->record_size))
@@ -329,12 +329,12 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			ret = -EFAULT;
 		}
 		/*
-		 * Decoded in place (kslot_table_get_many()).  The seal keeps 0
+		 * Decoded in place (kslot_table_lookup_many()).  The seal keeps 0
 		 * at 0, which no table finds nor counts as rejected
 		 * (kslot_slots.h): the run stops there, and the null handle
 		 * is -EINVAL.
 		 */
-		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
+		j = kslot_table_lookup_many(t, uh, n, buf, &t->seal);
 		if (j < n)
 			ret = uh[j] ? -ENOENT : -EINVAL;
 		got = kslot_copy_out(recs + i * rs, buf, j, rs);

@@ -331,16 +331,16 @@ u64 kslot_objtable_handle(struct kslot_objtable *table, const void *obj)
 EXPORT_SYMBOL_GPL(kslot_objtable_handle);
 
 /**
- * kslot_objtable_get_stats() - Read a table's counters.
+ * kslot_objtable_stats() - Read a table's counters.
  * @table: The table.
  * @st: Filled with the map's and the pool's counters.
  *
  * Context: Any context the table's lock flags allow.
  */
-void kslot_objtable_get_stats(struct kslot_objtable *table,
+void kslot_objtable_stats(struct kslot_objtable *table,
 			      struct kslot_objtable_stats *st)
 {
-	kslot_map_get_stats(&table->map, &st->map);
-	kslot_pool_get_stats(table->pool, &st->pool);
+	kslot_map_stats(&table->map, &st->map);
+	kslot_pool_stats(table->pool, &st->pool);
 }
-EXPORT_SYMBOL_GPL(kslot_objtable_get_stats);
+EXPORT_SYMBOL_GPL(kslot_objtable_stats);

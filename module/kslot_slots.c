@@ -454,7 +454,7 @@ void *kslot_slots_lookup(struct kslot_slots *s, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_lookup);
 
 /**
- * kslot_slots_lookup_get() - Look up a handle and take a kref on the object.
+ * kslot_slots_get() - Look up a handle and take a kref on the object.
  * @s: The table.
  * @handle: A handle, valid or not.
  * @ref_offset: Offset of the struct kref inside the stored objects.
@@ -476,7 +476,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * in the caller's context, and may sleep if the caller may.
  * Return: The object with a reference held, or NULL.
  */
-void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
+void *kslot_slots_get(struct kslot_slots *s, u64 handle,
 			     size_t ref_offset,
 			     void (*release)(struct kref *ref))
 {
@@ -499,7 +499,7 @@ again:
 	}
 	/* The increment is relaxed: order the re-check after it. */
 	smp_acquire__after_ctrl_dep();
-	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GET);
 	/* Destroyed meanwhile: no directory, nothing is live. */
 	dir = rcu_dereference(s->dir);
 	slot = dir ? kslot_dir_at(dir, kslot_slots_handle_index(s, handle),
@@ -520,7 +520,7 @@ out:
 	}
 	return obj;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
+EXPORT_SYMBOL_GPL(kslot_slots_get);
 
 /**
  * kslot_slots_find_range() - Find the next published entry in a slot range.

@@ -758,10 +758,10 @@ uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase)
 }
 
 /*
- * After kn_dense_insert_time(n): @passes rounds of kslot_dense_get() on
+ * After kn_dense_insert_time(n): @passes rounds of kslot_dense_lookup() on
  * the handles perm[0 .. n-1] (each takes what it needs itself).
  */
-uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes)
+uint64_t kn_dense_lookup_time(const uint32_t *perm, uint32_t n, uint32_t passes)
 {
 	unsigned long sum = 0;
 	uint64_t t = nb_now();
@@ -770,7 +770,7 @@ uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes)
 
 	for (p = 0; p < passes; p++)
 		for (i = 0; i < n; i++) {
-			if (kslot_dense_get(&dense, dense_h[perm[i]], &v))
+			if (kslot_dense_lookup(&dense, dense_h[perm[i]], &v))
 				return 0;
 			sum += v;
 		}
@@ -1432,7 +1432,7 @@ int kn_sec_fill(const uint64_t *h, uint32_t n)
 	return 0;
 }
 
-uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes)
+uint64_t kn_sec_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes)
 {
 	unsigned long sum = 0;
 	uint64_t t = nb_now();
@@ -1442,7 +1442,7 @@ uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes)
 		for (i = 0; i < n; i++) {
 			u64 v = 0;
 
-			kslot_secondary_get(&ksec, h[i], &v);
+			kslot_secondary_lookup(&ksec, h[i], &v);
 			sum += v;
 		}
 	t = nb_now() - t;

@@ -11,7 +11,7 @@
  * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context but NMI
  *
  * Lookups take no lock (RCU only) and run in any context, but for
- * kslot_dense_get() and kslot_dense_get_many(): they wait for a writer
+ * kslot_dense_lookup() and kslot_dense_lookup_many(): they wait for a writer
  * inside its write section, so they run only where the flag shuts the
  * writers out (process context; with BH softirq too; with IRQ hardirq
  * too) and return -EDEADLK elsewhere, NMI included.

@@ -154,9 +154,6 @@ struct kslot_map {
 #define DEFINE_KSLOT_MAP(name, max, fl)					\
 	struct kslot_map name = KSLOT_MAP_INIT(max, fl)
 
-/* The counters of kslot_map_get_stats(). */
-#define kslot_map_stats kslot_slots_stats
-
 /**
  * kslot_map_init() - Initialise a generational handle table.
  * @map: The map to initialise.
@@ -654,7 +651,7 @@ static __always_inline void *kslot_map_lookup(struct kslot_map *map,
  * @ref_offset: Offset of the struct kref inside the stored objects.
  * @release: The objects' kref release function.
  *
- * kslot_slots_lookup_get(): after the reference is taken, the handle is
+ * kslot_slots_get(): after the reference is taken, the handle is
  * checked again against the current table, so this is also correct for
  * objects from a SLAB_TYPESAFE_BY_RCU cache.
  *
@@ -666,7 +663,7 @@ static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 					 size_t ref_offset,
 					 void (*release)(struct kref *ref))
 {
-	return kslot_slots_lookup_get(&map->slots, handle, ref_offset,
+	return kslot_slots_get(&map->slots, handle, ref_offset,
 				      release);
 }
 
@@ -689,17 +686,17 @@ static inline void *kslot_map_find(struct kslot_map *map, u32 *index,
 }
 
 /**
- * kslot_map_get_stats() - Read a map's counters.
+ * kslot_map_stats() - Read a map's counters.
  * @map: The map.
  * @st: Filled with a consistent snapshot of the counters.
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
  */
-static inline void kslot_map_get_stats(struct kslot_map *map,
-				       struct kslot_map_stats *st)
+static inline void kslot_map_stats(struct kslot_map *map,
+				       struct kslot_slots_stats *st)
 {
-	kslot_slots_get_stats(&map->slots, st);
+	kslot_slots_stats(&map->slots, st);
 }
 
 /**
