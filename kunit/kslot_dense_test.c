@@ -729,21 +729,21 @@ static void kslot_dense_test_extract_range(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
 	/* Slot 1 is free; the range ends before slot 2. */
 	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 2, hb, buf,
-						     2), 0);
+							2), 0);
 	KUNIT_EXPECT_EQ(test, cursor, 2);
-	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 1000, hb, buf,
-						     2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 1000, hb,
+							buf, 2), 1);
 	KUNIT_EXPECT_EQ(test, hb[0], h[2]);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&buf[0], 2));
 	/* The slots end at their first capacity, before 1000. */
 	KUNIT_EXPECT_EQ(test, cursor, KSLOT_SLOTS_MIN);
 	cursor = 0;
 	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 3, hb, buf,
-						     1), 1);
+							1), 1);
 	KUNIT_EXPECT_EQ(test, hb[0], h[0]);
 	KUNIT_EXPECT_EQ(test, cursor, 1);
 	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 3, hb, buf,
-						     0), -EINVAL);
+							0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, cursor, 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -772,7 +772,8 @@ static void kslot_dense_test_extract(struct kunit *test)
 	dense_init(test, &d, 2 * n);
 	KUNIT_EXPECT_EQ(test, kslot_dense_extract(&d, &cursor, hb, buf, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, kslot_dense_extract(&d, &cursor, hb, buf, batch), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract(&d, &cursor, hb, buf, batch),
+			0);
 	for (i = 0; i < n; i++)
 		h[i] = ins(test, &d, i);
 	i = n;
@@ -893,7 +894,8 @@ static void grow_check(struct kunit *test, struct kslot_dense *d,
 
 	for (id = 0; id < m->n; id++) {
 		if (!m->live[id]) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_lookup(d, m->h[id], &v),
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(d, m->h[id], &v),
 					-ENOENT);
 			continue;
 		}
@@ -1382,7 +1384,8 @@ static void kslot_dense_test_restore(struct kunit *test)
 								    GFP_KERNEL),
 					0);
 		} else if (kslot_gen_is_live(ds[i].gen)) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&a, h[i], &v), 0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&a, h[i], &v), 0);
 			KUNIT_ASSERT_EQ(test,
 					kslot_dense_restore_slot(&b, i,
 								 ds[i].gen, &v,
@@ -1468,8 +1471,9 @@ static void kslot_dense_test_forged(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	/* A free slot in range. */
 	KUNIT_EXPECT_EQ(test,
-			kslot_dense_lookup(&d, kslot_slots_handle_make(&d.slots,
-								    1, 1), &v),
+			kslot_dense_lookup(&d,
+					   kslot_slots_handle_make(&d.slots,
+								   1, 1), &v),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(&d), 6);
 	/* The null handle is refused without being counted. */
@@ -1646,8 +1650,8 @@ static void kslot_dense_test_random(struct kunit *test)
 					erased);
 		} else if (op < 870 && m.n) {
 			k = prandom_u32_state(&rnd) % m.n;
-			KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, m.h[k], &v),
-					0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&d, m.h[k], &v), 0);
 			KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
 		} else if (op < 920 && m.n) {
 			k = prandom_u32_state(&rnd) % m.n;
@@ -1763,8 +1767,9 @@ static void kslot_dense_test_concurrent_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&ctx->d), 6000);
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < ARRAY_SIZE(ctx->h[0]); j++) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&ctx->d,
-							      ctx->h[i][j], &v),
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&ctx->d,
+							   ctx->h[i][j], &v),
 					0);
 			KUNIT_ASSERT_TRUE(test, tv_eq(&v, i * 100000 + j));
 		}
@@ -2153,10 +2158,12 @@ static void kslot_dense_test_lookup_context(struct kunit *test)
 		local_bh_enable();
 		/* RT: a reader may take the sleeping lock; not atomic tasks. */
 		preempt_disable();
-		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v), atomic_task);
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v),
+				atomic_task);
 		preempt_enable();
 		local_irq_save(flags);
-		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v), atomic_task);
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v),
+				atomic_task);
 		local_irq_restore(flags);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
 		kslot_dense_destroy(&d, NULL, NULL);
@@ -2492,7 +2499,8 @@ static void kslot_dense_test_insert_n_clear(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.slots.count, 5);
 	for (i = 0; i < 5; i++) {
 		KUNIT_EXPECT_EQ(test, pos_of(&d, in_handles[i]), i);
-		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, in_handles[i], &v), 0);
+		KUNIT_ASSERT_EQ(test,
+				kslot_dense_lookup(&d, in_handles[i], &v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 100 + i));
 	}
 	for (i = 0; i < n; i++)

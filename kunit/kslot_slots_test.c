@@ -799,23 +799,23 @@ static void kslot_slots_test_get(struct kunit *test)
 	slots_init(test, &s, 8);
 	h = slots_alloc(test, &s, o);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_get(&s, h,
-							 offsetof(struct ref_obj, ref),
-							 ref_obj_release), o);
+						  offsetof(struct ref_obj, ref),
+						  ref_obj_release), o);
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 2);
 	kref_put(&o->ref, ref_obj_release);
 	kref_put(&o->ref, ref_obj_release);
 	/* No reference left: not resurrected. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
-						       offsetof(struct ref_obj, ref),
-						       ref_obj_release));
+						offsetof(struct ref_obj, ref),
+						ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 0);
 	KUNIT_EXPECT_EQ(test, o->released, 1);
 	/* A stale handle takes no reference. */
 	kref_init(&o->ref);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), o);
 	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
-						       offsetof(struct ref_obj, ref),
-						       ref_obj_release));
+						offsetof(struct ref_obj, ref),
+						ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -2252,8 +2252,8 @@ static void kslot_slots_test_get_last_ref(struct kunit *test)
 	lg->h = slots_alloc(test, &s, lg);
 	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_remove);
 	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
-						       offsetof(struct lg_obj, ref),
-						       lg_release));
+						offsetof(struct lg_obj, ref),
+						lg_release));
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
@@ -2292,7 +2292,7 @@ static void kslot_slots_test_get_replaced(struct kunit *test)
 	lg->h = slots_alloc(test, &s, lg);
 	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_replace);
 	got = kslot_slots_get(&s, lg->h, offsetof(struct lg_obj, ref),
-				     lg_release);
+			      lg_release);
 	tp_clear();
 	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
@@ -2332,8 +2332,8 @@ static void kslot_slots_test_get_destroyed(struct kunit *test)
 	lg->h = slots_alloc(test, &s, lg);
 	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_destroy);
 	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
-						       offsetof(struct lg_obj, ref),
-						       lg_release));
+						offsetof(struct lg_obj, ref),
+						lg_release));
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);

@@ -317,7 +317,7 @@ EXPORT_SYMBOL_GPL(kslot_arena_reset);
  * Context: Any context.  Caller-serialised.
  */
 void kslot_arena_stats(const struct kslot_arena *arena,
-			   struct kslot_arena_stats *st)
+		       struct kslot_arena_stats *st)
 {
 	st->used = kslot_arena_used(arena);
 	st->high_water = arena->high_water;

@@ -439,7 +439,7 @@ kslot_dense_may_read(const struct kslot_dense *dense)
 
 /* kslot_dense_lookup() under the caller's RCU read lock. */
 static __always_inline bool kslot_dense_copy_out(struct kslot_dense *dense,
-					      u64 handle, void *buf)
+						 u64 handle, void *buf)
 {
 	const struct kslot_dir *vals;
 	unsigned int seq;
@@ -517,7 +517,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_lookup);
  * context kslot_dense_lookup() refuses.
  */
 u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
-			 u32 n, void *buf)
+			    u32 n, void *buf)
 {
 	size_t size = dense->elem_size;
 	u32 i;
@@ -774,7 +774,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_clear);
  * Return: The number of values copied, or -EINVAL if @max is 0.
  */
 int kslot_dense_extract_range(struct kslot_dense *dense, u32 *cursor, u32 end,
-			   u64 *handles, void *buf, u32 max)
+			      u64 *handles, void *buf, u32 max)
 {
 	unsigned long irqflags;
 	u32 i = *cursor;
@@ -820,10 +820,10 @@ EXPORT_SYMBOL_GPL(kslot_dense_extract_range);
  * -EINVAL if @max is 0.
  */
 int kslot_dense_extract(struct kslot_dense *dense, u32 *cursor, u64 *handles,
-		     void *buf, u32 max)
+			void *buf, u32 max)
 {
 	return kslot_dense_extract_range(dense, cursor, U32_MAX, handles, buf,
-				      max);
+					 max);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_extract);
 
@@ -835,7 +835,7 @@ EXPORT_SYMBOL_GPL(kslot_dense_extract);
  * Context: Any context the lock flags allow; takes and releases the lock.
  */
 void kslot_dense_stats(struct kslot_dense *dense,
-			   struct kslot_dense_stats *st)
+		       struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
 	struct kslot_dir *vals = kslot_dense_dir(dense);

@@ -493,7 +493,7 @@ void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
 			  u64 *pre, struct kslot_tmp *b);
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
 u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
-			 const struct kslot_seal *seal);
+			    const struct kslot_seal *seal);
 int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u);
 int kslot_table_erase(struct kslot_table *t, u64 h);

@@ -329,8 +329,8 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			ret = -EFAULT;
 		}
 		/*
-		 * Decoded in place (kslot_table_lookup_many()).  The seal keeps 0
-		 * at 0, which no table finds nor counts as rejected
+		 * Decoded in place (kslot_table_lookup_many()).  The seal
+		 * keeps 0 at 0, which no table finds nor counts as rejected
 		 * (kslot_slots.h): the run stops there, and the null handle
 		 * is -EINVAL.
 		 */

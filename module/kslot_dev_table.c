@@ -264,10 +264,10 @@ void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
  * its lookup finds it: one pass over the handles, one address each.
  */
 static __always_inline u32 kslot_table_read_run(struct kslot_map_reader *r,
-					     u64 *h, u32 n, u8 *buf,
-					     size_t rs,
-					     const struct kslot_seal *seal,
-					     bool prefetch)
+						u64 *h, u32 n, u8 *buf,
+						size_t rs,
+						const struct kslot_seal *seal,
+						bool prefetch)
 {
 	const u32 ahead = prefetch ? KSLOT_SLOTS_READ_AHEAD : 0;
 	const struct kslot_slot *ring[KSLOT_SLOTS_READ_AHEAD], *slot;
@@ -303,9 +303,9 @@ static __always_inline u32 kslot_table_read_run(struct kslot_map_reader *r,
 }
 
 static __always_inline u32 kslot_table_read_many(struct kslot_table *t,
-					      u64 *h, u32 n, u8 *buf,
-					      size_t rs,
-					      const struct kslot_seal *seal)
+						 u64 *h, u32 n, u8 *buf,
+						 size_t rs,
+						 const struct kslot_seal *seal)
 {
 	struct kslot_map_reader r;
 
@@ -330,7 +330,7 @@ static __always_inline u32 kslot_table_read_many(struct kslot_table *t,
  * copied.
  */
 u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
-			 const struct kslot_seal *seal)
+			    const struct kslot_seal *seal)
 {
 	size_t rs = t->record_size;
 	u32 i;

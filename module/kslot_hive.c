@@ -968,7 +968,7 @@ EXPORT_SYMBOL_GPL(kslot_hive_destroy);
  * Context: Any context.  Caller excludes writers.
  */
 void kslot_hive_stats(const struct kslot_hive *hive,
-			  struct kslot_hive_stats *st)
+		      struct kslot_hive_stats *st)
 {
 	st->count = hive->count;
 	st->groups = hive->nr_groups;

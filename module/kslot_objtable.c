@@ -338,7 +338,7 @@ EXPORT_SYMBOL_GPL(kslot_objtable_handle);
  * Context: Any context the table's lock flags allow.
  */
 void kslot_objtable_stats(struct kslot_objtable *table,
-			      struct kslot_objtable_stats *st)
+			  struct kslot_objtable_stats *st)
 {
 	kslot_map_stats(&table->map, &st->map);
 	kslot_pool_stats(table->pool, &st->pool);

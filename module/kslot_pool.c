@@ -668,7 +668,7 @@ static void kslot_pool_free_slow(struct kslot_pool *pool,
 
 /* Push a prepared object into this CPU's cache, flushing if it is full. */
 static void kslot_pool_cache_push(struct kslot_pool *pool,
-				 struct kslot_pool_cpu *pc, void *obj)
+				  struct kslot_pool_cpu *pc, void *obj)
 {
 	if (unlikely(pc->count == pool->hot.cache_size))
 		kslot_pool_free_slow(pool, pc);

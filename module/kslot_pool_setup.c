@@ -250,7 +250,7 @@ EXPORT_SYMBOL_GPL(kslot_pool_size);
  * Context: Any context.  Takes and releases the pool lock.
  */
 void kslot_pool_stats(struct kslot_pool *pool,
-			  struct kslot_pool_stats *st)
+		      struct kslot_pool_stats *st)
 {
 	unsigned long flags;
 	unsigned int cpu;

@@ -283,7 +283,7 @@ EXPORT_SYMBOL_GPL(kslot_secondary_clear);
  * the table lock.
  */
 void kslot_secondary_stats(struct kslot_secondary *sec,
-			       struct kslot_slots_stats *st)
+			   struct kslot_slots_stats *st)
 {
 	kslot_slots_stats(&sec->slots, st);
 }

@@ -477,8 +477,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * Return: The object with a reference held, or NULL.
  */
 void *kslot_slots_get(struct kslot_slots *s, u64 handle,
-			     size_t ref_offset,
-			     void (*release)(struct kref *ref))
+		      size_t ref_offset,
+		      void (*release)(struct kref *ref))
 {
 	const struct kslot_dir *dir;
 	const struct kslot_slot *slot;

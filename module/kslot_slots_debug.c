@@ -35,7 +35,7 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
  * Context: Any context the lock flags allow; takes and releases the lock.
  */
 void kslot_slots_stats(struct kslot_slots *s,
-			   struct kslot_slots_stats *st)
+		       struct kslot_slots_stats *st)
 {
 	struct kslot_dir *dir;
 	unsigned long irqflags;

@@ -455,7 +455,7 @@ EXPORT_SYMBOL_GPL(kslot_sparse_set_destroy);
  * Context: Caller serialises against writers.  Any context.
  */
 void kslot_sparse_set_stats(const struct kslot_sparse_set *set,
-				struct kslot_sparse_set_stats *st)
+			    struct kslot_sparse_set_stats *st)
 {
 	st->count = set->count;
 	st->capacity = set->capacity;

@@ -69,7 +69,8 @@ uint64_t kn_dense_insert_time(uint32_t n);
 uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase);
 uint64_t kn_dense_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
 			     uint32_t refill);
-uint64_t kn_dense_lookup_time(const uint32_t *perm, uint32_t n, uint32_t passes);
+uint64_t kn_dense_lookup_time(const uint32_t *perm, uint32_t n,
+			      uint32_t passes);
 uint64_t kn_dense_lookup_locked_time(const uint32_t *perm, uint32_t n,
 				     uint32_t passes);
 int kn_count_hive(uint32_t n, const uint32_t *perm);

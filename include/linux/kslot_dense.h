@@ -12,14 +12,15 @@
  *
  * operation                           | lock                  | may sleep
  * ------------------------------------+-----------------------+-------------
- * kslot_dense_lookup(), _lookup_many(),     | none (takes RCU)      | no
+ * kslot_dense_lookup(),               | none (takes RCU)      | no
+ * _lookup_many(),                     |                       |
  * kslot_dense_contains()              |                       |
  * kslot_dense_count()                 | none                  | no
  * kslot_dense_insert(), _insert_n(),  | takes the lock,       | if gfp allows
  * _reserve()                          | drops it to allocate  |
  * kslot_dense_update(), _erase(),     | takes the lock        | no
  * _extract(), _extract_range(),       |                       |
- * _stats()                        |                       |
+ * _stats()                            |                       |
  * kslot_dense_erase_n(), _retain(),   | takes the lock, drops | no
  * _clear()                            | it every batch        |
  * __kslot_dense_lookup(),             | caller: table lock    | no
@@ -147,7 +148,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 			 u64 *handles, gfp_t gfp);
 int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf);
 u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
-			 u32 n, void *buf);
+			    u32 n, void *buf);
 int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		       const void *elem);
 bool kslot_dense_contains(struct kslot_dense *dense, u64 handle);
@@ -159,11 +160,11 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 		       void *arg);
 void kslot_dense_clear(struct kslot_dense *dense);
 int kslot_dense_extract(struct kslot_dense *dense, u32 *cursor, u64 *handles,
-		     void *buf, u32 max);
+			void *buf, u32 max);
 int kslot_dense_extract_range(struct kslot_dense *dense, u32 *cursor, u32 end,
-			   u64 *handles, void *buf, u32 max);
+			      u64 *handles, void *buf, u32 max);
 void kslot_dense_stats(struct kslot_dense *dense,
-			   struct kslot_dense_stats *st);
+		       struct kslot_dense_stats *st);
 
 /**
  * kslot_dense_lock() - Take a table's lock.

@@ -664,7 +664,7 @@ static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
 					 void (*release)(struct kref *ref))
 {
 	return kslot_slots_get(&map->slots, handle, ref_offset,
-				      release);
+			       release);
 }
 
 /**
@@ -694,7 +694,7 @@ static inline void *kslot_map_find(struct kslot_map *map, u32 *index,
  * the map lock.
  */
 static inline void kslot_map_stats(struct kslot_map *map,
-				       struct kslot_slots_stats *st)
+				   struct kslot_slots_stats *st)
 {
 	kslot_slots_stats(&map->slots, st);
 }

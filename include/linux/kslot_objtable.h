@@ -183,7 +183,7 @@ void kslot_objtable_put(struct kslot_objtable *table, void *obj);
 int kslot_objtable_free(struct kslot_objtable *table, u64 handle);
 u64 kslot_objtable_handle(struct kslot_objtable *table, const void *obj);
 void kslot_objtable_stats(struct kslot_objtable *table,
-			      struct kslot_objtable_stats *st);
+			  struct kslot_objtable_stats *st);
 
 /**
  * __kslot_objtable_lookup() - Find the object a handle refers to.

@@ -35,14 +35,14 @@
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
  * | __kslot_secondary_lookup()   | caller: RCU            | no            |
- * | kslot_secondary_lookup(),       | none (takes RCU)       | no            |
+ * | kslot_secondary_lookup(),    | none (takes RCU)       | no            |
  * | kslot_secondary_contains()   |                        |               |
  * | kslot_secondary_insert()     | table lock, dropped to | only if gfp   |
  * |                              | grow                   | allows        |
  * | kslot_secondary_remove()     | table lock             | no            |
  * | kslot_secondary_retain(),    | table lock per remove  | no            |
  * | kslot_secondary_clear()      | (takes RCU to walk)    |               |
- * | kslot_secondary_stats()  | table lock             | no            |
+ * | kslot_secondary_stats()      | table lock             | no            |
  * | kslot_secondary_count()      | none (a snapshot)      | no            |
  * | kslot_secondary_destroy()    | caller: no other users | if named      |
  * +------------------------------+------------------------+---------------+
@@ -142,7 +142,7 @@ u32 kslot_secondary_retain(struct kslot_secondary *sec,
 			   void *arg);
 void kslot_secondary_clear(struct kslot_secondary *sec);
 void kslot_secondary_stats(struct kslot_secondary *sec,
-			       struct kslot_slots_stats *st);
+			   struct kslot_slots_stats *st);
 
 /**
  * kslot_secondary_count() - Number of entries stored.
