@@ -17,7 +17,7 @@
  * | __kslot_map_lookup(),   | caller: RCU or lock  | no                 |
  * | kslot_map_read_begin(), |                      |                    |
  * | kslot_map_read()        |                      |                    |
- * | kslot_map_lookup_get()  | none (takes RCU)     | no                 |
+ * | kslot_map_get()         | none (takes RCU)     | no                 |
  * | kslot_map_find() and    | none (takes RCU)     | no                 |
  * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc(),      | map lock, dropped to | only if gfp allows |
@@ -54,7 +54,7 @@
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
  *   allocate it from a SLAB_TYPESAFE_BY_RCU cache and take references with
- *   kslot_map_lookup_get(), which re-checks the handle after the get.
+ *   kslot_map_get(), which re-checks the handle after the get.
  * - A slot is live from kslot_map_alloc() until kslot_map_remove().  A
  *   slot allocated with a NULL object is a placeholder: lookups return NULL
  *   until kslot_map_replace() publishes an object.  ("Reserve" in kslot
@@ -72,10 +72,9 @@
  * +----------------------------------+------------------------------------+
  * | XArray                           | kslot_map                          |
  * +----------------------------------+------------------------------------+
- * | xa_load(), then                  | kslot_map_get(), i.e.              |
- * | kref_get_unless_zero(), in one   | kslot_map_lookup_get() (free the   |
- * | rcu_read_lock() section          | objects a grace period after the   |
- * |                                  | last put)                          |
+ * | xa_load(), then                  | kslot_map_get() (free the objects  |
+ * | kref_get_unless_zero(), in one   | a grace period after the last put) |
+ * | rcu_read_lock() section          |                                    |
  * | xa_lock() / xa_unlock()          | kslot_map_lock() / _unlock()       |
  * | xa_load() under xa_lock()        | __kslot_map_lookup() under the lock|
  * | __xa_alloc(), __xa_store(),      | __kslot_map_alloc(),               |
@@ -645,29 +644,6 @@ static __always_inline void *kslot_map_lookup(struct kslot_map *map,
 }
 
 /**
- * kslot_map_lookup_get() - Look up a handle and take a kref on the object.
- * @map: The map.
- * @handle: A handle, valid or not.
- * @ref_offset: Offset of the struct kref inside the stored objects.
- * @release: The objects' kref release function.
- *
- * kslot_slots_get(): after the reference is taken, the handle is
- * checked again against the current table, so this is also correct for
- * objects from a SLAB_TYPESAFE_BY_RCU cache.
- *
- * Context: Any context.  Takes and releases the RCU read lock.  @release
- * may be called, so it must be safe in the caller's context.
- * Return: The object with a reference held, or NULL.
- */
-static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
-					 size_t ref_offset,
-					 void (*release)(struct kref *ref))
-{
-	return kslot_slots_get(&map->slots, handle, ref_offset,
-			       release);
-}
-
-/**
  * kslot_map_find() - Find the next live object at or after an index.
  * @map: The map.
  * @index: Slot to start from; set to the slot found.
@@ -788,18 +764,26 @@ static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
 				     &(handle)));)
 
 /**
- * kslot_map_get() - Look up a handle and take a reference on the object.
+ * kslot_map_get() - Look up a handle and take a kref on the object.
  * @map: The map.
  * @handle: A handle, valid or not.
  * @type: Type of the stored objects.
  * @member: Name of the struct kref in @type.
  * @release: kref release function of @type.
  *
- * Context: Any context.
- * Return: A referenced @type pointer, or NULL.
+ * xa_load() then kref_get_unless_zero(), in one call (kslot_slots_get()):
+ * after the reference is taken, the handle is checked again against the
+ * current table, so this is also correct for objects from a
+ * SLAB_TYPESAFE_BY_RCU cache.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.  @release
+ * may be called, so it must be safe in the caller's context.
+ * Return: A referenced @type pointer, or NULL if @handle is stale,
+ * forged, from another map, a placeholder, or its object's last
+ * reference is gone.
  */
 #define kslot_map_get(map, handle, type, member, release)		\
-	((type *)kslot_map_lookup_get((map), (handle),			\
-				      offsetof(type, member), (release)))
+	((type *)kslot_slots_get(&(map)->slots, (handle),		\
+				 offsetof(type, member), (release)))
 
 #endif /* _LINUX_KSLOT_MAP_H */
