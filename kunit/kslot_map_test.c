@@ -491,6 +491,49 @@ static void kslot_map_test_iterate_remove(struct kunit *test)
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
+/* kslot_map_find() as xa_find(): the first live object in *index .. max. */
+static void kslot_map_test_find(struct kunit *test)
+{
+	struct kslot_map map;
+	u32 index, i, seen = 0;
+	u64 h[5], it = 0;
+	void *obj;
+
+	map_init(test, &map, 64);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map,
+						      i == 2 ? NULL : COOKIE(i),
+						      &h[i], GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h[1]), COOKIE(1));
+	index = 0;
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_find(&map, &index, 0, &it),
+			    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	/* Slot 1 is free, slot 2 a placeholder: nothing up to max 2. */
+	index = 1;
+	KUNIT_EXPECT_NULL(test, kslot_map_find(&map, &index, 2, &it));
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_find(&map, &index, 3, &it),
+			    COOKIE(3));
+	KUNIT_EXPECT_EQ(test, index, 3);
+	KUNIT_EXPECT_EQ(test, it, h[3]);
+	index = U32_MAX;
+	KUNIT_EXPECT_NULL(test, kslot_map_find(&map, &index, U32_MAX, &it));
+	KUNIT_EXPECT_EQ(test, index, U32_MAX);
+	/* The walk's index is the find's cursor: 0, 3, 4. */
+	kslot_map_for_each(&map, index, it, obj) {
+		KUNIT_EXPECT_EQ(test, it, h[index]);
+		KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(index));
+		seen |= BIT(index);
+	}
+	KUNIT_EXPECT_EQ(test, seen, BIT(0) | BIT(3) | BIT(4));
+	/* Its last find started after slot 4 and found nothing. */
+	KUNIT_EXPECT_EQ(test, index, 5);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
 /* Randomised operations against a plain array model. */
 struct model_entry {
 	u64 handle;
@@ -1174,6 +1217,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_growth),
 	KUNIT_CASE(kslot_map_test_enospc),
 	KUNIT_CASE(kslot_map_test_iterate_remove),
+	KUNIT_CASE(kslot_map_test_find),
 	KUNIT_CASE(kslot_map_test_random),
 	KUNIT_CASE_SLOW(kslot_map_test_concurrency),
 	KUNIT_CASE(kslot_map_test_fault),

@@ -219,7 +219,7 @@ static void kslot_slots_test_placeholder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
 	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h, COOKIE(9)));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(9));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, NULL), COOKIE(9));
@@ -238,20 +238,36 @@ static void kslot_slots_test_find(struct kunit *test)
 	for (i = 0; i < 5; i++)
 		h[i] = slots_alloc(test, &s, i == 2 ? NULL : COOKIE(i));
 	kslot_slots_remove(&s, h[1]);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
 			    COOKIE(0));
 	KUNIT_EXPECT_EQ(test, index, 0);
 	KUNIT_EXPECT_EQ(test, it, h[0]);
 	index = 1;
 	/* Slot 1 is free and slot 2 a placeholder: both skipped. */
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, 2, &it));
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	/* @max is inclusive. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, 3, &it),
 			    COOKIE(3));
 	KUNIT_EXPECT_EQ(test, index, 3);
 	KUNIT_EXPECT_EQ(test, it, h[3]);
+	index = 4;
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
+			    COOKIE(4));
+	KUNIT_EXPECT_EQ(test, index, 4);
+	KUNIT_EXPECT_EQ(test, it, h[4]);
 	index = 5;
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
 	KUNIT_EXPECT_EQ(test, index, 5);
-	KUNIT_EXPECT_EQ(test, it, h[3]);
+	/* A start above @max finds nothing. */
+	index = 4;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, 3, &it));
+	KUNIT_EXPECT_EQ(test, index, 4);
+	index = U32_MAX;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
+	KUNIT_EXPECT_EQ(test, index, U32_MAX);
+	KUNIT_EXPECT_EQ(test, it, h[4]);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -1081,7 +1097,8 @@ static void kslot_slots_test_handle32(struct kunit *test)
 	/* Bits above the format are part of the one compare. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h1 | BIT_ULL(31)));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 4);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
+			    COOKIE(2));
 	KUNIT_EXPECT_EQ(test, it, h2);
 	kslot_slots_dump(&s, 0, ARRAY_SIZE(ds), &d);
 	KUNIT_EXPECT_EQ(test, ds[0].gen, 3);
@@ -3304,7 +3321,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, 0));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_get(s, h, 0, NULL));
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, &h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, U32_MAX, &h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(s, &i, 100, &h));
 	KUNIT_EXPECT_EQ(test, i, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);

@@ -334,7 +334,7 @@ static int stress_walker(void *arg)
 			bool ok;
 
 			rcu_read_lock();
-			o = kslot_map_find(map, &pos, &h);
+			o = kslot_map_find(map, &pos, U32_MAX, &h);
 			/* An objtable entry may still be unpublished. */
 			ok = !o || (s->objtable &&
 				    __kslot_objtable_lookup(s->ot, h) != o) ||
@@ -403,7 +403,7 @@ static void stress_final_check(struct kunit *test, struct stress *s)
 			stress_check_stale(s, &s->w[i], k);
 	}
 	rcu_read_lock();
-	while ((o = kslot_map_find(map, &pos, &h))) {
+	while ((o = kslot_map_find(map, &pos, U32_MAX, &h))) {
 		u32 bit;
 
 		pos++;

@@ -232,7 +232,7 @@ u32 kslot_secondary_retain(struct kslot_secondary *sec,
 	void *val;
 
 	rcu_read_lock();
-	for (; (val = kslot_slots_find(&sec->slots, &index, &handle));
+	for (; (val = kslot_slots_find(&sec->slots, &index, U32_MAX, &handle));
 	     index++) {
 		if (keep(handle, val, arg))
 			continue;

@@ -575,23 +575,30 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 EXPORT_SYMBOL_GPL(kslot_slots_find_range);
 
 /**
- * kslot_slots_find() - Find the next published entry at or after an index.
+ * kslot_slots_find() - Find the first published entry in an index range.
  * @s: The table.
  * @index: Slot to start from; set to the slot found.
+ * @max: Last slot to look at (inclusive; %U32_MAX for no limit).
  * @handle: Set to the handle of the entry found.
  *
- * Placeholders are skipped.  Each entry returned was live at some
- * point during the call.  The scan runs to the end of the table if need
- * be: bound it with kslot_slots_find_range().
+ * The xa_find() of a table: the published entry with the lowest index
+ * that is at least *@index and at most @max.  Placeholders are skipped.
+ * Each entry returned was live at some point during the call.  The scan
+ * runs up to @max or the end of the table: kslot_slots_find_range()
+ * bounds the work of one call instead.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The pointer, or NULL when no published entry remains at or
- * after *@index (then *@index and *@handle are unchanged).
+ * Return: The pointer, or NULL when no published entry is in *@index ..
+ * @max (then *@index and *@handle are unchanged).
  */
-void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u32 max,
+		       u64 *handle)
 {
 	u32 i = *index;
-	void *found = kslot_slots_find_range(s, &i, U32_MAX, handle);
+	/* No index reaches KSLOT_MAX_ENTRIES: max + 1 cannot wrap. */
+	void *found = kslot_slots_find_range(s, &i,
+					     min_t(u32, max, KSLOT_INDEX_MAX) + 1,
+					     handle);
 
 	if (found)
 		*index = i;

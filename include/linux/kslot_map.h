@@ -644,21 +644,23 @@ static __always_inline void *kslot_map_lookup(struct kslot_map *map,
 }
 
 /**
- * kslot_map_find() - Find the next live object at or after an index.
+ * kslot_map_find() - Find the first live object in an index range.
  * @map: The map.
  * @index: Slot to start from; set to the slot found.
+ * @max: Last slot to look at (inclusive; %U32_MAX for no limit).
  * @handle: Set to the handle of the entry found.
  *
- * The step function of kslot_map_for_each().  Placeholders are skipped.
+ * The xa_find() of a map: the live object with the lowest slot index
+ * that is at least *@index and at most @max.  Placeholders are skipped.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The object, or NULL when no live object remains at or after
- * *@index (then *@index and *@handle are unchanged).
+ * Return: The object, or NULL when no live object is in *@index .. @max
+ * (then *@index and *@handle are unchanged).
  */
 static inline void *kslot_map_find(struct kslot_map *map, u32 *index,
-				   u64 *handle)
+				   u32 max, u64 *handle)
 {
-	return kslot_slots_find(&map->slots, index, handle);
+	return kslot_slots_find(&map->slots, index, max, handle);
 }
 
 /**
@@ -727,41 +729,31 @@ static inline u64 kslot_map_handle_gen(const struct kslot_map *map,
 	return kslot_slots_handle_gen(&map->slots, handle);
 }
 
-/**
- * kslot_map_next() - Step function of kslot_map_for_each().
- * @map: The map.
- * @pos: Cursor: the slot to search from; advanced past the entry found.
- * @index: Set to the slot of the entry found.
- * @handle: Set to the handle of the entry found.
- *
- * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The next live object, or NULL at the end.
- */
-static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
-				   u32 *index, u64 *handle)
+/* kslot_map_for_each()'s cursor, at slot 0. */
+static inline u32 *__kslot_map_first(u32 *index)
 {
-	void *obj = kslot_map_find(map, pos, handle);
-
-	if (obj)
-		*index = (*pos)++;
-	return obj;
+	*index = 0;
+	return index;
 }
 
 /**
  * kslot_map_for_each() - Iterate over the live objects of a map.
  * @map: The map.
- * @index: u32 set to the slot index of each entry.
+ * @index: u32 set to the slot index of each entry: the cursor, as
+ *	xa_for_each()'s.
  * @handle: u64 set to the handle of each entry.
  * @obj: Set to each object.
  *
+ * kslot_map_find() from slot 0, then from the slot after each entry
+ * found (an index stays below %KSLOT_MAX_ENTRIES: the step never wraps).
  * Skips placeholders.  Each entry live for the whole walk is visited once,
  * whatever the body adds or removes.  The body may sleep, and holds its
  * own reference to use @obj after it could be freed.
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
-	for (u32 __kslot_pos = 0;					\
-	     ((obj) = kslot_map_next((map), &__kslot_pos, &(index),	\
-				     &(handle)));)
+	for (u32 *__kslot_i = __kslot_map_first(&(index));		\
+	     ((obj) = kslot_map_find((map), __kslot_i, U32_MAX, &(handle))); \
+	     (*__kslot_i)++)
 
 /**
  * kslot_map_get() - Look up a handle and take a kref on the object.

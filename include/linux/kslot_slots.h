@@ -416,7 +416,8 @@ void *kslot_slots_lookup(struct kslot_slots *s, u64 handle);
 void *kslot_slots_get(struct kslot_slots *s, u64 handle,
 		      size_t ref_offset,
 		      void (*release)(struct kref *ref));
-void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle);
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u32 max,
+		       u64 *handle);
 void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle);
 void kslot_slots_stats(struct kslot_slots *s,
