@@ -117,16 +117,17 @@ static void kslot_map_test_replace(struct kunit *test)
 {
 	struct kslot_map map;
 	u64 h = 0;
+	void *old;
 
 	map_init(test, &map, 64);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -139,6 +140,7 @@ static void kslot_map_test_placeholder(struct kunit *test)
 	u64 h = 0, it;
 	void *obj;
 	int seen = 0;
+	void *old;
 
 	map_init(test, &map, 64);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
@@ -147,10 +149,17 @@ static void kslot_map_test_placeholder(struct kunit *test)
 	kslot_map_for_each(&map, index, it, obj)
 		seen++;
 	KUNIT_EXPECT_EQ(test, seen, 0);
-	KUNIT_EXPECT_NULL(test, kslot_map_replace(&map, h, COOKIE(9)));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(9), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(9));
 	/* A placeholder can also be abandoned. */
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	/* Remove gives NULL for both; remove_if tells them apart. */
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, NULL), -ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -326,9 +335,8 @@ static void kslot_map_test_null_handle(struct kunit *test)
 	map.slots.tag = 0;
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
-						    COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
+						COOKIE(1), NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -675,7 +683,7 @@ static int conc_writer(void *arg)
 			continue;
 		}
 		obj->handle = h;
-		kslot_map_replace(&ctx->map, h, obj);
+		kslot_map_replace(&ctx->map, h, obj, NULL);
 		/* Readers also try stale handles of this ring slot. */
 		WRITE_ONCE(ctx->ring[k], h);
 		atomic_long_inc(&ctx->writes);
@@ -872,15 +880,17 @@ static void kslot_map_test_locked_replace(struct kunit *test)
 	struct kslot_map map;
 	unsigned long flags;
 	u64 h = 0;
+	void *old;
 
 	map_init(test, &map, 16);
 	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
 	flags = kslot_map_lock(&map);
-	KUNIT_EXPECT_NULL(test, __kslot_map_replace(&map, h, COOKIE(1)));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h, COOKIE(2)),
-			    COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h ^ 1, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h, COOKIE(1), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h ^ 1, COOKIE(3), NULL),
+			-ENOENT);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
 	kslot_map_destroy(&map, NULL, NULL);
@@ -1187,8 +1197,8 @@ static void kslot_map_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(map, h));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(map, h, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(map, h, COOKIE(1), NULL),
+			-ENOENT);
 	kslot_map_stats(map, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);

@@ -163,20 +163,25 @@ static void kslot_slots_test_replace(struct kunit *test)
 {
 	struct kslot_slots s;
 	u64 h;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
-	KUNIT_EXPECT_PTR_EQ(test,
-			    kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
-						COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	/* A refused replace leaves @old alone. */
+	old = COOKIE(7);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
+					    COOKIE(3), &old),
+			-ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(7));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -213,6 +218,7 @@ static void kslot_slots_test_placeholder(struct kunit *test)
 	struct kslot_slots s;
 	u32 index = 0;
 	u64 h, it = 0;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, NULL);
@@ -220,9 +226,11 @@ static void kslot_slots_test_placeholder(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
-	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h, COOKIE(9)));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(9), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(9));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, NULL), COOKIE(9));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, NULL, &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(9));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -490,8 +498,7 @@ static void kslot_slots_test_tag_mismatch(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, oh));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, oh));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, oh, NULL),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, oh, NULL, NULL), -ENOENT);
 	/* The lookup, the remove and the replace of @oh each count. */
 	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
 	KUNIT_EXPECT_EQ(test, rejected(&other), 1);
@@ -653,6 +660,7 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	u32 index = last - 3, near = 4000 * KSLOT_SLOTS_CHUNK;
 	struct kslot_slots s;
 	u64 h, found, all, rest, before;
+	void *old;
 
 	slots_init(test, &s, max);
 	kslot_slots_set_free_acct(&s, &a.fa);
@@ -684,8 +692,8 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 							 &found), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, index, last);
 	KUNIT_EXPECT_EQ(test, found, h);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
@@ -883,12 +891,13 @@ static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
 {
 	u32 k = prandom_u32_state(rnd) % GROW_CHURN;
 	struct grow_obj *o = grow_obj_new(), *old;
+	void *prev = NULL;
 
 	if (!o)
 		return;
 	if (c->churn[k] && prandom_u32_state(rnd) & 1) {
 		o->handle = c->churn[k];
-		old = kslot_slots_replace(&c->s, c->churn[k], o);
+		kslot_slots_replace(&c->s, c->churn[k], o, &prev);
 	} else {
 		if (c->churn[k]) {
 			old = kslot_slots_remove(&c->s, c->churn[k]);
@@ -901,10 +910,11 @@ static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
 			c->churn_obj[k] = NULL;
 			return;
 		}
-		old = kslot_slots_replace(&c->s, o->handle, o);
+		kslot_slots_replace(&c->s, o->handle, o, &prev);
 		WRITE_ONCE(c->churn[k], o->handle);
 	}
-	if (!IS_ERR_OR_NULL(old))
+	old = prev;
+	if (old)
 		kfree_rcu(old, rcu);
 	c->churn_obj[k] = o;
 	atomic_long_inc(&c->churns);
@@ -936,7 +946,7 @@ static int grow_writer(void *arg)
 				kfree(o);
 				break;
 			}
-			kslot_slots_replace(&c->s, o->handle, o);
+			kslot_slots_replace(&c->s, o->handle, o, NULL);
 			c->h[i] = o->handle;
 			atomic_set_release(&c->nr, i + 1);
 			if (i % 256 == 0)
@@ -1436,8 +1446,8 @@ static void kslot_slots_test_formats_never_mix(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h32[0] | BIT_ULL(32)));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s64, lower_32_bits(h64[0])));
 	/* Writers refuse them too, and change nothing. */
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s32, h64[0], NULL),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s32, h64[0], NULL, NULL),
+			-ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s64, h32[0]));
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s32, h64[0], COOKIE(0)),
 			-ENOENT);
@@ -1519,20 +1529,20 @@ static void kslot_slots_test_locked_replace(struct kunit *test)
 	struct kslot_slots s;
 	unsigned long flags;
 	u64 h;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, COOKIE(1));
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test,
-			    __kslot_slots_replace(&s,
-						  h + kslot_test_gens(&s, 2),
-						  COOKIE(3)),
-			    ERR_PTR(-ENOENT));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, NULL),
-			    COOKIE(2));
+	KUNIT_EXPECT_EQ(test,
+			__kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
+					      COOKIE(3), NULL),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, h, NULL, &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(2));
 	kslot_slots_unlock(&s, flags);
 	/*
 	 * Back to a placeholder: live, looks up NULL, not rejected; the
@@ -1814,6 +1824,7 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	u64 h, h2, x, gmax;
 	void *obj;
 	u32 cap;
+	void *old;
 
 	/* 10 index bits: slots 1000 .. 1023 are past the end. */
 	keyed_init(test, &s, 1000);
@@ -1874,7 +1885,8 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 			0);
 	/* A placeholder, published by replace as in any table. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h2));
-	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h2, COOKIE(3)));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h2, COOKIE(3), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(3));
 	/* A jump of generations on a fresh slot is fine. */
 	x = kslot_test_handle(&s, 7, 0x33, 999);
@@ -2120,15 +2132,15 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	u64 h, h0 = kslot_test_handle(s, 0, s->tag, 1);
 
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, 0, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, 0, NULL, COOKIE(1)),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(s, 0, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, h0, COOKIE(1), NULL),
+			-ENOENT);
 	/* No table: nothing to count in. */
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	/* Still no table. */
@@ -2137,8 +2149,8 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	/* With a table: the null handle still changes nothing. */
 	h = slots_alloc(test, s, COOKIE(2));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, 0, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0 + 2));
 	KUNIT_EXPECT_EQ(test, rejected(s), 1);
@@ -2154,8 +2166,8 @@ static void kslot_slots_test_null_handle(struct kunit *test)
 	slots_init(test, &s, 64);
 	flags = kslot_slots_lock(&s);
 	KUNIT_EXPECT_NULL(test, __kslot_slots_remove(&s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, 0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, 0, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, 0, NULL), -ENOENT);
 	kslot_slots_unlock(&s, flags);
 	null_handle_writers(test, &s);
@@ -2285,7 +2297,9 @@ static struct lg_obj *lg2;
 
 static void lg_replace(struct kslot_slots *s)
 {
-	if (kslot_slots_replace(s, lg->h, lg2) == lg)
+	void *old;
+
+	if (!kslot_slots_replace(s, lg->h, lg2, &old) && old == lg)
 		kref_put(&lg->ref, lg_release);
 }
 
@@ -3330,8 +3344,8 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h, BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 0, GFP_KERNEL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, h, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h));
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, h, NULL, COOKIE(1)),
 			-ENOENT);
@@ -3372,6 +3386,7 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	const u32 fast = KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC;
 	struct kslot_slots s;
 	u64 h = 0;
+	void *old;
 
 	slots_init(test, &s, 8);
 	KUNIT_EXPECT_EQ(test, s.flags & fast, fast);
@@ -3390,8 +3405,8 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	h = kslot_test_handle(&s, 3, kslot_slots_tag(&s), 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
 						    GFP_KERNEL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
 	kslot_slots_destroy(&s, NULL, NULL);
 

@@ -150,7 +150,7 @@ static int stress_insert(struct stress *s, struct writer *w, u32 k)
 			return ret;
 		}
 		sobj_fill(o, h, w->id, k, seq);
-		kslot_map_replace(&s->map, h, o);
+		kslot_map_replace(&s->map, h, o, NULL);
 	}
 	w->handles[k] = h;
 	w->objs[k] = o;
@@ -184,16 +184,19 @@ static void stress_replace(struct stress *s, struct writer *w, u32 k)
 {
 	u64 h = w->handles[k];
 	struct sobj *o = kmalloc(sizeof(*o), GFP_KERNEL), *old;
+	void *prev = NULL;
+	int ret;
 
 	if (!o) {
 		atomic_long_inc(&s->enomem);
 		return;
 	}
 	sobj_fill(o, h, w->id, k, ++w->seq[k]);
-	old = kslot_map_replace(&s->map, h, o);
-	if (old != w->objs[k])
+	ret = kslot_map_replace(&s->map, h, o, &prev);
+	old = prev;
+	if (ret || old != w->objs[k])
 		stress_error(s, "map replace returned another object", h);
-	if (IS_ERR_OR_NULL(old)) {
+	if (ret || !old) {
 		kfree(o);
 		return;
 	}

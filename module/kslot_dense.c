@@ -276,7 +276,7 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 		moved = *kslot_dense_rev(dense, last);
 		*kslot_dense_rev(dense, pos) = moved;
 		kslot_slots_replace(&dense->slots, moved,
-				    kslot_dense_pos_obj(pos));
+				    kslot_dense_pos_obj(pos), NULL);
 	}
 	WRITE_ONCE(dense->count, last);
 }
@@ -408,7 +408,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 		 * unpublished slots, so the slot is still ours.
 		 */
 		kslot_slots_replace(&dense->slots, handles[i],
-				    kslot_dense_pos_obj(pos));
+				    kslot_dense_pos_obj(pos), NULL);
 	}
 	kslot_dense_unlock(dense, irqflags);
 	return ret;

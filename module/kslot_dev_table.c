@@ -362,8 +362,9 @@ u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 static int kslot_map_update(struct kslot_table *t, u64 h,
 			    const void __user *rec_u)
 {
-	struct kslot_rec *rec, *old;
+	struct kslot_rec *rec;
 	u64 pre = 0;
+	void *old;
 	bool live;
 	int ret;
 
@@ -378,8 +379,8 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 		ret = PTR_ERR(rec);
 		goto uncharge;
 	}
-	old = kslot_map_replace(&t->map, h, rec);
-	if (IS_ERR_OR_NULL(old)) {
+	ret = kslot_map_replace(&t->map, h, rec, &old);
+	if (ret || !old) {
 		kslot_rec_free(t, rec);
 		ret = -ENOENT;
 		goto uncharge;

@@ -239,13 +239,12 @@ EXPORT_SYMBOL_GPL(kslot_objtable_alloc_placeholder);
 int kslot_objtable_publish(struct kslot_objtable *table, void *obj)
 {
 	struct kslot_objtable_hdr *hdr = kslot_objtable_hdr(table, obj);
-	void *old;
 
 	/* The contents before the flag; see __kslot_objtable_lookup(). */
 	smp_store_release(&hdr->published, true);
 	/* Still live?  Storing the same object changes nothing. */
-	old = kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj);
-	return IS_ERR(old) ? PTR_ERR(old) : 0;
+	return kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj,
+				 NULL);
 }
 EXPORT_SYMBOL_GPL(kslot_objtable_publish);
 

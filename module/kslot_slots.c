@@ -119,17 +119,18 @@ static __always_inline void kslot_slots_set(struct kslot_slots *s,
 			  KSLOT_SLOTS_SET, 0, obj);
 }
 
-static __always_inline void *
-kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
+static __always_inline int
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj,
+			   void **old)
 {
 	struct kslot_slot *slot = kslot_slots_live(s, handle);
-	void *old;
 
 	if (!slot)
-		return ERR_PTR(-ENOENT);
-	old = slot->obj;
+		return -ENOENT;
+	if (old)
+		*old = slot->obj;
 	kslot_slots_set(s, slot, handle, obj);
-	return old;
+	return 0;
 }
 
 static __always_inline void *
@@ -242,6 +243,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  * @s: The table.
  * @handle: A live handle, placeholder or not.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous pointer (NULL for a
+ *	placeholder); untouched on error.
  *
  * The handle keeps its generation.  Lookups see the old or the new
  * pointer; the caller owns the old one and must let RCU readers finish
@@ -249,21 +252,21 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
- * Return: The previous pointer (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ * Return: 0, or -ENOENT if @handle is not live in @s.
  */
-void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+int kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			void **old)
 {
 	unsigned long irqflags;
-	void *old;
+	int ret;
 
 	/* Zeroed: nothing is live. */
 	if (unlikely(!kslot_slots_lock_writes(s)))
-		return ERR_PTR(-ENOENT);
+		return -ENOENT;
 	irqflags = kslot_slots_lock(s);
-	old = kslot_slots_replace_locked(s, handle, obj);
+	ret = kslot_slots_replace_locked(s, handle, obj, old);
 	kslot_slots_unlock(s, irqflags);
-	return old;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
 
@@ -283,8 +286,9 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * @handle: A handle, valid or not.
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
- * Return: The removed pointer, or NULL if @handle was not live (or was a
- * placeholder, which is removed all the same).
+ * Return: The removed pointer, or NULL if @handle was not live or was a
+ * placeholder (removed all the same; kslot_slots_remove_if() with a NULL
+ * @old tells the two apart).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
@@ -641,18 +645,20 @@ EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
  * @s: The table.
  * @handle: A live handle, placeholder or not.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous pointer (NULL for a
+ *	placeholder); untouched on error.
  *
  * kslot_slots_replace() for a caller that holds the table lock.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The previous pointer (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ * Return: 0, or -ENOENT if @handle is not live in @s.
  */
-void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+int __kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			  void **old)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	return kslot_slots_replace_locked(s, handle, obj);
+	return kslot_slots_replace_locked(s, handle, obj, old);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace);
 

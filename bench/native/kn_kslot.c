@@ -1210,7 +1210,7 @@ int kn_stall_setup(void)
 
 int kn_stall_poke(void)
 {
-	return IS_ERR(kslot_map_replace(&map, stall_h, nb_val(1))) ? -1 : 0;
+	return kslot_map_replace(&map, stall_h, nb_val(1), NULL) ? -1 : 0;
 }
 
 int kn_stall_alloc(void)

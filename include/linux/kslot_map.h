@@ -241,6 +241,8 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
  * @map: The map.
  * @handle: A live handle, placeholder or not.
  * @obj: The new object; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous object (NULL for a
+ *	placeholder); untouched on error.
  *
  * The handle keeps its generation.  Lookups see either the old or the new
  * object; the caller owns the old one and must respect the RCU rule
@@ -248,13 +250,12 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
- * Return: The previous object (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ * Return: 0, or -ENOENT if @handle is not live in @map.
  */
-static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
-				      void *obj)
+static inline int kslot_map_replace(struct kslot_map *map, u64 handle,
+				    void *obj, void **old)
 {
-	return kslot_slots_replace(&map->slots, handle, obj);
+	return kslot_slots_replace(&map->slots, handle, obj, old);
 }
 
 /**
@@ -264,10 +265,14 @@ static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
  *
  * Every copy of @handle is rejected from now on.
  *
+ * Returns the object, as xa_erase() does, so NULL stands both for a
+ * stale handle and for a placeholder (released all the same):
+ * kslot_map_remove_if(map, handle, NULL) tells them apart.
+ *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
- * Return: The removed object, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * Return: The removed object, or NULL if @handle was not live or was a
+ * placeholder.
  */
 static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 {
@@ -410,18 +415,19 @@ static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
  * @map: The map.
  * @handle: A live handle, placeholder or not.
  * @obj: The new object; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous object (NULL for a
+ *	placeholder); untouched on error.
  *
  * kslot_map_replace() for a caller that holds the map lock.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: The previous object (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ * Return: 0, or -ENOENT if @handle is not live in @map.
  */
-static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
-					void *obj)
+static inline int __kslot_map_replace(struct kslot_map *map, u64 handle,
+				      void *obj, void **old)
 	__must_hold(&map->slots.lock)
 {
-	return __kslot_slots_replace(&map->slots, handle, obj);
+	return __kslot_slots_replace(&map->slots, handle, obj, old);
 }
 
 /**
@@ -430,8 +436,8 @@ static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
  * @handle: A handle, valid or not.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: The removed object, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * Return: The removed object, or NULL if @handle was not live or was a
+ * placeholder (released all the same).
  */
 static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
 	__must_hold(&map->slots.lock)

@@ -406,7 +406,8 @@ void kslot_slots_destroy(struct kslot_slots *s,
 			 void *data);
 int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
 		      gfp_t gfp);
-void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+int kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			void **old);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
 int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
 			   u64 *handles, gfp_t gfp);
@@ -424,7 +425,8 @@ void kslot_slots_stats(struct kslot_slots *s,
 		       struct kslot_slots_stats *st);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
 int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
-void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+int __kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			  void **old);
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle);
 int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			   void *obj);
