@@ -55,7 +55,7 @@ static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
 	struct tval v = tv(id);
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(d, &v, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(d, &h, &v, GFP_KERNEL), 0);
 	return h;
 }
 
@@ -215,7 +215,7 @@ static void kslot_dense_test_insert(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 100);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 101);
 	/* A NULL value is inserted zeroed. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &hz, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &hz, NULL, GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, hz, &v), 0);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&v, 0, sizeof(v)));
 	kslot_dense_destroy(&d, NULL, NULL);
@@ -437,10 +437,10 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	for (i = 0; i < 10; i++)
 		vals[i] = tv(1000 + i);
 	dense_init(test, &d, 24);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, vals, 0, h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, h, vals, 0, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 0), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 10, h,
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, h, vals, 10,
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	for (i = 0; i < 10; i++) {
@@ -449,7 +449,7 @@ static void kslot_dense_test_bulk(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 1000 + i));
 	}
 	/* All or nothing: 10 + 15 > 24. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, h + 10,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, h + 10, NULL, 15,
 						   GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	/* Bulk erase skips repeated and stale handles. */
@@ -458,11 +458,11 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 12), 10);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
 	/* Zeroed bulk insert fills exactly to the limit. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, 24, h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, h, NULL, 24, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 24);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 24);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
@@ -982,7 +982,7 @@ static void gr_insert(struct kslot_dense *d)
 {
 	struct tval v = tv(gr_m->n);
 
-	gr_ret = kslot_dense_insert(d, &v, &gr_m->h[gr_m->n], GFP_KERNEL);
+	gr_ret = kslot_dense_insert(d, &gr_m->h[gr_m->n], &v, GFP_KERNEL);
 	if (gr_ret)
 		return;
 	gr_m->key[gr_m->n] = gr_m->n;
@@ -1089,7 +1089,7 @@ static void kslot_dense_test_far(struct kunit *test)
 	kslot_slots_test_alloc_max();
 	for (i = 0; i < max - per; i++) {
 		*buf = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], buf,
 							 GFP_KERNEL), 0);
 	}
 	fg.h = h[i - 1];
@@ -1098,7 +1098,7 @@ static void kslot_dense_test_far(struct kunit *test)
 	tp_set(test, &d, KSLOT_SLOTS_TP_FAR, fg_lookup);
 	for (; i < max; i++) {
 		*buf = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], buf,
 							 GFP_KERNEL), 0);
 	}
 	tp_clear();
@@ -1238,7 +1238,7 @@ static void kslot_dense_test_reserve(struct kunit *test)
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	dense_init(test, &d, 100);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_dense_insert(&d, NULL, &h,
+				       kslot_dense_insert(&d, &h, NULL,
 							  GFP_KERNEL));
 	KUNIT_ASSERT_TRUE(test, injected);
 	KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
@@ -1254,7 +1254,7 @@ static void kslot_dense_test_reserve(struct kunit *test)
 	/* The reserved room is used without any allocation. */
 	for (i = 0; i < 40; i++) {
 		ret = kslot_test_with_fail_nth(1, &injected,
-					       kslot_dense_insert(&d, NULL, &h,
+					       kslot_dense_insert(&d, &h, NULL,
 								  GFP_KERNEL));
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_ASSERT_FALSE(test, injected);
@@ -1278,7 +1278,7 @@ static void kslot_dense_test_enospc(struct kunit *test)
 			first = h;
 	}
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, max);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), max);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, first, NULL), 0);
@@ -1316,9 +1316,9 @@ static void kslot_dense_test_retire(struct kunit *test)
 	h2 = kslot_slots_handle_make(&d.slots, 0, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
 	/* A retired slot counts against max_entries: 15 more fit, not 16. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, hn, NULL, 15,
 						   GFP_KERNEL), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 14, hn,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, hn, NULL, 14,
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 15);
 	kslot_dense_clear(&d);
@@ -1408,7 +1408,7 @@ static void kslot_dense_test_restore(struct kunit *test)
 						       GFP_KERNEL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 4, GFP_KERNEL),
 			-EEXIST);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &v, &h2, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &h2, &v, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), kslot_dense_count(&a));
 	/* What is restored so far answers lookups already. */
@@ -1532,7 +1532,7 @@ static void kslot_dense_test_irq_context(struct kunit *test)
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < n; i++) {
 		v = tv(i);
-		fails += !!kslot_dense_insert(&d, &v, &h[i], GFP_ATOMIC);
+		fails += !!kslot_dense_insert(&d, &h[i], &v, GFP_ATOMIC);
 	}
 	for (i = 0; i < n; i += 2)
 		fails += !!kslot_dense_erase(&d, h[i], NULL);
@@ -1599,7 +1599,7 @@ static void kslot_dense_test_random(struct kunit *test)
 
 		if (op < 380) {
 			v = tv(next_id);
-			ret = kslot_dense_insert(&d, &v, &hb[0], GFP_KERNEL);
+			ret = kslot_dense_insert(&d, &hb[0], &v, GFP_KERNEL);
 			if (m.n == max) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;
@@ -1612,7 +1612,7 @@ static void kslot_dense_test_random(struct kunit *test)
 
 			for (j = 0; j < n; j++)
 				vb[j] = tv(next_id + j);
-			ret = kslot_dense_insert_n(&d, vb, n, hb, GFP_KERNEL);
+			ret = kslot_dense_insert_n(&d, hb, vb, n, GFP_KERNEL);
 			if (m.n + n > max) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;
@@ -1725,9 +1725,9 @@ static int grow_thread(void *p)
 	for (i = 0; i < ARRAY_SIZE(ctx->h[0]) && !ctx->err[arg->id]; i++) {
 		struct tval v = tv(arg->id * 100000 + i);
 
-		ctx->err[arg->id] = kslot_dense_insert(&ctx->d, &v,
+		ctx->err[arg->id] = kslot_dense_insert(&ctx->d,
 						       &ctx->h[arg->id][i],
-						       GFP_KERNEL);
+						       &v, GFP_KERNEL);
 		if (i % 64 == 0)
 			cond_resched();
 	}
@@ -1813,7 +1813,7 @@ static int race_writer(void *arg)
 
 			if (kslot_dense_contains(&ctx->d, ctx->ring[k]))
 				continue;
-			ctx->err = kslot_dense_insert(&ctx->d, NULL, &h,
+			ctx->err = kslot_dense_insert(&ctx->d, &h, NULL,
 						      GFP_KERNEL);
 			if (ctx->err)
 				break;
@@ -1939,7 +1939,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 	v = tv(0);
 	for (n = 1, faults = 0;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_dense_insert(&d, &v, &h[0],
+					       kslot_dense_insert(&d, &h[0], &v,
 								  GFP_KERNEL));
 		if (!injected)
 			break;
@@ -1981,8 +1981,8 @@ static void kslot_dense_test_fault(struct kunit *test)
 		dir = rcu_access_pointer(d.vals);
 		for (n = 1, faults = 0;; n++) {
 			ret = kslot_test_with_fail_nth(n, &injected,
-						       kslot_dense_insert(&d, &v,
-									  &h[cnt],
+						       kslot_dense_insert(&d, &h[cnt],
+									  &v,
 									  GFP_KERNEL));
 			if (!injected)
 				break;
@@ -2008,7 +2008,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 	/* A slot from the free list and room in the array: no allocation. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[max - 1], NULL), 0);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_dense_insert(&d, NULL, &h[max - 1],
+				       kslot_dense_insert(&d, &h[max - 1], NULL,
 							  GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
@@ -2290,7 +2290,7 @@ static void cb_between(struct kslot_dense *d)
 	if (tp.calls == 1) {
 		bw_expect_get(d, bw.h[bw.n - w], -ENOENT, 0);
 		bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
-		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, vals, 2, bw.hx,
+		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, bw.hx, vals, 2,
 							   GFP_KERNEL), 0);
 		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), bw.n - w + 1);
 		KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[0], NULL), 0);
@@ -2363,7 +2363,7 @@ static void rb_between(struct kslot_dense *d)
 	bw_expect_get(d, bw.h[bw.n - 1], -ENOENT, 0);
 	bw_expect_get(d, bw.h[bw.n - 2], 0, bw.n - 2);
 	bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &v, &bw.hx[0], GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &bw.hx[0], &v, GFP_KERNEL),
 			0);
 }
 
@@ -2491,7 +2491,7 @@ static void kslot_dense_test_insert_n_clear(struct kunit *test)
 	for (i = 0; i < 5; i++)
 		vals[i] = tv(100 + i);
 	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_INSERT, in_clear);
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 5, in_handles,
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, in_handles, vals, 5,
 						   GFP_KERNEL), 0);
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);

@@ -45,7 +45,7 @@ static u64 map_alloc(struct kunit *test, struct kslot_map *map, u32 i)
 {
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(i), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, &h, COOKIE(i), GFP_KERNEL),
 			0);
 	return h;
 }
@@ -339,7 +339,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 	sec_init(test, &sec, 64);
 	for (i = 0; i < 50; i++) {
 		x = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &x, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], &x,
 							 GFP_KERNEL), 0);
 		if (i % 2)
 			KUNIT_ASSERT_EQ(test, put(&sec, h[i], 1000 + i), 0);
@@ -353,7 +353,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kslot_secondary_contains(&sec, h[i]),
 				i % 2 && i % 3);
 	/* A reused dense slot gets a newer handle; its entry can be reset. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &h[0], GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[0], NULL, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&d.slots, h[0]), 48);
 	KUNIT_EXPECT_EQ(test, put(&sec, h[0], 5), 0);
@@ -501,7 +501,7 @@ static void kslot_secondary_test_random(struct kunit *test)
 		u32 op = prandom_u32_state(&rnd) % 100;
 
 		if (op < 25) {
-			ret = kslot_dense_insert(&d, NULL, &h, GFP_KERNEL);
+			ret = kslot_dense_insert(&d, &h, NULL, GFP_KERNEL);
 			if (m->nlive == RMAX) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;

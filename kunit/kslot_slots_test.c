@@ -41,7 +41,7 @@ static u64 slots_alloc(struct kunit *test, struct kslot_slots *s, void *obj)
 {
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(s, obj, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(s, &h, obj, GFP_KERNEL), 0);
 	return h;
 }
 
@@ -544,7 +544,7 @@ static void kslot_slots_test_free_word(struct kunit *test)
 	/* max_entries 1 still gets a two-slot table. */
 	h0 = slots_alloc(test, &s, COOKIE(0));
 	KUNIT_EXPECT_EQ(test, s.capacity, 1);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h1,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h1, COOKIE(1),
 						GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h0), COOKIE(0));
 	/* Slot 0's free word, and slot 1's (never used) word, as handles. */
@@ -629,7 +629,7 @@ static void kslot_slots_test_growth(struct kunit *test)
 		h[i] = slots_alloc(test, &s, COOKIE(i));
 	/* The last chunk is clamped to max_entries. */
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h[0], GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h[0], NULL, GFP_KERNEL),
 			-ENOSPC);
 	for (i = 0; i < max; i++)
 		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
@@ -727,7 +727,7 @@ static void kslot_slots_test_irq_context(struct kunit *test)
 					       KSLOT_SLOTS_LOCK_IRQ), 0);
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < n && !ret; i++)
-		ret = kslot_slots_alloc(&s, COOKIE(i), &h[i], GFP_ATOMIC);
+		ret = kslot_slots_alloc(&s, &h[i], COOKIE(i), GFP_ATOMIC);
 	for (i = 0; i < n && !ret; i++)
 		if (kslot_slots_remove(&s, h[i]) != COOKIE(i))
 			ret = -EINVAL;
@@ -754,7 +754,7 @@ static u64 fault_sweep(struct kunit *test, struct kslot_slots *s, void *obj)
 	for (nth = 1; nth < 10; nth++) {
 		kslot_slots_stats(s, &before);
 		ret = kslot_test_with_fail_nth(nth, &injected,
-					       kslot_slots_alloc(s, obj, &h,
+					       kslot_slots_alloc(s, &h, obj,
 								 GFP_KERNEL));
 		if (!injected)
 			break;
@@ -905,7 +905,7 @@ static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
 			if (old)
 				kfree_rcu(old, rcu);
 		}
-		if (kslot_slots_alloc(&c->s, NULL, &o->handle, GFP_KERNEL)) {
+		if (kslot_slots_alloc(&c->s, &o->handle, NULL, GFP_KERNEL)) {
 			kfree(o);
 			c->churn_obj[k] = NULL;
 			return;
@@ -941,7 +941,7 @@ static int grow_writer(void *arg)
 
 			if (!o)
 				break;
-			if (kslot_slots_alloc(&c->s, NULL, &o->handle,
+			if (kslot_slots_alloc(&c->s, &o->handle, NULL,
 					      GFP_KERNEL)) {
 				kfree(o);
 				break;
@@ -1188,14 +1188,14 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	/* Slot 1 waited longest: generation 1 again, then slot 0. */
 	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x3);
 	flags = kslot_slots_lock(&s);
-	ret[0] = __kslot_slots_alloc(&s, COOKIE(3), &x);
-	ret[1] = __kslot_slots_alloc(&s, NULL, &h[0]);
+	ret[0] = __kslot_slots_alloc(&s, &x, COOKIE(3));
+	ret[1] = __kslot_slots_alloc(&s, &h[0], NULL);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, ret[0], 0);
 	KUNIT_EXPECT_EQ(test, x, 0x2);
 	KUNIT_EXPECT_EQ(test, ret[1], -ENOSPC);
 	KUNIT_EXPECT_EQ(test, h[0], 0x7fffffff);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &x, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &x, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
 	kslot_slots_stats(&s, &st);
@@ -1222,7 +1222,7 @@ static void kslot_slots_test_handle32_grows(struct kunit *test)
 
 	slots_init32(test, &s, BIT(20));
 	for (t = 0; t < 2 * KSLOT_SLOTS_REUSE_DISTANCE; t++) {
-		if (kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL))
+		if (kslot_slots_alloc(&s, &h, COOKIE(0), GFP_KERNEL))
 			break;
 		if (kslot_slots_remove(&s, h) != COOKIE(0))
 			break;
@@ -1264,7 +1264,7 @@ static void kslot_slots_test_handle32_churn(struct kunit *test)
 		for (j = t; j < t + chunk; j++) {
 			u32 index, id;
 
-			if (__kslot_slots_alloc(&s, COOKIE(0), &h)) {
+			if (__kslot_slots_alloc(&s, &h, COOKIE(0))) {
 				failures++;
 				continue;
 			}
@@ -1401,8 +1401,8 @@ static void kslot_slots_test_churn_one(struct kunit *test)
 					h, kslot_slots_handle_make(&s, 0, 1));
 		} else {
 			/* Retired for good: the table is spent. */
-			KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(3),
-								&h, GFP_KERNEL),
+			KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(3),
+								GFP_KERNEL),
 					-ENOSPC);
 			KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word,
 					kslot_test_free_word(&s, 0, 0));
@@ -1489,7 +1489,7 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 
 	slots_init(test, &s, max);
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(0), &h), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, COOKIE(0)), -ENOMEM);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h, 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
@@ -1498,14 +1498,14 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
 	flags = kslot_slots_lock(&s);
 	for (i = 0; i < KSLOT_SLOTS_MIN && !ret; i++)
-		ret = __kslot_slots_alloc(&s, COOKIE(i), &h);
+		ret = __kslot_slots_alloc(&s, &h, COOKIE(i));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, h,
 			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h),
 			    COOKIE(KSLOT_SLOTS_MIN - 1));
 	/* Full, but it could grow: -ENOMEM, h untouched. */
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), -ENOMEM);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h,
 			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
@@ -1513,11 +1513,11 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 2, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), 0);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(1), &h), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, COOKIE(1)), 0);
 	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	/* At max_entries: -ENOSPC. */
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), -ENOSPC);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
@@ -1699,7 +1699,7 @@ static int atomic_allocs(struct kslot_slots *s, u64 *h, u32 n)
 	u32 i;
 
 	for (i = 0; i < n && !ret; i++)
-		ret = kslot_slots_alloc(s, COOKIE(i), &h[i], GFP_ATOMIC);
+		ret = kslot_slots_alloc(s, &h[i], COOKIE(i), GFP_ATOMIC);
 	kslot_test_irq_exit(flags);
 	return ret;
 }
@@ -1831,7 +1831,7 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	h = kslot_test_handle(&s, 300, 0x33, 5);
 	gmax = BIT_ULL(kslot_slots_gen_bits(&s)) - 1;
 	/* Keyed: no free list to allocate from. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h2, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h2, COOKIE(0), GFP_KERNEL),
 			-EINVAL);
 	/* Bad handles: nothing changes, the tag stays unbound. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, KSLOT_HANDLE_NULL,
@@ -2063,7 +2063,7 @@ static void kslot_slots_test_restore(struct kunit *test)
 						       GFP_KERNEL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&b, 4, GFP_KERNEL),
 			-EEXIST);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&b, COOKIE(9), &h2,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&b, &h2, COOKIE(9),
 						GFP_KERNEL), -EINVAL);
 	kslot_slots_restore_done(&b);
 	KUNIT_EXPECT_FALSE(test, b.restoring);
@@ -2453,7 +2453,7 @@ static int gr_ret;
 
 static void gr_alloc(struct kslot_slots *s)
 {
-	gr_ret = kslot_slots_alloc(s, COOKIE(2), &gr_h, GFP_KERNEL);
+	gr_ret = kslot_slots_alloc(s, &gr_h, COOKIE(2), GFP_KERNEL);
 }
 
 /*
@@ -2542,10 +2542,10 @@ static void kslot_slots_test_grow_restore(struct kunit *test)
 		if (mode == 2)
 			ret = kslot_slots_reserve(&s, 2, GFP_KERNEL);
 		else if (mode == 1)
-			ret = kslot_slots_alloc_bulk(&s, objs, 2, hs,
+			ret = kslot_slots_alloc_bulk(&s, hs, objs, 2,
 						     GFP_KERNEL);
 		else
-			ret = kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL);
+			ret = kslot_slots_alloc(&s, &h, COOKIE(1), GFP_KERNEL);
 		tp_clear();
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, tp.calls, 1);
@@ -2590,7 +2590,7 @@ static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
 	gf_ret = -EINVAL;
 	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gf_remove_only);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_slots_alloc(&s, COOKIE(1), &h,
+				       kslot_slots_alloc(&s, &h, COOKIE(1),
 							 GFP_ATOMIC));
 	tp_clear();
 	KUNIT_EXPECT_TRUE(test, injected);
@@ -2651,7 +2651,7 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
 	KUNIT_EXPECT_EQ(test, find_first_zero_bit(seen, n), n - 1);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(0), GFP_KERNEL),
 			-ENOSPC);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -2670,7 +2670,7 @@ static void gz_reset(struct kslot_slots *s)
 		kslot_slots_remove(s, gz_h[i]);
 	gz_ret = kslot_slots_reset(s, 10);
 	if (!gz_ret)
-		gz_ret = kslot_slots_alloc(s, COOKIE(2), &gz_b, GFP_KERNEL);
+		gz_ret = kslot_slots_alloc(s, &gz_b, COOKIE(2), GFP_KERNEL);
 }
 
 /*
@@ -2724,7 +2724,7 @@ static void kslot_slots_test_grow_reset(struct kunit *test)
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
@@ -2762,7 +2762,7 @@ static void gw_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
 
 static int gw_alloc(void *unused)
 {
-	gw.ret = kslot_slots_alloc(gw.s, COOKIE(9), &gw.h, GFP_KERNEL);
+	gw.ret = kslot_slots_alloc(gw.s, &gw.h, COOKIE(9), GFP_KERNEL);
 	complete(&gw.done);
 	return 0;
 }
@@ -2847,7 +2847,7 @@ static void kslot_slots_test_grow_restore_walk(struct kunit *test)
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -2859,7 +2859,7 @@ static int rr_ret;
 
 static void rr_alloc(struct kslot_slots *s)
 {
-	rr_ret = kslot_slots_alloc(s, COOKIE(2), &rr_h, GFP_KERNEL);
+	rr_ret = kslot_slots_alloc(s, &rr_h, COOKIE(2), GFP_KERNEL);
 }
 
 /* Was @h among the @n handles of @issued? */
@@ -3202,7 +3202,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 static int write_once(struct kslot_slots *s)
 {
 	u64 h;
-	int ret = kslot_slots_alloc(s, COOKIE(1), &h, GFP_ATOMIC);
+	int ret = kslot_slots_alloc(s, &h, COOKIE(1), GFP_ATOMIC);
 
 	if (ret)
 		return ret;
@@ -3339,7 +3339,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(s, &i, 100, &h));
 	KUNIT_EXPECT_EQ(test, i, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, &h, COOKIE(0), GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, h, BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
@@ -3400,7 +3400,7 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
 					       KSLOT_SLOTS_KEYED), 0);
 	KUNIT_EXPECT_EQ(test, s.flags & fast, KSLOT_SLOTS_F_LOCKED);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(1), GFP_KERNEL),
 			-EINVAL);
 	h = kslot_test_handle(&s, 3, kslot_slots_tag(&s), 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
@@ -3431,17 +3431,17 @@ static void kslot_slots_test_alloc_bulk(struct kunit *test)
 	for (i = 0; i < 300; i++)
 		objs[i] = i == 7 ? NULL : COOKIE(i);
 	slots_init(test, &s, 300);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 0, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 0,
 						     GFP_KERNEL), 0);
 	/* More than one batch, and a growth in the middle of one. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 100,
 						     GFP_KERNEL), 100);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 100);
 	/* The rest: room for 200 of them only. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + 100, 250,
-						     h + 100, GFP_KERNEL), 200);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h + 100, objs + 100,
+						     250, GFP_KERNEL), 200);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 300);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 1, &one,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, &one, objs, 1,
 						     GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, one, 0);
 	for (i = 0; i < 300; i++) {
@@ -3454,7 +3454,7 @@ static void kslot_slots_test_alloc_bulk(struct kunit *test)
 	/* A keyed table has no free list. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&k, "test", NULL, 64,
 						   KSLOT_SLOTS_KEYED, 5), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&k, objs, 3, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&k, h, objs, 3,
 						     GFP_KERNEL), -EINVAL);
 	kslot_slots_destroy(&k, NULL, NULL);
 }
@@ -3477,21 +3477,21 @@ static void kslot_slots_test_alloc_bulk_fault(struct kunit *test)
 		objs[i] = COOKIE(i);
 	slots_init(test, &s, 4096);
 	ret = kslot_test_with_fail_nth(3, &injected,
-				       kslot_slots_alloc_bulk(&s, objs, n, h,
+				       kslot_slots_alloc_bulk(&s, h, objs, n,
 							      GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
 	/* The rest: none issued, the error itself. */
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_slots_alloc_bulk(&s, objs + ret,
-							      44, h + ret,
+				       kslot_slots_alloc_bulk(&s, h + ret,
+							      objs + ret, 44,
 							      GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + KSLOT_SLOTS_MIN,
-						     44, h + KSLOT_SLOTS_MIN,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h + KSLOT_SLOTS_MIN,
+						     objs + KSLOT_SLOTS_MIN, 44,
 						     GFP_KERNEL), 44);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
@@ -3521,7 +3521,7 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 		objs[i] = i == 10 ? NULL : COOKIE(i);
 	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 1024, flags),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 100,
 						     GFP_KERNEL), 100);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 0, out), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 50, out), 50);
@@ -3545,7 +3545,7 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h + 51, 49, out), 49);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	/* The freed slots are issued again, under new generations. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 3, three,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, three, objs, 3,
 						     GFP_KERNEL), 3);
 	KUNIT_EXPECT_LT(test, kslot_slots_handle_index(&s, three[0]), 100);
 	KUNIT_EXPECT_NE(test,
@@ -3566,7 +3566,7 @@ static void kslot_slots_test_remove_bulk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(z, &h, 1, &obj), 0);
 	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(3));
 	KUNIT_EXPECT_EQ(test, rejected(z), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &obj, 1, &h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &h, &obj, 1,
 						     GFP_KERNEL), -ENOSPC);
 }
 
@@ -3619,12 +3619,12 @@ static void kslot_slots_test_reader(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[6]), COOKIE(6));
 	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[6]));
 	/* Fill the hole, then grow: the pinned table stays readable. */
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(3), &h[3],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[3], COOKIE(3),
 						GFP_ATOMIC), 0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(6), &h[6],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[6], COOKIE(6),
 						GFP_ATOMIC), 0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(KSLOT_SLOTS_MIN),
-						&h[KSLOT_SLOTS_MIN],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[KSLOT_SLOTS_MIN],
+						COOKIE(KSLOT_SLOTS_MIN),
 						GFP_ATOMIC), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[0]), COOKIE(0));

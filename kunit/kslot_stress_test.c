@@ -144,7 +144,7 @@ static int stress_insert(struct stress *s, struct writer *w, u32 k)
 		o = kmalloc(sizeof(*o), GFP_KERNEL);
 		if (!o)
 			return -ENOMEM;
-		ret = kslot_map_alloc(&s->map, NULL, &h, GFP_KERNEL);
+		ret = kslot_map_alloc(&s->map, &h, NULL, GFP_KERNEL);
 		if (ret) {
 			kfree(o);
 			return ret;

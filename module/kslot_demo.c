@@ -36,7 +36,7 @@ static int demo_new(struct kslot_map *map, const char *name, u64 *handle)
 	if (!obj)
 		return -ENOMEM;
 	obj->name = name;
-	ret = kslot_map_alloc(map, obj, handle, GFP_KERNEL);
+	ret = kslot_map_alloc(map, handle, obj, GFP_KERNEL);
 	if (ret) {
 		kfree(obj);
 		return ret;

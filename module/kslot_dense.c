@@ -323,9 +323,9 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
 /**
  * kslot_dense_insert() - Store a value and issue a handle for it.
  * @dense: The table.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @elem: elem_size bytes to copy in, or NULL for a zeroed value; not
  *	inside the table.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags, used if the table must grow.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
@@ -334,20 +334,20 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
  * retired), -EINVAL if the table is being restored, or -ENOMEM if growing
  * failed; as kslot_dense_insert_n(), nothing is stored on error.
  */
-int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
-		       u64 *handle, gfp_t gfp)
+int kslot_dense_insert(struct kslot_dense *dense, u64 *handle,
+		       const void *elem, gfp_t gfp)
 {
-	return kslot_dense_insert_n(dense, elem, 1, handle, gfp);
+	return kslot_dense_insert_n(dense, handle, elem, 1, gfp);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert);
 
 /**
  * kslot_dense_insert_n() - Store @n values at once.
  * @dense: The table.
+ * @handles: Array of @n, set to the new handles in order on success.
  * @elems: @n values of elem_size bytes, back to back, or NULL for @n
  *	zeroed values; not inside the table.
  * @n: Number of values.
- * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
  * All or nothing: no value is stored on error.  Chunks added stay as
@@ -360,8 +360,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * if @n more values would exceed max_entries (counting retired slots), or
  * -ENOMEM.
  */
-int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
-			 u64 *handles, gfp_t gfp)
+int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
+			 const void *elems, u32 n, gfp_t gfp)
 {
 	unsigned long irqflags;
 	int ret = 0;
@@ -381,7 +381,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	if (n > 1)
 		ret = kslot_slots_reserve(&dense->slots, n, gfp);
 	for (i = 0; !ret && i < n; i++) {
-		ret = kslot_slots_alloc(&dense->slots, NULL, &handles[i], gfp);
+		ret = kslot_slots_alloc(&dense->slots, &handles[i], NULL, gfp);
 		if (ret)
 			kslot_dense_drop_placeholders(dense, handles, i);
 	}

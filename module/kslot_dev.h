@@ -602,8 +602,8 @@ static inline int kslot_table_insert(struct kslot_table *t, void *rec,
 	int ret;
 
 	if (kslot_table_is_dense(t))
-		return kslot_dense_insert(&t->dense, rec, h, KSLOT_DEV_GFP);
-	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
+		return kslot_dense_insert(&t->dense, h, rec, KSLOT_DEV_GFP);
+	ret = kslot_map_alloc(&t->map, h, rec, KSLOT_DEV_GFP);
 	if (ret)
 		kslot_rec_free(t, rec);
 	return ret;

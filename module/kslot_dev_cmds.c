@@ -415,8 +415,8 @@ static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
 	while (k < n) {
 		fit = kslot_dev_precharge_growth(t, n - k, &grow);
 		if (fit > 0)
-			fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
-						   &h[k], KSLOT_DEV_GFP);
+			fit = kslot_map_alloc_bulk(&t->map, &h[k], &objs[k],
+						   fit, KSLOT_DEV_GFP);
 		/* A growth charged before its precharge goes; the rest after. */
 		if (grow)
 			kslot_dev_settle(t);

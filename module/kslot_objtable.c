@@ -166,7 +166,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	/* Unpublished first, so the trailer holds the handle before lookups see it. */
 	hdr->published = false;
 	hdr->table = t;
-	ret = kslot_map_alloc(&t->map, obj, &h, gfp);
+	ret = kslot_map_alloc(&t->map, &h, obj, gfp);
 	if (ret) {
 		/* Never published: no reader can hold it. */
 		kslot_pool_free(t->pool, obj);

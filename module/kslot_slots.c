@@ -188,8 +188,8 @@ static noinline int kslot_slots_alloc_other(struct kslot_slots *s)
 }
 
 /* No free slot, or a restore running: grow, then take a slot. */
-static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
-					   u64 *handle, gfp_t gfp,
+static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, u64 *handle,
+					   void *obj, gfp_t gfp,
 					   unsigned long irqflags)
 	__releases(&s->lock)
 {
@@ -203,12 +203,12 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 }
 
 static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
-					     void *obj, u64 *handle, gfp_t gfp)
+					     u64 *handle, void *obj, gfp_t gfp)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
 
 	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
-		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
+		return kslot_slots_alloc_grow(s, handle, obj, gfp, irqflags);
 	*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);
 	return 0;
@@ -217,9 +217,9 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @obj: The pointer, or NULL for a placeholder.  Lookups may return it
  *	before this returns: initialise it first.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
@@ -228,12 +228,12 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  * max_entries slots are live or retired and none is free, or -EINVAL if
  * the table is keyed or being restored.
  */
-int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+int kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj,
 		      gfp_t gfp)
 {
 	/* Both tail calls: neither path pays the other's stack frame. */
 	if (likely(s->flags & KSLOT_SLOTS_F_ALLOC))
-		return kslot_slots_alloc_locked(s, obj, handle, gfp);
+		return kslot_slots_alloc_locked(s, handle, obj, gfp);
 	return kslot_slots_alloc_other(s);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
@@ -302,9 +302,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
 /**
  * kslot_slots_alloc_bulk() - Issue handles for several pointers at once.
  * @s: The table.
+ * @handles: Receives the handle of each pointer issued, in order.
  * @objs: The pointers (NULL entries are placeholders).
  * @nr: How many.
- * @handles: Receives the handle of each pointer issued, in order.
  * @gfp: Allocation flags for growing the table.
  *
  * Context: As kslot_slots_alloc(); the lock is dropped (and the CPU yielded
@@ -313,8 +313,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * even the first was, kslot_slots_alloc()'s error (-ENOMEM, -ENOSPC or
  * -EINVAL); -EINVAL if @nr is above %INT_MAX.
  */
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
-			   u64 *handles, gfp_t gfp)
+int kslot_slots_alloc_bulk(struct kslot_slots *s, u64 *handles,
+			   void *const *objs, u32 nr, gfp_t gfp)
 {
 	unsigned long irqflags;
 	u32 done = 0, end;
@@ -613,8 +613,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
- * @obj: The pointer, or NULL for a placeholder; initialised.
  * @handle: Set to the new handle on success; untouched on failure.
+ * @obj: The pointer, or NULL for a placeholder; initialised.
  *
  * Never allocates: kslot_slots_reserve() provides the free slots.
  *
@@ -623,7 +623,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
  * -ENOSPC if max_entries slots are live or retired and none is free, or
  * -EINVAL if the table is keyed or being restored.
  */
-int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
+int __kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj)
 	__must_hold(&s->lock)
 {
 	int ret;

@@ -142,10 +142,10 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
 			 void *data);
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp);
-int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
-		       u64 *handle, gfp_t gfp);
-int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
-			 u64 *handles, gfp_t gfp);
+int kslot_dense_insert(struct kslot_dense *dense, u64 *handle,
+		       const void *elem, gfp_t gfp);
+int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
+			 const void *elems, u32 n, gfp_t gfp);
 int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf);
 u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
 			    u32 n, void *buf);

@@ -218,9 +218,9 @@ static inline void kslot_map_destroy(struct kslot_map *map,
 /**
  * kslot_map_alloc() - Store an object and issue a handle for it.
  * @map: The map.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @obj: The object, or NULL for a placeholder that kslot_map_replace()
  *	publishes later.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
  *
  * Initialise the object first: lookups may return it before this returns.
@@ -230,10 +230,10 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * Return: 0, -ENOMEM if growing the map failed, or -ENOSPC if the map
  * holds max_entries slots (live or retired) and none is free.
  */
-static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
-				  u64 *handle, gfp_t gfp)
+static inline int kslot_map_alloc(struct kslot_map *map, u64 *handle,
+				  void *obj, gfp_t gfp)
 {
-	return kslot_slots_alloc(&map->slots, obj, handle, gfp);
+	return kslot_slots_alloc(&map->slots, handle, obj, gfp);
 }
 
 /**
@@ -282,9 +282,9 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 /**
  * kslot_map_alloc_bulk() - Store several objects at once.
  * @map: The map.
+ * @handles: Receives the handle of each object stored, in order.
  * @objs: The objects (NULL entries are placeholders).
  * @nr: How many.
- * @handles: Receives the handle of each object stored, in order.
  * @gfp: Allocation flags for growing the map.
  *
  * Stops at the first that fails; the ones before stay stored.
@@ -294,10 +294,10 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
  * first could be, -ENOMEM or -ENOSPC; -EINVAL if @nr is above %INT_MAX.
  */
 static inline int kslot_map_alloc_bulk(struct kslot_map *map,
-				       void *const *objs, u32 nr, u64 *handles,
+				       u64 *handles, void *const *objs, u32 nr,
 				       gfp_t gfp)
 {
-	return kslot_slots_alloc_bulk(&map->slots, objs, nr, handles, gfp);
+	return kslot_slots_alloc_bulk(&map->slots, handles, objs, nr, gfp);
 }
 
 /**
@@ -394,8 +394,8 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
 /**
  * __kslot_map_alloc() - Store an object with the map lock held.
  * @map: The map.
- * @obj: The object, or NULL for a placeholder.
  * @handle: Set to the new handle on success; untouched on failure.
+ * @obj: The object, or NULL for a placeholder.
  *
  * Never allocates memory: kslot_map_reserve() makes the free slots.
  *
@@ -403,11 +403,11 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
  * Return: 0, -ENOMEM if no slot is free but the map could grow, or
  * -ENOSPC if it holds max_entries slots (live or retired) and none is free.
  */
-static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
-				    u64 *handle)
+static inline int __kslot_map_alloc(struct kslot_map *map, u64 *handle,
+				    void *obj)
 	__must_hold(&map->slots.lock)
 {
-	return __kslot_slots_alloc(&map->slots, obj, handle);
+	return __kslot_slots_alloc(&map->slots, handle, obj);
 }
 
 /**

@@ -404,13 +404,13 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data);
-int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+int kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj,
 		      gfp_t gfp);
 int kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
 			void **old);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
-			   u64 *handles, gfp_t gfp);
+int kslot_slots_alloc_bulk(struct kslot_slots *s, u64 *handles,
+			   void *const *objs, u32 nr, gfp_t gfp);
 u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 			    u32 nr, void **objs);
 void *kslot_slots_lookup(struct kslot_slots *s, u64 handle);
@@ -424,7 +424,7 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 void kslot_slots_stats(struct kslot_slots *s,
 		       struct kslot_slots_stats *st);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
-int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
+int __kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj);
 int __kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
 			  void **old);
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle);
