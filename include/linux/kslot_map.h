@@ -13,13 +13,13 @@
  * +-------------------------+----------------------+--------------------+
  * | operation               | lock                 | may sleep          |
  * +-------------------------+----------------------+--------------------+
- * | kslot_map_lookup()      | none (takes RCU)     | no                 |
+ * | kslot_map_lookup(),     | none (takes RCU)     | no                 |
+ * | kslot_map_get(),        |                      |                    |
+ * | kslot_map_find(),       |                      |                    |
+ * | kslot_map_for_each()    |                      |                    |
  * | __kslot_map_lookup(),   | caller: RCU or lock  | no                 |
  * | kslot_map_read_begin(), |                      |                    |
  * | kslot_map_read()        |                      |                    |
- * | kslot_map_get()         | none (takes RCU)     | no                 |
- * | kslot_map_find() and    | none (takes RCU)     | no                 |
- * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc(),      | map lock, dropped to | only if gfp allows |
  * | kslot_map_alloc_bulk()  | allocate a chunk     |                    |
  * |                         | (bulk: and every     |                    |
@@ -31,7 +31,8 @@
  * |                         | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_map_replace_if(), |                      |                    |
  * | kslot_map_remove_if()   |                      |                    |
- * | kslot_map_lock()        | takes the map lock   | no                 |
+ * | kslot_map_stats(),      | takes the map lock   | no                 |
+ * | kslot_map_lock()        |                      |                    |
  * | __kslot_map_alloc(),    | caller: map lock     | no (never          |
  * | __kslot_map_replace(),  | (kslot_map_lock())   | allocates)         |
  * | __kslot_map_remove(),   |                      |                    |
