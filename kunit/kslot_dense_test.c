@@ -245,7 +245,7 @@ static void kslot_dense_test_lookup_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __kslot_dense_handle_at(&d, 0), h);
 	kslot_dense_unlock(&d, flags);
 	KUNIT_EXPECT_TRUE(test, tv_eq(p, 8));
-	/* Stale handle: update and get refuse, the buffer is untouched. */
+	/* Stale handle: update and lookup refuse, the buffer is untouched. */
 	v = tv(9);
 	h += kslot_test_gens(&d.slots, 2);
 	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h, &v), -ENOENT);
@@ -884,7 +884,7 @@ static void grow_ins(struct kunit *test, struct kslot_dense *d,
 	m->live[m->n++] = true;
 }
 
-/* Every id as the model has it, through get and the packed walk. */
+/* Every id as the model has it, through lookup and the packed walk. */
 static void grow_check(struct kunit *test, struct kslot_dense *d,
 		       const struct grow_model *m)
 {
@@ -1057,11 +1057,11 @@ static void fg_lookup(struct kslot_dense *d)
  * A table of 4096 chunks of 8 values of 2 KiB, whose two directories
  * would take 32 KiB and more, grows past their near parts with no
  * allocation above 32 KiB (order 3): the last chunks are far
- * (module/kslot_dir.c).  A get of a far value runs while each directory
- * appends the last far chunk, its count not yet released; the gets, the
- * walk and an erase that moves a far value to a near position reach the
- * far chunks; the stats count the far parts, and destroy frees what they
- * counted.
+ * (module/kslot_dir.c).  A lookup of a far value runs while each
+ * directory appends the last far chunk, its count not yet released; the
+ * lookups, the walk and an erase that moves a far value to a near
+ * position reach the far chunks; the stats count the far parts, and
+ * destroy frees what they counted.
  */
 static void kslot_dense_test_far(struct kunit *test)
 {
@@ -1188,16 +1188,16 @@ static void kslot_dense_test_grow_erase(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-/* Between a get's slot lookup and its read of the array: destroy. */
+/* Between a lookup's slot read and its read of the array: destroy. */
 static void gd_destroy(struct kslot_dense *d)
 {
 	kslot_dense_destroy(d, NULL, NULL);
 }
 
 /*
- * A get whose table is destroyed after its slot lookup found the value:
- * the directory is gone (NULL), so the entry is stale and the get says
- * -ENOENT.  Without the re-check of the directory pointer, the get reads
+ * A lookup whose table is destroyed after its slot lookup found the value:
+ * the directory is gone (NULL), so the entry is stale and the lookup says
+ * -ENOENT.  Without the re-check of the directory pointer, the lookup reads
  * through NULL.
  */
 static void kslot_dense_test_lookup_destroyed(struct kunit *test)
@@ -1213,7 +1213,7 @@ static void kslot_dense_test_lookup_destroyed(struct kunit *test)
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
-	/* A get that starts now finds no slot, and touches nothing. */
+	/* A lookup that starts now finds no slot, and touches nothing. */
 	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), -ENOENT);
 	/* The struct outlives the readers by a grace period; then free. */
 	synchronize_rcu();
@@ -1778,11 +1778,11 @@ static void kslot_dense_test_concurrent_growth(struct kunit *test)
 }
 
 /*
- * Lock-free gets racing an eraser and inserter on another CPU.  Each
+ * Lock-free lookups racing an eraser and inserter on another CPU.  Each
  * record holds its own handle (tv(handle)), stamped by an update after
- * the insert (zeroed until then), so a get that returned a record
+ * the insert (zeroed until then), so a lookup that returned a record
  * swap-and-pop moved into its place, a record of the previous occupant,
- * or a mix of two, is caught: every successful get must return exactly
+ * or a mix of two, is caught: every successful lookup must return exactly
  * tv(handle) or the zeroed record the handle was inserted with.  The
  * writer grows the live set round after round (the packed array and the
  * slots grow under the readers) and erases at random (values move).
@@ -1793,7 +1793,7 @@ struct race_ctx {
 	struct kslot_dense d;
 	u64 ring[RACE_RING];
 	atomic_t stop;
-	atomic_long_t gets, hits, wrong, bad_err;
+	atomic_long_t lookups, hits, wrong, bad_err;
 	int err;
 };
 
@@ -1850,7 +1850,7 @@ static int race_reader(void *arg)
 		if (!h)
 			continue;
 		ret = kslot_dense_lookup(&ctx->d, h, &v);
-		atomic_long_inc(&ctx->gets);
+		atomic_long_inc(&ctx->lookups);
 		if (!ret) {
 			atomic_long_inc(&ctx->hits);
 			if (!tv_eq(&v, h) && memcmp(&v, &zero, sizeof(v)))
@@ -1858,7 +1858,7 @@ static int race_reader(void *arg)
 		} else if (ret != -ENOENT) {
 			atomic_long_inc(&ctx->bad_err);
 		}
-		if (atomic_long_read(&ctx->gets) % 256 == 0)
+		if (atomic_long_read(&ctx->lookups) % 256 == 0)
 			cond_resched();
 	}
 	return 0;
@@ -1876,7 +1876,8 @@ static void kslot_dense_test_racing_lookup(struct kunit *test)
 	dense_init(test, &ctx->d, 4 * RACE_RING);
 	kslot_test_run_threads(test, race_writer, race_reader, 1, ctx,
 			       &ctx->stop, 2000);
-	kunit_info(test, "%ld gets, %ld hits\n", atomic_long_read(&ctx->gets),
+	kunit_info(test, "%ld lookups, %ld hits\n",
+		   atomic_long_read(&ctx->lookups),
 		   atomic_long_read(&ctx->hits));
 	KUNIT_EXPECT_EQ(test, ctx->err, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->wrong), 0);
@@ -2027,7 +2028,7 @@ static struct {
 	int ret;
 	u32 many;
 	bool ran;
-	/* In a write section: the guard against a get that never returns. */
+	/* In a write section: the guard against a lookup that never returns. */
 	bool guard;
 	bool rescued;
 	struct tasklet_struct tasklet;
@@ -2036,7 +2037,7 @@ static struct {
 } ic;
 
 /*
- * A get spinning on the write section it interrupted: make the sequence
+ * A lookup spinning on the write section it interrupted: make the sequence
  * count even, so that it returns and the case fails instead of hanging
  * the machine (ic_get() puts the count back).
  */
@@ -2105,9 +2106,9 @@ static bool ic_in_hardirq(void)
 }
 
 /*
- * Where a lookup may run: a get waits for a writer inside its write
+ * Where a lookup may run: a lookup waits for a writer inside its write
  * section, so it runs only in the contexts the table's lock flags shut
- * out of the writers, and says -EDEADLK in the others (get_many copies
+ * out of the writers, and says -EDEADLK in the others (lookup_many copies
  * nothing), whether or not a writer is there.  A task runs it with
  * bottom halves or interrupts off too, but on PREEMPT_RT only a
  * preemptible one.
@@ -2183,7 +2184,7 @@ static struct {
 /*
  * At the value ic.h, with the lock held and the sequence count odd: a
  * softirq (unless bottom halves are off, as with %KSLOT_DENSE_LOCK_BH),
- * then a hardirq, gets that value on this CPU.
+ * then a hardirq, looks that value up on this CPU.
  */
 static bool ws_keep(u64 handle, void *elem, void *arg)
 {
@@ -2200,7 +2201,7 @@ static bool ws_keep(u64 handle, void *elem, void *arg)
 		ws.softirq_ret = ic.ret;
 	}
 	ic.guard = false;
-	/* A rescued get would spin in the hardirq, where nothing can stop it. */
+	/* A rescued lookup would spin in the hardirq: nothing stops it. */
 	if (!ic.rescued) {
 		ws.hardirq_ran = ic_in_hardirq();
 		ws.hardirq_ret = ic.ret;
@@ -2212,8 +2213,8 @@ static bool ws_keep(u64 handle, void *elem, void *arg)
  * The deadlock the rules prevent: a writer of a table without a lock
  * flag (here inside kslot_dense_retain(), whose callback runs in the
  * write section) interrupted on its CPU by a softirq, then a hardirq,
- * that gets a value of the table.  Waiting for the writer would spin
- * forever; the gets return -EDEADLK at once.  A table with
+ * that looks a value of the table up.  Waiting for the writer would spin
+ * forever; the lookups return -EDEADLK at once.  A table with
  * %KSLOT_DENSE_LOCK_BH: the hardirq.
  */
 static void kslot_dense_test_lookup_interrupts_writer(struct kunit *test)
@@ -2236,14 +2237,14 @@ static void kslot_dense_test_lookup_interrupts_writer(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, ws_keep, NULL), 0);
 		KUNIT_ASSERT_TRUE(test, ws.seq_odd);
 		KUNIT_ASSERT_FALSE_MSG(test, ic.rescued,
-				       "a softirq get spun on the writer it interrupted");
+				       "a softirq lookup spun on the writer it interrupted");
 		if (!flags[i] && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
 			KUNIT_EXPECT_TRUE(test, ws.softirq_ran);
 			KUNIT_EXPECT_EQ(test, ws.softirq_ret, -EDEADLK);
 		}
 		KUNIT_EXPECT_TRUE(test, ws.hardirq_ran);
 		KUNIT_EXPECT_EQ(test, ws.hardirq_ret, -EDEADLK);
-		/* Out of the write section, a task's get. */
+		/* Out of the write section, a task's lookup. */
 		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &ic.v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&ic.v, 2));
 		kslot_dense_destroy(&d, NULL, NULL);
@@ -2303,9 +2304,9 @@ static void cb_between(struct kslot_dense *d)
 }
 
 /*
- * A clear holds the lock, and the write section lock-free gets wait on,
+ * A clear holds the lock, and the write section lock-free lookups wait on,
  * for KSLOT_SLOTS_WALK values at a time.  Between batches the table is
- * whole: gets find the values not yet erased, an insert_n appends, an
+ * whole: lookups find the values not yet erased, an insert_n appends, an
  * erase moves the last value.  The clear goes on until the table is
  * empty, the values inserted meanwhile included.
  */

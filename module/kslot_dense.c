@@ -416,7 +416,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
 /*
- * A get waits for a writer inside its write section: it may run only where
+ * A lookup waits for a writer inside its write section: it may run only where
  * the lock flags shut writers out, never in NMI.  On PREEMPT_RT it may take
  * the lock, a sleeping one there: not in true hardirq context.
  */
@@ -476,7 +476,7 @@ static __always_inline bool kslot_dense_copy_out(struct kslot_dense *dense,
  * @buf: elem_size bytes to copy the value into.
  *
  * @buf gets the value of @handle at one instant of the call, never a
- * mix.  A get waits for a writer in its write section, so it is refused
+ * mix.  A lookup waits for a writer in its write section, so it is refused
  * where it could interrupt one on its own CPU.
  *
  * Context: Process context; also softirq context with

@@ -34,7 +34,7 @@
  *   waits for writers, so it runs only where the lock flags shut them out
  *   (kslot_lock.h) and returns -EDEADLK elsewhere.
  * - The bulk writers hold the lock for a batch at a time; other writers
- *   and gets run between batches.
+ *   and lookups run between batches.
  * - Pointers into the packed data are not stable: one from
  *   __kslot_dense_lookup() or __kslot_dense_at() is valid until the lock is
  *   dropped, and for reading only.  Change a value with

@@ -24,7 +24,7 @@
  * PREEMPT_RT: the flags keep their meaning (softirqs and threaded interrupt
  * handlers are tasks there).  No writer may be called with a raw spinlock
  * held, with interrupts or preemption disabled by hand, or in a handler
- * that is not threaded (IRQF_NO_THREAD, HRTIMER_MODE_HARD).  A dense get
+ * that is not threaded (IRQF_NO_THREAD, HRTIMER_MODE_HARD).  A dense lookup
  * may take the (sleeping) lock there, so it returns -EDEADLK in true
  * hardirq context and in a task with preemption or interrupts off,
  * whatever the flag.
