@@ -204,7 +204,7 @@ static int kb_map_fill(struct kb_ctx *c)
 	kslot_map_destroy(&c->map, NULL, NULL);
 	ret = kslot_map_init(&c->map, NULL, KSLOT_MAX_ENTRIES, 0);
 	for (i = 0; !ret && i < c->n; i++)
-		ret = kslot_map_alloc(&c->map, kb_val(c, i), &c->handles[i],
+		ret = kslot_map_alloc(&c->map, &c->handles[i], kb_val(c, i),
 				      GFP_KERNEL);
 	return ret;
 }
@@ -468,8 +468,8 @@ static u64 kb_map_churn(struct kb_ctx *c)
 	for (i = 0; i < c->n && !c->err; i++) {
 		c->sink += (unsigned long)kslot_map_remove(&c->map,
 							   c->rhandles[i]);
-		c->err = kslot_map_alloc(&c->map, kb_val(c, 0),
-					 &c->rhandles[i], GFP_KERNEL);
+		c->err = kslot_map_alloc(&c->map, &c->rhandles[i],
+					 kb_val(c, 0), GFP_KERNEL);
 	}
 	return ktime_get_ns() - t;
 }
@@ -695,7 +695,7 @@ static void kb_bench_dense(struct kb_ctx *c)
 		return;
 	}
 	for (i = 0; !ret && i < n; i++)
-		ret = kslot_dense_insert(dense, &c->objs[i], &h, GFP_KERNEL);
+		ret = kslot_dense_insert(dense, &h, &c->objs[i], GFP_KERNEL);
 	if (!ret && kslot_dense_count(dense) != n)
 		ret = -EIO;
 	if (ret) {
@@ -756,7 +756,7 @@ static void kb_bench_dense_clear(u32 n)
 	h = kvmalloc_array(batch, sizeof(*h), GFP_KERNEL);
 	ret = h ? kslot_dense_init(dense, NULL, sizeof(u64), n, 0) : -ENOMEM;
 	for (done = 0; !ret && done < n; done += min(n - done, batch)) {
-		ret = kslot_dense_insert_n(dense, NULL, min(n - done, batch), h,
+		ret = kslot_dense_insert_n(dense, h, NULL, min(n - done, batch),
 					   GFP_KERNEL);
 		cond_resched();
 	}

@@ -29,7 +29,7 @@ static struct kslot_arena_stats arena_stats(struct kslot_arena *a)
 {
 	struct kslot_arena_stats st;
 
-	kslot_arena_get_stats(a, &st);
+	kslot_arena_stats(a, &st);
 	return st;
 }
 
@@ -496,7 +496,7 @@ static void kslot_arena_test_fault(struct kunit *test)
 	memset(keep, 0x3c, 64);
 	kslot_arena_mark(&a, &m);
 	/* A new chunk (standard, then oversized) while one is current. */
-	kslot_arena_get_stats(&a, &before);
+	kslot_arena_stats(&a, &before);
 	p = kslot_test_with_fail_nth(1, &injected,
 				     kslot_arena_alloc(&a, DATA, 8,
 						       GFP_KERNEL));
@@ -507,7 +507,7 @@ static void kslot_arena_test_fault(struct kunit *test)
 						       GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_PTR_EQ(test, p, ERR_PTR(-ENOMEM));
-	kslot_arena_get_stats(&a, &after);
+	kslot_arena_stats(&a, &after);
 	KUNIT_EXPECT_EQ(test, after.used, before.used);
 	KUNIT_EXPECT_EQ(test, after.chunks, before.chunks);
 	KUNIT_EXPECT_EQ(test, after.footprint, before.footprint);

@@ -55,7 +55,7 @@ static u64 ins(struct kunit *test, struct kslot_dense *d, u64 id)
 	struct tval v = tv(id);
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(d, &v, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(d, &h, &v, GFP_KERNEL), 0);
 	return h;
 }
 
@@ -115,7 +115,7 @@ static u64 rejected(struct kslot_dense *d)
 {
 	struct kslot_slots_stats ss;
 
-	kslot_slots_get_stats(&d->slots, &ss);
+	kslot_slots_stats(&d->slots, &ss);
 	return ss.rejected;
 }
 
@@ -215,13 +215,13 @@ static void kslot_dense_test_insert(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 100);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 1), 101);
 	/* A NULL value is inserted zeroed. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &hz, GFP_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, hz, &v), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &hz, NULL, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, hz, &v), 0);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&v, 0, sizeof(v)));
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-static void kslot_dense_test_get_update(struct kunit *test)
+static void kslot_dense_test_lookup_update(struct kunit *test)
 {
 	struct kslot_dense d;
 	unsigned long flags;
@@ -230,13 +230,13 @@ static void kslot_dense_test_get_update(struct kunit *test)
 
 	dense_init(test, &d, 64);
 	h = ins(test, &d, 7);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
 	KUNIT_EXPECT_TRUE(test, kslot_dense_contains(&d, h));
 	v = tv(8);
 	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h, &v), 0);
 	memset(&v, 0, sizeof(v));
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 8));
 	/* The accessor under the lock sees the same value, in place. */
 	flags = kslot_dense_lock(&d);
@@ -245,18 +245,18 @@ static void kslot_dense_test_get_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __kslot_dense_handle_at(&d, 0), h);
 	kslot_dense_unlock(&d, flags);
 	KUNIT_EXPECT_TRUE(test, tv_eq(p, 8));
-	/* Stale handle: update and get refuse, the buffer is untouched. */
+	/* Stale handle: update and lookup refuse, the buffer is untouched. */
 	v = tv(9);
 	h += kslot_test_gens(&d.slots, 2);
 	KUNIT_EXPECT_EQ(test, kslot_dense_update(&d, h, &v), -ENOENT);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), -ENOENT);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 9));
 	KUNIT_EXPECT_EQ(test, rejected(&d), 2);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
 /* Several values in one call, up to the first handle not live. */
-static void kslot_dense_test_get_many(struct kunit *test)
+static void kslot_dense_test_lookup_many(struct kunit *test)
 {
 	struct tval v[4];
 	struct kslot_dense d;
@@ -266,15 +266,15 @@ static void kslot_dense_test_get_many(struct kunit *test)
 	dense_init(test, &d, 64);
 	for (i = 0; i < 3; i++)
 		h[i] = ins(test, &d, 10 + i);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 3, v), 3);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup_many(&d, h, 3, v), 3);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v[i], 10 + i));
-	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 0, v), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup_many(&d, h, 0, v), 0);
 	/* A stale handle ends the run; the values before it are copied. */
 	h[3] = h[2];
 	h[2] = h[1] + kslot_test_gens(&d.slots, 2);
 	memset(v, 0, sizeof(v));
-	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 2);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup_many(&d, h, 4, v), 2);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v[0], 10));
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v[1], 11));
 	/* Nothing after it is looked up, nor copied. */
@@ -282,7 +282,7 @@ static void kslot_dense_test_get_many(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rejected(&d), 1);
 	/* The null handle too, counted as no rejection. */
 	h[0] = 0;
-	KUNIT_EXPECT_EQ(test, kslot_dense_get_many(&d, h, 4, v), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup_many(&d, h, 4, v), 0);
 	KUNIT_EXPECT_EQ(test, rejected(&d), 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -389,9 +389,9 @@ static void kslot_dense_test_seed_swap_pop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dlink(&d, 3), 1);
 	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
 	/* D's handle still works; B's does not. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[3], &v), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, h[3], &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 'D'));
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h[1], &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h[1], &v), -ENOENT);
 	/* Erasing the last value moves nothing. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[2], NULL), 0);
 	KUNIT_EXPECT_EQ(test, id_at(&d, 0), 'A');
@@ -420,9 +420,9 @@ static void kslot_dense_test_seed_timeline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dindex(&d, b), 0);
 	KUNIT_EXPECT_EQ(test, dhgen(&d, b), 3);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, a));
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, a, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, a, &v), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, a, NULL), -ENOENT);
-	KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, b, &v), 0);
+	KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, b, &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 'B'));
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -437,19 +437,19 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	for (i = 0; i < 10; i++)
 		vals[i] = tv(1000 + i);
 	dense_init(test, &d, 24);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, vals, 0, h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, h, vals, 0, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 0), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 10, h,
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, h, vals, 10,
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	for (i = 0; i < 10; i++) {
 		KUNIT_EXPECT_EQ(test, dindex(&d, h[i]), i);
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, h[i], &v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 1000 + i));
 	}
 	/* All or nothing: 10 + 15 > 24. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, h + 10,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, h + 10, NULL, 15,
 						   GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 10);
 	/* Bulk erase skips repeated and stale handles. */
@@ -458,11 +458,11 @@ static void kslot_dense_test_bulk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase_n(&d, h, 12), 10);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 0);
 	/* Zeroed bulk insert fills exactly to the limit. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, NULL, 24, h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, h, NULL, 24, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 24);
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, 24);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	check_invariants(test, &d);
 	kslot_dense_destroy(&d, NULL, NULL);
@@ -494,7 +494,7 @@ static void kslot_dense_test_retain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, calls, n);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), n / 2);
 	for (i = 0; i < n; i++) {
-		int ret = kslot_dense_get(&d, h[i], &v);
+		int ret = kslot_dense_lookup(&d, h[i], &v);
 
 		KUNIT_EXPECT_EQ(test, ret, i & 1 ? 0 : -ENOENT);
 		if (!ret)
@@ -673,8 +673,8 @@ static void kslot_dense_test_bytes(struct kunit *test)
 	dense_init(test, &d, max);
 	kslot_slots_set_free_acct(&d.slots, &ba.acct);
 	KUNIT_EXPECT_EQ(test, BIT(d.shift), TV_PER);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
+	kslot_dense_stats(&d, &st);
+	kslot_slots_stats(&d.slots, &ss);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.room, 0);
 	KUNIT_EXPECT_EQ(test, st.vals_grow_bytes, tval_grow_bytes(0, max));
@@ -683,16 +683,16 @@ static void kslot_dense_test_bytes(struct kunit *test)
 	for (i = 0; i < max; i++) {
 		u32 chunks = i / TV_PER;
 
-		kslot_dense_get_stats(&d, &st);
-		kslot_slots_get_stats(&d.slots, &ss);
+		kslot_dense_stats(&d, &st);
+		kslot_slots_stats(&d.slots, &ss);
 		before = st.bytes - ss.bytes;
 		grow = st.vals_grow_bytes;
 		/* Only a full array grows, by one chunk. */
 		KUNIT_ASSERT_EQ(test, grow, i == st.room ?
 				tval_grow_bytes(i, max) : 0);
 		ins(test, &d, i);
-		kslot_dense_get_stats(&d, &st);
-		kslot_slots_get_stats(&d.slots, &ss);
+		kslot_dense_stats(&d, &st);
+		kslot_slots_stats(&d.slots, &ss);
 		KUNIT_ASSERT_EQ(test, st.room, min(round_up(i + 1, TV_PER), max));
 		KUNIT_ASSERT_EQ(test, st.bytes,
 				ss.bytes + tval_bytes(st.room, max));
@@ -710,12 +710,12 @@ static void kslot_dense_test_bytes(struct kunit *test)
 	ba.bytes = 0;
 	kslot_dense_destroy(&d, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, ba.bytes, st.bytes);
-	kslot_dense_get_stats(&d, &st);
+	kslot_dense_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	rcu_barrier();
 }
 
-static void kslot_dense_test_find_range(struct kunit *test)
+static void kslot_dense_test_extract_range(struct kunit *test)
 {
 	struct kslot_dense d;
 	struct tval buf[2];
@@ -728,22 +728,22 @@ static void kslot_dense_test_find_range(struct kunit *test)
 	h[2] = ins(test, &d, 2);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[1], NULL), 0);
 	/* Slot 1 is free; the range ends before slot 2. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 2, hb, buf,
-						     2), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 2, hb, buf,
+							2), 0);
 	KUNIT_EXPECT_EQ(test, cursor, 2);
-	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 1000, hb, buf,
-						     2), 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 1000, hb,
+							buf, 2), 1);
 	KUNIT_EXPECT_EQ(test, hb[0], h[2]);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&buf[0], 2));
 	/* The slots end at their first capacity, before 1000. */
 	KUNIT_EXPECT_EQ(test, cursor, KSLOT_SLOTS_MIN);
 	cursor = 0;
-	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 3, hb, buf,
-						     1), 1);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 3, hb, buf,
+							1), 1);
 	KUNIT_EXPECT_EQ(test, hb[0], h[0]);
 	KUNIT_EXPECT_EQ(test, cursor, 1);
-	KUNIT_EXPECT_EQ(test, kslot_dense_find_range(&d, &cursor, 3, hb, buf,
-						     0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract_range(&d, &cursor, 3, hb, buf,
+							0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, cursor, 1);
 	kslot_dense_destroy(&d, NULL, NULL);
 }
@@ -752,7 +752,7 @@ static void kslot_dense_test_find_range(struct kunit *test)
  * Resumable walk by slot cursor, in small batches, erasing and inserting
  * between batches: values live throughout are seen exactly once.
  */
-static void kslot_dense_test_find(struct kunit *test)
+static void kslot_dense_test_extract(struct kunit *test)
 {
 	const u32 n = 200, batch = 7;
 	struct kslot_dense d;
@@ -770,13 +770,14 @@ static void kslot_dense_test_find(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	dense_init(test, &d, 2 * n);
-	KUNIT_EXPECT_EQ(test, kslot_dense_find(&d, &cursor, hb, buf, 0),
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract(&d, &cursor, hb, buf, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, kslot_dense_find(&d, &cursor, hb, buf, batch), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_extract(&d, &cursor, hb, buf, batch),
+			0);
 	for (i = 0; i < n; i++)
 		h[i] = ins(test, &d, i);
 	i = n;
-	while ((got = kslot_dense_find(&d, &cursor, hb, buf, batch)) > 0) {
+	while ((got = kslot_dense_extract(&d, &cursor, hb, buf, batch)) > 0) {
 		int j;
 
 		for (j = 0; j < got; j++) {
@@ -839,11 +840,11 @@ static void kslot_dense_test_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, room_grows, DIV_ROUND_UP(n, TV_PER));
 	KUNIT_EXPECT_EQ(test, d.room, n);
 	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, h[i], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
 		KUNIT_ASSERT_EQ(test, dindex(&d, h[i]), i);
 	}
-	kslot_dense_get_stats(&d, &st);
+	kslot_dense_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.count, n);
 	KUNIT_EXPECT_EQ(test, st.capacity, n);
 	KUNIT_EXPECT_EQ(test, st.elem_size, sizeof(struct tval));
@@ -883,7 +884,7 @@ static void grow_ins(struct kunit *test, struct kslot_dense *d,
 	m->live[m->n++] = true;
 }
 
-/* Every id as the model has it, through get and the packed walk. */
+/* Every id as the model has it, through lookup and the packed walk. */
 static void grow_check(struct kunit *test, struct kslot_dense *d,
 		       const struct grow_model *m)
 {
@@ -893,12 +894,13 @@ static void grow_check(struct kunit *test, struct kslot_dense *d,
 
 	for (id = 0; id < m->n; id++) {
 		if (!m->live[id]) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_get(d, m->h[id], &v),
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(d, m->h[id], &v),
 					-ENOENT);
 			continue;
 		}
 		nlive++;
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(d, m->h[id], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(d, m->h[id], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, m->key[id]));
 	}
 	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), nlive);
@@ -980,7 +982,7 @@ static void gr_insert(struct kslot_dense *d)
 {
 	struct tval v = tv(gr_m->n);
 
-	gr_ret = kslot_dense_insert(d, &v, &gr_m->h[gr_m->n], GFP_KERNEL);
+	gr_ret = kslot_dense_insert(d, &gr_m->h[gr_m->n], &v, GFP_KERNEL);
 	if (gr_ret)
 		return;
 	gr_m->key[gr_m->n] = gr_m->n;
@@ -1025,8 +1027,8 @@ static void kslot_dense_test_grow_race(struct kunit *test)
 	/* The hook's value first, in the chunk it added; then this one. */
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[first - 1]), TV_PER);
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[first]), TV_PER + 1);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
+	kslot_dense_stats(&d, &st);
+	kslot_slots_stats(&d.slots, &ss);
 	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
 	grow_check(test, &d, &m);
 	/* The rest of the chunk, then the next growth. */
@@ -1046,20 +1048,20 @@ static struct {
 	int ret[2];
 } fg;
 
-static void fg_get(struct kslot_dense *d)
+static void fg_lookup(struct kslot_dense *d)
 {
-	fg.ret[tp.calls - 1] = kslot_dense_get(d, fg.h, fg.buf);
+	fg.ret[tp.calls - 1] = kslot_dense_lookup(d, fg.h, fg.buf);
 }
 
 /*
  * A table of 4096 chunks of 8 values of 2 KiB, whose two directories
  * would take 32 KiB and more, grows past their near parts with no
  * allocation above 32 KiB (order 3): the last chunks are far
- * (module/kslot_dir.c).  A get of a far value runs while each directory
- * appends the last far chunk, its count not yet released; the gets, the
- * walk and an erase that moves a far value to a near position reach the
- * far chunks; the stats count the far parts, and destroy frees what they
- * counted.
+ * (module/kslot_dir.c).  A lookup of a far value runs while each
+ * directory appends the last far chunk, its count not yet released; the
+ * lookups, the walk and an erase that moves a far value to a near
+ * position reach the far chunks; the stats count the far parts, and
+ * destroy frees what they counted.
  */
 static void kslot_dense_test_far(struct kunit *test)
 {
@@ -1087,16 +1089,16 @@ static void kslot_dense_test_far(struct kunit *test)
 	kslot_slots_test_alloc_max();
 	for (i = 0; i < max - per; i++) {
 		*buf = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], buf,
 							 GFP_KERNEL), 0);
 	}
 	fg.h = h[i - 1];
 	fg.ret[0] = -EINVAL;
 	fg.ret[1] = -EINVAL;
-	tp_set(test, &d, KSLOT_SLOTS_TP_FAR, fg_get);
+	tp_set(test, &d, KSLOT_SLOTS_TP_FAR, fg_lookup);
 	for (; i < max; i++) {
 		*buf = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, buf, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], buf,
 							 GFP_KERNEL), 0);
 	}
 	tp_clear();
@@ -1106,7 +1108,7 @@ static void kslot_dense_test_far(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *fg.buf, max - per - 1);
 	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
 	for (i = 0; i < max; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, h[i], buf), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, h[i], buf), 0);
 		KUNIT_ASSERT_EQ(test, *buf, i);
 	}
 	flags = kslot_dense_lock(&d);
@@ -1118,10 +1120,10 @@ static void kslot_dense_test_far(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_erase(&d, h[0], buf), 0);
 	KUNIT_EXPECT_EQ(test, *buf, 0);
 	KUNIT_EXPECT_EQ(test, pos_of(&d, h[max - 1]), 0);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h[max - 1], buf), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h[max - 1], buf), 0);
 	KUNIT_EXPECT_EQ(test, *buf, max - 1);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
+	kslot_dense_stats(&d, &st);
+	kslot_slots_stats(&d.slots, &ss);
 	KUNIT_EXPECT_EQ(test, st.room, max);
 	KUNIT_EXPECT_EQ(test, st.bytes,
 			ss.bytes + chunks * (chunk_bytes(per, FAR_SIZE) +
@@ -1173,8 +1175,8 @@ static void kslot_dense_test_grow_erase(struct kunit *test)
 	/* The last value moved into the hole; the new one took the end. */
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[TV_PER - 1]), 5);
 	KUNIT_EXPECT_EQ(test, pos_of(&d, m.h[TV_PER]), TV_PER - 1);
-	kslot_dense_get_stats(&d, &st);
-	kslot_slots_get_stats(&d.slots, &ss);
+	kslot_dense_stats(&d, &st);
+	kslot_slots_stats(&d.slots, &ss);
 	KUNIT_EXPECT_EQ(test, st.bytes, ss.bytes + tval_bytes(2 * TV_PER, 4 * TV_PER));
 	grow_check(test, &d, &m);
 	/* The new chunk fills from the old one's end on, then grows. */
@@ -1186,19 +1188,19 @@ static void kslot_dense_test_grow_erase(struct kunit *test)
 	kslot_dense_destroy(&d, NULL, NULL);
 }
 
-/* Between a get's slot lookup and its read of the array: destroy. */
+/* Between a lookup's slot read and its read of the array: destroy. */
 static void gd_destroy(struct kslot_dense *d)
 {
 	kslot_dense_destroy(d, NULL, NULL);
 }
 
 /*
- * A get whose table is destroyed after its slot lookup found the value:
- * the directory is gone (NULL), so the entry is stale and the get says
- * -ENOENT.  Without the re-check of the directory pointer, the get reads
+ * A lookup whose table is destroyed after its slot lookup found the value:
+ * the directory is gone (NULL), so the entry is stale and the lookup says
+ * -ENOENT.  Without the re-check of the directory pointer, the lookup reads
  * through NULL.
  */
-static void kslot_dense_test_get_destroyed(struct kunit *test)
+static void kslot_dense_test_lookup_destroyed(struct kunit *test)
 {
 	struct kslot_dense d;
 	struct tval v;
@@ -1206,13 +1208,13 @@ static void kslot_dense_test_get_destroyed(struct kunit *test)
 
 	dense_init(test, &d, 16);
 	h = ins(test, &d, 7);
-	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_GET, gd_destroy);
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
+	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_LOOKUP, gd_destroy);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), -ENOENT);
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(d.vals));
-	/* A get that starts now finds no slot, and touches nothing. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, h, &v), -ENOENT);
+	/* A lookup that starts now finds no slot, and touches nothing. */
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, h, &v), -ENOENT);
 	/* The struct outlives the readers by a grace period; then free. */
 	synchronize_rcu();
 	rcu_barrier();
@@ -1236,7 +1238,7 @@ static void kslot_dense_test_reserve(struct kunit *test)
 		kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
 	dense_init(test, &d, 100);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_dense_insert(&d, NULL, &h,
+				       kslot_dense_insert(&d, &h, NULL,
 							  GFP_KERNEL));
 	KUNIT_ASSERT_TRUE(test, injected);
 	KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
@@ -1252,7 +1254,7 @@ static void kslot_dense_test_reserve(struct kunit *test)
 	/* The reserved room is used without any allocation. */
 	for (i = 0; i < 40; i++) {
 		ret = kslot_test_with_fail_nth(1, &injected,
-					       kslot_dense_insert(&d, NULL, &h,
+					       kslot_dense_insert(&d, &h, NULL,
 								  GFP_KERNEL));
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_ASSERT_FALSE(test, injected);
@@ -1276,7 +1278,7 @@ static void kslot_dense_test_enospc(struct kunit *test)
 			first = h;
 	}
 	KUNIT_EXPECT_EQ(test, d.slots.capacity, max);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&d, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), max);
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, first, NULL), 0);
@@ -1304,7 +1306,7 @@ static void kslot_dense_test_retire(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h, NULL), 0);
 	KUNIT_EXPECT_EQ(test, dlink(&d, 0), KSLOT_SLOTS_RETIRED);
 	KUNIT_EXPECT_EQ(test, d.slots.free_head, 1);
-	kslot_dense_get_stats(&d, &st);
+	kslot_dense_stats(&d, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	check_invariants(test, &d);
 	/* Slot 0 is never handed out again, and old handles stay dead. */
@@ -1314,9 +1316,9 @@ static void kslot_dense_test_retire(struct kunit *test)
 	h2 = kslot_slots_handle_make(&d.slots, 0, 1);
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, h2));
 	/* A retired slot counts against max_entries: 15 more fit, not 16. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 15, hn,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, hn, NULL, 15,
 						   GFP_KERNEL), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, NULL, 14, hn,
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(&d, hn, NULL, 14,
 						   GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&d), 15);
 	kslot_dense_clear(&d);
@@ -1382,7 +1384,8 @@ static void kslot_dense_test_restore(struct kunit *test)
 								    GFP_KERNEL),
 					0);
 		} else if (kslot_gen_is_live(ds[i].gen)) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_get(&a, h[i], &v), 0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&a, h[i], &v), 0);
 			KUNIT_ASSERT_EQ(test,
 					kslot_dense_restore_slot(&b, i,
 								 ds[i].gen, &v,
@@ -1405,24 +1408,24 @@ static void kslot_dense_test_restore(struct kunit *test)
 						       GFP_KERNEL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, kslot_dense_restore_retired(&b, 4, GFP_KERNEL),
 			-EEXIST);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &v, &h2, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(&b, &h2, &v, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), kslot_dense_count(&a));
 	/* What is restored so far answers lookups already. */
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[0], &v), 0);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&b, h[0], &v), 0);
 	KUNIT_EXPECT_TRUE(test, tv_eq(&v, 0));
 	kslot_dense_restore_done(&b);
 	/* Live handles find their values, stale ones nothing. */
 	for (i = 0; i < 6; i++) {
 		if (i == 3 || i == 4) {
-			KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, h[i], &v),
+			KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&b, h[i], &v),
 					-ENOENT);
 			continue;
 		}
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&b, h[i], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&b, h[i], &v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, i == 1 ? 11 : i));
 	}
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(&b, stale, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&b, stale, &v), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&b), 4);
 	KUNIT_EXPECT_EQ(test, b.slots.retired, 1);
 	check_invariants(test, &b);
@@ -1468,8 +1471,9 @@ static void kslot_dense_test_forged(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kslot_dense_contains(&d, oh));
 	/* A free slot in range. */
 	KUNIT_EXPECT_EQ(test,
-			kslot_dense_get(&d, kslot_slots_handle_make(&d.slots,
-								    1, 1), &v),
+			kslot_dense_lookup(&d,
+					   kslot_slots_handle_make(&d.slots,
+								   1, 1), &v),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(&d), 6);
 	/* The null handle is refused without being counted. */
@@ -1528,7 +1532,7 @@ static void kslot_dense_test_irq_context(struct kunit *test)
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < n; i++) {
 		v = tv(i);
-		fails += !!kslot_dense_insert(&d, &v, &h[i], GFP_ATOMIC);
+		fails += !!kslot_dense_insert(&d, &h[i], &v, GFP_ATOMIC);
 	}
 	for (i = 0; i < n; i += 2)
 		fails += !!kslot_dense_erase(&d, h[i], NULL);
@@ -1595,7 +1599,7 @@ static void kslot_dense_test_random(struct kunit *test)
 
 		if (op < 380) {
 			v = tv(next_id);
-			ret = kslot_dense_insert(&d, &v, &hb[0], GFP_KERNEL);
+			ret = kslot_dense_insert(&d, &hb[0], &v, GFP_KERNEL);
 			if (m.n == max) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;
@@ -1608,7 +1612,7 @@ static void kslot_dense_test_random(struct kunit *test)
 
 			for (j = 0; j < n; j++)
 				vb[j] = tv(next_id + j);
-			ret = kslot_dense_insert_n(&d, vb, n, hb, GFP_KERNEL);
+			ret = kslot_dense_insert_n(&d, hb, vb, n, GFP_KERNEL);
 			if (m.n + n > max) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;
@@ -1646,8 +1650,8 @@ static void kslot_dense_test_random(struct kunit *test)
 					erased);
 		} else if (op < 870 && m.n) {
 			k = prandom_u32_state(&rnd) % m.n;
-			KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, m.h[k], &v),
-					0);
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&d, m.h[k], &v), 0);
 			KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
 		} else if (op < 920 && m.n) {
 			k = prandom_u32_state(&rnd) % m.n;
@@ -1689,7 +1693,7 @@ static void kslot_dense_test_random(struct kunit *test)
 	}
 	check_invariants(test, &d);
 	for (k = 0; k < m.n; k++) {
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, m.h[k], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(&d, m.h[k], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, m.id[k]));
 	}
 	kunit_info(test, "%u live, capacity %u, %llu ids\n", m.n, d.slots.capacity,
@@ -1721,9 +1725,9 @@ static int grow_thread(void *p)
 	for (i = 0; i < ARRAY_SIZE(ctx->h[0]) && !ctx->err[arg->id]; i++) {
 		struct tval v = tv(arg->id * 100000 + i);
 
-		ctx->err[arg->id] = kslot_dense_insert(&ctx->d, &v,
+		ctx->err[arg->id] = kslot_dense_insert(&ctx->d,
 						       &ctx->h[arg->id][i],
-						       GFP_KERNEL);
+						       &v, GFP_KERNEL);
 		if (i % 64 == 0)
 			cond_resched();
 	}
@@ -1763,8 +1767,9 @@ static void kslot_dense_test_concurrent_growth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_dense_count(&ctx->d), 6000);
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < ARRAY_SIZE(ctx->h[0]); j++) {
-			KUNIT_ASSERT_EQ(test, kslot_dense_get(&ctx->d,
-							      ctx->h[i][j], &v),
+			KUNIT_ASSERT_EQ(test,
+					kslot_dense_lookup(&ctx->d,
+							   ctx->h[i][j], &v),
 					0);
 			KUNIT_ASSERT_TRUE(test, tv_eq(&v, i * 100000 + j));
 		}
@@ -1773,11 +1778,11 @@ static void kslot_dense_test_concurrent_growth(struct kunit *test)
 }
 
 /*
- * Lock-free gets racing an eraser and inserter on another CPU.  Each
+ * Lock-free lookups racing an eraser and inserter on another CPU.  Each
  * record holds its own handle (tv(handle)), stamped by an update after
- * the insert (zeroed until then), so a get that returned a record
+ * the insert (zeroed until then), so a lookup that returned a record
  * swap-and-pop moved into its place, a record of the previous occupant,
- * or a mix of two, is caught: every successful get must return exactly
+ * or a mix of two, is caught: every successful lookup must return exactly
  * tv(handle) or the zeroed record the handle was inserted with.  The
  * writer grows the live set round after round (the packed array and the
  * slots grow under the readers) and erases at random (values move).
@@ -1788,7 +1793,7 @@ struct race_ctx {
 	struct kslot_dense d;
 	u64 ring[RACE_RING];
 	atomic_t stop;
-	atomic_long_t gets, hits, wrong, bad_err;
+	atomic_long_t lookups, hits, wrong, bad_err;
 	int err;
 };
 
@@ -1808,7 +1813,7 @@ static int race_writer(void *arg)
 
 			if (kslot_dense_contains(&ctx->d, ctx->ring[k]))
 				continue;
-			ctx->err = kslot_dense_insert(&ctx->d, NULL, &h,
+			ctx->err = kslot_dense_insert(&ctx->d, &h, NULL,
 						      GFP_KERNEL);
 			if (ctx->err)
 				break;
@@ -1844,8 +1849,8 @@ static int race_reader(void *arg)
 
 		if (!h)
 			continue;
-		ret = kslot_dense_get(&ctx->d, h, &v);
-		atomic_long_inc(&ctx->gets);
+		ret = kslot_dense_lookup(&ctx->d, h, &v);
+		atomic_long_inc(&ctx->lookups);
 		if (!ret) {
 			atomic_long_inc(&ctx->hits);
 			if (!tv_eq(&v, h) && memcmp(&v, &zero, sizeof(v)))
@@ -1853,13 +1858,13 @@ static int race_reader(void *arg)
 		} else if (ret != -ENOENT) {
 			atomic_long_inc(&ctx->bad_err);
 		}
-		if (atomic_long_read(&ctx->gets) % 256 == 0)
+		if (atomic_long_read(&ctx->lookups) % 256 == 0)
 			cond_resched();
 	}
 	return 0;
 }
 
-static void kslot_dense_test_racing_get(struct kunit *test)
+static void kslot_dense_test_racing_lookup(struct kunit *test)
 {
 	struct race_ctx *ctx;
 	u32 pos;
@@ -1871,7 +1876,8 @@ static void kslot_dense_test_racing_get(struct kunit *test)
 	dense_init(test, &ctx->d, 4 * RACE_RING);
 	kslot_test_run_threads(test, race_writer, race_reader, 1, ctx,
 			       &ctx->stop, 2000);
-	kunit_info(test, "%ld gets, %ld hits\n", atomic_long_read(&ctx->gets),
+	kunit_info(test, "%ld lookups, %ld hits\n",
+		   atomic_long_read(&ctx->lookups),
 		   atomic_long_read(&ctx->hits));
 	KUNIT_EXPECT_EQ(test, ctx->err, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->wrong), 0);
@@ -1895,7 +1901,7 @@ static void check_unchanged(struct kunit *test, struct kslot_dense *d,
 	KUNIT_ASSERT_EQ(test, kslot_dense_count(d), count);
 	KUNIT_ASSERT_EQ(test, d->room, room);
 	for (i = 0; i < count; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(d, h[i], &v), 0);
+		KUNIT_ASSERT_EQ(test, kslot_dense_lookup(d, h[i], &v), 0);
 		KUNIT_ASSERT_TRUE(test, tv_eq(&v, i));
 	}
 	if (d->slots.capacity)
@@ -1934,7 +1940,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 	v = tv(0);
 	for (n = 1, faults = 0;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_dense_insert(&d, &v, &h[0],
+					       kslot_dense_insert(&d, &h[0], &v,
 								  GFP_KERNEL));
 		if (!injected)
 			break;
@@ -1943,7 +1949,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, d.slots.count, 0);
 		KUNIT_ASSERT_EQ(test, d.slots.capacity, 0);
 		if (n <= 4) {
-			kslot_dense_get_stats(&d, &st);
+			kslot_dense_stats(&d, &st);
 			KUNIT_ASSERT_EQ(test, d.room, 0);
 			KUNIT_ASSERT_NULL(test, rcu_access_pointer(d.vals));
 			KUNIT_ASSERT_NULL(test, rcu_access_pointer(d.rev));
@@ -1972,18 +1978,18 @@ static void kslot_dense_test_fault(struct kunit *test)
 		u32 cnt = grown * TV_PER;
 
 		v = tv(cnt);
-		kslot_dense_get_stats(&d, &st0);
+		kslot_dense_stats(&d, &st0);
 		dir = rcu_access_pointer(d.vals);
 		for (n = 1, faults = 0;; n++) {
 			ret = kslot_test_with_fail_nth(n, &injected,
-						       kslot_dense_insert(&d, &v,
-									  &h[cnt],
+						       kslot_dense_insert(&d, &h[cnt],
+									  &v,
 									  GFP_KERNEL));
 			if (!injected)
 				break;
 			KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
 			check_unchanged(test, &d, cnt, cnt, h);
-			kslot_dense_get_stats(&d, &st);
+			kslot_dense_stats(&d, &st);
 			KUNIT_ASSERT_EQ(test, st.bytes, st0.bytes);
 			KUNIT_ASSERT_EQ(test, st.vals_grow_bytes,
 					st0.vals_grow_bytes);
@@ -2003,7 +2009,7 @@ static void kslot_dense_test_fault(struct kunit *test)
 	/* A slot from the free list and room in the array: no allocation. */
 	KUNIT_ASSERT_EQ(test, kslot_dense_erase(&d, h[max - 1], NULL), 0);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_dense_insert(&d, NULL, &h[max - 1],
+				       kslot_dense_insert(&d, &h[max - 1], NULL,
 							  GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
@@ -2022,7 +2028,7 @@ static struct {
 	int ret;
 	u32 many;
 	bool ran;
-	/* In a write section: the guard against a get that never returns. */
+	/* In a write section: the guard against a lookup that never returns. */
 	bool guard;
 	bool rescued;
 	struct tasklet_struct tasklet;
@@ -2031,7 +2037,7 @@ static struct {
 } ic;
 
 /*
- * A get spinning on the write section it interrupted: make the sequence
+ * A lookup spinning on the write section it interrupted: make the sequence
  * count even, so that it returns and the case fails instead of hanging
  * the machine (ic_get() puts the count back).
  */
@@ -2047,13 +2053,13 @@ static void ic_get(void)
 	if (ic.guard)
 		hrtimer_start(&ic.rescue, ms_to_ktime(1000),
 			      HRTIMER_MODE_REL_HARD);
-	ic.ret = kslot_dense_get(ic.d, ic.h, &ic.v);
+	ic.ret = kslot_dense_lookup(ic.d, ic.h, &ic.v);
 	if (ic.guard) {
 		hrtimer_cancel(&ic.rescue);
 		if (ic.rescued)
 			ic.d->seq.seqcount.sequence--;
 	} else {
-		ic.many = kslot_dense_get_many(ic.d, &ic.h, 1, &ic.v);
+		ic.many = kslot_dense_lookup_many(ic.d, &ic.h, 1, &ic.v);
 	}
 	WRITE_ONCE(ic.ran, true);
 }
@@ -2100,14 +2106,14 @@ static bool ic_in_hardirq(void)
 }
 
 /*
- * Where a lookup may run: a get waits for a writer inside its write
+ * Where a lookup may run: a lookup waits for a writer inside its write
  * section, so it runs only in the contexts the table's lock flags shut
- * out of the writers, and says -EDEADLK in the others (get_many copies
+ * out of the writers, and says -EDEADLK in the others (lookup_many copies
  * nothing), whether or not a writer is there.  A task runs it with
  * bottom halves or interrupts off too, but on PREEMPT_RT only a
  * preemptible one.
  */
-static void kslot_dense_test_get_context(struct kunit *test)
+static void kslot_dense_test_lookup_context(struct kunit *test)
 {
 	static const struct {
 		unsigned int flags;
@@ -2149,14 +2155,16 @@ static void kslot_dense_test_get_context(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, want[i].hardirq ? !ic.v.id :
 				  tv_eq(&ic.v, 7));
 		local_bh_disable();
-		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), 0);
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v), 0);
 		local_bh_enable();
 		/* RT: a reader may take the sleeping lock; not atomic tasks. */
 		preempt_disable();
-		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), atomic_task);
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v),
+				atomic_task);
 		preempt_enable();
 		local_irq_save(flags);
-		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &v), atomic_task);
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &v),
+				atomic_task);
 		local_irq_restore(flags);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 7));
 		kslot_dense_destroy(&d, NULL, NULL);
@@ -2176,7 +2184,7 @@ static struct {
 /*
  * At the value ic.h, with the lock held and the sequence count odd: a
  * softirq (unless bottom halves are off, as with %KSLOT_DENSE_LOCK_BH),
- * then a hardirq, gets that value on this CPU.
+ * then a hardirq, looks that value up on this CPU.
  */
 static bool ws_keep(u64 handle, void *elem, void *arg)
 {
@@ -2193,7 +2201,7 @@ static bool ws_keep(u64 handle, void *elem, void *arg)
 		ws.softirq_ret = ic.ret;
 	}
 	ic.guard = false;
-	/* A rescued get would spin in the hardirq, where nothing can stop it. */
+	/* A rescued lookup would spin in the hardirq: nothing stops it. */
 	if (!ic.rescued) {
 		ws.hardirq_ran = ic_in_hardirq();
 		ws.hardirq_ret = ic.ret;
@@ -2205,11 +2213,11 @@ static bool ws_keep(u64 handle, void *elem, void *arg)
  * The deadlock the rules prevent: a writer of a table without a lock
  * flag (here inside kslot_dense_retain(), whose callback runs in the
  * write section) interrupted on its CPU by a softirq, then a hardirq,
- * that gets a value of the table.  Waiting for the writer would spin
- * forever; the gets return -EDEADLK at once.  A table with
+ * that looks a value of the table up.  Waiting for the writer would spin
+ * forever; the lookups return -EDEADLK at once.  A table with
  * %KSLOT_DENSE_LOCK_BH: the hardirq.
  */
-static void kslot_dense_test_get_interrupts_writer(struct kunit *test)
+static void kslot_dense_test_lookup_interrupts_writer(struct kunit *test)
 {
 	static const unsigned int flags[] = { 0, KSLOT_DENSE_LOCK_BH };
 	struct kslot_dense d;
@@ -2229,15 +2237,15 @@ static void kslot_dense_test_get_interrupts_writer(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kslot_dense_retain(&d, ws_keep, NULL), 0);
 		KUNIT_ASSERT_TRUE(test, ws.seq_odd);
 		KUNIT_ASSERT_FALSE_MSG(test, ic.rescued,
-				       "a softirq get spun on the writer it interrupted");
+				       "a softirq lookup spun on the writer it interrupted");
 		if (!flags[i] && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
 			KUNIT_EXPECT_TRUE(test, ws.softirq_ran);
 			KUNIT_EXPECT_EQ(test, ws.softirq_ret, -EDEADLK);
 		}
 		KUNIT_EXPECT_TRUE(test, ws.hardirq_ran);
 		KUNIT_EXPECT_EQ(test, ws.hardirq_ret, -EDEADLK);
-		/* Out of the write section, a task's get. */
-		KUNIT_EXPECT_EQ(test, kslot_dense_get(&d, ic.h, &ic.v), 0);
+		/* Out of the write section, a task's lookup. */
+		KUNIT_EXPECT_EQ(test, kslot_dense_lookup(&d, ic.h, &ic.v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&ic.v, 2));
 		kslot_dense_destroy(&d, NULL, NULL);
 	}
@@ -2261,7 +2269,7 @@ static void bw_expect_get(struct kslot_dense *d, u64 h, int ret, u64 id)
 	struct kunit *test = bw.test;
 	struct tval v;
 
-	KUNIT_EXPECT_EQ(test, kslot_dense_get(d, h, &v), ret);
+	KUNIT_EXPECT_EQ(test, kslot_dense_lookup(d, h, &v), ret);
 	if (!ret)
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, id));
 }
@@ -2283,7 +2291,7 @@ static void cb_between(struct kslot_dense *d)
 	if (tp.calls == 1) {
 		bw_expect_get(d, bw.h[bw.n - w], -ENOENT, 0);
 		bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
-		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, vals, 2, bw.hx,
+		KUNIT_EXPECT_EQ(test, kslot_dense_insert_n(d, bw.hx, vals, 2,
 							   GFP_KERNEL), 0);
 		KUNIT_EXPECT_EQ(test, pos_of(d, bw.hx[1]), bw.n - w + 1);
 		KUNIT_EXPECT_EQ(test, kslot_dense_erase(d, bw.h[0], NULL), 0);
@@ -2296,9 +2304,9 @@ static void cb_between(struct kslot_dense *d)
 }
 
 /*
- * A clear holds the lock, and the write section lock-free gets wait on,
+ * A clear holds the lock, and the write section lock-free lookups wait on,
  * for KSLOT_SLOTS_WALK values at a time.  Between batches the table is
- * whole: gets find the values not yet erased, an insert_n appends, an
+ * whole: lookups find the values not yet erased, an insert_n appends, an
  * erase moves the last value.  The clear goes on until the table is
  * empty, the values inserted meanwhile included.
  */
@@ -2356,7 +2364,7 @@ static void rb_between(struct kslot_dense *d)
 	bw_expect_get(d, bw.h[bw.n - 1], -ENOENT, 0);
 	bw_expect_get(d, bw.h[bw.n - 2], 0, bw.n - 2);
 	bw_expect_get(d, bw.h[bw.n - w - 1], 0, bw.n - w - 1);
-	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &v, &bw.hx[0], GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_dense_insert(d, &bw.hx[0], &v, GFP_KERNEL),
 			0);
 }
 
@@ -2484,7 +2492,7 @@ static void kslot_dense_test_insert_n_clear(struct kunit *test)
 	for (i = 0; i < 5; i++)
 		vals[i] = tv(100 + i);
 	tp_set(test, &d, KSLOT_SLOTS_TP_DENSE_INSERT, in_clear);
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, vals, 5, in_handles,
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert_n(&d, in_handles, vals, 5,
 						   GFP_KERNEL), 0);
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
@@ -2492,7 +2500,8 @@ static void kslot_dense_test_insert_n_clear(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.slots.count, 5);
 	for (i = 0; i < 5; i++) {
 		KUNIT_EXPECT_EQ(test, pos_of(&d, in_handles[i]), i);
-		KUNIT_ASSERT_EQ(test, kslot_dense_get(&d, in_handles[i], &v), 0);
+		KUNIT_ASSERT_EQ(test,
+				kslot_dense_lookup(&d, in_handles[i], &v), 0);
 		KUNIT_EXPECT_TRUE(test, tv_eq(&v, 100 + i));
 	}
 	for (i = 0; i < n; i++)
@@ -2504,8 +2513,8 @@ static void kslot_dense_test_insert_n_clear(struct kunit *test)
 static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_init),
 	KUNIT_CASE(kslot_dense_test_insert),
-	KUNIT_CASE(kslot_dense_test_get_update),
-	KUNIT_CASE(kslot_dense_test_get_many),
+	KUNIT_CASE(kslot_dense_test_lookup_update),
+	KUNIT_CASE(kslot_dense_test_lookup_many),
 	KUNIT_CASE(kslot_dense_test_erase),
 	KUNIT_CASE(kslot_dense_test_seed_layout),
 	KUNIT_CASE(kslot_dense_test_seed_swap_pop),
@@ -2514,14 +2523,14 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_retain),
 	KUNIT_CASE(kslot_dense_test_clear),
 	KUNIT_CASE(kslot_dense_test_walk_locked),
-	KUNIT_CASE(kslot_dense_test_find),
-	KUNIT_CASE(kslot_dense_test_find_range),
+	KUNIT_CASE(kslot_dense_test_extract),
+	KUNIT_CASE(kslot_dense_test_extract_range),
 	KUNIT_CASE(kslot_dense_test_bytes),
 	KUNIT_CASE(kslot_dense_test_growth),
 	KUNIT_CASE(kslot_dense_test_grow_race),
 	KUNIT_CASE_SLOW(kslot_dense_test_far),
 	KUNIT_CASE(kslot_dense_test_grow_erase),
-	KUNIT_CASE(kslot_dense_test_get_destroyed),
+	KUNIT_CASE(kslot_dense_test_lookup_destroyed),
 	KUNIT_CASE(kslot_dense_test_reserve),
 	KUNIT_CASE(kslot_dense_test_enospc),
 	KUNIT_CASE(kslot_dense_test_retire),
@@ -2531,10 +2540,10 @@ static struct kunit_case kslot_dense_test_cases[] = {
 	KUNIT_CASE(kslot_dense_test_irq_context),
 	KUNIT_CASE(kslot_dense_test_random),
 	KUNIT_CASE(kslot_dense_test_concurrent_growth),
-	KUNIT_CASE(kslot_dense_test_racing_get),
+	KUNIT_CASE(kslot_dense_test_racing_lookup),
 	KUNIT_CASE(kslot_dense_test_fault),
-	KUNIT_CASE(kslot_dense_test_get_context),
-	KUNIT_CASE(kslot_dense_test_get_interrupts_writer),
+	KUNIT_CASE(kslot_dense_test_lookup_context),
+	KUNIT_CASE(kslot_dense_test_lookup_interrupts_writer),
 	KUNIT_CASE(kslot_dense_test_clear_batches),
 	KUNIT_CASE(kslot_dense_test_retain_batches),
 	KUNIT_CASE(kslot_dense_test_erase_n_batches),

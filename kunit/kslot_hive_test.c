@@ -867,7 +867,7 @@ static void kslot_hive_test_empty_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.nr_unused, 0);
 	KUNIT_EXPECT_PTR_EQ(test, h.back->elements, (void *)q);
 	hive_check(test, &h);
-	kslot_hive_get_stats(&h, &st);
+	kslot_hive_stats(&h, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 9);
 	KUNIT_EXPECT_EQ(test, st.capacity, 16);
 	KUNIT_EXPECT_EQ(test, st.groups, 2);
@@ -1217,19 +1217,19 @@ static void kslot_hive_test_fault(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, kslot_hive_insert_at(&h, first), first);
 	*first = 0;
 	/* The ninth needs a second group. */
-	kslot_hive_get_stats(&h, &before);
+	kslot_hive_stats(&h, &before);
 	sum = hive_sum(&h);
 	e = kslot_test_with_fail_nth(1, &injected,
 				     kslot_hive_insert(&h, GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_PTR_EQ(test, e, ERR_PTR(-ENOMEM));
-	kslot_hive_get_stats(&h, &after);
+	kslot_hive_stats(&h, &after);
 	expect_stats_eq(test, &before, &after);
 	KUNIT_EXPECT_EQ(test, hive_sum(&h), sum);
 	hive_check(test, &h);
 	insert_int(test, &h, 8);
 	/* A reserve of several groups fails at each of them in turn. */
-	kslot_hive_get_stats(&h, &before);
+	kslot_hive_stats(&h, &before);
 	faults = 0;
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
@@ -1238,7 +1238,7 @@ static void kslot_hive_test_fault(struct kunit *test)
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		kslot_hive_get_stats(&h, &after);
+		kslot_hive_stats(&h, &after);
 		expect_stats_eq(test, &before, &after);
 		hive_check(test, &h);
 		faults++;
@@ -1356,7 +1356,7 @@ static void expect_groups(struct kunit *test, struct kslot_hive *h,
 	struct kslot_hive_stats st;
 
 	hive_check(test, h);
-	kslot_hive_get_stats(h, &st);
+	kslot_hive_stats(h, &st);
 	KUNIT_EXPECT_EQ(test, st.groups, groups);
 	KUNIT_EXPECT_EQ(test, st.unused_groups, unused);
 	KUNIT_EXPECT_EQ(test, st.spare_groups, spare);
@@ -1369,7 +1369,7 @@ static void expect_groups(struct kunit *test, struct kslot_hive *h,
  * reused before new ones, and the registered shrinker frees them (and
  * only them) under pressure.
  */
-static void kslot_hive_test_shrinker(struct kunit *test)
+static void kslot_hive_test_shrink_spares(struct kunit *test)
 {
 	struct kslot_hive_params p = {
 		.elem_size = sizeof(int),
@@ -1379,7 +1379,7 @@ static void kslot_hive_test_shrinker(struct kunit *test)
 		.max_unused = 1,
 		.flags = KSLOT_HIVE_SHRINK,
 	};
-	struct shrinker *shr = kslot_hive_test_get_shrinker();
+	struct shrinker *shr = kslot_hive_test_shrinker();
 	struct kslot_hive h;
 	size_t gb;
 	int *e[40];
@@ -1550,7 +1550,7 @@ static void kslot_hive_test_sizes(struct kunit *test)
 	kslot_hive_for_each(&h, e)
 		KUNIT_ASSERT_EQ(test, kslot_hive_erase(&h, e), 0);
 	KUNIT_EXPECT_EQ(test, kslot_hive_count(&h), 0);
-	kslot_hive_get_stats(&h, &st);
+	kslot_hive_stats(&h, &st);
 	KUNIT_EXPECT_EQ(test, st.groups, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_PTR_EQ(test, h.first, NULL);
@@ -1581,7 +1581,7 @@ static struct kunit_case kslot_hive_test_cases[] = {
 	KUNIT_CASE(kslot_hive_test_random),
 	KUNIT_CASE(kslot_hive_test_fault),
 	KUNIT_CASE(kslot_hive_test_walk_words),
-	KUNIT_CASE(kslot_hive_test_shrinker),
+	KUNIT_CASE(kslot_hive_test_shrink_spares),
 	KUNIT_CASE_PARAM(kslot_hive_test_sizes, hive_size_gen_params),
 	{}
 };

@@ -25,9 +25,9 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* Rejections the map counted, from its stats. */
 static u64 map_rejected(struct kslot_map *map)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 
-	kslot_map_get_stats(map, &st);
+	kslot_map_stats(map, &st);
 	return st.rejected;
 }
 
@@ -64,9 +64,9 @@ static void kslot_map_test_alloc(struct kunit *test)
 	u64 h1 = 0, h2 = 0;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h1,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h1, COOKIE(1),
 					      GFP_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h2, COOKIE(2),
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_NE(test, h1, 0);
 	KUNIT_EXPECT_NE(test, h1, h2);
@@ -86,7 +86,7 @@ static void kslot_map_test_lookup(struct kunit *test)
 	u64 h = 0;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(7), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(7), GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(7));
 	rcu_read_lock();
@@ -103,7 +103,7 @@ static void kslot_map_test_remove(struct kunit *test)
 	u64 h = 0;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(3), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(3), GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(3));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
@@ -117,16 +117,17 @@ static void kslot_map_test_replace(struct kunit *test)
 {
 	struct kslot_map map;
 	u64 h = 0;
+	void *old;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1), GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, h, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -139,18 +140,26 @@ static void kslot_map_test_placeholder(struct kunit *test)
 	u64 h = 0, it;
 	void *obj;
 	int seen = 0;
+	void *old;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	kslot_map_for_each(&map, index, it, obj)
 		seen++;
 	KUNIT_EXPECT_EQ(test, seen, 0);
-	KUNIT_EXPECT_NULL(test, kslot_map_replace(&map, h, COOKIE(9)));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, h, COOKIE(9), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(9));
 	/* A placeholder can also be abandoned. */
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
+	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
+	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
+	/* Remove gives NULL for both; remove_if tells them apart. */
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, NULL), -ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, h));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -164,7 +173,7 @@ static void kslot_map_test_count(struct kunit *test)
 
 	map_init(test, &map, 64);
 	for (i = 0; i < 10; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h[i], COOKIE(i),
 						      GFP_KERNEL), 0);
 		KUNIT_EXPECT_EQ(test, kslot_map_count(&map), i + 1);
 	}
@@ -188,11 +197,11 @@ static void kslot_map_test_destroy(struct kunit *test)
 	u64 h;
 
 	map_init(test, &map, 64);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1), GFP_KERNEL),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(2), GFP_KERNEL),
 			0);
 	kslot_map_remove(&map, h);
 	kslot_map_destroy(&map, count_destroyed, &sum);
@@ -203,17 +212,17 @@ static void kslot_map_test_destroy(struct kunit *test)
 
 static void kslot_map_test_stats(struct kunit *test)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_map map;
 	u64 h;
 
 	map_init(test, &map, 300);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			0);
 	kslot_map_remove(&map, h);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
-	kslot_map_get_stats(&map, &st);
+	kslot_map_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
@@ -234,7 +243,7 @@ static void ref_obj_release(struct kref *ref)
 	container_of(ref, struct ref_obj, ref)->released++;
 }
 
-static void kslot_map_test_lookup_get(struct kunit *test)
+static void kslot_map_test_get(struct kunit *test)
 {
 	struct ref_obj *obj, *got;
 	struct kslot_map map;
@@ -244,7 +253,7 @@ static void kslot_map_test_lookup_get(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, obj);
 	kref_init(&obj->ref);
 	map_init(test, &map, 8);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, obj, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, obj, GFP_KERNEL), 0);
 	got = kslot_map_get(&map, h, struct ref_obj, ref, ref_obj_release);
 	KUNIT_EXPECT_PTR_EQ(test, got, obj);
 	KUNIT_EXPECT_EQ(test, kref_read(&obj->ref), 2);
@@ -280,7 +289,7 @@ static void kslot_map_test_irq_context(struct kunit *test)
 					     KSLOT_MAP_LOCK_IRQ), 0);
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < n && !ret; i++)
-		ret = kslot_map_alloc(&map, COOKIE(i), &h[i], GFP_ATOMIC);
+		ret = kslot_map_alloc(&map, &h[i], COOKIE(i), GFP_ATOMIC);
 	for (i = 0; i < n && !ret; i++)
 		if (kslot_map_remove(&map, h[i]) != COOKIE(i))
 			ret = -EINVAL;
@@ -298,11 +307,11 @@ static void kslot_map_test_seed_timeline(struct kunit *test)
 	u64 a, b;
 
 	map_init(test, &map, 8);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('A'), &a,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &a, COOKIE('A'),
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, a), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, a), COOKIE('A'));
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE('B'), &b,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &b, COOKIE('B'),
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, b), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, a), 1);
@@ -320,15 +329,14 @@ static void kslot_map_test_null_handle(struct kunit *test)
 	u64 h;
 
 	map_init(test, &map, 8);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			0);
 	/* Make the null handle's tag match so only the generation refuses it. */
 	map.slots.tag = 0;
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, KSLOT_HANDLE_NULL));
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(&map, KSLOT_HANDLE_NULL));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
-						    COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(&map, KSLOT_HANDLE_NULL,
+						COOKIE(1), NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
 	kslot_map_destroy(&map, NULL, NULL);
 }
@@ -341,9 +349,9 @@ static void kslot_map_test_forged(struct kunit *test)
 	map_init(test, &map, 1000);
 	map_init(test, &other, 1000);
 	other.slots.tag = map.slots.tag ^ 1;
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&other, COOKIE(1), &oh,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&other, &oh, COOKIE(1),
 					      GFP_KERNEL), 0);
 	/* Same index and generation, other map. */
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h),
@@ -374,12 +382,12 @@ static void kslot_map_test_forged(struct kunit *test)
 
 static void kslot_map_test_retire(struct kunit *test)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_map map;
 	u64 h, h2, gmax;
 
 	map_init(test, &map, 8);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			0);
 	kslot_map_remove(&map, h);
 	/* The hook refuses live slots and odd generations. */
@@ -388,17 +396,17 @@ static void kslot_map_test_retire(struct kunit *test)
 			-EINVAL);
 	KUNIT_ASSERT_EQ(test, kslot_slots_test_set_gen(&map.slots, 0, gmax - 1),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1), GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_gen(&map, h), gmax);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, map.slots.free_head, 1);
-	kslot_map_get_stats(&map, &st);
+	kslot_map_stats(&map, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	/* Slot 0 is never handed out again. */
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h2, COOKIE(2), GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h2), 1);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
@@ -420,7 +428,7 @@ static void kslot_map_test_growth(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	map_init(test, &map, KSLOT_MAX_ENTRIES);
 	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h[i], COOKIE(i),
 						      GFP_KERNEL), 0);
 		KUNIT_ASSERT_EQ(test, kslot_map_handle_index(&map, h[i]), i);
 	}
@@ -442,17 +450,17 @@ static void kslot_map_test_enospc(struct kunit *test)
 
 	map_init(test, &map, max);
 	for (i = 0; i < max; i++) {
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h,
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(i),
 						      GFP_KERNEL), 0);
 		if (!i)
 			first = h;
 	}
 	KUNIT_EXPECT_EQ(test, map.slots.capacity, max);
-	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(0), GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), max);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, first), COOKIE(0));
-	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1), GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_map_handle_index(&map, h), 0);
 	kslot_map_destroy(&map, NULL, NULL);
@@ -471,7 +479,7 @@ static void kslot_map_test_iterate_remove(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	map_init(test, &map, n);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &handle,
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &handle, COOKIE(i),
 						      GFP_KERNEL), 0);
 	kslot_map_for_each(&map, index, handle, obj) {
 		i = (unsigned long)obj / 16 - 1;
@@ -488,6 +496,49 @@ static void kslot_map_test_iterate_remove(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, visits, n - n / 3);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
+	kslot_map_destroy(&map, NULL, NULL);
+}
+
+/* kslot_map_find() as xa_find(): the first live object in *index .. max. */
+static void kslot_map_test_find(struct kunit *test)
+{
+	struct kslot_map map;
+	u32 index, i, seen = 0;
+	u64 h[5], it = 0;
+	void *obj;
+
+	map_init(test, &map, 64);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h[i],
+						      i == 2 ? NULL : COOKIE(i),
+						      GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(&map, h[1]), COOKIE(1));
+	index = 0;
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_find(&map, &index, 0, &it),
+			    COOKIE(0));
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	/* Slot 1 is free, slot 2 a placeholder: nothing up to max 2. */
+	index = 1;
+	KUNIT_EXPECT_NULL(test, kslot_map_find(&map, &index, 2, &it));
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_map_find(&map, &index, 3, &it),
+			    COOKIE(3));
+	KUNIT_EXPECT_EQ(test, index, 3);
+	KUNIT_EXPECT_EQ(test, it, h[3]);
+	index = U32_MAX;
+	KUNIT_EXPECT_NULL(test, kslot_map_find(&map, &index, U32_MAX, &it));
+	KUNIT_EXPECT_EQ(test, index, U32_MAX);
+	/* The walk's index is the find's cursor: 0, 3, 4. */
+	kslot_map_for_each(&map, index, it, obj) {
+		KUNIT_EXPECT_EQ(test, it, h[index]);
+		KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(index));
+		seen |= BIT(index);
+	}
+	KUNIT_EXPECT_EQ(test, seen, BIT(0) | BIT(3) | BIT(4));
+	/* Its last find started after slot 4 and found nothing. */
+	KUNIT_EXPECT_EQ(test, index, 5);
 	kslot_map_destroy(&map, NULL, NULL);
 }
 
@@ -519,7 +570,7 @@ static void kslot_map_test_random(struct kunit *test)
 
 		if (op < 45) {
 			u64 h;
-			int ret = kslot_map_alloc(&map, COOKIE(i), &h,
+			int ret = kslot_map_alloc(&map, &h, COOKIE(i),
 						  GFP_KERNEL);
 
 			if (nlive == max) {
@@ -627,12 +678,12 @@ static int conc_writer(void *arg)
 		obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 		if (!obj)
 			continue;
-		if (kslot_map_alloc(&ctx->map, NULL, &h, GFP_KERNEL)) {
+		if (kslot_map_alloc(&ctx->map, &h, NULL, GFP_KERNEL)) {
 			kfree(obj);
 			continue;
 		}
 		obj->handle = h;
-		kslot_map_replace(&ctx->map, h, obj);
+		kslot_map_replace(&ctx->map, h, obj, NULL);
 		/* Readers also try stale handles of this ring slot. */
 		WRITE_ONCE(ctx->ring[k], h);
 		atomic_long_inc(&ctx->writes);
@@ -675,7 +726,7 @@ static void kslot_map_test_concurrency(struct kunit *test)
 static void kslot_map_test_fault(struct kunit *test)
 {
 	const u32 prefill = KSLOT_SLOTS_MIN;
-	struct kslot_map_stats before, after;
+	struct kslot_slots_stats before, after;
 	struct kslot_map map;
 	u32 n, faults = 0;
 	bool injected;
@@ -688,8 +739,8 @@ static void kslot_map_test_fault(struct kunit *test)
 	/* First alloc: the first table. */
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_map_alloc(&map, COOKIE(0),
-							       &first,
+					       kslot_map_alloc(&map, &first,
+							       COOKIE(0),
 							       GFP_KERNEL));
 		if (!injected)
 			break;
@@ -702,18 +753,18 @@ static void kslot_map_test_fault(struct kunit *test)
 	/* The chunk, the directory (with its counter). */
 	KUNIT_EXPECT_EQ(test, faults, 2);
 	for (n = 1; n < prefill; n++)
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(n), &h,
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(n),
 						      GFP_KERNEL), 0);
 	/* Next alloc: the second chunk (the directory has room for it). */
-	kslot_map_get_stats(&map, &before);
+	kslot_map_stats(&map, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
-					       kslot_map_alloc(&map, COOKIE(1),
-							       &h, GFP_KERNEL));
+					       kslot_map_alloc(&map, &h, COOKIE(1),
+							       GFP_KERNEL));
 		if (!injected)
 			break;
 		KUNIT_ASSERT_EQ(test, ret, -ENOMEM);
-		kslot_map_get_stats(&map, &after);
+		kslot_map_stats(&map, &after);
 		KUNIT_ASSERT_EQ(test, after.count, before.count);
 		KUNIT_ASSERT_EQ(test, after.capacity, before.capacity);
 		KUNIT_ASSERT_PTR_EQ(test, kslot_map_lookup(&map, first),
@@ -727,7 +778,7 @@ static void kslot_map_test_fault(struct kunit *test)
 	/* A slot from the free list needs no allocation at all. */
 	kslot_map_remove(&map, h);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_map_alloc(&map, COOKIE(2), &h,
+				       kslot_map_alloc(&map, &h, COOKIE(2),
 						       GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_FALSE(test, injected);
@@ -748,7 +799,7 @@ static void kslot_map_test_lock(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		KUNIT_ASSERT_EQ(test, kslot_map_init(&map, NULL, 16, modes[i]),
 				0);
-		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(i), &h,
+		KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(i),
 						      GFP_KERNEL), 0);
 		flags = kslot_map_lock(&map);
 		if (IS_ENABLED(CONFIG_LOCKDEP))
@@ -788,7 +839,7 @@ static void kslot_map_test_reserve_preload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, map.slots.capacity, 64);
 	spin_lock(&drv_lock);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_map_alloc(&map, COOKIE(1), &h,
+				       kslot_map_alloc(&map, &h, COOKIE(1),
 						       GFP_ATOMIC));
 	spin_unlock(&drv_lock);
 	KUNIT_EXPECT_EQ(test, ret, 0);
@@ -806,16 +857,16 @@ static void kslot_map_test_locked_alloc(struct kunit *test)
 
 	map_init(test, &map, 1);
 	flags = kslot_map_lock(&map);
-	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(0), &h0),
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, &h0, COOKIE(0)),
 			-ENOMEM);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_EQ(test, h0, 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 0);
 	KUNIT_ASSERT_EQ(test, kslot_map_reserve(&map, 1, GFP_KERNEL), 0);
 	flags = kslot_map_lock(&map);
-	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(0), &h0), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, &h0, COOKIE(0)), 0);
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_lookup(&map, h0), COOKIE(0));
-	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(1), &h1),
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, &h1, COOKIE(1)),
 			-ENOSPC);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_EQ(test, h0, kslot_slots_handle_make(&map.slots, 0, 1));
@@ -829,15 +880,17 @@ static void kslot_map_test_locked_replace(struct kunit *test)
 	struct kslot_map map;
 	unsigned long flags;
 	u64 h = 0;
+	void *old;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
 	flags = kslot_map_lock(&map);
-	KUNIT_EXPECT_NULL(test, __kslot_map_replace(&map, h, COOKIE(1)));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h, COOKIE(2)),
-			    COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_replace(&map, h ^ 1, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h, COOKIE(1), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_map_replace(&map, h ^ 1, COOKIE(3), NULL),
+			-ENOENT);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, h), COOKIE(2));
 	kslot_map_destroy(&map, NULL, NULL);
@@ -850,13 +903,13 @@ static void kslot_map_test_locked_remove(struct kunit *test)
 	u64 h = 0, h2 = 0;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1), GFP_KERNEL),
 			0);
 	flags = kslot_map_lock(&map);
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_map_remove(&map, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, __kslot_map_remove(&map, h));
 	/* The freed slot is taken again under the same lock hold. */
-	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, COOKIE(2), &h2), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(&map, &h2, COOKIE(2)), 0);
 	kslot_map_unlock(&map, flags);
 	KUNIT_EXPECT_EQ(test, h2, kslot_slots_handle_make(&map.slots, 0, 3));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
@@ -871,7 +924,7 @@ static void kslot_map_test_replace_if(struct kunit *test)
 	u64 h = 0;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_replace_if(&map, h, COOKIE(5),
 						   COOKIE(1)), -EBUSY);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, h));
@@ -896,7 +949,7 @@ static void kslot_map_test_locked_replace_if(struct kunit *test)
 	u64 h = 0, h2;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1),
 					      GFP_KERNEL), 0);
 	flags = kslot_map_lock(&map);
 	KUNIT_EXPECT_EQ(test, __kslot_map_replace_if(&map, h, NULL, COOKIE(2)),
@@ -918,7 +971,7 @@ static void kslot_map_test_remove_if(struct kunit *test)
 	u64 h = 0;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(1), &h,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, COOKIE(1),
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, h, COOKIE(2)), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kslot_map_count(&map), 1);
@@ -950,7 +1003,7 @@ static void kslot_map_test_locked_remove_if(struct kunit *test)
 	int ret = -EINVAL;
 
 	map_init(test, &map, 16);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &obj, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, &obj, GFP_KERNEL), 0);
 	flags = kslot_map_lock(&map);
 	p = __kslot_map_lookup(&map, h);
 	if (p && !refcount_inc_not_zero(&p->users))
@@ -989,7 +1042,7 @@ static void kslot_map_test_handle32(struct kunit *test)
 					     KSLOT_MAP_HANDLE32 |
 					     KSLOT_MAP_LOCK_IRQ), 0);
 	KUNIT_EXPECT_EQ(test, kslot_map_tag(&map), 0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, NULL, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h, NULL, GFP_KERNEL), 0);
 	/* 20 index bits: generation 1 at bit 20. */
 	KUNIT_EXPECT_EQ(test, h, BIT(20));
 	id = h;
@@ -998,7 +1051,7 @@ static void kslot_map_test_handle32(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(&map, id), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, kslot_map_remove_if(&map, id, COOKIE(1)), 0);
 	/* The slot is reused at once; the old id does not reach it. */
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, COOKIE(2), &h2,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&map, &h2, COOKIE(2),
 					      GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, h2, 3 * BIT(20));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&map, id));
@@ -1016,15 +1069,15 @@ KSLOT_DEFINE_HANDLE32(test_buf_id);
  * context map, only a struct test_buf_id the buffer map.  Passing one
  * for the other does not compile:
  *
- *	test_buf_get(&bufs, ctx);
- *	error: incompatible type for argument 2 of 'test_buf_get'
+ *	test_buf_lookup(&bufs, ctx);
+ *	error: incompatible type for argument 2 of 'test_buf_lookup'
  */
-static void *test_ctx_get(struct kslot_map *ctxs, struct test_ctx_handle h)
+static void *test_ctx_lookup(struct kslot_map *ctxs, struct test_ctx_handle h)
 {
 	return kslot_map_lookup(ctxs, test_ctx_handle_raw(h));
 }
 
-static void *test_buf_get(struct kslot_map *bufs, struct test_buf_id id)
+static void *test_buf_lookup(struct kslot_map *bufs, struct test_buf_id id)
 {
 	return kslot_map_lookup(bufs, test_buf_id_raw(id));
 }
@@ -1039,11 +1092,11 @@ static void kslot_map_test_typed_handles(struct kunit *test)
 	map_init(test, &ctxs, 16);
 	KUNIT_ASSERT_EQ(test, kslot_map_init(&bufs, NULL, 16,
 					     KSLOT_MAP_HANDLE32), 0);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&ctxs, COOKIE(1), &h,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&ctxs, &h, COOKIE(1),
 					      GFP_KERNEL), 0);
 	ctx = test_ctx_handle_from_raw(h);
 	KUNIT_EXPECT_EQ(test, test_ctx_handle_raw(ctx), h);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&bufs, COOKIE(2), &h,
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(&bufs, &h, COOKIE(2),
 					      GFP_KERNEL), 0);
 	buf = test_buf_id_from_raw(h);
 	/* 16 entries: 4 index bits, generation 1 at bit 4. */
@@ -1051,12 +1104,12 @@ static void kslot_map_test_typed_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(ctx), sizeof(u64));
 	KUNIT_EXPECT_EQ(test, sizeof(buf), sizeof(u32));
 	KUNIT_EXPECT_FALSE(test, __same_type(ctx, buf));
-	KUNIT_EXPECT_PTR_EQ(test, test_ctx_get(&ctxs, ctx), COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, test_buf_get(&bufs, buf), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, test_ctx_lookup(&ctxs, ctx), COOKIE(1));
+	KUNIT_EXPECT_PTR_EQ(test, test_buf_lookup(&bufs, buf), COOKIE(2));
 	KUNIT_EXPECT_TRUE(test, test_ctx_handle_is_null(none));
 	KUNIT_EXPECT_FALSE(test, test_ctx_handle_is_null(ctx));
 	KUNIT_EXPECT_FALSE(test, test_buf_id_is_null(buf));
-	KUNIT_EXPECT_NULL(test, test_ctx_get(&ctxs, none));
+	KUNIT_EXPECT_NULL(test, test_ctx_lookup(&ctxs, none));
 	/* Forced through raw values, the two formats still never match. */
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(&bufs,
 						 test_ctx_handle_raw(ctx)));
@@ -1071,7 +1124,7 @@ static DEFINE_KSLOT_MAP(kslot_map_test_static, 64, KSLOT_MAP_LOCK_BH);
 static void kslot_map_test_define(struct kunit *test)
 {
 	struct kslot_map *map = &kslot_map_test_static;
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	unsigned long flags;
 	struct kslot_map rt;
 	u64 h, h2;
@@ -1080,7 +1133,7 @@ static void kslot_map_test_define(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map,
 						 kslot_test_handle(&map->slots,
 								   0, 0, 1)));
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, &h, COOKIE(1), GFP_KERNEL), 0);
 	/* Its tag is drawn at the first growth. */
 	KUNIT_EXPECT_LE(test, kslot_slots_tag(&map->slots), KSLOT_TAG_MASK);
 	KUNIT_EXPECT_EQ(test, kslot_slots_handle_tag(&map->slots, h),
@@ -1099,11 +1152,11 @@ static void kslot_map_test_define(struct kunit *test)
 	kslot_map_destroy(&rt, NULL, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_lookup(map, h), COOKIE(1));
 	flags = kslot_map_lock(map);
-	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(map, COOKIE(2), &h2), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_map_alloc(map, &h2, COOKIE(2)), 0);
 	kslot_map_unlock(map, flags);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_map_remove(map, h), COOKIE(1));
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
-	kslot_map_get_stats(map, &st);
+	kslot_map_stats(map, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 1);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 64);
 	kslot_map_destroy(map, NULL, NULL);
@@ -1124,7 +1177,7 @@ static void kslot_map_test_define_tag(struct kunit *test)
 
 	KUNIT_EXPECT_LE(test, tag, KSLOT_TAG_MASK);
 	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, &h, COOKIE(1), GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_handle_tag(&map->slots, h), tag);
 	KUNIT_EXPECT_EQ(test, kslot_map_tag(map), tag);
 	kslot_map_destroy(map, NULL, NULL);
@@ -1136,17 +1189,17 @@ static void kslot_map_test_zeroed(struct kunit *test)
 	struct kslot_map *map = kunit_kzalloc(test, sizeof(*map), GFP_KERNEL);
 	/* Any nonzero value: a zeroed map has no format. */
 	u64 h = BIT_ULL(32);
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 
 	KUNIT_ASSERT_NOT_NULL(test, map);
 	KUNIT_EXPECT_NULL(test, kslot_map_lookup(map, h));
 	KUNIT_EXPECT_EQ(test, kslot_map_count(map), 0);
-	KUNIT_EXPECT_EQ(test, kslot_map_alloc(map, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_map_alloc(map, &h, COOKIE(1), GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_NULL(test, kslot_map_remove(map, h));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_map_replace(map, h, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
-	kslot_map_get_stats(map, &st);
+	KUNIT_EXPECT_EQ(test, kslot_map_replace(map, h, COOKIE(1), NULL),
+			-ENOENT);
+	kslot_map_stats(map, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);
 	kslot_map_destroy(map, NULL, NULL);
@@ -1165,7 +1218,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_count),
 	KUNIT_CASE(kslot_map_test_destroy),
 	KUNIT_CASE(kslot_map_test_stats),
-	KUNIT_CASE(kslot_map_test_lookup_get),
+	KUNIT_CASE(kslot_map_test_get),
 	KUNIT_CASE(kslot_map_test_irq_context),
 	KUNIT_CASE(kslot_map_test_seed_timeline),
 	KUNIT_CASE(kslot_map_test_null_handle),
@@ -1174,6 +1227,7 @@ static struct kunit_case kslot_map_test_cases[] = {
 	KUNIT_CASE(kslot_map_test_growth),
 	KUNIT_CASE(kslot_map_test_enospc),
 	KUNIT_CASE(kslot_map_test_iterate_remove),
+	KUNIT_CASE(kslot_map_test_find),
 	KUNIT_CASE(kslot_map_test_random),
 	KUNIT_CASE_SLOW(kslot_map_test_concurrency),
 	KUNIT_CASE(kslot_map_test_fault),

@@ -42,7 +42,7 @@ static unsigned long table_in_use(struct kslot_objtable *t)
 {
 	struct kslot_objtable_stats st;
 
-	kslot_objtable_get_stats(t, &st);
+	kslot_objtable_stats(t, &st);
 	return st.pool.in_use;
 }
 
@@ -91,7 +91,7 @@ static void kslot_objtable_test_create(struct kunit *test)
 	t = kslot_objtable_create(&cfg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	KUNIT_EXPECT_EQ(test, kslot_objtable_count(t), 0);
-	kslot_objtable_get_stats(t, &st);
+	kslot_objtable_stats(t, &st);
 	KUNIT_EXPECT_EQ(test, st.map.max_entries, 16);
 	KUNIT_EXPECT_EQ(test, st.pool.objects, 0);
 	kslot_objtable_destroy(t);
@@ -577,7 +577,7 @@ static void kslot_objtable_test_random(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, lookup(t, live[i].handle),
 				    live[i].obj);
 	rcu_barrier();
-	kslot_objtable_get_stats(t, &st);
+	kslot_objtable_stats(t, &st);
 	KUNIT_EXPECT_EQ(test, st.pool.in_use, nlive);
 	KUNIT_EXPECT_EQ(test, st.map.count, nlive);
 	KUNIT_EXPECT_EQ(test, st.pool.double_frees + st.pool.bad_frees +
@@ -766,7 +766,7 @@ static void kslot_objtable_test_concurrency(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->hits), 100);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&ctx->gets), 100);
 	rcu_barrier();
-	kslot_objtable_get_stats(ctx->t, &st);
+	kslot_objtable_stats(ctx->t, &st);
 	KUNIT_EXPECT_EQ(test, st.pool.in_use, kslot_objtable_count(ctx->t));
 	KUNIT_EXPECT_EQ(test, st.pool.double_frees + st.pool.bad_frees +
 			      st.pool.poison_errors, 0);

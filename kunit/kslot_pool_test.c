@@ -47,14 +47,14 @@ static void ctor_nop(void *obj)
 
 static void pool_stats(struct kslot_pool *pool, struct kslot_pool_stats *st)
 {
-	kslot_pool_get_stats(pool, st);
+	kslot_pool_stats(pool, st);
 }
 
 static unsigned long pool_in_use(struct kslot_pool *pool)
 {
 	struct kslot_pool_stats st;
 
-	kslot_pool_get_stats(pool, &st);
+	kslot_pool_stats(pool, &st);
 	return st.in_use;
 }
 

@@ -45,7 +45,7 @@ static u64 map_alloc(struct kunit *test, struct kslot_map *map, u32 i)
 {
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, COOKIE(i), &h, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_map_alloc(map, &h, COOKIE(i), GFP_KERNEL),
 			0);
 	return h;
 }
@@ -62,12 +62,12 @@ static bool has(struct kslot_secondary *sec, u64 h, u64 x)
 {
 	struct side v;
 
-	return !kslot_secondary_get(sec, h, &v) && v.a == x && v.b == ~x;
+	return !kslot_secondary_lookup(sec, h, &v) && v.a == x && v.b == ~x;
 }
 
 static void kslot_secondary_test_init(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 
 	KUNIT_EXPECT_EQ(test, kslot_secondary_init(&sec, NULL, 0, 16, 0),
@@ -95,7 +95,7 @@ static void kslot_secondary_test_init(struct kunit *test)
 						   KSLOT_MAX_ENTRIES,
 						   KSLOT_SECONDARY_LOCK_BH |
 						   KSLOT_SECONDARY_ACCOUNT), 0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.max_entries, KSLOT_MAX_ENTRIES);
@@ -113,7 +113,7 @@ static void kslot_secondary_test_init(struct kunit *test)
 	kslot_secondary_destroy(&sec);
 }
 
-static void kslot_secondary_test_insert_get(struct kunit *test)
+static void kslot_secondary_test_insert_lookup(struct kunit *test)
 {
 	struct kslot_secondary sec;
 	struct kslot_map map;
@@ -152,7 +152,7 @@ static void kslot_secondary_test_insert_get(struct kunit *test)
 	/* A NULL value is stored zeroed. */
 	KUNIT_EXPECT_EQ(test, kslot_secondary_insert(&sec, h[1], NULL,
 						     GFP_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, kslot_secondary_get(&sec, h[1], &v), 0);
+	KUNIT_ASSERT_EQ(test, kslot_secondary_lookup(&sec, h[1], &v), 0);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&v, 0, sizeof(v)));
 	KUNIT_EXPECT_TRUE(test, has(&sec, h[2], 102));
 	kslot_secondary_destroy(&sec);
@@ -179,13 +179,13 @@ static void kslot_secondary_test_generations(struct kunit *test)
 			kslot_map_handle_gen(&map, h1));
 	/* The entry of h1 is still there: a lookup with h2 finds nothing. */
 	KUNIT_EXPECT_TRUE(test, has(&sec, h1, 1));
-	KUNIT_EXPECT_EQ(test, kslot_secondary_get(&sec, h2, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_lookup(&sec, h2, &v), -ENOENT);
 	/* The newer handle replaces it in place. */
 	KUNIT_EXPECT_EQ(test, put(&sec, h2, 2), 0);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 1);
 	KUNIT_EXPECT_TRUE(test, has(&sec, h2, 2));
 	/* The stale handle finds nothing, and cannot write back. */
-	KUNIT_EXPECT_EQ(test, kslot_secondary_get(&sec, h1, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kslot_secondary_lookup(&sec, h1, &v), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, kslot_secondary_contains(&sec, h1));
 	KUNIT_EXPECT_EQ(test, put(&sec, h1, 3), -ESTALE);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, h1, NULL), -ENOENT);
@@ -243,7 +243,7 @@ static bool keep_all(u64 handle, void *val, void *arg)
 
 static void kslot_secondary_test_remove(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 	struct kslot_map map;
 	struct side v;
@@ -269,7 +269,7 @@ static void kslot_secondary_test_remove(struct kunit *test)
 	for (i = 64; i < 70; i++)
 		kslot_secondary_remove(&sec, h[i], NULL);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_retain(&sec, keep_all, NULL), 0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 65);
 	KUNIT_EXPECT_EQ(test, st.capacity, 128);
 	for (i = 0; i < 64; i++)
@@ -286,7 +286,7 @@ static bool map_live(u64 handle, void *val, void *arg)
 /* Lazy clearing of the entries of handles a kslot_map has erased. */
 static void kslot_secondary_test_lazy_clear_map(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 	struct kslot_map map;
 	u64 *h;
@@ -309,7 +309,7 @@ static void kslot_secondary_test_lazy_clear_map(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, has(&sec, h[0], 0));
 	KUNIT_EXPECT_EQ(test, kslot_secondary_retain(&sec, map_live, &map),
 			64 + 34);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 200 - 64 - 34);
 	for (i = 0; i < 200; i++)
 		KUNIT_EXPECT_EQ(test, kslot_secondary_contains(&sec, h[i]),
@@ -339,7 +339,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 	sec_init(test, &sec, 64);
 	for (i = 0; i < 50; i++) {
 		x = i;
-		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &x, &h[i],
+		KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[i], &x,
 							 GFP_KERNEL), 0);
 		if (i % 2)
 			KUNIT_ASSERT_EQ(test, put(&sec, h[i], 1000 + i), 0);
@@ -353,7 +353,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kslot_secondary_contains(&sec, h[i]),
 				i % 2 && i % 3);
 	/* A reused dense slot gets a newer handle; its entry can be reset. */
-	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, NULL, &h[0], GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, kslot_dense_insert(&d, &h[0], NULL, GFP_KERNEL),
 			0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_handle_index(&d.slots, h[0]), 48);
 	KUNIT_EXPECT_EQ(test, put(&sec, h[0], 5), 0);
@@ -364,7 +364,7 @@ static void kslot_secondary_test_dense_primary(struct kunit *test)
 
 static void kslot_secondary_test_pages(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 	struct kslot_slots *f = &sec.slots;
 	u32 tag = 0x5a;
@@ -372,19 +372,19 @@ static void kslot_secondary_test_pages(struct kunit *test)
 	/* 12 index bits: 4000 .. 4095 are past the end. */
 	sec_init(test, &sec, 4000);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 0, tag, 1), 0), 0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 63, tag, 1), 63),
 			0);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 1000, tag, 9),
 				  1000), 0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 3);
 	KUNIT_EXPECT_EQ(test, st.capacity, 1024);
 	/* The highest index the map takes. */
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 3999, tag, 1), 1),
 			0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 4000);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 4000, tag, 1), 1),
 			-EINVAL);
@@ -400,7 +400,7 @@ static void kslot_secondary_test_pages(struct kunit *test)
 /* A slot whose last generation was removed is retired; clear() revives. */
 static void kslot_secondary_test_retire(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 	struct kslot_slots *f = &sec.slots;
 	u64 last;
@@ -411,14 +411,14 @@ static void kslot_secondary_test_retire(struct kunit *test)
 	last = kslot_test_handle(f, 5, 9, BIT_ULL(51) - 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), 0);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_remove(&sec, last, NULL), 0);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	KUNIT_EXPECT_EQ(test, put(&sec, last, 1), -ESTALE);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 5, 9, 1), 1),
 			-ESTALE);
 	KUNIT_EXPECT_EQ(test, kslot_secondary_count(&sec), 0);
 	kslot_secondary_clear(&sec);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, put(&sec, kslot_test_handle(f, 5, 4, 1), 3), 0);
 	KUNIT_EXPECT_TRUE(test, has(&sec, kslot_test_handle(f, 5, 4, 1), 3));
@@ -501,7 +501,7 @@ static void kslot_secondary_test_random(struct kunit *test)
 		u32 op = prandom_u32_state(&rnd) % 100;
 
 		if (op < 25) {
-			ret = kslot_dense_insert(&d, NULL, &h, GFP_KERNEL);
+			ret = kslot_dense_insert(&d, &h, NULL, GFP_KERNEL);
 			if (m->nlive == RMAX) {
 				KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 				continue;
@@ -584,13 +584,13 @@ static void kslot_secondary_test_random(struct kunit *test)
 }
 
 static void check_state(struct kunit *test, struct kslot_secondary *sec,
-			const struct kslot_secondary_stats *want, u32 tag)
+			const struct kslot_slots_stats *want, u32 tag)
 {
 	const struct kslot_slots *f = &sec->slots;
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	u32 i;
 
-	kslot_secondary_get_stats(sec, &st);
+	kslot_secondary_stats(sec, &st);
 	KUNIT_ASSERT_EQ(test, st.count, want->count);
 	KUNIT_ASSERT_EQ(test, st.capacity, want->capacity);
 	for (i = 0; i < 64 * 4; i += 64)
@@ -605,13 +605,13 @@ static void check_state(struct kunit *test, struct kslot_secondary *sec,
 static int fault_sweep(struct kunit *test, struct kslot_secondary *sec,
 		       u32 index, u32 tag)
 {
-	struct kslot_secondary_stats before;
+	struct kslot_slots_stats before;
 	u64 h = kslot_test_handle(&sec->slots, index, tag, 1);
 	u32 n, faults = 0;
 	bool injected;
 	int ret;
 
-	kslot_secondary_get_stats(sec, &before);
+	kslot_secondary_stats(sec, &before);
 	for (n = 1;; n++) {
 		struct side v = sv(index);
 
@@ -632,7 +632,7 @@ static int fault_sweep(struct kunit *test, struct kslot_secondary *sec,
 
 static void kslot_secondary_test_fault(struct kunit *test)
 {
-	struct kslot_secondary_stats st;
+	struct kslot_slots_stats st;
 	struct kslot_secondary sec;
 	u32 tag = 3;
 
@@ -645,14 +645,14 @@ static void kslot_secondary_test_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64, tag), 1);
 	/* Beyond it: the value and the next chunk (the directory has room). */
 	KUNIT_EXPECT_EQ(test, fault_sweep(test, &sec, 64 * 4, tag), 2);
-	kslot_secondary_get_stats(&sec, &st);
+	kslot_secondary_stats(&sec, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 2 * KSLOT_SLOTS_MIN);
 	kslot_secondary_destroy(&sec);
 }
 
 static struct kunit_case kslot_secondary_test_cases[] = {
 	KUNIT_CASE(kslot_secondary_test_init),
-	KUNIT_CASE(kslot_secondary_test_insert_get),
+	KUNIT_CASE(kslot_secondary_test_insert_lookup),
 	KUNIT_CASE(kslot_secondary_test_generations),
 	KUNIT_CASE(kslot_secondary_test_bad_handles),
 	KUNIT_CASE(kslot_secondary_test_remove),

@@ -41,7 +41,7 @@ static u64 slots_alloc(struct kunit *test, struct kslot_slots *s, void *obj)
 {
 	u64 h = 0;
 
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(s, obj, &h, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(s, &h, obj, GFP_KERNEL), 0);
 	return h;
 }
 
@@ -49,7 +49,7 @@ static s64 rejected(struct kslot_slots *s)
 {
 	struct kslot_slots_stats st;
 
-	kslot_slots_get_stats(s, &st);
+	kslot_slots_stats(s, &st);
 	return st.rejected;
 }
 
@@ -163,20 +163,25 @@ static void kslot_slots_test_replace(struct kunit *test)
 {
 	struct kslot_slots s;
 	u64 h;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, COOKIE(1));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word, h);
-	KUNIT_EXPECT_PTR_EQ(test,
-			    kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
-						COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	/* A refused replace leaves @old alone. */
+	old = COOKIE(7);
+	KUNIT_EXPECT_EQ(test,
+			kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
+					    COOKIE(3), &old),
+			-ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(7));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -213,16 +218,19 @@ static void kslot_slots_test_placeholder(struct kunit *test)
 	struct kslot_slots s;
 	u32 index = 0;
 	u64 h, it = 0;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, NULL);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 1);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 0);
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
-	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h, COOKIE(9)));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(9), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(9));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, NULL), COOKIE(9));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, NULL, &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(9));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -238,20 +246,36 @@ static void kslot_slots_test_find(struct kunit *test)
 	for (i = 0; i < 5; i++)
 		h[i] = slots_alloc(test, &s, i == 2 ? NULL : COOKIE(i));
 	kslot_slots_remove(&s, h[1]);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
 			    COOKIE(0));
 	KUNIT_EXPECT_EQ(test, index, 0);
 	KUNIT_EXPECT_EQ(test, it, h[0]);
 	index = 1;
 	/* Slot 1 is free and slot 2 a placeholder: both skipped. */
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it),
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, 2, &it));
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, it, h[0]);
+	/* @max is inclusive. */
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, 3, &it),
 			    COOKIE(3));
 	KUNIT_EXPECT_EQ(test, index, 3);
 	KUNIT_EXPECT_EQ(test, it, h[3]);
+	index = 4;
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
+			    COOKIE(4));
+	KUNIT_EXPECT_EQ(test, index, 4);
+	KUNIT_EXPECT_EQ(test, it, h[4]);
 	index = 5;
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, &it));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
 	KUNIT_EXPECT_EQ(test, index, 5);
-	KUNIT_EXPECT_EQ(test, it, h[3]);
+	/* A start above @max finds nothing. */
+	index = 4;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, 3, &it));
+	KUNIT_EXPECT_EQ(test, index, 4);
+	index = U32_MAX;
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(&s, &index, U32_MAX, &it));
+	KUNIT_EXPECT_EQ(test, index, U32_MAX);
+	KUNIT_EXPECT_EQ(test, it, h[4]);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
 
@@ -296,25 +320,25 @@ static void kslot_slots_test_bytes(struct kunit *test)
 	u32 i;
 
 	slots_init(test, &s, 300);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
 			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
 	slots_alloc(test, &s, COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes,
 			chunk_bytes(256) + dir_bytes(2) + counter_bytes());
 	/* The last chunk stops at max_entries; the directory has room. */
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, chunk_bytes(44));
 	for (i = 1; i < 257; i++)
 		slots_alloc(test, &s, COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 300);
 	KUNIT_EXPECT_EQ(test, st.bytes, chunk_bytes(256) + chunk_bytes(44) +
 					dir_bytes(2) + counter_bytes());
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
 	kslot_slots_destroy(&s, NULL, NULL);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	rcu_barrier();
 }
@@ -365,7 +389,7 @@ static void kslot_slots_test_free_acct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s), 24);
 	KUNIT_EXPECT_EQ(test, dir_bytes(8), 128);
 	KUNIT_EXPECT_EQ(test, dir_bytes(24), 256);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	kslot_slots_destroy(&s, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, a.calls, 2);
 	KUNIT_EXPECT_EQ(test, a.bytes, dir_bytes(8) + st.bytes);
@@ -415,7 +439,7 @@ static void kslot_slots_test_stats(struct kunit *test)
 	slots_alloc(test, &s, COOKIE(1));
 	kslot_slots_remove(&s, h);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 1);
 	KUNIT_EXPECT_EQ(test, st.capacity, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 300);
@@ -474,8 +498,7 @@ static void kslot_slots_test_tag_mismatch(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, oh));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&other, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, oh));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, oh, NULL),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, oh, NULL, NULL), -ENOENT);
 	/* The lookup, the remove and the replace of @oh each count. */
 	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
 	KUNIT_EXPECT_EQ(test, rejected(&other), 1);
@@ -521,7 +544,7 @@ static void kslot_slots_test_free_word(struct kunit *test)
 	/* max_entries 1 still gets a two-slot table. */
 	h0 = slots_alloc(test, &s, COOKIE(0));
 	KUNIT_EXPECT_EQ(test, s.capacity, 1);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h1,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h1, COOKIE(1),
 						GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h0), COOKIE(0));
 	/* Slot 0's free word, and slot 1's (never used) word, as handles. */
@@ -565,7 +588,7 @@ static void kslot_slots_test_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_set_gen(&s, 0, 2), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 1);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, s.free_head, 1);
@@ -606,7 +629,7 @@ static void kslot_slots_test_growth(struct kunit *test)
 		h[i] = slots_alloc(test, &s, COOKIE(i));
 	/* The last chunk is clamped to max_entries. */
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h[0], GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h[0], NULL, GFP_KERNEL),
 			-ENOSPC);
 	for (i = 0; i < max; i++)
 		KUNIT_ASSERT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
@@ -637,6 +660,7 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	u32 index = last - 3, near = 4000 * KSLOT_SLOTS_CHUNK;
 	struct kslot_slots s;
 	u64 h, found, all, rest, before;
+	void *old;
 
 	slots_init(test, &s, max);
 	kslot_slots_set_free_acct(&s, &a.fa);
@@ -644,11 +668,11 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 	all = kslot_slots_grow_to_bytes(&s, 0, max - 1);
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, near, GFP_KERNEL), 0);
 	rest = kslot_slots_grow_to_bytes(&s, near, max - 1);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	before = a.bytes + st.bytes;
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, max, GFP_KERNEL), 0);
 	KUNIT_EXPECT_LE(test, kslot_slots_test_alloc_max(), SZ_32K);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes, all);
 	KUNIT_EXPECT_EQ(test, a.bytes + st.bytes - before, rest);
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_dir_room(&s),
@@ -668,13 +692,13 @@ static void kslot_slots_test_grow_top(struct kunit *test)
 							 &found), COOKIE(1));
 	KUNIT_EXPECT_EQ(test, index, last);
 	KUNIT_EXPECT_EQ(test, found, h);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s, h));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 3);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, max);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes,
@@ -703,7 +727,7 @@ static void kslot_slots_test_irq_context(struct kunit *test)
 					       KSLOT_SLOTS_LOCK_IRQ), 0);
 	flags = kslot_test_irq_enter();
 	for (i = 0; i < n && !ret; i++)
-		ret = kslot_slots_alloc(&s, COOKIE(i), &h[i], GFP_ATOMIC);
+		ret = kslot_slots_alloc(&s, &h[i], COOKIE(i), GFP_ATOMIC);
 	for (i = 0; i < n && !ret; i++)
 		if (kslot_slots_remove(&s, h[i]) != COOKIE(i))
 			ret = -EINVAL;
@@ -728,14 +752,14 @@ static u64 fault_sweep(struct kunit *test, struct kslot_slots *s, void *obj)
 	int ret;
 
 	for (nth = 1; nth < 10; nth++) {
-		kslot_slots_get_stats(s, &before);
+		kslot_slots_stats(s, &before);
 		ret = kslot_test_with_fail_nth(nth, &injected,
-					       kslot_slots_alloc(s, obj, &h,
+					       kslot_slots_alloc(s, &h, obj,
 								 GFP_KERNEL));
 		if (!injected)
 			break;
 		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-		kslot_slots_get_stats(s, &after);
+		kslot_slots_stats(s, &after);
 		KUNIT_EXPECT_EQ(test, after.count, before.count);
 		KUNIT_EXPECT_EQ(test, after.capacity, before.capacity);
 		KUNIT_EXPECT_EQ(test, after.bytes, before.bytes);
@@ -787,7 +811,7 @@ static void ref_obj_release(struct kref *ref)
 	container_of(ref, struct ref_obj, ref)->released++;
 }
 
-static void kslot_slots_test_lookup_get(struct kunit *test)
+static void kslot_slots_test_get(struct kunit *test)
 {
 	struct ref_obj *o;
 	struct kslot_slots s;
@@ -798,24 +822,24 @@ static void kslot_slots_test_lookup_get(struct kunit *test)
 	kref_init(&o->ref);
 	slots_init(test, &s, 8);
 	h = slots_alloc(test, &s, o);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup_get(&s, h,
-							 offsetof(struct ref_obj, ref),
-							 ref_obj_release), o);
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_get(&s, h,
+						  offsetof(struct ref_obj, ref),
+						  ref_obj_release), o);
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 2);
 	kref_put(&o->ref, ref_obj_release);
 	kref_put(&o->ref, ref_obj_release);
 	/* No reference left: not resurrected. */
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
-						       offsetof(struct ref_obj, ref),
-						       ref_obj_release));
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
+						offsetof(struct ref_obj, ref),
+						ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 0);
 	KUNIT_EXPECT_EQ(test, o->released, 1);
 	/* A stale handle takes no reference. */
 	kref_init(&o->ref);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), o);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, h,
-						       offsetof(struct ref_obj, ref),
-						       ref_obj_release));
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, h,
+						offsetof(struct ref_obj, ref),
+						ref_obj_release));
 	KUNIT_EXPECT_EQ(test, kref_read(&o->ref), 1);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -867,12 +891,13 @@ static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
 {
 	u32 k = prandom_u32_state(rnd) % GROW_CHURN;
 	struct grow_obj *o = grow_obj_new(), *old;
+	void *prev = NULL;
 
 	if (!o)
 		return;
 	if (c->churn[k] && prandom_u32_state(rnd) & 1) {
 		o->handle = c->churn[k];
-		old = kslot_slots_replace(&c->s, c->churn[k], o);
+		kslot_slots_replace(&c->s, c->churn[k], o, &prev);
 	} else {
 		if (c->churn[k]) {
 			old = kslot_slots_remove(&c->s, c->churn[k]);
@@ -880,15 +905,16 @@ static void grow_churn(struct grow_ctx *c, struct rnd_state *rnd)
 			if (old)
 				kfree_rcu(old, rcu);
 		}
-		if (kslot_slots_alloc(&c->s, NULL, &o->handle, GFP_KERNEL)) {
+		if (kslot_slots_alloc(&c->s, &o->handle, NULL, GFP_KERNEL)) {
 			kfree(o);
 			c->churn_obj[k] = NULL;
 			return;
 		}
-		old = kslot_slots_replace(&c->s, o->handle, o);
+		kslot_slots_replace(&c->s, o->handle, o, &prev);
 		WRITE_ONCE(c->churn[k], o->handle);
 	}
-	if (!IS_ERR_OR_NULL(old))
+	old = prev;
+	if (old)
 		kfree_rcu(old, rcu);
 	c->churn_obj[k] = o;
 	atomic_long_inc(&c->churns);
@@ -915,12 +941,12 @@ static int grow_writer(void *arg)
 
 			if (!o)
 				break;
-			if (kslot_slots_alloc(&c->s, NULL, &o->handle,
+			if (kslot_slots_alloc(&c->s, &o->handle, NULL,
 					      GFP_KERNEL)) {
 				kfree(o);
 				break;
 			}
-			kslot_slots_replace(&c->s, o->handle, o);
+			kslot_slots_replace(&c->s, o->handle, o, NULL);
 			c->h[i] = o->handle;
 			atomic_set_release(&c->nr, i + 1);
 			if (i % 256 == 0)
@@ -1081,7 +1107,8 @@ static void kslot_slots_test_handle32(struct kunit *test)
 	/* Bits above the format are part of the one compare. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h1 | BIT_ULL(31)));
 	KUNIT_EXPECT_EQ(test, rejected(&s), 4);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, &it), COOKIE(2));
+	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_find(&s, &index, U32_MAX, &it),
+			    COOKIE(2));
 	KUNIT_EXPECT_EQ(test, it, h2);
 	kslot_slots_dump(&s, 0, ARRAY_SIZE(ds), &d);
 	KUNIT_EXPECT_EQ(test, ds[0].gen, 3);
@@ -1106,7 +1133,7 @@ static void kslot_slots_test_handle32_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last, 0x7f000000);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, last), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, last), COOKIE(1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	/* Waiting: generation 0, naming slot 1, since 2 allocations. */
@@ -1152,7 +1179,7 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[i]),
 				    COOKIE(i));
 	KUNIT_EXPECT_EQ(test, s.waiting, 2);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.retired, 0);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	/* Full: the waiting slots are room, taken as allocations need them. */
@@ -1161,17 +1188,17 @@ static void kslot_slots_test_handle32_exhausted(struct kunit *test)
 	/* Slot 1 waited longest: generation 1 again, then slot 0. */
 	KUNIT_EXPECT_EQ(test, slots_alloc(test, &s, COOKIE(2)), 0x3);
 	flags = kslot_slots_lock(&s);
-	ret[0] = __kslot_slots_alloc(&s, COOKIE(3), &x);
-	ret[1] = __kslot_slots_alloc(&s, NULL, &h[0]);
+	ret[0] = __kslot_slots_alloc(&s, &x, COOKIE(3));
+	ret[1] = __kslot_slots_alloc(&s, &h[0], NULL);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, ret[0], 0);
 	KUNIT_EXPECT_EQ(test, x, 0x2);
 	KUNIT_EXPECT_EQ(test, ret[1], -ENOSPC);
 	KUNIT_EXPECT_EQ(test, h[0], 0x7fffffff);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &x, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &x, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(&s, 1, GFP_KERNEL), -ENOSPC);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 2);
 	KUNIT_EXPECT_EQ(test, st.capacity, 2);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h[0]));
@@ -1195,7 +1222,7 @@ static void kslot_slots_test_handle32_grows(struct kunit *test)
 
 	slots_init32(test, &s, BIT(20));
 	for (t = 0; t < 2 * KSLOT_SLOTS_REUSE_DISTANCE; t++) {
-		if (kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL))
+		if (kslot_slots_alloc(&s, &h, COOKIE(0), GFP_KERNEL))
 			break;
 		if (kslot_slots_remove(&s, h) != COOKIE(0))
 			break;
@@ -1237,7 +1264,7 @@ static void kslot_slots_test_handle32_churn(struct kunit *test)
 		for (j = t; j < t + chunk; j++) {
 			u32 index, id;
 
-			if (__kslot_slots_alloc(&s, COOKIE(0), &h)) {
+			if (__kslot_slots_alloc(&s, &h, COOKIE(0))) {
 				failures++;
 				continue;
 			}
@@ -1362,7 +1389,7 @@ static void kslot_slots_test_churn_one(struct kunit *test)
 				GENMASK_ULL(63, 9) | (u64)s.tag << 1);
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(2));
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
-		kslot_slots_get_stats(&s, &st);
+		kslot_slots_stats(&s, &st);
 		KUNIT_EXPECT_EQ(test, st.count, 0);
 		KUNIT_EXPECT_EQ(test, st.retired, w ? 0 : 1);
 		KUNIT_EXPECT_EQ(test, st.waiting, w ? 1 : 0);
@@ -1374,8 +1401,8 @@ static void kslot_slots_test_churn_one(struct kunit *test)
 					h, kslot_slots_handle_make(&s, 0, 1));
 		} else {
 			/* Retired for good: the table is spent. */
-			KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(3),
-								&h, GFP_KERNEL),
+			KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(3),
+								GFP_KERNEL),
 					-ENOSPC);
 			KUNIT_EXPECT_EQ(test, slot_at(&s, 0).word,
 					kslot_test_free_word(&s, 0, 0));
@@ -1419,8 +1446,8 @@ static void kslot_slots_test_formats_never_mix(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s32, h32[0] | BIT_ULL(32)));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s64, lower_32_bits(h64[0])));
 	/* Writers refuse them too, and change nothing. */
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s32, h64[0], NULL),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s32, h64[0], NULL, NULL),
+			-ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(&s64, h32[0]));
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(&s32, h64[0], COOKIE(0)),
 			-ENOENT);
@@ -1462,7 +1489,7 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 
 	slots_init(test, &s, max);
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(0), &h), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, COOKIE(0)), -ENOMEM);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h, 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 0);
@@ -1471,14 +1498,14 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.capacity, KSLOT_SLOTS_MIN);
 	flags = kslot_slots_lock(&s);
 	for (i = 0; i < KSLOT_SLOTS_MIN && !ret; i++)
-		ret = __kslot_slots_alloc(&s, COOKIE(i), &h);
+		ret = __kslot_slots_alloc(&s, &h, COOKIE(i));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, h,
 			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h),
 			    COOKIE(KSLOT_SLOTS_MIN - 1));
 	/* Full, but it could grow: -ENOMEM, h untouched. */
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), -ENOMEM);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h,
 			kslot_test_handle(&s, KSLOT_SLOTS_MIN - 1, s.tag, 1));
@@ -1486,11 +1513,11 @@ static void kslot_slots_test_locked_alloc(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_slots_reserve(&s, 2, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), 0);
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, COOKIE(1), &h), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, COOKIE(1)), 0);
 	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	/* At max_entries: -ENOSPC. */
-	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, NULL, &h), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_alloc(&s, &h, NULL), -ENOSPC);
 	kslot_slots_unlock(&s, flags);
 	KUNIT_EXPECT_EQ(test, h, kslot_test_handle(&s, max - 1, s.tag, 1));
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
@@ -1502,20 +1529,20 @@ static void kslot_slots_test_locked_replace(struct kunit *test)
 	struct kslot_slots s;
 	unsigned long flags;
 	u64 h;
+	void *old;
 
 	slots_init(test, &s, 64);
 	h = slots_alloc(test, &s, COOKIE(1));
 	flags = kslot_slots_lock(&s);
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_lookup(&s, h), COOKIE(2));
-	KUNIT_EXPECT_PTR_EQ(test,
-			    __kslot_slots_replace(&s,
-						  h + kslot_test_gens(&s, 2),
-						  COOKIE(3)),
-			    ERR_PTR(-ENOENT));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, h, NULL),
-			    COOKIE(2));
+	KUNIT_EXPECT_EQ(test,
+			__kslot_slots_replace(&s, h + kslot_test_gens(&s, 2),
+					      COOKIE(3), NULL),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, h, NULL, &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(2));
 	kslot_slots_unlock(&s, flags);
 	/*
 	 * Back to a placeholder: live, looks up NULL, not rejected; the
@@ -1672,7 +1699,7 @@ static int atomic_allocs(struct kslot_slots *s, u64 *h, u32 n)
 	u32 i;
 
 	for (i = 0; i < n && !ret; i++)
-		ret = kslot_slots_alloc(s, COOKIE(i), &h[i], GFP_ATOMIC);
+		ret = kslot_slots_alloc(s, &h[i], COOKIE(i), GFP_ATOMIC);
 	kslot_test_irq_exit(flags);
 	return ret;
 }
@@ -1797,13 +1824,14 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 	u64 h, h2, x, gmax;
 	void *obj;
 	u32 cap;
+	void *old;
 
 	/* 10 index bits: slots 1000 .. 1023 are past the end. */
 	keyed_init(test, &s, 1000);
 	h = kslot_test_handle(&s, 300, 0x33, 5);
 	gmax = BIT_ULL(kslot_slots_gen_bits(&s)) - 1;
 	/* Keyed: no free list to allocate from. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h2, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h2, COOKIE(0), GFP_KERNEL),
 			-EINVAL);
 	/* Bad handles: nothing changes, the tag stays unbound. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, KSLOT_HANDLE_NULL,
@@ -1857,7 +1885,8 @@ static void kslot_slots_test_insert_at(struct kunit *test)
 			0);
 	/* A placeholder, published by replace as in any table. */
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(&s, h2));
-	KUNIT_EXPECT_NULL(test, kslot_slots_replace(&s, h2, COOKIE(3)));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h2, COOKIE(3), &old), 0);
+	KUNIT_EXPECT_NULL(test, old);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h2), COOKIE(3));
 	/* A jump of generations on a fresh slot is fine. */
 	x = kslot_test_handle(&s, 7, 0x33, 999);
@@ -2034,7 +2063,7 @@ static void kslot_slots_test_restore(struct kunit *test)
 						       GFP_KERNEL), -EEXIST);
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(&b, 4, GFP_KERNEL),
 			-EEXIST);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&b, COOKIE(9), &h2,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&b, &h2, COOKIE(9),
 						GFP_KERNEL), -EINVAL);
 	kslot_slots_restore_done(&b);
 	KUNIT_EXPECT_FALSE(test, b.restoring);
@@ -2103,15 +2132,15 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	u64 h, h0 = kslot_test_handle(s, 0, s->tag, 1);
 
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, 0, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, 0, NULL, COOKIE(1)),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_if(s, 0, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, h0, COOKIE(1), NULL),
+			-ENOENT);
 	/* No table: nothing to count in. */
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	/* Still no table. */
@@ -2120,8 +2149,8 @@ static void null_handle_writers(struct kunit *test, struct kslot_slots *s)
 	/* With a table: the null handle still changes nothing. */
 	h = slots_alloc(test, s, COOKIE(2));
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, 0, COOKIE(3)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, 0, COOKIE(3), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, rejected(s), 0);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h0 + 2));
 	KUNIT_EXPECT_EQ(test, rejected(s), 1);
@@ -2137,8 +2166,8 @@ static void kslot_slots_test_null_handle(struct kunit *test)
 	slots_init(test, &s, 64);
 	flags = kslot_slots_lock(&s);
 	KUNIT_EXPECT_NULL(test, __kslot_slots_remove(&s, 0));
-	KUNIT_EXPECT_PTR_EQ(test, __kslot_slots_replace(&s, 0, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, __kslot_slots_replace(&s, 0, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, __kslot_slots_remove_if(&s, 0, NULL), -ENOENT);
 	kslot_slots_unlock(&s, flags);
 	null_handle_writers(test, &s);
@@ -2207,7 +2236,7 @@ struct lg_obj {
 	struct kref ref;
 	u64 h;
 	int released;
-	/* Released before kslot_slots_lookup_get() left its RCU section. */
+	/* Released before kslot_slots_get() left its RCU section. */
 	bool released_in_rcu;
 };
 
@@ -2235,13 +2264,13 @@ static void lg_remove(struct kslot_slots *s)
 }
 
 /*
- * kslot_slots_lookup_get() whose entry is removed after it took its
+ * kslot_slots_get() whose entry is removed after it took its
  * reference: the re-check fails and its put is the last one, so the
  * release (which may sleep) runs, outside the RCU read-side section
  * (after the lookup passed KSLOT_SLOTS_TP_LOOKUP_OUT).  A put before the
  * rcu_read_unlock() releases inside it.
  */
-static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
+static void kslot_slots_test_get_last_ref(struct kunit *test)
 {
 	struct kslot_slots s;
 
@@ -2250,10 +2279,10 @@ static void kslot_slots_test_lookup_get_last_ref(struct kunit *test)
 	kref_init(&lg->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_remove);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
-						       offsetof(struct lg_obj, ref),
-						       lg_release));
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_remove);
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
+						offsetof(struct lg_obj, ref),
+						lg_release));
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
@@ -2268,16 +2297,18 @@ static struct lg_obj *lg2;
 
 static void lg_replace(struct kslot_slots *s)
 {
-	if (kslot_slots_replace(s, lg->h, lg2) == lg)
+	void *old;
+
+	if (!kslot_slots_replace(s, lg->h, lg2, &old) && old == lg)
 		kref_put(&lg->ref, lg_release);
 }
 
 /*
- * kslot_slots_lookup_get() whose entry's object is replaced after it took
+ * kslot_slots_get() whose entry's object is replaced after it took
  * its reference: the handle is still live, so it starts over and returns
  * the new object, with a reference, as __fget_files_rcu() retries.
  */
-static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
+static void kslot_slots_test_get_replaced(struct kunit *test)
 {
 	struct kslot_slots s;
 	void *got;
@@ -2290,9 +2321,9 @@ static void kslot_slots_test_lookup_get_replaced(struct kunit *test)
 	kref_init(&lg2->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_replace);
-	got = kslot_slots_lookup_get(&s, lg->h, offsetof(struct lg_obj, ref),
-				     lg_release);
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_replace);
+	got = kslot_slots_get(&s, lg->h, offsetof(struct lg_obj, ref),
+			      lg_release);
 	tp_clear();
 	KUNIT_EXPECT_PTR_EQ(test, got, lg2);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
@@ -2316,12 +2347,12 @@ static void lg_destroy(struct kslot_slots *s)
 }
 
 /*
- * kslot_slots_lookup_get() whose table is destroyed after it took its
+ * kslot_slots_get() whose table is destroyed after it took its
  * reference: the re-check finds no directory, so the entry is stale, and
  * the put after the read-side section is the last one.  Without the
  * check of the directory pointer, the re-check reads through NULL.
  */
-static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
+static void kslot_slots_test_get_destroyed(struct kunit *test)
 {
 	struct kslot_slots s;
 
@@ -2330,10 +2361,10 @@ static void kslot_slots_test_lookup_get_destroyed(struct kunit *test)
 	kref_init(&lg->ref);
 	slots_init(test, &s, 16);
 	lg->h = slots_alloc(test, &s, lg);
-	tp_set(test, &s, KSLOT_SLOTS_TP_LOOKUP_GET, lg_destroy);
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(&s, lg->h,
-						       offsetof(struct lg_obj, ref),
-						       lg_release));
+	tp_set(test, &s, KSLOT_SLOTS_TP_GET, lg_destroy);
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(&s, lg->h,
+						offsetof(struct lg_obj, ref),
+						lg_release));
 	tp_clear();
 	KUNIT_EXPECT_EQ(test, tp.calls, 1);
 	KUNIT_EXPECT_EQ(test, lg->released, 1);
@@ -2398,7 +2429,7 @@ static void kslot_slots_test_destroy_readers(struct kunit *test)
 	h = slots_alloc(test, &s, COOKIE(1));
 	stale = slots_alloc(test, &s, COOKIE(2));
 	KUNIT_ASSERT_PTR_EQ(test, kslot_slots_remove(&s, stale), COOKIE(2));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	rcu_read_lock();
 	kslot_slots_read_begin(&r, &s);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -2422,7 +2453,7 @@ static int gr_ret;
 
 static void gr_alloc(struct kslot_slots *s)
 {
-	gr_ret = kslot_slots_alloc(s, COOKIE(2), &gr_h, GFP_KERNEL);
+	gr_ret = kslot_slots_alloc(s, &gr_h, COOKIE(2), GFP_KERNEL);
 }
 
 /*
@@ -2455,7 +2486,7 @@ static void kslot_slots_test_grow_race(struct kunit *test)
 			kslot_slots_handle_index(&s, h), KSLOT_SLOTS_CHUNK + 1);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h), COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, gr_h), COOKIE(2));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, KSLOT_SLOTS_CHUNK + 2);
 	KUNIT_EXPECT_EQ(test, st.bytes, 2 * chunk_bytes(KSLOT_SLOTS_CHUNK) +
 					dir_bytes(2) + counter_bytes());
@@ -2511,10 +2542,10 @@ static void kslot_slots_test_grow_restore(struct kunit *test)
 		if (mode == 2)
 			ret = kslot_slots_reserve(&s, 2, GFP_KERNEL);
 		else if (mode == 1)
-			ret = kslot_slots_alloc_bulk(&s, objs, 2, hs,
+			ret = kslot_slots_alloc_bulk(&s, hs, objs, 2,
 						     GFP_KERNEL);
 		else
-			ret = kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL);
+			ret = kslot_slots_alloc(&s, &h, COOKIE(1), GFP_KERNEL);
 		tp_clear();
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, tp.calls, 1);
@@ -2559,7 +2590,7 @@ static void kslot_slots_test_grow_nomem_free_slot(struct kunit *test)
 	gf_ret = -EINVAL;
 	tp_set(test, &s, KSLOT_SLOTS_TP_GROW, gf_remove_only);
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_slots_alloc(&s, COOKIE(1), &h,
+				       kslot_slots_alloc(&s, &h, COOKIE(1),
 							 GFP_ATOMIC));
 	tp_clear();
 	KUNIT_EXPECT_TRUE(test, injected);
@@ -2620,7 +2651,7 @@ static void kslot_slots_test_restore_walk(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
 	KUNIT_EXPECT_EQ(test, find_first_zero_bit(seen, n), n - 1);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(0), GFP_KERNEL),
 			-ENOSPC);
 	kslot_slots_destroy(&s, NULL, NULL);
 }
@@ -2639,7 +2670,7 @@ static void gz_reset(struct kslot_slots *s)
 		kslot_slots_remove(s, gz_h[i]);
 	gz_ret = kslot_slots_reset(s, 10);
 	if (!gz_ret)
-		gz_ret = kslot_slots_alloc(s, COOKIE(2), &gz_b, GFP_KERNEL);
+		gz_ret = kslot_slots_alloc(s, &gz_b, COOKIE(2), GFP_KERNEL);
 }
 
 /*
@@ -2693,7 +2724,7 @@ static void kslot_slots_test_grow_reset(struct kunit *test)
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
 	KUNIT_EXPECT_EQ(test, s.capacity, max);
@@ -2731,7 +2762,7 @@ static void gw_hook(struct kslot_slots *s, enum kslot_slots_test_point point)
 
 static int gw_alloc(void *unused)
 {
-	gw.ret = kslot_slots_alloc(gw.s, COOKIE(9), &gw.h, GFP_KERNEL);
+	gw.ret = kslot_slots_alloc(gw.s, &gw.h, COOKIE(9), GFP_KERNEL);
 	complete(&gw.done);
 	return 0;
 }
@@ -2816,7 +2847,7 @@ static void kslot_slots_test_grow_restore_walk(struct kunit *test)
 		KUNIT_ASSERT_LT(test, index, max);
 		KUNIT_ASSERT_FALSE(test, __test_and_set_bit(index, seen));
 	}
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, NULL, &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, NULL, GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), max);
 	kslot_slots_destroy(&s, NULL, NULL);
@@ -2828,7 +2859,7 @@ static int rr_ret;
 
 static void rr_alloc(struct kslot_slots *s)
 {
-	rr_ret = kslot_slots_alloc(s, COOKIE(2), &rr_h, GFP_KERNEL);
+	rr_ret = kslot_slots_alloc(s, &rr_h, COOKIE(2), GFP_KERNEL);
 }
 
 /* Was @h among the @n handles of @issued? */
@@ -2894,7 +2925,7 @@ static void kslot_slots_test_handle32_reserve_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rr_ret, 0);
 	KUNIT_EXPECT_EQ(test, rr_h, BIT(shift) | cap);
 	issued[n++] = rr_h;
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, max);
 	KUNIT_EXPECT_EQ(test, st.count, cap - w + 1);
 	KUNIT_EXPECT_EQ(test, st.waiting, w);
@@ -3020,7 +3051,7 @@ static void kslot_slots_test_far_grow_race(struct kunit *test)
 	u64 h;
 
 	far_init(test, &s, 0);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.grow_bytes,
 			chunk_bytes(KSLOT_SLOTS_CHUNK) +
 			kmalloc_size_roundup(sizeof(void *)) + SZ_32K);
@@ -3034,7 +3065,7 @@ static void kslot_slots_test_far_grow_race(struct kunit *test)
 	/* Each allocated a leaf, the largest. */
 	KUNIT_EXPECT_EQ(test, kslot_slots_test_alloc_max(), SZ_32K);
 	KUNIT_EXPECT_EQ(test, s.capacity, chunks * KSLOT_SLOTS_CHUNK);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.bytes,
 			chunks * chunk_bytes(KSLOT_SLOTS_CHUNK) +
 			counter_bytes() +
@@ -3146,7 +3177,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_reset(&s, 10), -EBUSY);
 	for (i = 0; i < 3 * KSLOT_SLOTS_CHUNK; i++)
 		kslot_slots_remove(&s, kslot_test_handle(&s, i, 9, 1));
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	a.bytes = 0;
 	a.calls = 0;
 	rcu_read_lock();
@@ -3156,7 +3187,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, a.calls, 1);
 	KUNIT_EXPECT_EQ(test, a.bytes, st.bytes);
-	kslot_slots_get_stats(&s, &st);
+	kslot_slots_stats(&s, &st);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0);
@@ -3171,7 +3202,7 @@ static void kslot_slots_test_reset_frees(struct kunit *test)
 static int write_once(struct kslot_slots *s)
 {
 	u64 h;
-	int ret = kslot_slots_alloc(s, COOKIE(1), &h, GFP_ATOMIC);
+	int ret = kslot_slots_alloc(s, &h, COOKIE(1), GFP_ATOMIC);
 
 	if (ret)
 		return ret;
@@ -3303,18 +3334,18 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, 0));
 	KUNIT_EXPECT_NULL(test, kslot_slots_lookup(s, h));
-	KUNIT_EXPECT_NULL(test, kslot_slots_lookup_get(s, h, 0, NULL));
-	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, &h));
+	KUNIT_EXPECT_NULL(test, kslot_slots_get(s, h, 0, NULL));
+	KUNIT_EXPECT_NULL(test, kslot_slots_find(s, &i, U32_MAX, &h));
 	KUNIT_EXPECT_NULL(test, kslot_slots_find_range(s, &i, 100, &h));
 	KUNIT_EXPECT_EQ(test, i, 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(s), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, COOKIE(0), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(s, &h, COOKIE(0), GFP_KERNEL),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, h, BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 1, GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kslot_slots_reserve(s, 0, GFP_KERNEL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(s, h, COOKIE(1)),
-			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(s, h, COOKIE(1), NULL),
+			-ENOENT);
 	KUNIT_EXPECT_NULL(test, kslot_slots_remove(s, h));
 	KUNIT_EXPECT_EQ(test, kslot_slots_replace_if(s, h, NULL, COOKIE(1)),
 			-ENOENT);
@@ -3329,7 +3360,7 @@ static void kslot_slots_test_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_restore_retired(s, 0, GFP_KERNEL),
 			-EINVAL);
 	kslot_slots_restore_done(s);
-	kslot_slots_get_stats(s, &st);
+	kslot_slots_stats(s, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, 0);
 	KUNIT_EXPECT_EQ(test, st.max_entries, 0);
@@ -3355,6 +3386,7 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	const u32 fast = KSLOT_SLOTS_F_LOCKED | KSLOT_SLOTS_F_ALLOC;
 	struct kslot_slots s;
 	u64 h = 0;
+	void *old;
 
 	slots_init(test, &s, 8);
 	KUNIT_EXPECT_EQ(test, s.flags & fast, fast);
@@ -3368,13 +3400,13 @@ static void kslot_slots_test_fast_flags(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 8,
 					       KSLOT_SLOTS_KEYED), 0);
 	KUNIT_EXPECT_EQ(test, s.flags & fast, KSLOT_SLOTS_F_LOCKED);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, COOKIE(1), &h, GFP_KERNEL),
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc(&s, &h, COOKIE(1), GFP_KERNEL),
 			-EINVAL);
 	h = kslot_test_handle(&s, 3, kslot_slots_tag(&s), 1);
 	KUNIT_EXPECT_EQ(test, kslot_slots_insert_at(&s, h, COOKIE(1),
 						    GFP_KERNEL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_replace(&s, h, COOKIE(2)),
-			    COOKIE(1));
+	KUNIT_EXPECT_EQ(test, kslot_slots_replace(&s, h, COOKIE(2), &old), 0);
+	KUNIT_EXPECT_PTR_EQ(test, old, COOKIE(1));
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h), COOKIE(2));
 	kslot_slots_destroy(&s, NULL, NULL);
 
@@ -3399,17 +3431,17 @@ static void kslot_slots_test_alloc_bulk(struct kunit *test)
 	for (i = 0; i < 300; i++)
 		objs[i] = i == 7 ? NULL : COOKIE(i);
 	slots_init(test, &s, 300);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 0, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 0,
 						     GFP_KERNEL), 0);
 	/* More than one batch, and a growth in the middle of one. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 100,
 						     GFP_KERNEL), 100);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 100);
 	/* The rest: room for 200 of them only. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + 100, 250,
-						     h + 100, GFP_KERNEL), 200);
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h + 100, objs + 100,
+						     250, GFP_KERNEL), 200);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 300);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 1, &one,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, &one, objs, 1,
 						     GFP_KERNEL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, one, 0);
 	for (i = 0; i < 300; i++) {
@@ -3422,7 +3454,7 @@ static void kslot_slots_test_alloc_bulk(struct kunit *test)
 	/* A keyed table has no free list. */
 	KUNIT_ASSERT_EQ(test, kslot_slots_init_tag(&k, "test", NULL, 64,
 						   KSLOT_SLOTS_KEYED, 5), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&k, objs, 3, h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&k, h, objs, 3,
 						     GFP_KERNEL), -EINVAL);
 	kslot_slots_destroy(&k, NULL, NULL);
 }
@@ -3445,21 +3477,21 @@ static void kslot_slots_test_alloc_bulk_fault(struct kunit *test)
 		objs[i] = COOKIE(i);
 	slots_init(test, &s, 4096);
 	ret = kslot_test_with_fail_nth(3, &injected,
-				       kslot_slots_alloc_bulk(&s, objs, n, h,
+				       kslot_slots_alloc_bulk(&s, h, objs, n,
 							      GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
 	/* The rest: none issued, the error itself. */
 	ret = kslot_test_with_fail_nth(1, &injected,
-				       kslot_slots_alloc_bulk(&s, objs + ret,
-							      44, h + ret,
+				       kslot_slots_alloc_bulk(&s, h + ret,
+							      objs + ret, 44,
 							      GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), KSLOT_SLOTS_MIN);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs + KSLOT_SLOTS_MIN,
-						     44, h + KSLOT_SLOTS_MIN,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, h + KSLOT_SLOTS_MIN,
+						     objs + KSLOT_SLOTS_MIN, 44,
 						     GFP_KERNEL), 44);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kslot_slots_lookup(&s, h[i]),
@@ -3489,7 +3521,7 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 		objs[i] = i == 10 ? NULL : COOKIE(i);
 	KUNIT_ASSERT_EQ(test, kslot_slots_init(&s, "test", NULL, 1024, flags),
 			0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 100, h,
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc_bulk(&s, h, objs, 100,
 						     GFP_KERNEL), 100);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 0, out), 0);
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h, 50, out), 50);
@@ -3513,7 +3545,7 @@ static void kslot_slots_bulk_remove_case(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(&s, h + 51, 49, out), 49);
 	KUNIT_EXPECT_EQ(test, kslot_slots_count(&s), 0);
 	/* The freed slots are issued again, under new generations. */
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, objs, 3, three,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(&s, three, objs, 3,
 						     GFP_KERNEL), 3);
 	KUNIT_EXPECT_LT(test, kslot_slots_handle_index(&s, three[0]), 100);
 	KUNIT_EXPECT_NE(test,
@@ -3534,7 +3566,7 @@ static void kslot_slots_test_remove_bulk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kslot_slots_remove_bulk(z, &h, 1, &obj), 0);
 	KUNIT_EXPECT_PTR_EQ(test, obj, COOKIE(3));
 	KUNIT_EXPECT_EQ(test, rejected(z), 0);
-	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &obj, 1, &h,
+	KUNIT_EXPECT_EQ(test, kslot_slots_alloc_bulk(z, &h, &obj, 1,
 						     GFP_KERNEL), -ENOSPC);
 }
 
@@ -3587,12 +3619,12 @@ static void kslot_slots_test_reader(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_remove(&s, h[6]), COOKIE(6));
 	KUNIT_EXPECT_NULL(test, kslot_slots_read(&r, h[6]));
 	/* Fill the hole, then grow: the pinned table stays readable. */
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(3), &h[3],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[3], COOKIE(3),
 						GFP_ATOMIC), 0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(6), &h[6],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[6], COOKIE(6),
 						GFP_ATOMIC), 0);
-	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, COOKIE(KSLOT_SLOTS_MIN),
-						&h[KSLOT_SLOTS_MIN],
+	KUNIT_ASSERT_EQ(test, kslot_slots_alloc(&s, &h[KSLOT_SLOTS_MIN],
+						COOKIE(KSLOT_SLOTS_MIN),
 						GFP_ATOMIC), 0);
 	KUNIT_EXPECT_EQ(test, s.capacity, 2 * KSLOT_SLOTS_MIN);
 	KUNIT_EXPECT_PTR_EQ(test, kslot_slots_read(&r, h[0]), COOKIE(0));
@@ -3690,7 +3722,7 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_destroy),
 	KUNIT_CASE(kslot_slots_test_stats),
 	KUNIT_CASE(kslot_slots_test_dump),
-	KUNIT_CASE(kslot_slots_test_lookup_get),
+	KUNIT_CASE(kslot_slots_test_get),
 	KUNIT_CASE(kslot_slots_test_tag_mismatch),
 	KUNIT_CASE(kslot_slots_test_bounds),
 	KUNIT_CASE(kslot_slots_test_free_word),
@@ -3724,9 +3756,9 @@ static struct kunit_case kslot_slots_test_cases[] = {
 	KUNIT_CASE(kslot_slots_test_restore),
 	KUNIT_CASE(kslot_slots_test_restore_free),
 	KUNIT_CASE(kslot_slots_test_null_handle),
-	KUNIT_CASE(kslot_slots_test_lookup_get_last_ref),
-	KUNIT_CASE(kslot_slots_test_lookup_get_replaced),
-	KUNIT_CASE(kslot_slots_test_lookup_get_destroyed),
+	KUNIT_CASE(kslot_slots_test_get_last_ref),
+	KUNIT_CASE(kslot_slots_test_get_replaced),
+	KUNIT_CASE(kslot_slots_test_get_destroyed),
 	KUNIT_CASE(kslot_slots_test_destroy_readers),
 	KUNIT_CASE(kslot_slots_test_grow_race),
 	KUNIT_CASE(kslot_slots_test_grow_restore),

@@ -53,7 +53,7 @@ static void kslot_sparse_set_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kslot_sparse_set_init(&set,
 						    KSLOT_SPARSE_SET_MAX_COUNT,
 						    KSLOT_SPARSE_SET_ACCOUNT), 0);
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.pages, 0);
 	KUNIT_EXPECT_EQ(test, st.nodes, 0);
@@ -188,7 +188,7 @@ static void kslot_sparse_set_test_two_pages(struct kunit *test)
 	set_init(test, &set, 4096);
 	add(test, &set, 0);
 	add(test, &set, BIT(31));
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.pages, 2);
 	KUNIT_EXPECT_EQ(test, st.nodes, 5);
 	KUNIT_EXPECT_EQ(test, st.index_bytes, index_bytes);
@@ -198,7 +198,7 @@ static void kslot_sparse_set_test_two_pages(struct kunit *test)
 		add(test, &set, i);
 		add(test, &set, BIT(31) + i);
 	}
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 2 * KSLOT_SPARSE_SET_PAGE_KEYS);
 	KUNIT_EXPECT_EQ(test, st.pages, 2);
 	KUNIT_EXPECT_EQ(test, st.index_bytes, index_bytes);
@@ -209,11 +209,11 @@ static void kslot_sparse_set_test_two_pages(struct kunit *test)
 	/* Empty pages are kept by remove ... */
 	for (i = 0; i < KSLOT_SPARSE_SET_PAGE_KEYS; i++)
 		KUNIT_ASSERT_EQ(test, kslot_sparse_set_remove(&set, i), 0);
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.pages, 2);
 	/* ... and freed by shrink, with the nodes above them. */
 	KUNIT_EXPECT_EQ(test, kslot_sparse_set_shrink(&set), 1);
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.pages, 1);
 	KUNIT_EXPECT_EQ(test, st.nodes, 3);
 	KUNIT_EXPECT_EQ(test, st.index_bytes, PAGE_B + L1_B + L2_B + L3_B);
@@ -222,7 +222,7 @@ static void kslot_sparse_set_test_two_pages(struct kunit *test)
 	check_invariants(test, &set);
 	kslot_sparse_set_clear(&set);
 	KUNIT_EXPECT_EQ(test, kslot_sparse_set_shrink(&set), 1);
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.pages, 0);
 	KUNIT_EXPECT_EQ(test, st.nodes, 0);
 	KUNIT_EXPECT_EQ(test, st.index_bytes, 0);
@@ -283,7 +283,7 @@ static void kslot_sparse_set_test_clear(struct kunit *test)
 	for (i = 0; i < 100; i++)
 		add(test, &set, i * 7919U);
 	kslot_sparse_set_clear(&set);
-	kslot_sparse_set_get_stats(&set, &st);
+	kslot_sparse_set_stats(&set, &st);
 	KUNIT_EXPECT_EQ(test, st.count, 0);
 	KUNIT_EXPECT_EQ(test, st.capacity, 100);
 	for (i = 0; i < 100; i++)
@@ -451,7 +451,7 @@ static void check_stats_eq(struct kunit *test, struct kslot_sparse_set *set,
 {
 	struct kslot_sparse_set_stats st;
 
-	kslot_sparse_set_get_stats(set, &st);
+	kslot_sparse_set_stats(set, &st);
 	KUNIT_ASSERT_EQ(test, st.count, want->count);
 	KUNIT_ASSERT_EQ(test, st.capacity, want->capacity);
 	KUNIT_ASSERT_EQ(test, st.pages, want->pages);
@@ -474,7 +474,7 @@ static int fault_sweep(struct kunit *test, struct kslot_sparse_set *set,
 	bool injected;
 	int ret;
 
-	kslot_sparse_set_get_stats(set, &before);
+	kslot_sparse_set_stats(set, &before);
 	for (n = 1;; n++) {
 		ret = kslot_test_with_fail_nth(n, &injected,
 					       kslot_sparse_set_add(set, key,

@@ -144,13 +144,13 @@ static int stress_insert(struct stress *s, struct writer *w, u32 k)
 		o = kmalloc(sizeof(*o), GFP_KERNEL);
 		if (!o)
 			return -ENOMEM;
-		ret = kslot_map_alloc(&s->map, NULL, &h, GFP_KERNEL);
+		ret = kslot_map_alloc(&s->map, &h, NULL, GFP_KERNEL);
 		if (ret) {
 			kfree(o);
 			return ret;
 		}
 		sobj_fill(o, h, w->id, k, seq);
-		kslot_map_replace(&s->map, h, o);
+		kslot_map_replace(&s->map, h, o, NULL);
 	}
 	w->handles[k] = h;
 	w->objs[k] = o;
@@ -184,16 +184,19 @@ static void stress_replace(struct stress *s, struct writer *w, u32 k)
 {
 	u64 h = w->handles[k];
 	struct sobj *o = kmalloc(sizeof(*o), GFP_KERNEL), *old;
+	void *prev = NULL;
+	int ret;
 
 	if (!o) {
 		atomic_long_inc(&s->enomem);
 		return;
 	}
 	sobj_fill(o, h, w->id, k, ++w->seq[k]);
-	old = kslot_map_replace(&s->map, h, o);
-	if (old != w->objs[k])
+	ret = kslot_map_replace(&s->map, h, o, &prev);
+	old = prev;
+	if (ret || old != w->objs[k])
 		stress_error(s, "map replace returned another object", h);
-	if (IS_ERR_OR_NULL(old)) {
+	if (ret || !old) {
 		kfree(o);
 		return;
 	}
@@ -334,7 +337,7 @@ static int stress_walker(void *arg)
 			bool ok;
 
 			rcu_read_lock();
-			o = kslot_map_find(map, &pos, &h);
+			o = kslot_map_find(map, &pos, U32_MAX, &h);
 			/* An objtable entry may still be unpublished. */
 			ok = !o || (s->objtable &&
 				    __kslot_objtable_lookup(s->ot, h) != o) ||
@@ -403,7 +406,7 @@ static void stress_final_check(struct kunit *test, struct stress *s)
 			stress_check_stale(s, &s->w[i], k);
 	}
 	rcu_read_lock();
-	while ((o = kslot_map_find(map, &pos, &h))) {
+	while ((o = kslot_map_find(map, &pos, U32_MAX, &h))) {
 		u32 bit;
 
 		pos++;
@@ -509,7 +512,7 @@ static void kslot_stress_test_objtable(struct kunit *test)
 	stress_run(test, s);
 	/* Every freed object is back in the pool once the callbacks ran. */
 	rcu_barrier();
-	kslot_objtable_get_stats(s->ot, &st);
+	kslot_objtable_stats(s->ot, &st);
 	KUNIT_EXPECT_EQ(test, st.pool.in_use, kslot_objtable_count(s->ot));
 	KUNIT_EXPECT_EQ(test, st.pool.double_frees + st.pool.bad_frees +
 			      st.pool.poison_errors, 0);

@@ -310,14 +310,14 @@ void kslot_arena_reset(struct kslot_arena *arena)
 EXPORT_SYMBOL_GPL(kslot_arena_reset);
 
 /**
- * kslot_arena_get_stats() - Read an arena's counters.
+ * kslot_arena_stats() - Read an arena's counters.
  * @arena: The arena.
  * @st: Filled with the counters.
  *
  * Context: Any context.  Caller-serialised.
  */
-void kslot_arena_get_stats(const struct kslot_arena *arena,
-			   struct kslot_arena_stats *st)
+void kslot_arena_stats(const struct kslot_arena *arena,
+		       struct kslot_arena_stats *st)
 {
 	st->used = kslot_arena_used(arena);
 	st->high_water = arena->high_water;
@@ -325,7 +325,7 @@ void kslot_arena_get_stats(const struct kslot_arena *arena,
 	st->max_size = arena->max_size;
 	st->chunks = arena->nr_chunks;
 }
-EXPORT_SYMBOL_GPL(kslot_arena_get_stats);
+EXPORT_SYMBOL_GPL(kslot_arena_stats);
 
 /**
  * kslot_arena_frames_init() - Initialise a two-frame arena helper.

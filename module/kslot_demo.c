@@ -36,7 +36,7 @@ static int demo_new(struct kslot_map *map, const char *name, u64 *handle)
 	if (!obj)
 		return -ENOMEM;
 	obj->name = name;
-	ret = kslot_map_alloc(map, obj, handle, GFP_KERNEL);
+	ret = kslot_map_alloc(map, handle, obj, GFP_KERNEL);
 	if (ret) {
 		kfree(obj);
 		return ret;
@@ -54,7 +54,7 @@ static void demo_free(void *obj, u64 handle, void *data)
 
 static int __init kslot_demo_init(void)
 {
-	struct kslot_map_stats st;
+	struct kslot_slots_stats st;
 	struct demo_obj *obj;
 	struct kslot_map map;
 	u64 a, b, c;
@@ -88,7 +88,7 @@ static int __init kslot_demo_init(void)
 	/* The lowest tag bit, just above the index bits. */
 	demo_show(&map, "forged (other tag)",
 		  a ^ BIT_ULL(kslot_index_bits(DEMO_MAX)));
-	kslot_map_get_stats(&map, &st);
+	kslot_map_stats(&map, &st);
 	pr_info("6. Stats: %u live, %u slots, %u retired, %llu lookups rejected.\n",
 		st.count, st.capacity, st.retired, st.rejected);
 	pr_info("kslot demo: done\n");

@@ -276,7 +276,7 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 		moved = *kslot_dense_rev(dense, last);
 		*kslot_dense_rev(dense, pos) = moved;
 		kslot_slots_replace(&dense->slots, moved,
-				    kslot_dense_pos_obj(pos));
+				    kslot_dense_pos_obj(pos), NULL);
 	}
 	WRITE_ONCE(dense->count, last);
 }
@@ -323,9 +323,9 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
 /**
  * kslot_dense_insert() - Store a value and issue a handle for it.
  * @dense: The table.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @elem: elem_size bytes to copy in, or NULL for a zeroed value; not
  *	inside the table.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags, used if the table must grow.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
@@ -334,20 +334,20 @@ EXPORT_SYMBOL_GPL(kslot_dense_reserve);
  * retired), -EINVAL if the table is being restored, or -ENOMEM if growing
  * failed; as kslot_dense_insert_n(), nothing is stored on error.
  */
-int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
-		       u64 *handle, gfp_t gfp)
+int kslot_dense_insert(struct kslot_dense *dense, u64 *handle,
+		       const void *elem, gfp_t gfp)
 {
-	return kslot_dense_insert_n(dense, elem, 1, handle, gfp);
+	return kslot_dense_insert_n(dense, handle, elem, 1, gfp);
 }
 EXPORT_SYMBOL_GPL(kslot_dense_insert);
 
 /**
  * kslot_dense_insert_n() - Store @n values at once.
  * @dense: The table.
+ * @handles: Array of @n, set to the new handles in order on success.
  * @elems: @n values of elem_size bytes, back to back, or NULL for @n
  *	zeroed values; not inside the table.
  * @n: Number of values.
- * @handles: Array of @n, set to the new handles in order on success.
  * @gfp: Allocation flags, used if the table must grow.
  *
  * All or nothing: no value is stored on error.  Chunks added stay as
@@ -360,8 +360,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_insert);
  * if @n more values would exceed max_entries (counting retired slots), or
  * -ENOMEM.
  */
-int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
-			 u64 *handles, gfp_t gfp)
+int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
+			 const void *elems, u32 n, gfp_t gfp)
 {
 	unsigned long irqflags;
 	int ret = 0;
@@ -381,7 +381,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 	if (n > 1)
 		ret = kslot_slots_reserve(&dense->slots, n, gfp);
 	for (i = 0; !ret && i < n; i++) {
-		ret = kslot_slots_alloc(&dense->slots, NULL, &handles[i], gfp);
+		ret = kslot_slots_alloc(&dense->slots, &handles[i], NULL, gfp);
 		if (ret)
 			kslot_dense_drop_placeholders(dense, handles, i);
 	}
@@ -408,7 +408,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 		 * unpublished slots, so the slot is still ours.
 		 */
 		kslot_slots_replace(&dense->slots, handles[i],
-				    kslot_dense_pos_obj(pos));
+				    kslot_dense_pos_obj(pos), NULL);
 	}
 	kslot_dense_unlock(dense, irqflags);
 	return ret;
@@ -416,7 +416,7 @@ int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
 EXPORT_SYMBOL_GPL(kslot_dense_insert_n);
 
 /*
- * A get waits for a writer inside its write section: it may run only where
+ * A lookup waits for a writer inside its write section: it may run only where
  * the lock flags shut writers out, never in NMI.  On PREEMPT_RT it may take
  * the lock, a sleeping one there: not in true hardirq context.
  */
@@ -437,9 +437,9 @@ kslot_dense_may_read(const struct kslot_dense *dense)
 	return flags & (KSLOT_DENSE_LOCK_BH | KSLOT_DENSE_LOCK_IRQ);
 }
 
-/* kslot_dense_get() under the caller's RCU read lock. */
-static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
-					      u64 handle, void *buf)
+/* kslot_dense_lookup() under the caller's RCU read lock. */
+static __always_inline bool kslot_dense_copy_out(struct kslot_dense *dense,
+						 u64 handle, void *buf)
 {
 	const struct kslot_dir *vals;
 	unsigned int seq;
@@ -451,7 +451,7 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 		if (!obj)
 			break;
 		kslot_slots_test_point(&dense->slots,
-				       KSLOT_SLOTS_TP_DENSE_GET);
+				       KSLOT_SLOTS_TP_DENSE_LOOKUP);
 		/* Slot before directory: pairs with kslot_dense_publish(). */
 		smp_rmb();
 		vals = rcu_dereference(dense->vals);
@@ -470,13 +470,13 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
 }
 
 /**
- * kslot_dense_get() - Copy out the value a handle names, without a lock.
+ * kslot_dense_lookup() - Copy out the value a handle names, without a lock.
  * @dense: The table.
  * @handle: A handle, valid or not.
  * @buf: elem_size bytes to copy the value into.
  *
  * @buf gets the value of @handle at one instant of the call, never a
- * mix.  A get waits for a writer in its write section, so it is refused
+ * mix.  A lookup waits for a writer in its write section, so it is refused
  * where it could interrupt one on its own CPU.
  *
  * Context: Process context; also softirq context with
@@ -487,37 +487,37 @@ static __always_inline bool __kslot_dense_get(struct kslot_dense *dense,
  * been written), or -EDEADLK in a context the table's lock flags do not
  * allow (@buf untouched).
  */
-int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf)
+int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf)
 {
 	bool live;
 
 	if (unlikely(!kslot_dense_may_read(dense)))
 		return -EDEADLK;
 	rcu_read_lock();
-	live = __kslot_dense_get(dense, handle, buf);
+	live = kslot_dense_copy_out(dense, handle, buf);
 	rcu_read_unlock();
 	return live ? 0 : -ENOENT;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get);
+EXPORT_SYMBOL_GPL(kslot_dense_lookup);
 
 /**
- * kslot_dense_get_many() - Copy out the values of several handles.
+ * kslot_dense_lookup_many() - Copy out the values of several handles.
  * @dense: The table.
  * @handles: @n handles, valid or not.
  * @n: How many.
  * @buf: @n * elem_size bytes: the value of @handles[i] goes to
  *	@buf + i * elem_size.
  *
- * kslot_dense_get() of each handle, up to the first not live.
+ * kslot_dense_lookup() of each handle, up to the first not live.
  *
- * Context: As kslot_dense_get(); one RCU read-side critical section, so
+ * Context: As kslot_dense_lookup(); one RCU read-side critical section, so
  * the caller bounds @n.
  * Return: The number of values copied: @n, or the index of the first
  * handle not live (its part of @buf may have been written); 0 in a
- * context kslot_dense_get() refuses.
+ * context kslot_dense_lookup() refuses.
  */
-u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
-			 u32 n, void *buf)
+u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
+			    u32 n, void *buf)
 {
 	size_t size = dense->elem_size;
 	u32 i;
@@ -526,12 +526,12 @@ u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
 		return 0;
 	rcu_read_lock();
 	for (i = 0; i < n; i++)
-		if (!__kslot_dense_get(dense, handles[i], buf + i * size))
+		if (!kslot_dense_copy_out(dense, handles[i], buf + i * size))
 			break;
 	rcu_read_unlock();
 	return i;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get_many);
+EXPORT_SYMBOL_GPL(kslot_dense_lookup_many);
 
 /**
  * kslot_dense_update() - Overwrite the value a handle names.
@@ -758,7 +758,7 @@ void kslot_dense_clear(struct kslot_dense *dense)
 EXPORT_SYMBOL_GPL(kslot_dense_clear);
 
 /**
- * kslot_dense_find_range() - Copy out live values of a slot range.
+ * kslot_dense_extract_range() - Copy out live values of a slot range.
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
  *	value copied, or to the first slot not scanned.
@@ -773,8 +773,8 @@ EXPORT_SYMBOL_GPL(kslot_dense_clear);
  * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied, or -EINVAL if @max is 0.
  */
-int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
-			   u64 *handles, void *buf, u32 max)
+int kslot_dense_extract_range(struct kslot_dense *dense, u32 *cursor, u32 end,
+			      u64 *handles, void *buf, u32 max)
 {
 	unsigned long irqflags;
 	u32 i = *cursor;
@@ -800,10 +800,10 @@ int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
 	kslot_dense_unlock(dense, irqflags);
 	return found;
 }
-EXPORT_SYMBOL_GPL(kslot_dense_find_range);
+EXPORT_SYMBOL_GPL(kslot_dense_extract_range);
 
 /**
- * kslot_dense_find() - Copy out live values from a resumable cursor.
+ * kslot_dense_extract() - Copy out live values from a resumable cursor.
  * @dense: The table.
  * @cursor: Slot index to resume from (0 to start); advanced past the last
  *	value copied.
@@ -813,36 +813,36 @@ EXPORT_SYMBOL_GPL(kslot_dense_find_range);
  *
  * Walks the slots, whose indices do not move: every value live for the
  * whole walk is returned exactly once.  One call may scan every slot:
- * bound it with kslot_dense_find_range().
+ * bound it with kslot_dense_extract_range().
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
  * Return: The number of values copied (0 once the walk is over), or
  * -EINVAL if @max is 0.
  */
-int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
-		     void *buf, u32 max)
+int kslot_dense_extract(struct kslot_dense *dense, u32 *cursor, u64 *handles,
+			void *buf, u32 max)
 {
-	return kslot_dense_find_range(dense, cursor, U32_MAX, handles, buf,
-				      max);
+	return kslot_dense_extract_range(dense, cursor, U32_MAX, handles, buf,
+					 max);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_find);
+EXPORT_SYMBOL_GPL(kslot_dense_extract);
 
 /**
- * kslot_dense_get_stats() - Read a table's counters.
+ * kslot_dense_stats() - Read a table's counters.
  * @dense: The table.
  * @st: Filled with a consistent snapshot.
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
  */
-void kslot_dense_get_stats(struct kslot_dense *dense,
-			   struct kslot_dense_stats *st)
+void kslot_dense_stats(struct kslot_dense *dense,
+		       struct kslot_dense_stats *st)
 {
 	unsigned long irqflags = kslot_dense_lock(dense);
 	struct kslot_dir *vals = kslot_dense_dir(dense);
 	struct kslot_dir *rev = kslot_dense_rev_dir(dense);
 	struct kslot_slots_stats ss;
 
-	kslot_slots_get_stats(&dense->slots, &ss);
+	kslot_slots_stats(&dense->slots, &ss);
 	st->count = dense->count;
 	st->capacity = ss.capacity;
 	st->max_entries = ss.max_entries;
@@ -872,4 +872,4 @@ void kslot_dense_get_stats(struct kslot_dense *dense,
 	st->rejected = ss.rejected;
 	kslot_dense_unlock(dense, irqflags);
 }
-EXPORT_SYMBOL_GPL(kslot_dense_get_stats);
+EXPORT_SYMBOL_GPL(kslot_dense_stats);

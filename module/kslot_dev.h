@@ -492,8 +492,8 @@ void kslot_table_destroy(struct kslot_table *t);
 void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
 			  u64 *pre, struct kslot_tmp *b);
 void kslot_rec_free(struct kslot_table *t, struct kslot_rec *rec);
-u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
-			 const struct kslot_seal *seal);
+u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+			    const struct kslot_seal *seal);
 int kslot_table_update(struct kslot_table *t, u64 h,
 		       const void __user *rec_u);
 int kslot_table_erase(struct kslot_table *t, u64 h);
@@ -602,17 +602,17 @@ static inline int kslot_table_insert(struct kslot_table *t, void *rec,
 	int ret;
 
 	if (kslot_table_is_dense(t))
-		return kslot_dense_insert(&t->dense, rec, h, KSLOT_DEV_GFP);
-	ret = kslot_map_alloc(&t->map, rec, h, KSLOT_DEV_GFP);
+		return kslot_dense_insert(&t->dense, h, rec, KSLOT_DEV_GFP);
+	ret = kslot_map_alloc(&t->map, h, rec, KSLOT_DEV_GFP);
 	if (ret)
 		kslot_rec_free(t, rec);
 	return ret;
 }
 
 /* Copy the record of kernel handle @h into @buf, taking no lock. */
-static inline int kslot_table_get(struct kslot_table *t, u64 h, void *buf)
+static inline int kslot_table_lookup(struct kslot_table *t, u64 h, void *buf)
 {
-	return kslot_table_get_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
+	return kslot_table_lookup_many(t, &h, 1, buf, NULL) ? 0 : -ENOENT;
 }
 
 /*
@@ -701,7 +701,7 @@ static inline int kslot_table_next(struct kslot_table *t, u32 *pos,
 
 	while (kslot_slots_find_range(t->slots, &i, end, h)) {
 		/* An entry erased since is skipped, as if found after. */
-		if (!buf || !kslot_table_get(t, *h, buf)) {
+		if (!buf || !kslot_table_lookup(t, *h, buf)) {
 			*pos = i;
 			return 0;
 		}

@@ -142,7 +142,7 @@ static int kslot_dev_get_one(struct kslot_table *t, u64 uh, void *buf,
 	ret = kslot_dev_handle(t, uh, &h);
 	if (ret)
 		return ret;
-	ret = kslot_table_get(t, h, buf);
+	ret = kslot_table_lookup(t, h, buf);
 	if (ret)
 		return ret;
 	if (copy_to_user(rec_u, buf, t->record_size))
@@ -329,12 +329,12 @@ static int kslot_dev_get_batch(struct kslot_table *t, struct kslot_batch *b,
 			ret = -EFAULT;
 		}
 		/*
-		 * Decoded in place (kslot_table_get_many()).  The seal keeps 0
-		 * at 0, which no table finds nor counts as rejected
+		 * Decoded in place (kslot_table_lookup_many()).  The seal
+		 * keeps 0 at 0, which no table finds nor counts as rejected
 		 * (kslot_slots.h): the run stops there, and the null handle
 		 * is -EINVAL.
 		 */
-		j = kslot_table_get_many(t, uh, n, buf, &t->seal);
+		j = kslot_table_lookup_many(t, uh, n, buf, &t->seal);
 		if (j < n)
 			ret = uh[j] ? -ENOENT : -EINVAL;
 		got = kslot_copy_out(recs + i * rs, buf, j, rs);
@@ -415,8 +415,8 @@ static u32 kslot_dev_store_chunk(struct kslot_table *t, void **objs, u32 n,
 	while (k < n) {
 		fit = kslot_dev_precharge_growth(t, n - k, &grow);
 		if (fit > 0)
-			fit = kslot_map_alloc_bulk(&t->map, &objs[k], fit,
-						   &h[k], KSLOT_DEV_GFP);
+			fit = kslot_map_alloc_bulk(&t->map, &h[k], &objs[k],
+						   fit, KSLOT_DEV_GFP);
 		/* A growth charged before its precharge goes; the rest after. */
 		if (grow)
 			kslot_dev_settle(t);

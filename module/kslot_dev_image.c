@@ -46,11 +46,10 @@ static int kslot_export_slot(struct kslot_table *t,
 		if (copy_to_user(w->image + w->off, &is, sizeof(is)))
 			return -EFAULT;
 		if (live) {
-			ret = kslot_table_get(t,
-					      kslot_slots_handle_make(t->slots,
-								      ds->index,
-								      ds->gen),
-					      w->buf);
+			u64 h = kslot_slots_handle_make(t->slots, ds->index,
+							ds->gen);
+
+			ret = kslot_table_lookup(t, h, w->buf);
 			/* The file's rwsem is held for writing. */
 			if (WARN_ON_ONCE(ret))
 				return ret;
@@ -233,7 +232,7 @@ static s64 kslot_import_precharge(struct kslot_table *t, u32 index, bool live,
 	if (live && kslot_table_is_dense(t)) {
 		struct kslot_dense_stats ds;
 
-		kslot_dense_get_stats(&t->dense, &ds);
+		kslot_dense_stats(&t->dense, &ds);
 		if (ds.vals_grow_bytes) {
 			bytes += ds.vals_grow_bytes;
 			*grow = true;

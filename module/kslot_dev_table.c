@@ -263,11 +263,11 @@ void *kslot_rec_from_user(struct kslot_table *t, const void __user *src,
  * as its slot is prefetched that many handles ahead into a ring, where
  * its lookup finds it: one pass over the handles, one address each.
  */
-static __always_inline u32 kslot_map_get_run(struct kslot_map_reader *r,
-					     u64 *h, u32 n, u8 *buf,
-					     size_t rs,
-					     const struct kslot_seal *seal,
-					     bool prefetch)
+static __always_inline u32 kslot_table_read_run(struct kslot_map_reader *r,
+						u64 *h, u32 n, u8 *buf,
+						size_t rs,
+						const struct kslot_seal *seal,
+						bool prefetch)
 {
 	const u32 ahead = prefetch ? KSLOT_SLOTS_READ_AHEAD : 0;
 	const struct kslot_slot *ring[KSLOT_SLOTS_READ_AHEAD], *slot;
@@ -302,10 +302,10 @@ static __always_inline u32 kslot_map_get_run(struct kslot_map_reader *r,
 	return i;
 }
 
-static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
-					      u64 *h, u32 n, u8 *buf,
-					      size_t rs,
-					      const struct kslot_seal *seal)
+static __always_inline u32 kslot_table_read_many(struct kslot_table *t,
+						 u64 *h, u32 n, u8 *buf,
+						 size_t rs,
+						 const struct kslot_seal *seal)
 {
 	struct kslot_map_reader r;
 
@@ -315,8 +315,8 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
 	 */
 	kslot_map_read_begin(&r, &t->map);
 	if (n > KSLOT_SLOTS_READ_AHEAD && kslot_map_read_ahead(&r))
-		return kslot_map_get_run(&r, h, n, buf, rs, seal, true);
-	return kslot_map_get_run(&r, h, n, buf, rs, seal, false);
+		return kslot_table_read_run(&r, h, n, buf, rs, seal, true);
+	return kslot_table_read_run(&r, h, n, buf, rs, seal, false);
 }
 
 /*
@@ -329,8 +329,8 @@ static __always_inline u32 kslot_map_get_many(struct kslot_table *t,
  * the caller bounds @n (GET_BATCH: a chunk).  Returns the records
  * copied.
  */
-u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
-			 const struct kslot_seal *seal)
+u32 kslot_table_lookup_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
+			    const struct kslot_seal *seal)
 {
 	size_t rs = t->record_size;
 	u32 i;
@@ -339,19 +339,19 @@ u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 		if (seal)
 			for (i = 0; i < n; i++)
 				h[i] = kslot_unseal(seal, h[i]);
-		return kslot_dense_get_many(&t->dense, h, n, buf);
+		return kslot_dense_lookup_many(&t->dense, h, n, buf);
 	}
 	rcu_read_lock();
 	/* Small records of a constant size are copied inline. */
 	switch (rs) {
 	case 8:
-		i = kslot_map_get_many(t, h, n, buf, 8, seal);
+		i = kslot_table_read_many(t, h, n, buf, 8, seal);
 		break;
 	case 16:
-		i = kslot_map_get_many(t, h, n, buf, 16, seal);
+		i = kslot_table_read_many(t, h, n, buf, 16, seal);
 		break;
 	default:
-		i = kslot_map_get_many(t, h, n, buf, rs, seal);
+		i = kslot_table_read_many(t, h, n, buf, rs, seal);
 		break;
 	}
 	rcu_read_unlock();
@@ -362,8 +362,9 @@ u32 kslot_table_get_many(struct kslot_table *t, u64 *h, u32 n, u8 *buf,
 static int kslot_map_update(struct kslot_table *t, u64 h,
 			    const void __user *rec_u)
 {
-	struct kslot_rec *rec, *old;
+	struct kslot_rec *rec;
 	u64 pre = 0;
+	void *old;
 	bool live;
 	int ret;
 
@@ -378,8 +379,8 @@ static int kslot_map_update(struct kslot_table *t, u64 h,
 		ret = PTR_ERR(rec);
 		goto uncharge;
 	}
-	old = kslot_map_replace(&t->map, h, rec);
-	if (IS_ERR_OR_NULL(old)) {
+	ret = kslot_map_replace(&t->map, h, rec, &old);
+	if (ret || !old) {
 		kslot_rec_free(t, rec);
 		ret = -ENOENT;
 		goto uncharge;
@@ -442,7 +443,7 @@ void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st)
 	u32 used;
 
 	if (kslot_table_is_dense(t)) {
-		kslot_dense_get_stats(&t->dense, &ds);
+		kslot_dense_stats(&t->dense, &ds);
 		used = ds.count + ds.retired;
 		*st = (struct kslot_table_stats){
 			.entries = ds.count, .capacity = ds.capacity,
@@ -454,7 +455,7 @@ void kslot_table_stats(struct kslot_table *t, struct kslot_table_stats *st)
 		};
 		return;
 	}
-	kslot_slots_get_stats(t->slots, &ss);
+	kslot_slots_stats(t->slots, &ss);
 	used = ss.count + ss.retired;
 	*st = (struct kslot_table_stats){
 		.entries = ss.count, .capacity = ss.capacity,

@@ -961,14 +961,14 @@ void kslot_hive_destroy(struct kslot_hive *hive,
 EXPORT_SYMBOL_GPL(kslot_hive_destroy);
 
 /**
- * kslot_hive_get_stats() - Read a hive's counters.
+ * kslot_hive_stats() - Read a hive's counters.
  * @hive: The hive.
  * @st: Filled with the counters.
  *
  * Context: Any context.  Caller excludes writers.
  */
-void kslot_hive_get_stats(const struct kslot_hive *hive,
-			  struct kslot_hive_stats *st)
+void kslot_hive_stats(const struct kslot_hive *hive,
+		      struct kslot_hive_stats *st)
 {
 	st->count = hive->count;
 	st->groups = hive->nr_groups;
@@ -980,7 +980,7 @@ void kslot_hive_get_stats(const struct kslot_hive *hive,
 	st->capacity = hive->capacity + hive->unused_capacity +
 		       READ_ONCE(hive->spare_capacity);
 }
-EXPORT_SYMBOL_GPL(kslot_hive_get_stats);
+EXPORT_SYMBOL_GPL(kslot_hive_stats);
 
 static unsigned long kslot_hive_shrink_count(struct shrinker *s,
 					     struct shrink_control *sc)
@@ -1020,16 +1020,16 @@ void kslot_hive_shrinker_exit(void)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
- * kslot_hive_test_get_shrinker() - The hives' shrinker (KUnit only).
+ * kslot_hive_test_shrinker() - The hives' shrinker (KUnit only).
  *
  * For the suite to call its count and scan callbacks.
  *
  * Context: Any context.
  * Return: The registered shrinker, or NULL if it could not be made.
  */
-struct shrinker *kslot_hive_test_get_shrinker(void)
+struct shrinker *kslot_hive_test_shrinker(void)
 {
 	return kslot_hive_shrinker;
 }
-EXPORT_SYMBOL_IF_KUNIT(kslot_hive_test_get_shrinker);
+EXPORT_SYMBOL_IF_KUNIT(kslot_hive_test_shrinker);
 #endif

@@ -207,9 +207,9 @@ static inline bool kslot_should_fail_alloc(void)
  * there, to force an interleaving rather than wait for it.
  */
 enum kslot_slots_test_point {
-	/* kslot_slots_lookup_get(): reference taken, slot not re-read. */
-	KSLOT_SLOTS_TP_LOOKUP_GET,
-	/* kslot_slots_lookup_get(): out of its read-side section. */
+	/* kslot_slots_get(): reference taken, slot not re-read. */
+	KSLOT_SLOTS_TP_GET,
+	/* kslot_slots_get(): out of its read-side section. */
 	KSLOT_SLOTS_TP_LOOKUP_OUT,
 	/* A growth has allocated its chunk, no lock held. */
 	KSLOT_SLOTS_TP_GROW,
@@ -218,8 +218,8 @@ enum kslot_slots_test_point {
 	 * between two holds of the lock.
 	 */
 	KSLOT_SLOTS_TP_WALK,
-	/* kslot_dense_get(): slot looked up, packed array not yet read. */
-	KSLOT_SLOTS_TP_DENSE_GET,
+	/* kslot_dense_lookup(): slot looked up, packed array not yet read. */
+	KSLOT_SLOTS_TP_DENSE_LOOKUP,
 	/* A growth of kslot_dense's packed array has its chunks, no lock. */
 	KSLOT_SLOTS_TP_DENSE_GROW,
 	/* kslot_dense_insert_n(): slots taken, values not stored, no lock. */
@@ -283,7 +283,7 @@ struct kslot_pool;
 unsigned long kslot_pool_test_reap(struct kslot_pool *pool);
 unsigned int kslot_pool_test_stride(struct kslot_pool *pool);
 bool kslot_pool_test_debug_all(bool on);
-struct shrinker *kslot_hive_test_get_shrinker(void);
+struct shrinker *kslot_hive_test_shrinker(void);
 bool kslot_pool_test_passthrough_all(bool on);
 bool kslot_pool_test_passthrough(struct kslot_pool *pool);
 struct shrinker;
@@ -291,7 +291,7 @@ struct shrinker *kslot_pool_test_shrinker(struct kslot_pool *pool);
 #endif
 
 /*
- * Copy one stored value out (kslot_dense_get(), kslot_secondary_get()):
+ * Copy one stored value out (kslot_dense_lookup(), kslot_secondary_lookup()):
  * the common small sizes as single moves (a constant size lets the
  * compiler inline the memcpy()), the others by memcpy().
  */

@@ -166,7 +166,7 @@ static void *kslot_objtable_new(struct kslot_objtable *t, u64 *handle,
 	/* Unpublished first, so the trailer holds the handle before lookups see it. */
 	hdr->published = false;
 	hdr->table = t;
-	ret = kslot_map_alloc(&t->map, obj, &h, gfp);
+	ret = kslot_map_alloc(&t->map, &h, obj, gfp);
 	if (ret) {
 		/* Never published: no reader can hold it. */
 		kslot_pool_free(t->pool, obj);
@@ -239,13 +239,12 @@ EXPORT_SYMBOL_GPL(kslot_objtable_alloc_placeholder);
 int kslot_objtable_publish(struct kslot_objtable *table, void *obj)
 {
 	struct kslot_objtable_hdr *hdr = kslot_objtable_hdr(table, obj);
-	void *old;
 
 	/* The contents before the flag; see __kslot_objtable_lookup(). */
 	smp_store_release(&hdr->published, true);
 	/* Still live?  Storing the same object changes nothing. */
-	old = kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj);
-	return IS_ERR(old) ? PTR_ERR(old) : 0;
+	return kslot_map_replace(&table->map, READ_ONCE(hdr->handle), obj,
+				 NULL);
 }
 EXPORT_SYMBOL_GPL(kslot_objtable_publish);
 
@@ -331,16 +330,16 @@ u64 kslot_objtable_handle(struct kslot_objtable *table, const void *obj)
 EXPORT_SYMBOL_GPL(kslot_objtable_handle);
 
 /**
- * kslot_objtable_get_stats() - Read a table's counters.
+ * kslot_objtable_stats() - Read a table's counters.
  * @table: The table.
  * @st: Filled with the map's and the pool's counters.
  *
  * Context: Any context the table's lock flags allow.
  */
-void kslot_objtable_get_stats(struct kslot_objtable *table,
-			      struct kslot_objtable_stats *st)
+void kslot_objtable_stats(struct kslot_objtable *table,
+			  struct kslot_objtable_stats *st)
 {
-	kslot_map_get_stats(&table->map, &st->map);
-	kslot_pool_get_stats(table->pool, &st->pool);
+	kslot_map_stats(&table->map, &st->map);
+	kslot_pool_stats(table->pool, &st->pool);
 }
-EXPORT_SYMBOL_GPL(kslot_objtable_get_stats);
+EXPORT_SYMBOL_GPL(kslot_objtable_stats);

@@ -408,7 +408,7 @@ void kslot_pool_update_slow_locked(struct kslot_pool *pool)
 }
 
 /* Put a freed object into the reserve if it is short; true if it did. */
-static bool kslot_pool_reserve_put(struct kslot_pool *pool, void *obj)
+static bool kslot_pool_reserve_push(struct kslot_pool *pool, void *obj)
 {
 	unsigned long flags;
 	bool put = false;
@@ -427,7 +427,7 @@ static bool kslot_pool_reserve_put(struct kslot_pool *pool, void *obj)
 }
 
 /* Take an object from the reserve, or NULL if it is empty. */
-static void *kslot_pool_reserve_get(struct kslot_pool *pool)
+static void *kslot_pool_reserve_pop(struct kslot_pool *pool)
 {
 	unsigned long flags;
 	void *obj = NULL;
@@ -569,7 +569,7 @@ void *kslot_pool_alloc_slowpath(struct kslot_pool *pool, gfp_t gfp)
 	else
 		obj = kslot_pool_alloc_slow(pool, gfp, true);
 	if (unlikely(!obj)) {
-		obj = kslot_pool_reserve_get(pool);
+		obj = kslot_pool_reserve_pop(pool);
 		if (!obj)
 			return NULL;
 	}
@@ -667,8 +667,8 @@ static void kslot_pool_free_slow(struct kslot_pool *pool,
 }
 
 /* Push a prepared object into this CPU's cache, flushing if it is full. */
-static void kslot_pool_cache_put(struct kslot_pool *pool,
-				 struct kslot_pool_cpu *pc, void *obj)
+static void kslot_pool_cache_push(struct kslot_pool *pool,
+				  struct kslot_pool_cpu *pc, void *obj)
 {
 	if (unlikely(pc->count == pool->hot.cache_size))
 		kslot_pool_free_slow(pool, pc);
@@ -697,17 +697,17 @@ void kslot_pool_free_slowpath(struct kslot_pool *pool, void *obj)
 		return;
 	if (pool->passthrough) {
 		/* kfree() does the checks: KASAN sees a double free. */
-		if (!kslot_pool_reserve_put(pool, obj))
+		if (!kslot_pool_reserve_push(pool, obj))
 			kslot_pool_pt_free(pool, obj);
 		return;
 	}
 	if (unlikely(!kslot_pool_free_prepare(pool, obj, _RET_IP_)))
 		return;
-	if (kslot_pool_reserve_put(pool, obj))
+	if (kslot_pool_reserve_push(pool, obj))
 		return;
 	irqflags = kslot_pool_cpu_lock(&pool->hot);
 	pc = this_cpu_ptr(pool->hot.cpu);
-	kslot_pool_cache_put(pool, pc, obj);
+	kslot_pool_cache_push(pool, pc, obj);
 	kslot_pool_cpu_unlock(&pool->hot, irqflags);
 }
 EXPORT_SYMBOL_GPL(kslot_pool_free_slowpath);

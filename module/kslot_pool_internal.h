@@ -47,7 +47,7 @@
  * counters and cache counts, written by their CPU under its local lock, and
  * counters under the pool lock, read without it where a stale value only
  * makes an estimate (shrinker count, drain skipping an empty cache) or a
- * snapshot (kslot_pool_get_stats()) less exact.
+ * snapshot (kslot_pool_stats()) less exact.
  */
 #define kslot_pool_racy(x)	data_race(x)
 

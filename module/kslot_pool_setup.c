@@ -239,7 +239,7 @@ size_t kslot_pool_size(const struct kslot_pool *pool)
 EXPORT_SYMBOL_GPL(kslot_pool_size);
 
 /**
- * kslot_pool_get_stats() - Read a pool's counters.
+ * kslot_pool_stats() - Read a pool's counters.
  * @pool: The pool.
  * @st: Filled with the counters.
  *
@@ -249,8 +249,8 @@ EXPORT_SYMBOL_GPL(kslot_pool_size);
  *
  * Context: Any context.  Takes and releases the pool lock.
  */
-void kslot_pool_get_stats(struct kslot_pool *pool,
-			  struct kslot_pool_stats *st)
+void kslot_pool_stats(struct kslot_pool *pool,
+		      struct kslot_pool_stats *st)
 {
 	unsigned long flags;
 	unsigned int cpu;
@@ -281,13 +281,13 @@ void kslot_pool_get_stats(struct kslot_pool *pool,
 	st->objs_per_slab = pool->objs_per_slab;
 	st->slab_bytes = kslot_pool_slab_bytes(pool);
 }
-EXPORT_SYMBOL_GPL(kslot_pool_get_stats);
+EXPORT_SYMBOL_GPL(kslot_pool_stats);
 
 static int kslot_pool_stats_show(struct seq_file *m, void *unused)
 {
 	struct kslot_pool_stats st;
 
-	kslot_pool_get_stats(m->private, &st);
+	kslot_pool_stats(m->private, &st);
 	seq_printf(m, "in_use: %lu\nfree: %lu\nreserved: %lu\ncached: %lu\nobjects: %lu\n",
 		   st.in_use, st.free, st.reserved, st.cached, st.objects);
 	seq_printf(m, "slabs: %lu\nempty_slabs: %lu\nobjs_per_slab: %u\nslab_bytes: %u\n",

@@ -141,7 +141,7 @@ int kslot_secondary_insert(struct kslot_secondary *sec, u64 handle,
 EXPORT_SYMBOL_GPL(kslot_secondary_insert);
 
 /**
- * kslot_secondary_get() - Copy out the value stored under a handle.
+ * kslot_secondary_lookup() - Copy out the value stored under a handle.
  * @sec: The map.
  * @handle: A handle, valid or not.
  * @buf: elem_size bytes to copy the value into.
@@ -149,7 +149,7 @@ EXPORT_SYMBOL_GPL(kslot_secondary_insert);
  * Context: Any context.  Takes and releases the RCU read lock.
  * Return: 0, or -ENOENT if nothing is stored under exactly @handle.
  */
-int kslot_secondary_get(struct kslot_secondary *sec, u64 handle, void *buf)
+int kslot_secondary_lookup(struct kslot_secondary *sec, u64 handle, void *buf)
 {
 	const void *val;
 
@@ -160,7 +160,7 @@ int kslot_secondary_get(struct kslot_secondary *sec, u64 handle, void *buf)
 	rcu_read_unlock();
 	return val ? 0 : -ENOENT;
 }
-EXPORT_SYMBOL_GPL(kslot_secondary_get);
+EXPORT_SYMBOL_GPL(kslot_secondary_lookup);
 
 /**
  * kslot_secondary_contains() - Is a value stored under a handle?
@@ -232,7 +232,7 @@ u32 kslot_secondary_retain(struct kslot_secondary *sec,
 	void *val;
 
 	rcu_read_lock();
-	for (; (val = kslot_slots_find(&sec->slots, &index, &handle));
+	for (; (val = kslot_slots_find(&sec->slots, &index, U32_MAX, &handle));
 	     index++) {
 		if (keep(handle, val, arg))
 			continue;
@@ -273,18 +273,18 @@ void kslot_secondary_clear(struct kslot_secondary *sec)
 EXPORT_SYMBOL_GPL(kslot_secondary_clear);
 
 /**
- * kslot_secondary_get_stats() - Read a secondary map's counters.
+ * kslot_secondary_stats() - Read a secondary map's counters.
  * @sec: The map.
- * @st: Filled with a consistent snapshot (kslot_slots_get_stats()):
+ * @st: Filled with a consistent snapshot (kslot_slots_stats()):
  *	entries stored, slots allocated, the index limit, retired slots and
  *	rejected handles.
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the table lock.
  */
-void kslot_secondary_get_stats(struct kslot_secondary *sec,
-			       struct kslot_secondary_stats *st)
+void kslot_secondary_stats(struct kslot_secondary *sec,
+			   struct kslot_slots_stats *st)
 {
-	kslot_slots_get_stats(&sec->slots, st);
+	kslot_slots_stats(&sec->slots, st);
 }
-EXPORT_SYMBOL_GPL(kslot_secondary_get_stats);
+EXPORT_SYMBOL_GPL(kslot_secondary_stats);

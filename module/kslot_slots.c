@@ -119,17 +119,18 @@ static __always_inline void kslot_slots_set(struct kslot_slots *s,
 			  KSLOT_SLOTS_SET, 0, obj);
 }
 
-static __always_inline void *
-kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj)
+static __always_inline int
+kslot_slots_replace_locked(struct kslot_slots *s, u64 handle, void *obj,
+			   void **old)
 {
 	struct kslot_slot *slot = kslot_slots_live(s, handle);
-	void *old;
 
 	if (!slot)
-		return ERR_PTR(-ENOENT);
-	old = slot->obj;
+		return -ENOENT;
+	if (old)
+		*old = slot->obj;
 	kslot_slots_set(s, slot, handle, obj);
-	return old;
+	return 0;
 }
 
 static __always_inline void *
@@ -187,8 +188,8 @@ static noinline int kslot_slots_alloc_other(struct kslot_slots *s)
 }
 
 /* No free slot, or a restore running: grow, then take a slot. */
-static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
-					   u64 *handle, gfp_t gfp,
+static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, u64 *handle,
+					   void *obj, gfp_t gfp,
 					   unsigned long irqflags)
 	__releases(&s->lock)
 {
@@ -202,12 +203,12 @@ static noinline int kslot_slots_alloc_grow(struct kslot_slots *s, void *obj,
 }
 
 static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
-					     void *obj, u64 *handle, gfp_t gfp)
+					     u64 *handle, void *obj, gfp_t gfp)
 {
 	unsigned long irqflags = kslot_slots_lock(s);
 
 	if (unlikely(s->free_head == KSLOT_SLOTS_NONE || s->restoring))
-		return kslot_slots_alloc_grow(s, obj, handle, gfp, irqflags);
+		return kslot_slots_alloc_grow(s, handle, obj, gfp, irqflags);
 	*handle = kslot_slots_take(s, obj);
 	kslot_slots_unlock(s, irqflags);
 	return 0;
@@ -216,9 +217,9 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
 /**
  * kslot_slots_alloc() - Store a pointer and issue a handle for it.
  * @s: The table.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @obj: The pointer, or NULL for a placeholder.  Lookups may return it
  *	before this returns: initialise it first.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the table.
  *
  * Context: Process context if @gfp allows sleeping, otherwise any context
@@ -227,12 +228,12 @@ static noinline int kslot_slots_alloc_locked(struct kslot_slots *s,
  * max_entries slots are live or retired and none is free, or -EINVAL if
  * the table is keyed or being restored.
  */
-int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+int kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj,
 		      gfp_t gfp)
 {
 	/* Both tail calls: neither path pays the other's stack frame. */
 	if (likely(s->flags & KSLOT_SLOTS_F_ALLOC))
-		return kslot_slots_alloc_locked(s, obj, handle, gfp);
+		return kslot_slots_alloc_locked(s, handle, obj, gfp);
 	return kslot_slots_alloc_other(s);
 }
 EXPORT_SYMBOL_GPL(kslot_slots_alloc);
@@ -242,6 +243,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  * @s: The table.
  * @handle: A live handle, placeholder or not.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous pointer (NULL for a
+ *	placeholder); untouched on error.
  *
  * The handle keeps its generation.  Lookups see the old or the new
  * pointer; the caller owns the old one and must let RCU readers finish
@@ -249,21 +252,21 @@ EXPORT_SYMBOL_GPL(kslot_slots_alloc);
  *
  * Context: Any context the table's lock flags allow.  Takes and releases
  * the table lock.
- * Return: The previous pointer (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ * Return: 0, or -ENOENT if @handle is not live in @s.
  */
-void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+int kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			void **old)
 {
 	unsigned long irqflags;
-	void *old;
+	int ret;
 
 	/* Zeroed: nothing is live. */
 	if (unlikely(!kslot_slots_lock_writes(s)))
-		return ERR_PTR(-ENOENT);
+		return -ENOENT;
 	irqflags = kslot_slots_lock(s);
-	old = kslot_slots_replace_locked(s, handle, obj);
+	ret = kslot_slots_replace_locked(s, handle, obj, old);
 	kslot_slots_unlock(s, irqflags);
-	return old;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kslot_slots_replace);
 
@@ -283,8 +286,9 @@ static noinline void *kslot_slots_remove_lock(struct kslot_slots *s,
  * @handle: A handle, valid or not.
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
- * Return: The removed pointer, or NULL if @handle was not live (or was a
- * placeholder, which is removed all the same).
+ * Return: The removed pointer, or NULL if @handle was not live or was a
+ * placeholder (removed all the same; kslot_slots_remove_if() with a NULL
+ * @old tells the two apart).
  */
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle)
 {
@@ -298,9 +302,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
 /**
  * kslot_slots_alloc_bulk() - Issue handles for several pointers at once.
  * @s: The table.
+ * @handles: Receives the handle of each pointer issued, in order.
  * @objs: The pointers (NULL entries are placeholders).
  * @nr: How many.
- * @handles: Receives the handle of each pointer issued, in order.
  * @gfp: Allocation flags for growing the table.
  *
  * Context: As kslot_slots_alloc(); the lock is dropped (and the CPU yielded
@@ -309,8 +313,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_remove);
  * even the first was, kslot_slots_alloc()'s error (-ENOMEM, -ENOSPC or
  * -EINVAL); -EINVAL if @nr is above %INT_MAX.
  */
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
-			   u64 *handles, gfp_t gfp)
+int kslot_slots_alloc_bulk(struct kslot_slots *s, u64 *handles,
+			   void *const *objs, u32 nr, gfp_t gfp)
 {
 	unsigned long irqflags;
 	u32 done = 0, end;
@@ -454,7 +458,7 @@ void *kslot_slots_lookup(struct kslot_slots *s, u64 handle)
 EXPORT_SYMBOL_GPL(kslot_slots_lookup);
 
 /**
- * kslot_slots_lookup_get() - Look up a handle and take a kref on the object.
+ * kslot_slots_get() - Look up a handle and take a kref on the object.
  * @s: The table.
  * @handle: A handle, valid or not.
  * @ref_offset: Offset of the struct kref inside the stored objects.
@@ -476,9 +480,9 @@ EXPORT_SYMBOL_GPL(kslot_slots_lookup);
  * in the caller's context, and may sleep if the caller may.
  * Return: The object with a reference held, or NULL.
  */
-void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
-			     size_t ref_offset,
-			     void (*release)(struct kref *ref))
+void *kslot_slots_get(struct kslot_slots *s, u64 handle,
+		      size_t ref_offset,
+		      void (*release)(struct kref *ref))
 {
 	const struct kslot_dir *dir;
 	const struct kslot_slot *slot;
@@ -499,7 +503,7 @@ again:
 	}
 	/* The increment is relaxed: order the re-check after it. */
 	smp_acquire__after_ctrl_dep();
-	kslot_slots_test_point(s, KSLOT_SLOTS_TP_LOOKUP_GET);
+	kslot_slots_test_point(s, KSLOT_SLOTS_TP_GET);
 	/* Destroyed meanwhile: no directory, nothing is live. */
 	dir = rcu_dereference(s->dir);
 	slot = dir ? kslot_dir_at(dir, kslot_slots_handle_index(s, handle),
@@ -520,7 +524,7 @@ out:
 	}
 	return obj;
 }
-EXPORT_SYMBOL_GPL(kslot_slots_lookup_get);
+EXPORT_SYMBOL_GPL(kslot_slots_get);
 
 /**
  * kslot_slots_find_range() - Find the next published entry in a slot range.
@@ -575,23 +579,30 @@ void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 EXPORT_SYMBOL_GPL(kslot_slots_find_range);
 
 /**
- * kslot_slots_find() - Find the next published entry at or after an index.
+ * kslot_slots_find() - Find the first published entry in an index range.
  * @s: The table.
  * @index: Slot to start from; set to the slot found.
+ * @max: Last slot to look at (inclusive; %U32_MAX for no limit).
  * @handle: Set to the handle of the entry found.
  *
- * Placeholders are skipped.  Each entry returned was live at some
- * point during the call.  The scan runs to the end of the table if need
- * be: bound it with kslot_slots_find_range().
+ * The xa_find() of a table: the published entry with the lowest index
+ * that is at least *@index and at most @max.  Placeholders are skipped.
+ * Each entry returned was live at some point during the call.  The scan
+ * runs up to @max or the end of the table: kslot_slots_find_range()
+ * bounds the work of one call instead.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The pointer, or NULL when no published entry remains at or
- * after *@index (then *@index and *@handle are unchanged).
+ * Return: The pointer, or NULL when no published entry is in *@index ..
+ * @max (then *@index and *@handle are unchanged).
  */
-void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle)
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u32 max,
+		       u64 *handle)
 {
 	u32 i = *index;
-	void *found = kslot_slots_find_range(s, &i, U32_MAX, handle);
+	/* No index reaches KSLOT_MAX_ENTRIES: max + 1 cannot wrap. */
+	void *found = kslot_slots_find_range(s, &i,
+					     min_t(u32, max, KSLOT_INDEX_MAX) + 1,
+					     handle);
 
 	if (found)
 		*index = i;
@@ -602,8 +613,8 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
 /**
  * __kslot_slots_alloc() - Issue a handle with the table lock held.
  * @s: The table.
- * @obj: The pointer, or NULL for a placeholder; initialised.
  * @handle: Set to the new handle on success; untouched on failure.
+ * @obj: The pointer, or NULL for a placeholder; initialised.
  *
  * Never allocates: kslot_slots_reserve() provides the free slots.
  *
@@ -612,7 +623,7 @@ EXPORT_SYMBOL_GPL(kslot_slots_find);
  * -ENOSPC if max_entries slots are live or retired and none is free, or
  * -EINVAL if the table is keyed or being restored.
  */
-int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle)
+int __kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj)
 	__must_hold(&s->lock)
 {
 	int ret;
@@ -634,18 +645,20 @@ EXPORT_SYMBOL_GPL(__kslot_slots_alloc);
  * @s: The table.
  * @handle: A live handle, placeholder or not.
  * @obj: The new pointer; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous pointer (NULL for a
+ *	placeholder); untouched on error.
  *
  * kslot_slots_replace() for a caller that holds the table lock.
  *
  * Context: Caller holds the table lock (kslot_slots_lock()).
- * Return: The previous pointer (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @s.
+ * Return: 0, or -ENOENT if @handle is not live in @s.
  */
-void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj)
+int __kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			  void **old)
 	__must_hold(&s->lock)
 {
 	lockdep_assert_held(&s->lock);
-	return kslot_slots_replace_locked(s, handle, obj);
+	return kslot_slots_replace_locked(s, handle, obj, old);
 }
 EXPORT_SYMBOL_GPL(__kslot_slots_replace);
 

@@ -11,7 +11,7 @@ static int kslot_slots_stats_show(struct seq_file *m, void *unused)
 {
 	struct kslot_slots_stats st;
 
-	kslot_slots_get_stats(m->private, &st);
+	kslot_slots_stats(m->private, &st);
 	seq_printf(m, "count: %u\ncapacity: %u\nmax_entries: %u\n",
 		   st.count, st.capacity, st.max_entries);
 	seq_printf(m, "retired: %u\nwaiting: %u\nrejected: %llu\nbytes: %llu\n",
@@ -28,14 +28,14 @@ struct dentry *kslot_slots_debugfs(struct kslot_slots *s, const char *kind,
 }
 
 /**
- * kslot_slots_get_stats() - Read a table's counters.
+ * kslot_slots_stats() - Read a table's counters.
  * @s: The table.
  * @st: Filled with the counters, all but @st->rejected at one instant.
  *
  * Context: Any context the lock flags allow; takes and releases the lock.
  */
-void kslot_slots_get_stats(struct kslot_slots *s,
-			   struct kslot_slots_stats *st)
+void kslot_slots_stats(struct kslot_slots *s,
+		       struct kslot_slots_stats *st)
 {
 	struct kslot_dir *dir;
 	unsigned long irqflags;
@@ -62,7 +62,7 @@ void kslot_slots_get_stats(struct kslot_slots *s,
 							       cpu));
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_GPL(kslot_slots_get_stats);
+EXPORT_SYMBOL_GPL(kslot_slots_stats);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 DEFINE_STATIC_KEY_FALSE(kslot_slots_test_key);

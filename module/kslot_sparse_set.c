@@ -448,14 +448,14 @@ void kslot_sparse_set_destroy(struct kslot_sparse_set *set)
 EXPORT_SYMBOL_GPL(kslot_sparse_set_destroy);
 
 /**
- * kslot_sparse_set_get_stats() - Read a set's size and memory use.
+ * kslot_sparse_set_stats() - Read a set's size and memory use.
  * @set: The set.
  * @st: Filled in.
  *
  * Context: Caller serialises against writers.  Any context.
  */
-void kslot_sparse_set_get_stats(const struct kslot_sparse_set *set,
-				struct kslot_sparse_set_stats *st)
+void kslot_sparse_set_stats(const struct kslot_sparse_set *set,
+			    struct kslot_sparse_set_stats *st)
 {
 	st->count = set->count;
 	st->capacity = set->capacity;
@@ -465,4 +465,4 @@ void kslot_sparse_set_get_stats(const struct kslot_sparse_set *set,
 	st->dense_bytes = set->dense ?
 			  kslot_sparse_set_dense_bytes(set->capacity) : 0;
 }
-EXPORT_SYMBOL_GPL(kslot_sparse_set_get_stats);
+EXPORT_SYMBOL_GPL(kslot_sparse_set_stats);

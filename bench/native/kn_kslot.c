@@ -59,7 +59,7 @@ static int kn_map_add(uint32_t n, uint64_t *handles)
 	int ret = 0;
 
 	for (i = 0; !ret && i < n; i++)
-		ret = kslot_map_alloc(&map, nb_val(i), &handles[i], GFP_KERNEL);
+		ret = kslot_map_alloc(&map, &handles[i], nb_val(i), GFP_KERNEL);
 	return ret;
 }
 
@@ -443,7 +443,7 @@ uint64_t kn_map_churn_time(uint64_t *h, uint32_t n)
 
 	for (i = 0; i < n; i++) {
 		sum += (unsigned long)kslot_map_remove(&map, h[i]);
-		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
+		if (kslot_map_alloc(&map, &h[i], nb_val(0), GFP_KERNEL))
 			return 0;
 	}
 	t = nb_now() - t;
@@ -530,7 +530,7 @@ uint64_t kn_map_bulk_churn_time(uint64_t *h, uint32_t n)
 			return 0;
 		for (k = 0; k < m; k++)
 			sum += (unsigned long)objs[k];
-		if (kslot_map_alloc_bulk(&map, objs, m, h + i, GFP_KERNEL) !=
+		if (kslot_map_alloc_bulk(&map, h + i, objs, m, GFP_KERNEL) !=
 		    (int)m)
 			return 0;
 	}
@@ -560,7 +560,7 @@ int kn_dense_fill(uint32_t n)
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
 		v = (uintptr_t)nb_val(i);
-		ret = kslot_dense_insert(&dense, &v, &h, GFP_KERNEL);
+		ret = kslot_dense_insert(&dense, &h, &v, GFP_KERNEL);
 	}
 	return ret;
 }
@@ -706,7 +706,7 @@ uint64_t kn_dense_insert_time(uint32_t n)
 	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
 	for (i = 0; !ret && i < n; i++) {
 		v = i;
-		ret = kslot_dense_insert(&dense, &v, &dense_h[i], GFP_KERNEL);
+		ret = kslot_dense_insert(&dense, &dense_h[i], &v, GFP_KERNEL);
 	}
 	if (ret)
 		return 0;
@@ -730,7 +730,7 @@ uint64_t kn_dense_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
 	t = nb_now();
 	for (i = 0; i < n; i++) {
 		v = i;
-		if (kslot_dense_insert(&dense, &v, &dense_h[i], GFP_KERNEL))
+		if (kslot_dense_insert(&dense, &dense_h[i], &v, GFP_KERNEL))
 			return 0;
 	}
 	for (i = 0; i < erase; i++)
@@ -739,7 +739,7 @@ uint64_t kn_dense_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
 			return 0;
 	for (i = 0; i < refill; i++) {
 		v = i;
-		if (kslot_dense_insert(&dense, &v, &h, GFP_KERNEL))
+		if (kslot_dense_insert(&dense, &h, &v, GFP_KERNEL))
 			return 0;
 	}
 	return nb_now() - t;
@@ -758,10 +758,10 @@ uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase)
 }
 
 /*
- * After kn_dense_insert_time(n): @passes rounds of kslot_dense_get() on
+ * After kn_dense_insert_time(n): @passes rounds of kslot_dense_lookup() on
  * the handles perm[0 .. n-1] (each takes what it needs itself).
  */
-uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes)
+uint64_t kn_dense_lookup_time(const uint32_t *perm, uint32_t n, uint32_t passes)
 {
 	unsigned long sum = 0;
 	uint64_t t = nb_now();
@@ -770,7 +770,7 @@ uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes)
 
 	for (p = 0; p < passes; p++)
 		for (i = 0; i < n; i++) {
-			if (kslot_dense_get(&dense, dense_h[perm[i]], &v))
+			if (kslot_dense_lookup(&dense, dense_h[perm[i]], &v))
 				return 0;
 			sum += v;
 		}
@@ -838,7 +838,7 @@ static noinline unsigned long kn_packed_pass(const u64 *a, u32 n)
 
 static noinline int kn_dense_insert_one(u64 v, u64 *h)
 {
-	return kslot_dense_insert(&dense, &v, h, GFP_KERNEL);
+	return kslot_dense_insert(&dense, h, &v, GFP_KERNEL);
 }
 
 static noinline int kn_dense_erase_one(u64 h)
@@ -1070,7 +1070,7 @@ uint64_t kn_map_churn_atomics(uint64_t *h, uint32_t n, uint64_t *rm,
 		sink += (unsigned long)kslot_map_remove(&map, h[i]);
 		*rm += kn_atomics() - a;
 		a = kn_atomics();
-		if (kslot_map_alloc(&map, nb_val(0), &h[i], GFP_KERNEL))
+		if (kslot_map_alloc(&map, &h[i], nb_val(0), GFP_KERNEL))
 			return 0;
 		*al += kn_atomics() - a;
 	}
@@ -1125,7 +1125,7 @@ static __always_inline int kn_floor_alloc(struct kslot_slots *s, void *obj,
 		return 0;
 	}
 	kslot_slots_unlock(s, irqflags);
-	return kslot_slots_alloc(s, obj, handle, GFP_KERNEL);
+	return kslot_slots_alloc(s, handle, obj, GFP_KERNEL);
 }
 
 noinline uint64_t kn_count_churn_floor(uint64_t *h, uint32_t n)
@@ -1205,19 +1205,19 @@ int kn_stall_setup(void)
 	kslot_shim_rcu_reclaim();
 	if (kslot_map_init(&map, NULL, KSLOT_MAX_ENTRIES, 0))
 		return -1;
-	return kslot_map_alloc(&map, nb_val(0), &stall_h, GFP_KERNEL);
+	return kslot_map_alloc(&map, &stall_h, nb_val(0), GFP_KERNEL);
 }
 
 int kn_stall_poke(void)
 {
-	return IS_ERR(kslot_map_replace(&map, stall_h, nb_val(1))) ? -1 : 0;
+	return kslot_map_replace(&map, stall_h, nb_val(1), NULL) ? -1 : 0;
 }
 
 int kn_stall_alloc(void)
 {
 	u64 h;
 
-	return kslot_map_alloc(&map, nb_val(2), &h, GFP_KERNEL);
+	return kslot_map_alloc(&map, &h, nb_val(2), GFP_KERNEL);
 }
 
 /*
@@ -1237,7 +1237,7 @@ int kn_dense_stall_setup(void)
 	kslot_shim_rcu_reclaim();
 	if (kslot_dense_init(&dense, NULL, sizeof(v), KSLOT_MAX_ENTRIES, 0))
 		return -1;
-	return kslot_dense_insert(&dense, v, &dense_stall_h, GFP_KERNEL);
+	return kslot_dense_insert(&dense, &dense_stall_h, v, GFP_KERNEL);
 }
 
 int kn_dense_stall_poke(void)
@@ -1252,7 +1252,7 @@ int kn_dense_stall_alloc(void)
 	char v[KN_DENSE_STALL_SIZE] = { 2 };
 	u64 h;
 
-	return kslot_dense_insert(&dense, v, &h, GFP_KERNEL);
+	return kslot_dense_insert(&dense, &h, v, GFP_KERNEL);
 }
 
 /*
@@ -1275,8 +1275,9 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 		return 0;
 	kslot_shim_hold_begin();
 	for (i = 0; !ret && i < n; i++)
-		ret = map ? kslot_map_alloc(&kmap_hold, nb_val(i), &h, GFP_KERNEL) :
-			    kslot_dense_insert(&dense, v, &h, GFP_KERNEL);
+		ret = map ? kslot_map_alloc(&kmap_hold, &h, nb_val(i),
+					    GFP_KERNEL) :
+			    kslot_dense_insert(&dense, &h, v, GFP_KERNEL);
 	worst = kslot_shim_hold_end();
 	if (map)
 		kslot_map_destroy(&kmap_hold, NULL, NULL);
@@ -1432,7 +1433,7 @@ int kn_sec_fill(const uint64_t *h, uint32_t n)
 	return 0;
 }
 
-uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes)
+uint64_t kn_sec_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes)
 {
 	unsigned long sum = 0;
 	uint64_t t = nb_now();
@@ -1442,7 +1443,7 @@ uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes)
 		for (i = 0; i < n; i++) {
 			u64 v = 0;
 
-			kslot_secondary_get(&ksec, h[i], &v);
+			kslot_secondary_lookup(&ksec, h[i], &v);
 			sum += v;
 		}
 	t = nb_now() - t;

@@ -722,7 +722,7 @@ static void run_size(uint32_t n, unsigned int seed)
 
 /*
  * Only kslot_dense's rows (--dense): inserts, lookups in random order
- * (kslot_dense_get(), and __kslot_dense_lookup() with the lock held over
+ * (kslot_dense_lookup(), and __kslot_dense_lookup() with the lock held over
  * a pass), random erases, and a walk against a packed array.
  */
 static void run_dense_size(uint32_t n, unsigned int seed)
@@ -740,9 +740,9 @@ static void run_dense_size(uint32_t n, unsigned int seed)
 		return;
 	}
 	row("dense_insert", n, per(a, n), "none", 0);
-	a = BEST(kn_dense_get_time(k.perm, n, passes));
+	a = BEST(kn_dense_lookup_time(k.perm, n, passes));
 	b = BEST(kn_dense_lookup_locked_time(k.perm, n, passes));
-	row("dense_get_rand", n, per(a, lookups), "dense_lookup_locked",
+	row("dense_lookup_rand", n, per(a, lookups), "dense_lookup_locked",
 	    per(b, lookups));
 	a = BEST(kn_dense_insert_time(n) ? kn_dense_erase_time(k.perm, n) : 0);
 	row("dense_erase_rand", n, per(a, n), "none", 0);
@@ -828,12 +828,12 @@ static void run_sets(uint32_t n, unsigned int seed)
 			row(name, n, per(a, n), "xa_erase_set", per(b, n));
 	}
 	if (kn_map_fill(n, k.h) || kn_sec_fill(k.h, n)) {
-		fail("secondary_get_rand", n);
+		fail("secondary_lookup_rand", n);
 	} else {
 		keys_shuffle(&k);
-		a = BEST(kn_sec_get_time(k.rh, n, passes));
+		a = BEST(kn_sec_lookup_time(k.rh, n, passes));
 		b = BEST(kn_map_lookup_time(k.rh, n, passes));
-		row("secondary_get_rand", n, per(a, lookups), "map_lookup",
+		row("secondary_lookup_rand", n, per(a, lookups), "map_lookup",
 		    per(b, lookups));
 	}
 	keys_free(&k);

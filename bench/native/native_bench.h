@@ -69,7 +69,8 @@ uint64_t kn_dense_insert_time(uint32_t n);
 uint64_t kn_dense_erase_time(const uint32_t *perm, uint32_t erase);
 uint64_t kn_dense_churn_time(uint32_t n, const uint32_t *perm, uint32_t erase,
 			     uint32_t refill);
-uint64_t kn_dense_get_time(const uint32_t *perm, uint32_t n, uint32_t passes);
+uint64_t kn_dense_lookup_time(const uint32_t *perm, uint32_t n,
+			      uint32_t passes);
 uint64_t kn_dense_lookup_locked_time(const uint32_t *perm, uint32_t n,
 				     uint32_t passes);
 int kn_count_hive(uint32_t n, const uint32_t *perm);
@@ -107,7 +108,7 @@ uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n);
 uint64_t kn_sset_pos_time(const uint32_t *keys, uint32_t n, uint32_t passes);
 uint64_t kn_sset_remove_time(const uint32_t *keys, uint32_t n);
 int kn_sec_fill(const uint64_t *h, uint32_t n);
-uint64_t kn_sec_get_time(const uint64_t *h, uint32_t n, uint32_t passes);
+uint64_t kn_sec_lookup_time(const uint64_t *h, uint32_t n, uint32_t passes);
 
 int xn_setup(void);
 void xn_thread_start(void);

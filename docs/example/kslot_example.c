@@ -70,7 +70,7 @@ static u64 ex_create(void)
 		return 0;
 	kref_init(&obj->ref);
 	/* A placeholder: the handle goes into the object, then it is shown. */
-	if (kslot_map_alloc(&ex->map, NULL, &h, GFP_KERNEL)) {
+	if (kslot_map_alloc(&ex->map, &h, NULL, GFP_KERNEL)) {
 		kslot_pool_free(ex_pool, obj);	/* never published */
 		return 0;
 	}

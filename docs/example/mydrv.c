@@ -10,7 +10,7 @@ static int __init mydrv_init(void)
 	u32 *obj = kzalloc(sizeof(*obj), GFP_KERNEL);	/* any object */
 	u64 h;						/* index, tag, generation */
 
-	if (!obj || kslot_map_alloc(&map, obj, &h, GFP_KERNEL)) {
+	if (!obj || kslot_map_alloc(&map, &h, obj, GFP_KERNEL)) {
 		kfree(obj);				/* never published */
 		return -ENOMEM;
 	}

@@ -21,7 +21,7 @@
  * | kslot_arena_rewind(),     | caller-serialised  | no                |
  * | kslot_arena_reset(),      |                    |                   |
  * | kslot_arena_destroy()     |                    |                   |
- * | kslot_arena_get_stats()   | caller-serialised  | no                |
+ * | kslot_arena_stats()       | caller-serialised  | no                |
  * | kslot_arena_frames_*()    | caller-serialised  | as above          |
  * +---------------------------+--------------------+-------------------+
  *
@@ -166,8 +166,8 @@ void kslot_arena_mark(const struct kslot_arena *arena,
 int kslot_arena_rewind(struct kslot_arena *arena,
 		       const struct kslot_arena_mark *mark);
 void kslot_arena_reset(struct kslot_arena *arena);
-void kslot_arena_get_stats(const struct kslot_arena *arena,
-			   struct kslot_arena_stats *st);
+void kslot_arena_stats(const struct kslot_arena *arena,
+		       struct kslot_arena_stats *st);
 
 int kslot_arena_frames_init(struct kslot_arena_frames *frames,
 			    size_t chunk_size, size_t max_size,

@@ -12,14 +12,15 @@
  *
  * operation                           | lock                  | may sleep
  * ------------------------------------+-----------------------+-------------
- * kslot_dense_get(), _get_many(),     | none (takes RCU)      | no
+ * kslot_dense_lookup(),               | none (takes RCU)      | no
+ * _lookup_many(),                     |                       |
  * kslot_dense_contains()              |                       |
  * kslot_dense_count()                 | none                  | no
  * kslot_dense_insert(), _insert_n(),  | takes the lock,       | if gfp allows
  * _reserve()                          | drops it to allocate  |
  * kslot_dense_update(), _erase(),     | takes the lock        | no
- * _find(), _find_range(),             |                       |
- * _get_stats()                        |                       |
+ * _extract(), _extract_range(),       |                       |
+ * _stats()                            |                       |
  * kslot_dense_erase_n(), _retain(),   | takes the lock, drops | no
  * _clear()                            | it every batch        |
  * __kslot_dense_lookup(),             | caller: table lock    | no
@@ -27,19 +28,19 @@
  * kslot_dense_for_each_locked()       |                       |
  * kslot_dense_destroy()               | caller: no writers    | if named
  *
- * - kslot_dense_get() copies a value under RCU and a sequence count that
+ * - kslot_dense_lookup() copies a value under RCU and a sequence count that
  *   every move or overwrite bumps: it returns the value stored under the
  *   handle at one instant of the call, never a moved or torn one.  It
  *   waits for writers, so it runs only where the lock flags shut them out
  *   (kslot_lock.h) and returns -EDEADLK elsewhere.
  * - The bulk writers hold the lock for a batch at a time; other writers
- *   and gets run between batches.
+ *   and lookups run between batches.
  * - Pointers into the packed data are not stable: one from
  *   __kslot_dense_lookup() or __kslot_dense_at() is valid until the lock is
  *   dropped, and for reading only.  Change a value with
  *   kslot_dense_update() or in kslot_dense_retain()'s callback, which runs
  *   under the lock and must not sleep or call into the same table.
- * - To walk without holding the lock, use kslot_dense_find()'s slot-index
+ * - To walk without holding the lock, use kslot_dense_extract()'s slot-index
  *   cursor, which inserts and erases do not disturb.
  */
 #ifndef _LINUX_KSLOT_DENSE_H
@@ -141,13 +142,13 @@ void kslot_dense_destroy(struct kslot_dense *dense,
 			 void (*fn)(void *elem, u64 handle, void *data),
 			 void *data);
 int kslot_dense_reserve(struct kslot_dense *dense, u32 n, gfp_t gfp);
-int kslot_dense_insert(struct kslot_dense *dense, const void *elem,
-		       u64 *handle, gfp_t gfp);
-int kslot_dense_insert_n(struct kslot_dense *dense, const void *elems, u32 n,
-			 u64 *handles, gfp_t gfp);
-int kslot_dense_get(struct kslot_dense *dense, u64 handle, void *buf);
-u32 kslot_dense_get_many(struct kslot_dense *dense, const u64 *handles,
-			 u32 n, void *buf);
+int kslot_dense_insert(struct kslot_dense *dense, u64 *handle,
+		       const void *elem, gfp_t gfp);
+int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
+			 const void *elems, u32 n, gfp_t gfp);
+int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf);
+u32 kslot_dense_lookup_many(struct kslot_dense *dense, const u64 *handles,
+			    u32 n, void *buf);
 int kslot_dense_update(struct kslot_dense *dense, u64 handle,
 		       const void *elem);
 bool kslot_dense_contains(struct kslot_dense *dense, u64 handle);
@@ -158,12 +159,12 @@ u32 kslot_dense_retain(struct kslot_dense *dense,
 		       bool (*keep)(u64 handle, void *elem, void *arg),
 		       void *arg);
 void kslot_dense_clear(struct kslot_dense *dense);
-int kslot_dense_find(struct kslot_dense *dense, u32 *cursor, u64 *handles,
-		     void *buf, u32 max);
-int kslot_dense_find_range(struct kslot_dense *dense, u32 *cursor, u32 end,
-			   u64 *handles, void *buf, u32 max);
-void kslot_dense_get_stats(struct kslot_dense *dense,
-			   struct kslot_dense_stats *st);
+int kslot_dense_extract(struct kslot_dense *dense, u32 *cursor, u64 *handles,
+			void *buf, u32 max);
+int kslot_dense_extract_range(struct kslot_dense *dense, u32 *cursor, u32 end,
+			      u64 *handles, void *buf, u32 max);
+void kslot_dense_stats(struct kslot_dense *dense,
+		       struct kslot_dense_stats *st);
 
 /**
  * kslot_dense_lock() - Take a table's lock.

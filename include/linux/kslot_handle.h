@@ -123,11 +123,11 @@ static inline bool type##_is_null(struct type h)			\
  *	KSLOT_DEFINE_HANDLE(ctx_handle);
  *	KSLOT_DEFINE_HANDLE(buf_handle);
  *
- *	struct buf *buf_get(struct kslot_map *bufs, struct buf_handle h);
+ *	struct buf *buf_lookup(struct kslot_map *bufs, struct buf_handle h);
  *
  *	struct ctx_handle c = ctx_handle_from_raw(h);
- *	buf_get(&bufs, c);
- *	// error: incompatible type for argument 2 of 'buf_get'
+ *	buf_lookup(&bufs, c);
+ *	// error: incompatible type for argument 2 of 'buf_lookup'
  */
 #define KSLOT_DEFINE_HANDLE(name)	__KSLOT_DEFINE_HANDLE(name, u64)
 

@@ -34,7 +34,7 @@
  * | kslot_hive_destroy()      | caller: exclusive   | with SHRINK      |
  * | cursors, for_each,        | caller: shared      | no               |
  * | kslot_hive_cursor_at(),   | (no writer running) |                  |
- * | kslot_hive_get_stats()    |                     |                  |
+ * | kslot_hive_stats()        |                     |                  |
  * +---------------------------+---------------------+------------------+
  *
  * - The hive has no lock of its own for its elements.  It is a plain data
@@ -298,8 +298,8 @@ int kslot_hive_cursor_at(const struct kslot_hive *hive, const void *elem,
 int kslot_hive_reserve(struct kslot_hive *hive, size_t n, gfp_t gfp);
 void kslot_hive_trim(struct kslot_hive *hive);
 void kslot_hive_clear(struct kslot_hive *hive);
-void kslot_hive_get_stats(const struct kslot_hive *hive,
-			  struct kslot_hive_stats *st);
+void kslot_hive_stats(const struct kslot_hive *hive,
+		      struct kslot_hive_stats *st);
 
 /**
  * kslot_hive_count() - Number of live elements.

@@ -11,7 +11,7 @@
  * %KSLOT_LOCK_IRQ  | spin_lock_irqsave() | any context but NMI
  *
  * Lookups take no lock (RCU only) and run in any context, but for
- * kslot_dense_get() and kslot_dense_get_many(): they wait for a writer
+ * kslot_dense_lookup() and kslot_dense_lookup_many(): they wait for a writer
  * inside its write section, so they run only where the flag shuts the
  * writers out (process context; with BH softirq too; with IRQ hardirq
  * too) and return -EDEADLK elsewhere, NMI included.
@@ -24,7 +24,7 @@
  * PREEMPT_RT: the flags keep their meaning (softirqs and threaded interrupt
  * handlers are tasks there).  No writer may be called with a raw spinlock
  * held, with interrupts or preemption disabled by hand, or in a handler
- * that is not threaded (IRQF_NO_THREAD, HRTIMER_MODE_HARD).  A dense get
+ * that is not threaded (IRQF_NO_THREAD, HRTIMER_MODE_HARD).  A dense lookup
  * may take the (sleeping) lock there, so it returns -EDEADLK in true
  * hardirq context and in a task with preemption or interrupts off,
  * whatever the flag.

@@ -13,13 +13,13 @@
  * +-------------------------+----------------------+--------------------+
  * | operation               | lock                 | may sleep          |
  * +-------------------------+----------------------+--------------------+
- * | kslot_map_lookup()      | none (takes RCU)     | no                 |
+ * | kslot_map_lookup(),     | none (takes RCU)     | no                 |
+ * | kslot_map_get(),        |                      |                    |
+ * | kslot_map_find(),       |                      |                    |
+ * | kslot_map_for_each()    |                      |                    |
  * | __kslot_map_lookup(),   | caller: RCU or lock  | no                 |
  * | kslot_map_read_begin(), |                      |                    |
  * | kslot_map_read()        |                      |                    |
- * | kslot_map_lookup_get()  | none (takes RCU)     | no                 |
- * | kslot_map_find() and    | none (takes RCU)     | no                 |
- * | kslot_map_for_each()    |                      |                    |
  * | kslot_map_alloc(),      | map lock, dropped to | only if gfp allows |
  * | kslot_map_alloc_bulk()  | allocate a chunk     |                    |
  * |                         | (bulk: and every     |                    |
@@ -31,7 +31,8 @@
  * |                         | %KSLOT_SLOTS_BULK)   |                    |
  * | kslot_map_replace_if(), |                      |                    |
  * | kslot_map_remove_if()   |                      |                    |
- * | kslot_map_lock()        | takes the map lock   | no                 |
+ * | kslot_map_stats(),      | takes the map lock   | no                 |
+ * | kslot_map_lock()        |                      |                    |
  * | __kslot_map_alloc(),    | caller: map lock     | no (never          |
  * | __kslot_map_replace(),  | (kslot_map_lock())   | allocates)         |
  * | __kslot_map_remove(),   |                      |                    |
@@ -54,7 +55,7 @@
  *   the map may still be in the hands of an RCU reader that looked it up
  *   before the removal, so free it with kfree_rcu() (or call_rcu()), or
  *   allocate it from a SLAB_TYPESAFE_BY_RCU cache and take references with
- *   kslot_map_lookup_get(), which re-checks the handle after the get.
+ *   kslot_map_get(), which re-checks the handle after the get.
  * - A slot is live from kslot_map_alloc() until kslot_map_remove().  A
  *   slot allocated with a NULL object is a placeholder: lookups return NULL
  *   until kslot_map_replace() publishes an object.  ("Reserve" in kslot
@@ -72,10 +73,9 @@
  * +----------------------------------+------------------------------------+
  * | XArray                           | kslot_map                          |
  * +----------------------------------+------------------------------------+
- * | xa_load(), then                  | kslot_map_get(), i.e.              |
- * | kref_get_unless_zero(), in one   | kslot_map_lookup_get() (free the   |
- * | rcu_read_lock() section          | objects a grace period after the   |
- * |                                  | last put)                          |
+ * | xa_load(), then                  | kslot_map_get() (free the objects  |
+ * | kref_get_unless_zero(), in one   | a grace period after the last put) |
+ * | rcu_read_lock() section          |                                    |
  * | xa_lock() / xa_unlock()          | kslot_map_lock() / _unlock()       |
  * | xa_load() under xa_lock()        | __kslot_map_lookup() under the lock|
  * | __xa_alloc(), __xa_store(),      | __kslot_map_alloc(),               |
@@ -154,9 +154,6 @@ struct kslot_map {
 #define DEFINE_KSLOT_MAP(name, max, fl)					\
 	struct kslot_map name = KSLOT_MAP_INIT(max, fl)
 
-/* The counters of kslot_map_get_stats(). */
-#define kslot_map_stats kslot_slots_stats
-
 /**
  * kslot_map_init() - Initialise a generational handle table.
  * @map: The map to initialise.
@@ -222,9 +219,9 @@ static inline void kslot_map_destroy(struct kslot_map *map,
 /**
  * kslot_map_alloc() - Store an object and issue a handle for it.
  * @map: The map.
+ * @handle: Set to the new handle on success; untouched on failure.
  * @obj: The object, or NULL for a placeholder that kslot_map_replace()
  *	publishes later.
- * @handle: Set to the new handle on success; untouched on failure.
  * @gfp: Allocation flags for growing the map.
  *
  * Initialise the object first: lookups may return it before this returns.
@@ -234,10 +231,10 @@ static inline void kslot_map_destroy(struct kslot_map *map,
  * Return: 0, -ENOMEM if growing the map failed, or -ENOSPC if the map
  * holds max_entries slots (live or retired) and none is free.
  */
-static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
-				  u64 *handle, gfp_t gfp)
+static inline int kslot_map_alloc(struct kslot_map *map, u64 *handle,
+				  void *obj, gfp_t gfp)
 {
-	return kslot_slots_alloc(&map->slots, obj, handle, gfp);
+	return kslot_slots_alloc(&map->slots, handle, obj, gfp);
 }
 
 /**
@@ -245,6 +242,8 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
  * @map: The map.
  * @handle: A live handle, placeholder or not.
  * @obj: The new object; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous object (NULL for a
+ *	placeholder); untouched on error.
  *
  * The handle keeps its generation.  Lookups see either the old or the new
  * object; the caller owns the old one and must respect the RCU rule
@@ -252,13 +251,12 @@ static inline int kslot_map_alloc(struct kslot_map *map, void *obj,
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
- * Return: The previous object (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ * Return: 0, or -ENOENT if @handle is not live in @map.
  */
-static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
-				      void *obj)
+static inline int kslot_map_replace(struct kslot_map *map, u64 handle,
+				    void *obj, void **old)
 {
-	return kslot_slots_replace(&map->slots, handle, obj);
+	return kslot_slots_replace(&map->slots, handle, obj, old);
 }
 
 /**
@@ -268,10 +266,14 @@ static inline void *kslot_map_replace(struct kslot_map *map, u64 handle,
  *
  * Every copy of @handle is rejected from now on.
  *
+ * Returns the object, as xa_erase() does, so NULL stands both for a
+ * stale handle and for a placeholder (released all the same):
+ * kslot_map_remove_if(map, handle, NULL) tells them apart.
+ *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
- * Return: The removed object, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * Return: The removed object, or NULL if @handle was not live or was a
+ * placeholder.
  */
 static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 {
@@ -281,9 +283,9 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
 /**
  * kslot_map_alloc_bulk() - Store several objects at once.
  * @map: The map.
+ * @handles: Receives the handle of each object stored, in order.
  * @objs: The objects (NULL entries are placeholders).
  * @nr: How many.
- * @handles: Receives the handle of each object stored, in order.
  * @gfp: Allocation flags for growing the map.
  *
  * Stops at the first that fails; the ones before stay stored.
@@ -293,10 +295,10 @@ static inline void *kslot_map_remove(struct kslot_map *map, u64 handle)
  * first could be, -ENOMEM or -ENOSPC; -EINVAL if @nr is above %INT_MAX.
  */
 static inline int kslot_map_alloc_bulk(struct kslot_map *map,
-				       void *const *objs, u32 nr, u64 *handles,
+				       u64 *handles, void *const *objs, u32 nr,
 				       gfp_t gfp)
 {
-	return kslot_slots_alloc_bulk(&map->slots, objs, nr, handles, gfp);
+	return kslot_slots_alloc_bulk(&map->slots, handles, objs, nr, gfp);
 }
 
 /**
@@ -393,8 +395,8 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
 /**
  * __kslot_map_alloc() - Store an object with the map lock held.
  * @map: The map.
- * @obj: The object, or NULL for a placeholder.
  * @handle: Set to the new handle on success; untouched on failure.
+ * @obj: The object, or NULL for a placeholder.
  *
  * Never allocates memory: kslot_map_reserve() makes the free slots.
  *
@@ -402,11 +404,11 @@ static inline int kslot_map_reserve(struct kslot_map *map, u32 nr, gfp_t gfp)
  * Return: 0, -ENOMEM if no slot is free but the map could grow, or
  * -ENOSPC if it holds max_entries slots (live or retired) and none is free.
  */
-static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
-				    u64 *handle)
+static inline int __kslot_map_alloc(struct kslot_map *map, u64 *handle,
+				    void *obj)
 	__must_hold(&map->slots.lock)
 {
-	return __kslot_slots_alloc(&map->slots, obj, handle);
+	return __kslot_slots_alloc(&map->slots, handle, obj);
 }
 
 /**
@@ -414,18 +416,19 @@ static inline int __kslot_map_alloc(struct kslot_map *map, void *obj,
  * @map: The map.
  * @handle: A live handle, placeholder or not.
  * @obj: The new object; NULL turns the entry back into a placeholder.
+ * @old: If not NULL, set to the previous object (NULL for a
+ *	placeholder); untouched on error.
  *
  * kslot_map_replace() for a caller that holds the map lock.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: The previous object (NULL for a placeholder), or
- * ERR_PTR(-ENOENT) if @handle is not live in @map.
+ * Return: 0, or -ENOENT if @handle is not live in @map.
  */
-static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
-					void *obj)
+static inline int __kslot_map_replace(struct kslot_map *map, u64 handle,
+				      void *obj, void **old)
 	__must_hold(&map->slots.lock)
 {
-	return __kslot_slots_replace(&map->slots, handle, obj);
+	return __kslot_slots_replace(&map->slots, handle, obj, old);
 }
 
 /**
@@ -434,8 +437,8 @@ static inline void *__kslot_map_replace(struct kslot_map *map, u64 handle,
  * @handle: A handle, valid or not.
  *
  * Context: Caller holds the map lock (kslot_map_lock()).
- * Return: The removed object, or NULL if @handle was not live (or was a
- * placeholder, which is released all the same).
+ * Return: The removed object, or NULL if @handle was not live or was a
+ * placeholder (released all the same).
  */
 static inline void *__kslot_map_remove(struct kslot_map *map, u64 handle)
 	__must_hold(&map->slots.lock)
@@ -648,58 +651,37 @@ static __always_inline void *kslot_map_lookup(struct kslot_map *map,
 }
 
 /**
- * kslot_map_lookup_get() - Look up a handle and take a kref on the object.
- * @map: The map.
- * @handle: A handle, valid or not.
- * @ref_offset: Offset of the struct kref inside the stored objects.
- * @release: The objects' kref release function.
- *
- * kslot_slots_lookup_get(): after the reference is taken, the handle is
- * checked again against the current table, so this is also correct for
- * objects from a SLAB_TYPESAFE_BY_RCU cache.
- *
- * Context: Any context.  Takes and releases the RCU read lock.  @release
- * may be called, so it must be safe in the caller's context.
- * Return: The object with a reference held, or NULL.
- */
-static inline void *kslot_map_lookup_get(struct kslot_map *map, u64 handle,
-					 size_t ref_offset,
-					 void (*release)(struct kref *ref))
-{
-	return kslot_slots_lookup_get(&map->slots, handle, ref_offset,
-				      release);
-}
-
-/**
- * kslot_map_find() - Find the next live object at or after an index.
+ * kslot_map_find() - Find the first live object in an index range.
  * @map: The map.
  * @index: Slot to start from; set to the slot found.
+ * @max: Last slot to look at (inclusive; %U32_MAX for no limit).
  * @handle: Set to the handle of the entry found.
  *
- * The step function of kslot_map_for_each().  Placeholders are skipped.
+ * The xa_find() of a map: the live object with the lowest slot index
+ * that is at least *@index and at most @max.  Placeholders are skipped.
  *
  * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The object, or NULL when no live object remains at or after
- * *@index (then *@index and *@handle are unchanged).
+ * Return: The object, or NULL when no live object is in *@index .. @max
+ * (then *@index and *@handle are unchanged).
  */
 static inline void *kslot_map_find(struct kslot_map *map, u32 *index,
-				   u64 *handle)
+				   u32 max, u64 *handle)
 {
-	return kslot_slots_find(&map->slots, index, handle);
+	return kslot_slots_find(&map->slots, index, max, handle);
 }
 
 /**
- * kslot_map_get_stats() - Read a map's counters.
+ * kslot_map_stats() - Read a map's counters.
  * @map: The map.
  * @st: Filled with a consistent snapshot of the counters.
  *
  * Context: Any context the map's lock flags allow.  Takes and releases
  * the map lock.
  */
-static inline void kslot_map_get_stats(struct kslot_map *map,
-				       struct kslot_map_stats *st)
+static inline void kslot_map_stats(struct kslot_map *map,
+				   struct kslot_slots_stats *st)
 {
-	kslot_slots_get_stats(&map->slots, st);
+	kslot_slots_stats(&map->slots, st);
 }
 
 /**
@@ -754,55 +736,53 @@ static inline u64 kslot_map_handle_gen(const struct kslot_map *map,
 	return kslot_slots_handle_gen(&map->slots, handle);
 }
 
-/**
- * kslot_map_next() - Step function of kslot_map_for_each().
- * @map: The map.
- * @pos: Cursor: the slot to search from; advanced past the entry found.
- * @index: Set to the slot of the entry found.
- * @handle: Set to the handle of the entry found.
- *
- * Context: Any context.  Takes and releases the RCU read lock.
- * Return: The next live object, or NULL at the end.
- */
-static inline void *kslot_map_next(struct kslot_map *map, u32 *pos,
-				   u32 *index, u64 *handle)
+/* kslot_map_for_each()'s cursor, at slot 0. */
+static inline u32 *__kslot_map_first(u32 *index)
 {
-	void *obj = kslot_map_find(map, pos, handle);
-
-	if (obj)
-		*index = (*pos)++;
-	return obj;
+	*index = 0;
+	return index;
 }
 
 /**
  * kslot_map_for_each() - Iterate over the live objects of a map.
  * @map: The map.
- * @index: u32 set to the slot index of each entry.
+ * @index: u32 set to the slot index of each entry: the cursor, as
+ *	xa_for_each()'s.
  * @handle: u64 set to the handle of each entry.
  * @obj: Set to each object.
  *
+ * kslot_map_find() from slot 0, then from the slot after each entry
+ * found (an index stays below %KSLOT_MAX_ENTRIES: the step never wraps).
  * Skips placeholders.  Each entry live for the whole walk is visited once,
  * whatever the body adds or removes.  The body may sleep, and holds its
  * own reference to use @obj after it could be freed.
  */
 #define kslot_map_for_each(map, index, handle, obj)			\
-	for (u32 __kslot_pos = 0;					\
-	     ((obj) = kslot_map_next((map), &__kslot_pos, &(index),	\
-				     &(handle)));)
+	for (u32 *__kslot_i = __kslot_map_first(&(index));		\
+	     ((obj) = kslot_map_find((map), __kslot_i, U32_MAX, &(handle))); \
+	     (*__kslot_i)++)
 
 /**
- * kslot_map_get() - Look up a handle and take a reference on the object.
+ * kslot_map_get() - Look up a handle and take a kref on the object.
  * @map: The map.
  * @handle: A handle, valid or not.
  * @type: Type of the stored objects.
  * @member: Name of the struct kref in @type.
  * @release: kref release function of @type.
  *
- * Context: Any context.
- * Return: A referenced @type pointer, or NULL.
+ * xa_load() then kref_get_unless_zero(), in one call (kslot_slots_get()):
+ * after the reference is taken, the handle is checked again against the
+ * current table, so this is also correct for objects from a
+ * SLAB_TYPESAFE_BY_RCU cache.
+ *
+ * Context: Any context.  Takes and releases the RCU read lock.  @release
+ * may be called, so it must be safe in the caller's context.
+ * Return: A referenced @type pointer, or NULL if @handle is stale,
+ * forged, from another map, a placeholder, or its object's last
+ * reference is gone.
  */
 #define kslot_map_get(map, handle, type, member, release)		\
-	((type *)kslot_map_lookup_get((map), (handle),			\
-				      offsetof(type, member), (release)))
+	((type *)kslot_slots_get(&(map)->slots, (handle),		\
+				 offsetof(type, member), (release)))
 
 #endif /* _LINUX_KSLOT_MAP_H */

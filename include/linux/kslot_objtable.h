@@ -166,7 +166,7 @@ struct kslot_objtable {
  *	for a grace period or a last reference).
  */
 struct kslot_objtable_stats {
-	struct kslot_map_stats map;
+	struct kslot_slots_stats map;
 	struct kslot_pool_stats pool;
 };
 
@@ -182,8 +182,8 @@ void *kslot_objtable_get(struct kslot_objtable *table, u64 handle);
 void kslot_objtable_put(struct kslot_objtable *table, void *obj);
 int kslot_objtable_free(struct kslot_objtable *table, u64 handle);
 u64 kslot_objtable_handle(struct kslot_objtable *table, const void *obj);
-void kslot_objtable_get_stats(struct kslot_objtable *table,
-			      struct kslot_objtable_stats *st);
+void kslot_objtable_stats(struct kslot_objtable *table,
+			  struct kslot_objtable_stats *st);
 
 /**
  * __kslot_objtable_lookup() - Find the object a handle refers to.

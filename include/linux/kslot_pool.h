@@ -28,7 +28,7 @@
  * | kslot_pool_free_bulk()  | lock to flush a full  |                    |
  * |                         | cache or refill the   |                    |
  * |                         | reserve               |                    |
- * | kslot_pool_get_stats()  | pool lock             | no                 |
+ * | kslot_pool_stats()      | pool lock             | no                 |
  * | kslot_pool_shrink()     | CPU hotplug lock,     | yes                |
  * |                         | pool lock             |                    |
  * | kslot_pool_create(),    | none                  | yes                |
@@ -291,8 +291,8 @@ size_t kslot_pool_create_bytes(const struct kslot_pool_config *cfg);
 size_t kslot_pool_grow_bytes(const struct kslot_pool *pool);
 size_t kslot_pool_obj_bytes(const struct kslot_pool *pool);
 size_t kslot_pool_size(const struct kslot_pool *pool);
-void kslot_pool_get_stats(struct kslot_pool *pool,
-			  struct kslot_pool_stats *st);
+void kslot_pool_stats(struct kslot_pool *pool,
+		      struct kslot_pool_stats *st);
 void kslot_pool_context_error(struct kslot_pool *pool, unsigned long ip);
 
 static __always_inline struct kslot_pool_hot *

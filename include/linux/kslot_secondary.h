@@ -35,14 +35,14 @@
  * | operation                    | lock                   | may sleep     |
  * +------------------------------+------------------------+---------------+
  * | __kslot_secondary_lookup()   | caller: RCU            | no            |
- * | kslot_secondary_get(),       | none (takes RCU)       | no            |
+ * | kslot_secondary_lookup(),    | none (takes RCU)       | no            |
  * | kslot_secondary_contains()   |                        |               |
  * | kslot_secondary_insert()     | table lock, dropped to | only if gfp   |
  * |                              | grow                   | allows        |
  * | kslot_secondary_remove()     | table lock             | no            |
  * | kslot_secondary_retain(),    | table lock per remove  | no            |
  * | kslot_secondary_clear()      | (takes RCU to walk)    |               |
- * | kslot_secondary_get_stats()  | table lock             | no            |
+ * | kslot_secondary_stats()      | table lock             | no            |
  * | kslot_secondary_count()      | none (a snapshot)      | no            |
  * | kslot_secondary_destroy()    | caller: no other users | if named      |
  * +------------------------------+------------------------+---------------+
@@ -66,7 +66,7 @@
  * of the value per entry (the pages: 4 bytes plus elem_size), and a
  * lookup loads the value from a second cache line.  In exchange lookups
  * take no lock at all (they took the map lock) and values never tear.
- * Measured natively (bench/native --sets, kslot_secondary_get() of an
+ * Measured natively (bench/native --sets, kslot_secondary_lookup() of an
  * 8-byte value in random order, ns, beside the primary kslot_map's own
  * kslot_map_lookup() in the same run): 1K entries, pages 9.1 (map 3.7),
  * this 7.2 (map 5.2); 64K entries, pages 12.7 (map 9.0), this 116 (map
@@ -109,9 +109,6 @@ struct kslot_secondary {
 	u32 elem_size;
 };
 
-/* The counters of kslot_secondary_get_stats() (count: entries stored). */
-#define kslot_secondary_stats kslot_slots_stats
-
 int __kslot_secondary_init(struct kslot_secondary *sec, const char *name,
 			   size_t elem_size, u32 max_entries,
 			   unsigned int flags, struct lock_class_key *keys);
@@ -136,7 +133,7 @@ int __kslot_secondary_init(struct kslot_secondary *sec, const char *name,
 void kslot_secondary_destroy(struct kslot_secondary *sec);
 int kslot_secondary_insert(struct kslot_secondary *sec, u64 handle,
 			   const void *val, gfp_t gfp);
-int kslot_secondary_get(struct kslot_secondary *sec, u64 handle, void *buf);
+int kslot_secondary_lookup(struct kslot_secondary *sec, u64 handle, void *buf);
 bool kslot_secondary_contains(struct kslot_secondary *sec, u64 handle);
 int kslot_secondary_remove(struct kslot_secondary *sec, u64 handle,
 			   void *buf);
@@ -144,8 +141,8 @@ u32 kslot_secondary_retain(struct kslot_secondary *sec,
 			   bool (*keep)(u64 handle, void *val, void *arg),
 			   void *arg);
 void kslot_secondary_clear(struct kslot_secondary *sec);
-void kslot_secondary_get_stats(struct kslot_secondary *sec,
-			       struct kslot_secondary_stats *st);
+void kslot_secondary_stats(struct kslot_secondary *sec,
+			   struct kslot_slots_stats *st);
 
 /**
  * kslot_secondary_count() - Number of entries stored.

@@ -16,12 +16,12 @@
  * __kslot_slots_lookup(),             | caller: RCU or lock   | no
  * kslot_slots_read*()                 |                       |
  * kslot_slots_lookup(), _find(),      | takes RCU             | no
- * _find_range(), _lookup_get()        |                       |
+ * _find_range(), _get()               |                       |
  * kslot_slots_alloc(), _alloc_bulk(), | takes the lock,       | if gfp allows
  * _reserve()                          | drops it to grow      |
  * kslot_slots_replace(), _remove(),   | takes the lock        | no
  * _remove_bulk(), the _if forms,      |                       |
- * _get_stats()                        |                       |
+ * _stats()                            |                       |
  * __kslot_slots_alloc() and the       | caller: table lock    | no (never
  * other __ writers                    | (kslot_slots_lock())  | allocates)
  * kslot_slots_destroy()               | caller: no writers;   | if named
@@ -404,26 +404,29 @@ int __kslot_slots_init(struct kslot_slots *s, const char *kind,
 void kslot_slots_destroy(struct kslot_slots *s,
 			 void (*fn)(void *obj, u64 handle, void *data),
 			 void *data);
-int kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle,
+int kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj,
 		      gfp_t gfp);
-void *kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+int kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			void **old);
 void *kslot_slots_remove(struct kslot_slots *s, u64 handle);
-int kslot_slots_alloc_bulk(struct kslot_slots *s, void *const *objs, u32 nr,
-			   u64 *handles, gfp_t gfp);
+int kslot_slots_alloc_bulk(struct kslot_slots *s, u64 *handles,
+			   void *const *objs, u32 nr, gfp_t gfp);
 u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 			    u32 nr, void **objs);
 void *kslot_slots_lookup(struct kslot_slots *s, u64 handle);
-void *kslot_slots_lookup_get(struct kslot_slots *s, u64 handle,
-			     size_t ref_offset,
-			     void (*release)(struct kref *ref));
-void *kslot_slots_find(struct kslot_slots *s, u32 *index, u64 *handle);
+void *kslot_slots_get(struct kslot_slots *s, u64 handle,
+		      size_t ref_offset,
+		      void (*release)(struct kref *ref));
+void *kslot_slots_find(struct kslot_slots *s, u32 *index, u32 max,
+		       u64 *handle);
 void *kslot_slots_find_range(struct kslot_slots *s, u32 *index, u32 end,
 			     u64 *handle);
-void kslot_slots_get_stats(struct kslot_slots *s,
-			   struct kslot_slots_stats *st);
+void kslot_slots_stats(struct kslot_slots *s,
+		       struct kslot_slots_stats *st);
 int kslot_slots_reserve(struct kslot_slots *s, u32 nr, gfp_t gfp);
-int __kslot_slots_alloc(struct kslot_slots *s, void *obj, u64 *handle);
-void *__kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj);
+int __kslot_slots_alloc(struct kslot_slots *s, u64 *handle, void *obj);
+int __kslot_slots_replace(struct kslot_slots *s, u64 handle, void *obj,
+			  void **old);
 void *__kslot_slots_remove(struct kslot_slots *s, u64 handle);
 int kslot_slots_replace_if(struct kslot_slots *s, u64 handle, void *old,
 			   void *obj);

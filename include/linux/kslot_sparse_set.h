@@ -63,7 +63,7 @@
  * | kslot_sparse_set_pos(),           |                  |               |
  * | kslot_sparse_set_count(),         |                  |               |
  * | kslot_sparse_set_for_each(),      |                  |               |
- * | kslot_sparse_set_get_stats()      |                  |               |
+ * | kslot_sparse_set_stats()          |                  |               |
  * +-----------------------------------+------------------+---------------+
  *
  * - The set has no lock of its own, like a list_head or an rb_root: it is
@@ -216,8 +216,8 @@ int kslot_sparse_set_add(struct kslot_sparse_set *set, u32 key, gfp_t gfp);
 int kslot_sparse_set_remove(struct kslot_sparse_set *set, u32 key);
 void kslot_sparse_set_clear(struct kslot_sparse_set *set);
 u32 kslot_sparse_set_shrink(struct kslot_sparse_set *set);
-void kslot_sparse_set_get_stats(const struct kslot_sparse_set *set,
-				struct kslot_sparse_set_stats *st);
+void kslot_sparse_set_stats(const struct kslot_sparse_set *set,
+			    struct kslot_sparse_set_stats *st);
 
 /**
  * kslot_sparse_set_page_of() - The sparse index page covering a key.
