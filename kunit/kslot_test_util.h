@@ -105,7 +105,7 @@ static inline bool kslot_test_fail_nth_usable(void)
 #endif
 
 /*
- * Handles and words in the format of table @s (the top of kslot_slots.h),
+ * Handles and words in the format of table @s (kslot_handle.h, docs/core.rst),
  * for cases that forge a handle or check a slot's word.
  */
 

@@ -22,7 +22,7 @@
  * (kslot_index_bits()): give it the primary's max_entries.  Restore
  * rebuilds any table slot by slot (a checkpoint's live entries, free
  * slots at their generations, retired slots), then its free list.  Both
- * only ever add to the slot format of the top of kslot_slots.h: a live
+ * only ever add to the slot words of docs/core.rst: a live
  * word is the handle, a free word names the neighbour slot.
  */
 

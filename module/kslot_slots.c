@@ -397,20 +397,6 @@ u32 kslot_slots_remove_bulk(struct kslot_slots *s, const u64 *handles,
 EXPORT_SYMBOL_GPL(kslot_slots_remove_bulk);
 
 /**
- * kslot_slots_reject() - Count a handle that named no live entry.
- * @dir: The directory the handle was looked up in.
- * @handle: The handle looked up, replaced or removed; 0 is not counted.
- *
- * Context: Any context; caller holds rcu_read_lock() or the table lock.
- */
-void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
-{
-	if (handle)
-		this_cpu_inc(*dir->rejected);
-}
-EXPORT_SYMBOL_GPL(kslot_slots_reject);
-
-/**
  * kslot_slots_read_far() - The slow path of kslot_slots_read().
  * @dir: The directory the handle was looked up in.
  * @handle: A handle, valid or not, that the slot its index names in the

@@ -90,6 +90,13 @@ static inline u32 kslot_slots_next(const struct kslot_slot *slot)
 #define KSLOT_SLOTS_WAIT_BIT	BIT_ULL(63)
 #define KSLOT_SLOTS_WAIT_MASK	(BIT(31) - 1)
 
+/* Count a nonzero handle that named no live entry; RCU or the lock held. */
+static inline void kslot_slots_reject(const struct kslot_dir *dir, u64 handle)
+{
+	if (handle)
+		this_cpu_inc(*dir->rejected);
+}
+
 /* Slot @i (below the capacity), near or far.  Lock held. */
 static __always_inline struct kslot_slot *kslot_slots_at(struct kslot_slots *s,
 							 u32 i)

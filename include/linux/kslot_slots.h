@@ -598,7 +598,6 @@ static __always_inline void kslot_slots_read_begin(struct kslot_slots_reader *r,
 	r->index_mask = READ_ONCE(s->index_mask);
 }
 
-void kslot_slots_reject(const struct kslot_dir *dir, u64 handle);
 void *kslot_slots_read_far(const struct kslot_dir *dir, u64 handle);
 
 /* True, with the object in *@obj, if @slot is live under @handle. */
