@@ -169,8 +169,8 @@ static void *kslot_dense_chunk_alloc(size_t size, gfp_t gfp)
 }
 
 /*
- * Append a chunk of @n positions to each directory, or to @vnext and
- * @rnext (directories twice as large) if the current ones are full.
+ * Append a chunk of @n positions to each directory, with what @vg and @rg
+ * allocated for them (kslot_dir_prepare()).
  */
 static void kslot_dense_publish(struct kslot_dense *dense,
 				struct kslot_dir_grow *vg,
@@ -196,8 +196,9 @@ static void kslot_dense_publish(struct kslot_dense *dense,
 }
 
 /*
- * Add a chunk of values and one of the reverse map (and larger directories
- * if full), allocated with the lock dropped, as kslot_slots_grow_one().
+ * Add a chunk of values and one of the reverse map (and what each
+ * directory needs for it: one twice as large, or a far leaf), allocated
+ * with the lock dropped, as kslot_slots_grow_one().
  * kslot_dense_lock() holds RCU with the lock.
  */
 static int kslot_dense_grow_one(struct kslot_dense *dense, gfp_t gfp,
@@ -275,8 +276,8 @@ static void __kslot_dense_erase(struct kslot_dense *dense, u64 handle,
 		       kslot_dense_elem(dense, last), dense->elem_size);
 		moved = *kslot_dense_rev(dense, last);
 		*kslot_dense_rev(dense, pos) = moved;
-		kslot_slots_replace(&dense->slots, moved,
-				    kslot_dense_pos_obj(pos), NULL);
+		WARN_ON_ONCE(kslot_slots_replace(&dense->slots, moved,
+						 kslot_dense_pos_obj(pos), NULL));
 	}
 	WRITE_ONCE(dense->count, last);
 }
@@ -407,8 +408,9 @@ int kslot_dense_insert_n(struct kslot_dense *dense, u64 *handles,
 		 * The value before its position (release).  Erase skips
 		 * unpublished slots, so the slot is still ours.
 		 */
-		kslot_slots_replace(&dense->slots, handles[i],
-				    kslot_dense_pos_obj(pos), NULL);
+		WARN_ON_ONCE(kslot_slots_replace(&dense->slots, handles[i],
+						 kslot_dense_pos_obj(pos),
+						 NULL));
 	}
 	kslot_dense_unlock(dense, irqflags);
 	return ret;
@@ -481,11 +483,13 @@ static __always_inline bool kslot_dense_copy_out(struct kslot_dense *dense,
  *
  * Context: Process context; also softirq context with
  * %KSLOT_DENSE_LOCK_BH, and softirq or hardirq context with
- * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, threaded handlers only).  Never
- * NMI context.  Takes and releases the RCU read lock.
+ * %KSLOT_DENSE_LOCK_IRQ (on PREEMPT_RT, threaded handlers only, and a
+ * task only if it is preemptible).  Never NMI context.  Takes and
+ * releases the RCU read lock.
  * Return: 0, -ENOENT if @handle is not live in @dense (@buf may have
  * been written), or -EDEADLK in a context the table's lock flags do not
- * allow (@buf untouched).
+ * allow, or on PREEMPT_RT in a task with preemption or interrupts off
+ * (@buf untouched).
  */
 int kslot_dense_lookup(struct kslot_dense *dense, u64 handle, void *buf)
 {

@@ -122,8 +122,8 @@ int kslot_dense_restore_slot(struct kslot_dense *dense, u32 index, u64 gen,
 	*kslot_dense_rev(dense, pos) = handle;
 	WRITE_ONCE(dense->count, pos + 1);
 	/* Publish: the value before the slot's position, as insert. */
-	kslot_slots_replace(&dense->slots, handle, kslot_dense_pos_obj(pos),
-			    NULL);
+	WARN_ON_ONCE(kslot_slots_replace(&dense->slots, handle,
+					 kslot_dense_pos_obj(pos), NULL));
 out:
 	kslot_dense_unlock(dense, irqflags);
 	return ret;

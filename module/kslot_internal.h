@@ -23,9 +23,9 @@ struct shrink_control;
 #define KSLOT_VERSION "0.1.0"
 
 /*
- * The symbols below that kslot.ko exports are for kslot_dev.ko only: they
- * are exported in the KSLOT_INTERNAL namespace, which kslot_dev.ko imports
- * and no other module should.
+ * The symbols below that kslot.ko exports are for kslot_dev.ko (and the
+ * KUnit suites) only: they are exported in the KSLOT_INTERNAL namespace,
+ * which those import and no other module should.
  */
 
 /* The gfp flags of kslot's own allocations (never warn, memcg if asked). */

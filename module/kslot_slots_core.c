@@ -174,8 +174,9 @@ static struct kslot_slot *kslot_slots_chunk_alloc(struct kslot_slots *s,
 }
 
 /*
- * Publish @chunk from s->capacity on, in @next (a larger directory) or the
- * current one; its usable slots go first on the free list.
+ * Publish @chunk from s->capacity on, with what @g allocated for the
+ * directory (kslot_dir_prepare()); its usable slots go first on the free
+ * list.
  */
 static void kslot_slots_publish(struct kslot_slots *s,
 				struct kslot_dir_grow *g,
@@ -193,9 +194,9 @@ static void kslot_slots_publish(struct kslot_slots *s,
 }
 
 /*
- * Add one chunk, allocated (with a directory twice as large if the current
- * one is full) with the lock dropped.  If another writer grew the table
- * meanwhile, free it: the caller looks again.
+ * Add one chunk, allocated (with what the directory needs for it: one
+ * twice as large, or a far leaf) with the lock dropped.  If another writer
+ * grew the table meanwhile, free it all: the caller looks again.
  */
 int kslot_slots_grow_one(struct kslot_slots *s, unsigned long *irqflags,
 			 gfp_t gfp)

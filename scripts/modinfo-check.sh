@@ -46,8 +46,9 @@ declared_params() {
 	local srcs
 
 	case "$1" in
-	kslot) srcs=$(find "$top/module" -name '*.c' ! -name kslot_demo.c \
-			 ! -name 'kslot_dev*.c') ;;
+	# kslot.ko's objects, as Kbuild lists them.
+	kslot) srcs=$(sed -n '/^kslot-y :=/,/^$/s/.*\(module\/[a-z_]*\)\.o.*/\1.c/p' \
+			 "$top/Kbuild" | sed "s|^|$top/|") ;;
 	*) srcs=$top/module/$1.c ;;
 	esac
 	# shellcheck disable=SC2086

@@ -550,7 +550,8 @@ struct kslot_map_reader {
  * @map: The map.
  *
  * Each kslot_map_read() sees its slot as it was at some moment since this
- * call; slots a growth adds later are not seen.
+ * call.  Chunks a growth adds to the near part later are not seen (the
+ * far part is seen as it is); a run that must see them begins again.
  *
  * Context: Caller holds rcu_read_lock() (or the map lock) from this call
  * to its last kslot_map_read().

@@ -125,20 +125,21 @@ struct kslot_slot {
  * private:
  *
  * - rcu: Frees the directory a grace period after it is replaced or the
- *   table destroyed.
+ *   table destroyed or reset.
  * - nr: Elements of the near chunks lookups may index: written with
- *   release after the chunk pointers (under the table lock), read with
+ *   release after the chunk pointers (under the owner's lock), read with
  *   acquire by lookups.
  * - rejected: Handles that named no live entry, counted per CPU (the
  *   table's one counter, carried from directory to directory).
  * - far: The far leaves, NULL before the first far chunk: set once, as
  *   each leaf, before @far_nr covers them.
  * - far_nr: Elements of the far chunks lookups may index, as @nr.
- * - chunks: Chunk pointers set, near and far (table lock).
+ * - chunks: Chunk pointers set, near and far (the owner's lock).
  * - room: Near chunk pointers it has room for.
  * - leaves: Leaf pointers @far has room for.
  * - owner: The chunks, the far leaves and the counter are freed with
- *   this directory (false once a larger one took them over; table lock).
+ *   this directory (false once a larger one took them over; the
+ *   owner's lock).
  * - index_mask: A slot table's handle index mask, for the slow path of
  *   its lookups (kslot_slots_read_far()); 0 in kslot_dense's.
  * - chunk: The near chunks.
@@ -312,7 +313,7 @@ struct kslot_slots {
 	u64 gen_bits;
 	/* Written by writers under @lock: a cache line of their own. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
-	/* Slots of the table that can hold entries (the directory's nr). */
+	/* Slots that can hold entries (near and far, less the padding). */
 	u32 capacity;
 	/* First free slot, or KSLOT_SLOTS_NONE. */
 	u32 free_head;
