@@ -143,7 +143,10 @@ uint64_t kn_map_lookup_inline_time(const uint64_t *h, uint32_t n,
 #define KN_INDEX_MASK	(BIT(KN_INDEX_BITS) - 1)
 #define KN_GEN_SHIFT	(KN_INDEX_BITS + KSLOT_TAG_BITS)
 
-/* The floor: bounds check, clamp, chunk, generation compare. */
+/*
+ * The floor: bounds check, clamp, chunk, generation compare; its chunks
+ * kmalloc()ed as the map's are.
+ */
 #define FLOOR_SHIFT	8
 #define FLOOR_SLOTS	BIT(FLOOR_SHIFT)
 
@@ -160,14 +163,15 @@ int kn_floor_fill(uint32_t n)
 	u32 i, nr_chunks = DIV_ROUND_UP(n, FLOOR_SLOTS);
 
 	for (i = 0; i < DIV_ROUND_UP(floor_nr, FLOOR_SLOTS); i++)
-		free(floor_chunks[i]);
-	free(floor_chunks);
+		kfree(floor_chunks[i]);
+	kvfree(floor_chunks);
 	floor_nr = 0;
-	floor_chunks = calloc(nr_chunks, sizeof(*floor_chunks));
+	floor_chunks = kvzalloc(sizeof(*floor_chunks) * nr_chunks, GFP_KERNEL);
 	if (!floor_chunks)
 		return -1;
 	for (i = 0; i < nr_chunks; i++) {
-		floor_chunks[i] = calloc(FLOOR_SLOTS, sizeof(**floor_chunks));
+		floor_chunks[i] = kcalloc(FLOOR_SLOTS, sizeof(**floor_chunks),
+					  GFP_KERNEL);
 		if (!floor_chunks[i])
 			return -1;
 	}
@@ -249,7 +253,7 @@ static void tl_free(void)
 	unsigned int k;
 
 	for (k = 0; k < TL_DIR; k++)
-		free(tl.dir[k]);
+		kvfree(tl.dir[k]);
 	memset(&tl, 0, sizeof(tl));
 }
 
@@ -308,8 +312,8 @@ static void fc_free(void)
 
 	if (fc.dir)
 		for (k = 0; k < DIV_ROUND_UP(fc.dir->nr, FC_SLOTS); k++)
-			free(fc.dir->chunk[k]);
-	free(fc.dir);
+			kvfree(fc.dir->chunk[k]);
+	kvfree(fc.dir);
 	memset(&fc, 0, sizeof(fc));
 }
 
@@ -357,7 +361,7 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	}
 	tl.nr = cap;
 	chunks = DIV_ROUND_UP(nr, FC_SLOTS);
-	fc.dir = calloc(1, struct_size(fc.dir, chunk, chunks));
+	fc.dir = kvzalloc(struct_size(fc.dir, chunk, chunks), GFP_KERNEL);
 	if (!fc.dir)
 		return -1;
 	for (k = 0; k < chunks; k++) {
@@ -915,9 +919,10 @@ uint64_t kn_hive_iter_time(uint32_t passes)
 	return t;
 }
 
+/* The packed array, as a kernel user would kvmalloc() it. */
 uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes)
 {
-	u64 *a = malloc(sizeof(*a) * (live ?: 1));
+	u64 *a = kvmalloc(sizeof(*a) * (live ?: 1), GFP_KERNEL);
 	unsigned long sum = 0;
 	uint64_t t;
 	u32 p, i;
@@ -934,7 +939,7 @@ uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes)
 	}
 	t = nb_now() - t;
 	sink += sum;
-	free(a);
+	kvfree(a);
 	return t;
 }
 
