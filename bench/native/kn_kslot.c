@@ -166,7 +166,7 @@ int kn_floor_fill(uint32_t n)
 		kfree(floor_chunks[i]);
 	kvfree(floor_chunks);
 	floor_nr = 0;
-	floor_chunks = kvzalloc(sizeof(*floor_chunks) * nr_chunks, GFP_KERNEL);
+	floor_chunks = kvcalloc(nr_chunks, sizeof(*floor_chunks), GFP_KERNEL);
 	if (!floor_chunks)
 		return -1;
 	for (i = 0; i < nr_chunks; i++) {
@@ -943,6 +943,43 @@ uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes)
 	return t;
 }
 
+/*
+ * The values 0 .. @n - 1 cut into pieces of @piece bytes, each @gap bytes
+ * after the one before, in one kvmalloc()ed area, and walked piece by
+ * piece: the layout of kslot_dense's chunks of values without its walk
+ * (16 KiB pieces 16 KiB apart are its chunks with those of the reverse
+ * map between them, as they are allocated), for --layout.
+ */
+uint64_t kn_pieces_iter_time(uint32_t n, size_t piece, size_t gap,
+			     uint32_t passes)
+{
+	u32 per = piece / sizeof(u64), nr = DIV_ROUND_UP(n, per);
+	char *area = kvmalloc((size_t)nr * (piece + gap), GFP_KERNEL);
+	unsigned long sum = 0;
+	u32 p, c, i, end;
+	const u64 *v;
+	uint64_t t;
+
+	if (!area)
+		return 0;
+	for (i = 0; i < n; i++)
+		((u64 *)(area + (size_t)(i / per) * (piece + gap)))[i % per] = i;
+	t = nb_now();
+	for (p = 0; p < passes; p++) {
+		for (c = 0; c < nr; c++) {
+			v = (const u64 *)(area + (size_t)c * (piece + gap));
+			end = min(per, n - c * per);
+			for (i = 0; i < end; i++)
+				sum += v[i];
+		}
+		barrier();
+	}
+	t = nb_now() - t;
+	sink += sum;
+	kvfree(area);
+	return t;
+}
+
 uint64_t kn_pool_hot_time(unsigned int size, uint32_t ops)
 {
 	struct kslot_pool_config cfg = { .name = "native", .size = size };
@@ -1289,6 +1326,39 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 		kslot_dense_destroy(&dense, NULL, NULL);
 	kslot_shim_rcu_reclaim();
 	return ret ? 0 : worst;
+}
+
+/*
+ * The lock holds (thread CPU time) of kslot_dense_clear() of @n u64
+ * values: the longest, the 99.9th and 99.99th percentiles and their
+ * number, and the whole clear's time (what one hold would last if the
+ * clear took the lock once).  The table is filled 4096 values per
+ * kslot_dense_insert_n(), untimed.
+ */
+int kn_dense_clear_hold(uint32_t n, struct kn_hold *r)
+{
+	static u64 h[4096];
+	uint64_t t;
+	u32 done, m;
+	int ret;
+
+	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
+	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
+	for (done = 0; !ret && done < n; done += m) {
+		m = min_t(u32, n - done, ARRAY_SIZE(h));
+		ret = kslot_dense_insert_n(&dense, NULL, m, h, GFP_KERNEL);
+	}
+	if (ret)
+		return ret;
+	kslot_shim_hold_begin();
+	t = nb_now();
+	kslot_dense_clear(&dense);
+	r->whole = nb_now() - t;
+	r->max = kslot_shim_hold_end();
+	r->p999 = kslot_shim_hold_pct(0.999, &r->holds);
+	r->p9999 = kslot_shim_hold_pct(0.9999, NULL);
+	return kslot_dense_count(&dense) ? -EIO : 0;
 }
 
 /*

@@ -29,9 +29,16 @@ __thread unsigned int kslot_shim_bh_count, kslot_shim_irq_flag;
 __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS] KSLOT_SHIM_TLS;
 #endif
 
-/* Lock-hold tracking: locks taken in this stretch, its start, the worst. */
+/*
+ * Lock-hold tracking: locks taken in this stretch, its start, the worst,
+ * and how many holds lasted each whole microsecond (the last bucket: that
+ * or longer), for percentiles that one preemption of the machine's (a
+ * hold of any length can take one) does not decide.
+ */
+#define HOLD_BUCKETS	4096
 static __thread unsigned int hold_locks;
 static __thread uint64_t hold_t0, hold_max;
+static __thread uint32_t hold_hist[HOLD_BUCKETS];
 
 uint64_t kslot_shim_thread_ns(void)
 {
@@ -73,6 +80,7 @@ void kslot_shim_preempt_zero(void)
 	t = kslot_shim_thread_ns() - hold_t0;
 	if (t > hold_max)
 		hold_max = t;
+	hold_hist[min_t(uint64_t, t / 1000, HOLD_BUCKETS - 1)]++;
 }
 
 /* Start tracking the calling thread's lock holds (no lock held). */
@@ -80,6 +88,7 @@ void kslot_shim_hold_begin(void)
 {
 	hold_locks = 0;
 	hold_max = 0;
+	memset(hold_hist, 0, sizeof(hold_hist));
 	kslot_shim_preempt_count &= ~KSLOT_SHIM_PREEMPT_IDLE;
 	kslot_shim_lock_expect = HOLD_EXPECT;
 }
@@ -90,6 +99,28 @@ uint64_t kslot_shim_hold_end(void)
 	kslot_shim_lock_expect = 0;
 	kslot_shim_preempt_count |= KSLOT_SHIM_PREEMPT_IDLE;
 	return hold_max;
+}
+
+/*
+ * After kslot_shim_hold_end(): the hold that a fraction @q of the holds
+ * tracked stayed under, in ns, rounded up to a microsecond; their number
+ * in *@holds if @holds is not NULL.
+ */
+uint64_t kslot_shim_hold_pct(double q, uint64_t *holds)
+{
+	uint64_t n = 0, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < HOLD_BUCKETS; b++)
+		n += hold_hist[b];
+	if (holds)
+		*holds = n;
+	for (b = 0; b < HOLD_BUCKETS; b++) {
+		seen += hold_hist[b];
+		if (seen && seen >= q * n)
+			break;
+	}
+	return (uint64_t)(b + 1) * 1000;
 }
 
 /*
@@ -423,7 +454,7 @@ static void arena_map(unsigned long end)
 {
 	end = ALIGN(end, PMD_SIZE);
 	for (; arena_mapped < end; arena_mapped += PAGE_SIZE)
-		((volatile char *)kslot_shim_arena)[arena_mapped] = 0;
+		WRITE_ONCE(kslot_shim_arena[arena_mapped], 0);
 }
 
 /*
@@ -666,7 +697,7 @@ void *kslot_shim_vmalloc(size_t n, gfp_t gfp, bool huge)
 	if (align == PMD_SIZE)
 		madvise(area, bytes, MADV_HUGEPAGE);
 	for (i = 0; i < bytes; i += PAGE_SIZE)
-		((volatile char *)area)[i] = 0;
+		WRITE_ONCE(area[i], 0);
 	head = (struct vmalloc_head *)(area - PAGE_SIZE);
 	head->magic = VMALLOC_MAGIC;
 	head->map = map;

@@ -451,6 +451,7 @@ extern __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
 uint64_t kslot_shim_thread_ns(void);
 void kslot_shim_hold_begin(void);
 uint64_t kslot_shim_hold_end(void);
+uint64_t kslot_shim_hold_pct(double q, uint64_t *holds);
 void kslot_shim_spin_lock_slow(spinlock_t *l);
 
 /* The kernel's queued_spin_lock(): one cmpxchg, else the slow path. */
@@ -735,7 +736,7 @@ static inline struct folio *kslot_shim_virt_to_folio(const void *p)
 #define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
 #define folio_put(f)			kslot_shim_folio_put(f)
 #define folio_address(f)		((f)->addr)
-#define folio_test_slab(f)		((f)->slab_cache != NULL)
+#define folio_test_slab(f)		(!!(f)->slab_cache)
 #define virt_to_folio(p)		kslot_shim_virt_to_folio(p)
 #define virt_addr_valid(p)		((p) != NULL)
 #define alloc_pages(gfp, order) \
@@ -777,6 +778,7 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 }
 
 #define kvzalloc(n, gfp)		kvmalloc(n, (gfp) | __GFP_ZERO)
+#define kvcalloc(n, s, gfp)		kvzalloc(size_mul(n, s), gfp)
 
 static inline void kvfree(const void *p)
 {
