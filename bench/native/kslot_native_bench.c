@@ -391,7 +391,14 @@ static void *stall_poker(void *arg)
 	return NULL;
 }
 
-/* Fill a fresh table to @n while another thread writes: worst latencies. */
+/*
+ * Fill a fresh table to @n while another thread writes: worst latencies.
+ * The same fill runs once before, untimed and torn down, so that the
+ * memory the table takes is mapped already, as the kernel's direct map
+ * is: a growth then pays for its allocation, not for the page faults of
+ * memory the process never touched (which the shim's arena takes a huge
+ * page at a time, and glibc's heap, XArray's nodes, as it grows).
+ */
 static int stall_measure(const struct stall_side *side, uint32_t n,
 			 struct stall_run *r)
 {
@@ -400,6 +407,11 @@ static int stall_measure(const struct stall_side *side, uint32_t n,
 
 	memset(r, 0, sizeof(*r));
 	r->side = side;
+	if (side->setup())
+		return -1;
+	for (i = 1; i < n; i++)
+		if (side->alloc())
+			return -1;
 	if (side->setup() || pthread_create(&thread, NULL, stall_poker, r))
 		return -1;
 	while (!__atomic_load_n(&r->started, __ATOMIC_RELAXED))
