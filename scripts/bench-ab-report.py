@@ -19,7 +19,7 @@ import sys
 
 ROW = re.compile(r'^ok \d+ (\S+) size=(\d+) kslot_ns=([\d.]+) '
                  r'anchor=(\S+) anchor_ns=([\d.]+)')
-WORST = ('grow_stall', 'grow_lock_hold')
+WORST = ('grow_stall', 'lock_hold')
 
 
 def load(outdir):

@@ -143,7 +143,10 @@ uint64_t kn_map_lookup_inline_time(const uint64_t *h, uint32_t n,
 #define KN_INDEX_MASK	(BIT(KN_INDEX_BITS) - 1)
 #define KN_GEN_SHIFT	(KN_INDEX_BITS + KSLOT_TAG_BITS)
 
-/* The floor: bounds check, clamp, chunk, generation compare. */
+/*
+ * The floor: bounds check, clamp, chunk, generation compare; its chunks
+ * kmalloc()ed as the map's are.
+ */
 #define FLOOR_SHIFT	8
 #define FLOOR_SLOTS	BIT(FLOOR_SHIFT)
 
@@ -160,14 +163,15 @@ int kn_floor_fill(uint32_t n)
 	u32 i, nr_chunks = DIV_ROUND_UP(n, FLOOR_SLOTS);
 
 	for (i = 0; i < DIV_ROUND_UP(floor_nr, FLOOR_SLOTS); i++)
-		free(floor_chunks[i]);
-	free(floor_chunks);
+		kfree(floor_chunks[i]);
+	kvfree(floor_chunks);
 	floor_nr = 0;
-	floor_chunks = calloc(nr_chunks, sizeof(*floor_chunks));
+	floor_chunks = kvcalloc(nr_chunks, sizeof(*floor_chunks), GFP_KERNEL);
 	if (!floor_chunks)
 		return -1;
 	for (i = 0; i < nr_chunks; i++) {
-		floor_chunks[i] = calloc(FLOOR_SLOTS, sizeof(**floor_chunks));
+		floor_chunks[i] = kcalloc(FLOOR_SLOTS, sizeof(**floor_chunks),
+					  GFP_KERNEL);
 		if (!floor_chunks[i])
 			return -1;
 	}
@@ -249,7 +253,7 @@ static void tl_free(void)
 	unsigned int k;
 
 	for (k = 0; k < TL_DIR; k++)
-		free(tl.dir[k]);
+		kvfree(tl.dir[k]);
 	memset(&tl, 0, sizeof(tl));
 }
 
@@ -308,8 +312,8 @@ static void fc_free(void)
 
 	if (fc.dir)
 		for (k = 0; k < DIV_ROUND_UP(fc.dir->nr, FC_SLOTS); k++)
-			free(fc.dir->chunk[k]);
-	free(fc.dir);
+			kvfree(fc.dir->chunk[k]);
+	kvfree(fc.dir);
 	memset(&fc, 0, sizeof(fc));
 }
 
@@ -357,7 +361,7 @@ int kn_tl_fill(const uint64_t *h, uint32_t n)
 	}
 	tl.nr = cap;
 	chunks = DIV_ROUND_UP(nr, FC_SLOTS);
-	fc.dir = calloc(1, struct_size(fc.dir, chunk, chunks));
+	fc.dir = kvzalloc(struct_size(fc.dir, chunk, chunks), GFP_KERNEL);
 	if (!fc.dir)
 		return -1;
 	for (k = 0; k < chunks; k++) {
@@ -915,9 +919,10 @@ uint64_t kn_hive_iter_time(uint32_t passes)
 	return t;
 }
 
+/* The packed array, as a kernel user would kvmalloc() it. */
 uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes)
 {
-	u64 *a = malloc(sizeof(*a) * (live ?: 1));
+	u64 *a = kvmalloc(sizeof(*a) * (live ?: 1), GFP_KERNEL);
 	unsigned long sum = 0;
 	uint64_t t;
 	u32 p, i;
@@ -934,7 +939,44 @@ uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes)
 	}
 	t = nb_now() - t;
 	sink += sum;
-	free(a);
+	kvfree(a);
+	return t;
+}
+
+/*
+ * The values 0 .. @n - 1 cut into pieces of @piece bytes, each @gap bytes
+ * after the one before, in one kvmalloc()ed area, and walked piece by
+ * piece: the layout of kslot_dense's chunks of values without its walk
+ * (16 KiB pieces 16 KiB apart are its chunks with those of the reverse
+ * map between them, as they are allocated), for --layout.
+ */
+uint64_t kn_pieces_iter_time(uint32_t n, size_t piece, size_t gap,
+			     uint32_t passes)
+{
+	u32 per = piece / sizeof(u64), nr = DIV_ROUND_UP(n, per);
+	char *area = kvmalloc((size_t)nr * (piece + gap), GFP_KERNEL);
+	unsigned long sum = 0;
+	u32 p, c, i, end;
+	const u64 *v;
+	uint64_t t;
+
+	if (!area)
+		return 0;
+	for (i = 0; i < n; i++)
+		((u64 *)(area + (size_t)(i / per) * (piece + gap)))[i % per] = i;
+	t = nb_now();
+	for (p = 0; p < passes; p++) {
+		for (c = 0; c < nr; c++) {
+			v = (const u64 *)(area + (size_t)c * (piece + gap));
+			end = min(per, n - c * per);
+			for (i = 0; i < end; i++)
+				sum += v[i];
+		}
+		barrier();
+	}
+	t = nb_now() - t;
+	sink += sum;
+	kvfree(area);
 	return t;
 }
 
@@ -1285,6 +1327,39 @@ uint64_t kn_grow_hold_time(uint32_t n, int map)
 		kslot_dense_destroy(&dense, NULL, NULL);
 	kslot_shim_rcu_reclaim();
 	return ret ? 0 : worst;
+}
+
+/*
+ * The lock holds (thread CPU time) of kslot_dense_clear() of @n u64
+ * values: the longest, the 99.9th and 99.99th percentiles and their
+ * number, and the whole clear's time (what one hold would last if the
+ * clear took the lock once).  The table is filled 4096 values per
+ * kslot_dense_insert_n(), untimed.
+ */
+int kn_dense_clear_hold(uint32_t n, struct kn_hold *r)
+{
+	static u64 h[4096];
+	uint64_t t;
+	u32 done, m;
+	int ret;
+
+	kslot_dense_destroy(&dense, NULL, NULL);
+	kslot_shim_rcu_reclaim();
+	ret = kslot_dense_init(&dense, NULL, sizeof(u64), n, 0);
+	for (done = 0; !ret && done < n; done += m) {
+		m = min_t(u32, n - done, ARRAY_SIZE(h));
+		ret = kslot_dense_insert_n(&dense, h, NULL, m, GFP_KERNEL);
+	}
+	if (ret)
+		return ret;
+	kslot_shim_hold_begin();
+	t = nb_now();
+	kslot_dense_clear(&dense);
+	r->whole = nb_now() - t;
+	r->max = kslot_shim_hold_end();
+	r->p999 = kslot_shim_hold_pct(0.999, &r->holds);
+	r->p9999 = kslot_shim_hold_pct(0.9999, NULL);
+	return kslot_dense_count(&dense) ? -EIO : 0;
 }
 
 /*

@@ -12,9 +12,14 @@
  *	native_grow_stall rows: the longest writer call while another thread
  *	fills a fresh table to SIZE (kslot_ns/anchor_ns = worst ns)
  *   kslot_native_bench --stall N
- *	only the growth-stall rows
+ *	only the growth-stall and lock-hold rows
  *	for every size (after --hive: only the hive's rows; after --dense:
  *	only kslot_dense's)
+ *   kslot_native_bench --dense-iter SIZE...
+ *	only kslot_dense's iteration against a packed array, in turn
+ *   kslot_native_bench --layout SIZE...
+ *	a packed array against the same values in pieces with gaps between
+ *	them (the layout of kslot_dense's chunks), in turn
  *   kslot_native_bench --twolevel SIZE...
  *	only the two-level tables' lookups against the flat floor and the
  *	map's own (growth scheme b, see run_twolevel())
@@ -36,13 +41,16 @@
 
 #include "native_bench.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Repetitions; sizes of BIG_SIZE entries or more run at most BIG_REPS. */
 #define BIG_SIZE	4194304U
 #define BIG_REPS	3
 static unsigned int reps = 5, size_reps;
 static unsigned int tests;
 static int sets_only;
-static int hive_only, dense_only, churn_only, twolevel_only;
+static int hive_only, dense_only, dense_iter_only, layout_only;
+static int churn_only, twolevel_only;
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -383,7 +391,14 @@ static void *stall_poker(void *arg)
 	return NULL;
 }
 
-/* Fill a fresh table to @n while another thread writes: worst latencies. */
+/*
+ * Fill a fresh table to @n while another thread writes: worst latencies.
+ * The same fill runs once before, untimed and torn down, so that the
+ * memory the table takes is mapped already, as the kernel's direct map
+ * is: a growth then pays for its allocation, not for the page faults of
+ * memory the process never touched (which the shim's arena takes a huge
+ * page at a time, and glibc's heap, XArray's nodes, as it grows).
+ */
 static int stall_measure(const struct stall_side *side, uint32_t n,
 			 struct stall_run *r)
 {
@@ -392,6 +407,11 @@ static int stall_measure(const struct stall_side *side, uint32_t n,
 
 	memset(r, 0, sizeof(*r));
 	r->side = side;
+	if (side->setup())
+		return -1;
+	for (i = 1; i < n; i++)
+		if (side->alloc())
+			return -1;
 	if (side->setup() || pthread_create(&thread, NULL, stall_poker, r))
 		return -1;
 	while (!__atomic_load_n(&r->started, __ATOMIC_RELAXED))
@@ -421,6 +441,34 @@ static const struct stall_side kn_dense_stall = {
 static const struct stall_side xn_stall = {
 	xn_stall_setup, xn_stall_poke, xn_stall_alloc,
 };
+
+/*
+ * The longest lock hold of kslot_dense_clear() of n values (thread CPU
+ * time, best of 3), against the whole clear (the in-kernel row
+ * dense_clear_longest_hold measures the same from another CPU), with the
+ * number of holds and the 99.9th and 99.99th percentiles of the best run:
+ * on a shared machine the longest of thousands of holds is the one the
+ * machine preempted.
+ */
+static void run_dense_clear(uint32_t n)
+{
+	struct kn_hold best = { .max = UINT64_MAX }, r;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (kn_dense_clear_hold(n, &r)) {
+			fail("dense_clear_lock_hold_max", n);
+			return;
+		}
+		if (r.max < best.max)
+			best = r;
+	}
+	printf("ok %u native_dense_clear_lock_hold_max size=%u kslot_ns=%lu ",
+	       ++tests, n, best.max);
+	printf("anchor=dense_clear_whole anchor_ns=%lu holds=%lu p999_ns=%lu p9999_ns=%lu\n",
+	       best.whole, best.holds, best.p999, best.p9999);
+	fflush(stdout);
+}
 
 static void run_stall(uint32_t n)
 {
@@ -453,6 +501,7 @@ static void run_stall(uint32_t n)
 	a = BEST(kn_grow_hold_time(n, 0));
 	b = BEST(kn_grow_hold_time(n, 1));
 	row("dense_grow_lock_hold_max", n, a, "map_grow_lock_hold_max", b);
+	run_dense_clear(n);
 }
 
 /*
@@ -723,7 +772,8 @@ static void run_size(uint32_t n, unsigned int seed)
 /*
  * Only kslot_dense's rows (--dense): inserts, lookups in random order
  * (kslot_dense_lookup(), and __kslot_dense_lookup() with the lock held over
- * a pass), random erases, and a walk against a packed array.
+ * a pass), random erases, a walk against a packed array, and the longest
+ * lock hold of a clear.
  */
 static void run_dense_size(uint32_t n, unsigned int seed)
 {
@@ -755,6 +805,60 @@ static void run_dense_size(uint32_t n, unsigned int seed)
 		    per(b, lookups));
 	}
 	keys_free(&k);
+	run_dense_clear(n);
+}
+
+/*
+ * Only kslot_dense's iteration against a packed array of as many values
+ * (--dense-iter), the two loops in turn in every repetition, so that both
+ * see the same load.
+ */
+static void run_dense_iter(uint32_t n)
+{
+	uint32_t passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes, a, b;
+
+	size_reps = reps;
+	if (kn_dense_fill(n)) {
+		fail("dense_iter", n);
+		return;
+	}
+	BEST2(kn_dense_iter_time(passes), kn_packed_iter_time(n, passes), &a,
+	      &b);
+	row("dense_iter", n, per(a, lookups), "packed_array", per(b, lookups));
+}
+
+/*
+ * What the layout of kslot_dense's packed values costs an iteration
+ * (--layout): a packed array of n values against the same values in
+ * pieces with gaps between them (kn_pieces_iter_time()), in turn in every
+ * repetition.  Rows native_layout_iter_<piece>_gap<gap>, ns per value.
+ */
+static void run_layout(uint32_t n)
+{
+	static const struct {
+		size_t piece, gap;
+	} lay[] = {
+		{ 16384, 0 }, { 16384, 4096 }, { 16384, 16384 },
+		{ 65536, 16384 }, { 262144, 16384 }, { 2097152, 16384 },
+	};
+	uint32_t passes = passes_for(n);
+	uint64_t lookups = (uint64_t)n * passes, a, b;
+	char name[64];
+	unsigned int l;
+
+	size_reps = reps;
+	for (l = 0; l < ARRAY_SIZE(lay); l++) {
+		BEST2(kn_pieces_iter_time(n, lay[l].piece, lay[l].gap, passes),
+		      kn_packed_iter_time(n, passes), &a, &b);
+		snprintf(name, sizeof(name), "layout_iter_%zuk_gap%zuk",
+			 lay[l].piece / 1024, lay[l].gap / 1024);
+		if (!a || !b)
+			fail(name, n);
+		else
+			row(name, n, per(a, lookups), "packed_array",
+			    per(b, lookups));
+	}
 }
 
 /* Only the hive's rows (--hive): at 16M the map's would take long. */
@@ -998,6 +1102,14 @@ int main(int argc, char **argv)
 			sets_only = 1;
 		else if (sets_only)
 			run_sets(strtoul(argv[i], NULL, 0), seed);
+		else if (!strcmp(argv[i], "--layout"))
+			layout_only = 1;
+		else if (layout_only)
+			run_layout(strtoul(argv[i], NULL, 0));
+		else if (!strcmp(argv[i], "--dense-iter"))
+			dense_iter_only = 1;
+		else if (dense_iter_only)
+			run_dense_iter(strtoul(argv[i], NULL, 0));
 		else if (!strcmp(argv[i], "--dense"))
 			dense_only = 1;
 		else if (dense_only)

@@ -3,7 +3,8 @@
  * Out-of-line parts of the native shim (see kslot_shim.h): the slow paths
  * of locks and preemption, RCU's grace periods and deferred frees,
  * per-CPU memory, size-aligned page blocks that an interior pointer finds
- * again (a direct map and its vmemmap), a fixed-seed random source, and
+ * again (a direct map and its vmemmap), kmalloc()'s slabs carved from
+ * them, vmalloc() areas, a fixed-seed random source, and
  * what kslot_main.c provides in the kernel (the debugfs hooks, the
  * shrinker wrappers, kslot_kvfree_rcu_head()).
  */
@@ -28,9 +29,16 @@ __thread unsigned int kslot_shim_bh_count, kslot_shim_irq_flag;
 __thread unsigned long kslot_shim_atomics[KSLOT_SHIM_RMW_KINDS] KSLOT_SHIM_TLS;
 #endif
 
-/* Lock-hold tracking: locks taken in this stretch, its start, the worst. */
+/*
+ * Lock-hold tracking: locks taken in this stretch, its start, the worst,
+ * and how many holds lasted each whole microsecond (the last bucket: that
+ * or longer), for percentiles that one preemption of the machine's (a
+ * hold of any length can take one) does not decide.
+ */
+#define HOLD_BUCKETS	4096
 static __thread unsigned int hold_locks;
 static __thread uint64_t hold_t0, hold_max;
+static __thread uint32_t hold_hist[HOLD_BUCKETS];
 
 uint64_t kslot_shim_thread_ns(void)
 {
@@ -72,6 +80,7 @@ void kslot_shim_preempt_zero(void)
 	t = kslot_shim_thread_ns() - hold_t0;
 	if (t > hold_max)
 		hold_max = t;
+	hold_hist[min_t(uint64_t, t / 1000, HOLD_BUCKETS - 1)]++;
 }
 
 /* Start tracking the calling thread's lock holds (no lock held). */
@@ -79,6 +88,7 @@ void kslot_shim_hold_begin(void)
 {
 	hold_locks = 0;
 	hold_max = 0;
+	memset(hold_hist, 0, sizeof(hold_hist));
 	kslot_shim_preempt_count &= ~KSLOT_SHIM_PREEMPT_IDLE;
 	kslot_shim_lock_expect = HOLD_EXPECT;
 }
@@ -89,6 +99,28 @@ uint64_t kslot_shim_hold_end(void)
 	kslot_shim_lock_expect = 0;
 	kslot_shim_preempt_count |= KSLOT_SHIM_PREEMPT_IDLE;
 	return hold_max;
+}
+
+/*
+ * After kslot_shim_hold_end(): the hold that a fraction @q of the holds
+ * tracked stayed under, in ns, rounded up to a microsecond; their number
+ * in *@holds if @holds is not NULL.
+ */
+uint64_t kslot_shim_hold_pct(double q, uint64_t *holds)
+{
+	uint64_t n = 0, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < HOLD_BUCKETS; b++)
+		n += hold_hist[b];
+	if (holds)
+		*holds = n;
+	for (b = 0; b < HOLD_BUCKETS; b++) {
+		seen += hold_hist[b];
+		if (seen && seen >= q * n)
+			break;
+	}
+	return (uint64_t)(b + 1) * 1000;
 }
 
 /*
@@ -318,7 +350,7 @@ static void kslot_shim_rcu_cb(struct rcu_head *head)
 	struct kslot_shim_rcu *r = container_of(head, struct kslot_shim_rcu,
 						head);
 
-	free(r->ptr);
+	kvfree(r->ptr);
 	free(r);
 }
 
@@ -328,7 +360,7 @@ void kslot_shim_free_rcu(void *p)
 
 	if (!r) {
 		synchronize_rcu();
-		free(p);
+		kvfree(p);
 		return;
 	}
 	r->ptr = p;
@@ -336,82 +368,357 @@ void kslot_shim_free_rcu(void *p)
 }
 
 /*
- * The reserved range: 4 GiB of address space, backed only where used,
- * with transparent huge pages as the kernel's direct map has huge pages.
- * Freed blocks wait on a list per order for the next allocation.
+ * The arena: 16 GiB of address space, backed only where used, with
+ * transparent huge pages, as large pages map the kernel's direct map.  A
+ * buddy allocator carves it: blocks of 2^order pages aligned to their
+ * size, a free block's order and list links in its first page's struct
+ * folio, and a freed block merged with its buddy while that is free
+ * whole, so that pages one order freed serve any other, as the kernel's
+ * do.  It grows by a block of the largest order, and a block handed out
+ * past the pages written so far has them written up to the next huge
+ * page boundary (one huge page at a time, as malloc()'s heap faults
+ * them): nothing faults later in a caller's timed loop or lock hold, as
+ * nothing faults in the direct map.  One mutex covers the blocks and the
+ * slabs below.
  */
-#define ARENA_BYTES	BIT(32)
+#define ARENA_BYTES	BIT_ULL(34)
 #define ARENA_ORDERS	11
+#define ARENA_BLOCK	(PAGE_SIZE << (ARENA_ORDERS - 1))
 
 char *kslot_shim_arena;
 unsigned long kslot_shim_arena_used;
 struct folio *kslot_shim_vmemmap;
 /* Not a folio of the range: its private field never names its address. */
 struct folio kslot_shim_folio_none = { .private = &kslot_shim_folio_none };
-static void *arena_free[ARENA_ORDERS];
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct folio *arena_free[ARENA_ORDERS];
+/* Bytes of the arena written (mapped) so far. */
+static unsigned long arena_mapped;
 
 static int arena_init(void)
 {
 	size_t map = (ARENA_BYTES >> PAGE_SHIFT) * sizeof(struct folio);
 	void *a, *v;
 
-	a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
+	a = mmap(NULL, ARENA_BYTES + ARENA_BLOCK, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	v = mmap(NULL, map, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (a == MAP_FAILED || v == MAP_FAILED)
 		return -1;
-	madvise(a, ARENA_BYTES, MADV_HUGEPAGE);
+	madvise(a, ARENA_BYTES + ARENA_BLOCK, MADV_HUGEPAGE);
 	madvise(v, map, MADV_HUGEPAGE);
 	/* Align the range to the largest block, as physical memory is. */
-	kslot_shim_arena = (char *)ALIGN((unsigned long)a,
-					 PAGE_SIZE << (ARENA_ORDERS - 1));
+	kslot_shim_arena = (char *)ALIGN((unsigned long)a, ARENA_BLOCK);
 	kslot_shim_vmemmap = v;
 	return 0;
 }
 
+static void arena_push(struct folio *f, unsigned int order)
+{
+	f->free_order = order + 1;
+	f->prev = NULL;
+	f->next = arena_free[order];
+	if (f->next)
+		f->next->prev = f;
+	arena_free[order] = f;
+}
+
+static void arena_unlink(struct folio *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		arena_free[f->free_order - 1] = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	f->free_order = 0;
+}
+
+/* One block of the largest order more. */
+static int arena_grow(void)
+{
+	unsigned long at = kslot_shim_arena_used;
+
+	if ((!kslot_shim_arena && arena_init()) ||
+	    at + ARENA_BLOCK > ARENA_BYTES)
+		return -1;
+	arena_push(&kslot_shim_vmemmap[at >> PAGE_SHIFT], ARENA_ORDERS - 1);
+	__atomic_store_n(&kslot_shim_arena_used, at + ARENA_BLOCK,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Write the arena's pages up to @end, to the huge page boundary past it. */
+static void arena_map(unsigned long end)
+{
+	end = ALIGN(end, PMD_SIZE);
+	for (; arena_mapped < end; arena_mapped += PAGE_SIZE)
+		WRITE_ONCE(kslot_shim_arena[arena_mapped], 0);
+}
+
+/*
+ * A block of 2^@order pages: the smallest free block that holds it, its
+ * upper halves freed until it fits, as the kernel splits one.  Arena lock
+ * held.
+ */
+static struct folio *arena_take(unsigned int order)
+{
+	unsigned int o = order;
+	struct folio *f;
+
+	while (o < ARENA_ORDERS && !arena_free[o])
+		o++;
+	if (o == ARENA_ORDERS) {
+		if (arena_grow())
+			return NULL;
+		o = ARENA_ORDERS - 1;
+	}
+	f = arena_free[o];
+	arena_unlink(f);
+	while (o > order) {
+		o--;
+		arena_push(f + BIT(o), o);
+	}
+	f->private = NULL;
+	f->addr = kslot_shim_arena +
+		  ((unsigned long)(f - kslot_shim_vmemmap) << PAGE_SHIFT);
+	arena_map((char *)f->addr - kslot_shim_arena + (PAGE_SIZE << order));
+	f->order = order;
+	f->slab_cache = NULL;
+	for (o = 0; o < BIT(order); o++)
+		f[o].head = f;
+	return f;
+}
+
+/* Free a block, merged with its buddy while that is free.  Lock held. */
+static void arena_give(struct folio *f)
+{
+	unsigned long pfn = f - kslot_shim_vmemmap, i;
+	unsigned int order = f->order;
+	struct folio *buddy;
+
+	for (i = 0; i < BIT(order); i++)
+		f[i].head = NULL;
+	while (order < ARENA_ORDERS - 1) {
+		buddy = &kslot_shim_vmemmap[pfn ^ BIT(order)];
+		if (buddy->free_order != order + 1)
+			break;
+		arena_unlink(buddy);
+		pfn &= ~BIT(order);
+		order++;
+	}
+	arena_push(&kslot_shim_vmemmap[pfn], order);
+}
+
 struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order)
 {
-	size_t bytes = PAGE_SIZE << order;
-	struct folio *folio;
-	unsigned long i, pfn;
-	void *addr;
+	struct folio *folio = NULL;
 
-	if (order >= ARENA_ORDERS || (!kslot_shim_arena && arena_init()))
-		return NULL;
-	addr = arena_free[order];
-	if (addr) {
-		arena_free[order] = *(void **)addr;
-	} else {
-		unsigned long at = ALIGN(kslot_shim_arena_used, bytes);
-
-		if (at + bytes > ARENA_BYTES - (PAGE_SIZE << ARENA_ORDERS))
-			return NULL;
-		addr = kslot_shim_arena + at;
-		kslot_shim_arena_used = at + bytes;
-	}
-	if (gfp & __GFP_ZERO)
-		memset(addr, 0, bytes);
-	pfn = ((char *)addr - kslot_shim_arena) >> PAGE_SHIFT;
-	folio = &kslot_shim_vmemmap[pfn];
-	folio->private = NULL;
-	folio->addr = addr;
-	folio->order = order;
-	for (i = 0; i < (1UL << order); i++)
-		kslot_shim_vmemmap[pfn + i].head = folio;
+	pthread_mutex_lock(&arena_lock);
+	if (order < ARENA_ORDERS)
+		folio = arena_take(order);
+	pthread_mutex_unlock(&arena_lock);
+	if (folio && (gfp & __GFP_ZERO))
+		memset(folio->addr, 0, PAGE_SIZE << order);
 	return folio;
 }
 
 void kslot_shim_folio_put(struct folio *folio)
 {
-	unsigned long i;
-
 	if (folio == &kslot_shim_folio_none)
 		return;
-	for (i = 0; i < (1UL << folio->order); i++)
-		folio[i].head = NULL;
-	*(void **)folio->addr = arena_free[folio->order];
-	arena_free[folio->order] = folio->addr;
+	pthread_mutex_lock(&arena_lock);
+	arena_give(folio);
+	pthread_mutex_unlock(&arena_lock);
+}
+
+/*
+ * kmalloc()'s size classes, as SLUB's kmalloc caches, each with the order
+ * of its slabs that SLUB picks on 2 CPUs (the smallest holding 12 objects,
+ * at most PAGE_ALLOC_COSTLY_ORDER; /sys/kernel/slab/kmalloc-N/order) and
+ * its list of partial slabs.  A slab's free objects are linked through
+ * their first word, a new slab's in address order; a slab leaves the list
+ * when full, and an empty one goes back to the arena once its class has
+ * min_partial partial slabs (SLUB's: half the size's log2, 5 to 10).
+ */
+struct kslot_shim_kcache {
+	unsigned int size;
+	unsigned int order;
+	unsigned int nr_partial;
+	struct folio *partial;
+};
+
+static struct kslot_shim_kcache kcaches[] = {
+	{ 8, 0 }, { 16, 0 }, { 32, 0 }, { 64, 0 }, { 96, 0 }, { 128, 0 },
+	{ 192, 0 }, { 256, 0 }, { 512, 1 }, { 1024, 2 }, { 2048, 3 },
+	{ 4096, 3 }, { 8192, 3 },
+};
+
+static void slab_list(struct kslot_shim_kcache *c, struct folio *slab)
+{
+	slab->prev = NULL;
+	slab->next = c->partial;
+	if (slab->next)
+		slab->next->prev = slab;
+	c->partial = slab;
+	c->nr_partial++;
+}
+
+static void slab_unlist(struct kslot_shim_kcache *c, struct folio *slab)
+{
+	if (slab->prev)
+		slab->prev->next = slab->next;
+	else
+		c->partial = slab->next;
+	if (slab->next)
+		slab->next->prev = slab->prev;
+	c->nr_partial--;
+}
+
+/* A new slab of @c, on its partial list.  Arena lock held. */
+static struct folio *slab_new(struct kslot_shim_kcache *c)
+{
+	struct folio *slab = arena_take(c->order);
+	unsigned int i, nr = (PAGE_SIZE << c->order) / c->size;
+	char *obj;
+
+	if (!slab)
+		return NULL;
+	obj = slab->addr;
+	for (i = 0; i + 1 < nr; i++, obj += c->size)
+		*(void **)obj = obj + c->size;
+	*(void **)obj = NULL;
+	slab->slab_cache = c;
+	slab->freelist = slab->addr;
+	slab->inuse = 0;
+	slab_list(c, slab);
+	return slab;
+}
+
+/* Larger than the largest class: a block of pages (kmalloc_large()). */
+static void *kmalloc_large(size_t n, gfp_t gfp)
+{
+	unsigned int order = 0;
+	struct folio *folio;
+
+	while ((PAGE_SIZE << order) < n)
+		order++;
+	folio = kslot_shim_folio_alloc(gfp, order);
+	return folio ? folio->addr : NULL;
+}
+
+void *kslot_shim_kmalloc(size_t n, gfp_t gfp)
+{
+	struct kslot_shim_kcache *c = kcaches;
+	struct folio *slab;
+	void *p = NULL;
+
+	if (n > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large(n, gfp);
+	while (c->size < n)
+		c++;
+	pthread_mutex_lock(&arena_lock);
+	slab = c->partial ?: slab_new(c);
+	if (slab) {
+		p = slab->freelist;
+		slab->freelist = *(void **)p;
+		slab->inuse++;
+		if (!slab->freelist)
+			slab_unlist(c, slab);
+	}
+	pthread_mutex_unlock(&arena_lock);
+	if (p && (gfp & __GFP_ZERO))
+		memset(p, 0, c->size);
+	return p;
+}
+
+void kslot_shim_kfree(const void *p)
+{
+	struct folio *slab = kslot_shim_virt_to_folio(p);
+	struct kslot_shim_kcache *c;
+
+	if (!p)
+		return;
+	if (slab == &kslot_shim_folio_none) {
+		fprintf(stderr, "kslot_shim: kfree(%p): no kmalloc() object\n",
+			p);
+		abort();
+	}
+	pthread_mutex_lock(&arena_lock);
+	c = slab->slab_cache;
+	if (!c) {
+		arena_give(slab);
+	} else {
+		if (!slab->freelist)
+			slab_list(c, slab);
+		*(void **)p = slab->freelist;
+		slab->freelist = (void *)p;
+		if (!--slab->inuse &&
+		    c->nr_partial >= clamp(ilog2(c->size) / 2, 5, 10)) {
+			slab_unlist(c, slab);
+			slab->slab_cache = NULL;
+			arena_give(slab);
+		}
+	}
+	pthread_mutex_unlock(&arena_lock);
+}
+
+/*
+ * vmalloc(): a mapping of its own, every page written at once, as
+ * vmalloc() allocates and maps them all; 4 KiB pages, or with @huge
+ * (kvmalloc()'s VM_ALLOW_HUGE_VMAP) from PMD_SIZE on huge pages, the
+ * area then aligned and rounded up to PMD_SIZE.  The page before the area
+ * says where the mapping starts and how long it is (the kernel's
+ * vmap_area; its guard page is the one after the area).
+ */
+#define VMALLOC_MAGIC	0x6b736c6f74766d61ULL
+
+struct vmalloc_head {
+	u64 magic;
+	void *map;
+	size_t len;
+};
+
+void *kslot_shim_vmalloc(size_t n, gfp_t gfp, bool huge)
+{
+	size_t align = huge && n >= PMD_SIZE ? PMD_SIZE : PAGE_SIZE;
+	size_t bytes = ALIGN(n ?: 1, align), i;
+	struct vmalloc_head *head;
+	char *map, *area;
+
+	/* Room for the head's page and the alignment. */
+	map = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	madvise(map, bytes + align, MADV_NOHUGEPAGE);
+	area = (char *)ALIGN((unsigned long)map + PAGE_SIZE, align);
+	if (align == PMD_SIZE)
+		madvise(area, bytes, MADV_HUGEPAGE);
+	for (i = 0; i < bytes; i += PAGE_SIZE)
+		WRITE_ONCE(area[i], 0);
+	head = (struct vmalloc_head *)(area - PAGE_SIZE);
+	head->magic = VMALLOC_MAGIC;
+	head->map = map;
+	head->len = bytes + align;
+	return area;
+}
+
+void kslot_shim_vfree(const void *p)
+{
+	struct vmalloc_head *head;
+
+	if (!p)
+		return;
+	head = (struct vmalloc_head *)((const char *)p - PAGE_SIZE);
+	if (head->magic != VMALLOC_MAGIC) {
+		fprintf(stderr, "kslot_shim: vfree(%p): no vmalloc() area\n",
+			p);
+		abort();
+	}
+	head->magic = 0;
+	munmap(head->map, head->len);
 }
 
 u32 kslot_shim_random_u32(void)

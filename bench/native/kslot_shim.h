@@ -9,7 +9,8 @@
  * kslot_shim_set_cpu() (the main thread is CPU 0), and no two running
  * threads claim the same CPU, so per-CPU data has one copy per CPU while
  * local locks and interrupt masking only count (see below).  Memory comes
- * from malloc.  The red-black tree and its header come from the kernel
+ * from an arena carved as the kernel's direct map and slabs are (see
+ * "memory" below).  The red-black tree and its header come from the kernel
  * tree's tools/ at build time.
  *
  * What each primitive costs, here and in the kernel (x86-64; the kernel
@@ -67,12 +68,18 @@
  * |                           | zeroed on every CPU; a   | table's first growth and its    |
  * |                           | table's first growth and | destroy                         |
  * |                           | its destroy              |                                 |
- * | kmalloc(), kzalloc(),     | malloc()/calloc(): pages | a slab object from mapped       |
- * | kmalloc_array() (a 4 KiB  | are faulted in at first  | pages (a new slab now and then) |
- * | chunk of slots)           | touch, by the caller     |                                 |
- * | kvmalloc(), kvzalloc()    | malloc(), every page     | kmalloc(), or vmalloc() above   |
- * | (a directory, kslot_dense | touched at once (below)  | a few pages: pages allocated    |
- * | arrays)                   |                          | and mapped                      |
+ * | kmalloc(), kzalloc(),     | an object of the size    | an object of the size class     |
+ * | kmalloc_array() (a 4 KiB  | class's slab, one mutex  | from this CPU's slab, no lock   |
+ * | chunk of slots); above    | for every class; above   | (a new slab now and then);      |
+ * | 8 KiB (a kslot_dense      | 8 KiB a block of pages;  | above 8 KiB the page allocator; |
+ * | chunk of values)          | from the arena, mapped   | from the direct map, mapped     |
+ * |                           | already (it grows 4 MiB  | already                         |
+ * |                           | at a time, written then) |                                 |
+ * | kvmalloc(), kvzalloc()    | kmalloc() up to 4 MiB,   | kmalloc() while it succeeds,    |
+ * | (a directory)             | then vmalloc()           | then vmalloc()                  |
+ * | vmalloc(), __vmalloc()    | mmap() of 4 KiB pages,   | pages allocated one by one and  |
+ * | (a kslot_dense chunk of   | all written at once;     | mapped in the vmalloc range;    |
+ * | values above 32 KiB)      | vfree() munmap()s        | vfree() unmaps (a TLB flush)    |
  * | cond_resched()            | nothing                  | a need-resched test (and a      |
  * |                           |                          | schedule if set)                |
  * | xchg(), cmpxchg64(),      | the same locked          | the same                        |
@@ -311,6 +318,7 @@ static inline size_t size_add(size_t a, size_t b)
 #define in_task()	1
 #define in_nmi()	0
 #define in_hardirq()	0
+#define preemptible()	1
 #define might_sleep()	do { } while (0)
 #define cond_resched()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)
@@ -444,6 +452,7 @@ extern __thread int kslot_shim_lock_expect KSLOT_SHIM_TLS;
 uint64_t kslot_shim_thread_ns(void);
 void kslot_shim_hold_begin(void);
 uint64_t kslot_shim_hold_end(void);
+uint64_t kslot_shim_hold_pct(double q, uint64_t *holds);
 void kslot_shim_spin_lock_slow(spinlock_t *l);
 
 /* The kernel's queued_spin_lock(): one cmpxchg, else the slow path. */
@@ -661,45 +670,125 @@ static inline bool gfpflags_allow_blocking(gfp_t gfp)
 #define kmemleak_alloc(p, n, c, gfp)	do { } while (0)
 #define kmemleak_free(p)	do { } while (0)
 
-static inline void *kmalloc(size_t n, gfp_t gfp)
+/*
+ * Memory as the kernel hands it out (kslot_shim.c).  The page allocator
+ * and kmalloc() share one arena, a reserved range that transparent huge
+ * pages back, as large pages map the kernel's direct map: blocks of
+ * 2^order pages aligned to their size (a buddy allocator), with a struct
+ * folio per page, as the vmemmap has a struct page.  kmalloc() up to
+ * KMALLOC_MAX_CACHE_SIZE takes an object of its size class from a slab
+ * of that class, a block of pages cut into objects of one size, as
+ * SLUB's kmalloc caches; a larger kmalloc() is a block of its own, whole
+ * pages.  kfree() finds an object's slab from its address (the slab's
+ * metadata is in its struct folio).  vmalloc() maps an area of its own,
+ * all its pages at once, with 4 KiB pages; kvmalloc() is kmalloc() up to
+ * KMALLOC_MAX_SIZE, beyond it a vmalloc() area mapped with huge pages
+ * (kvmalloc()'s VM_ALLOW_HUGE_VMAP, as on x86-64).  docs/benchmarks.rst
+ * ("The shim's memory") says what this models and what it does not.
+ */
+struct page;
+
+struct folio {
+	void *private;
+	void *addr;
+	unsigned int order;
+	struct folio *head;
+	/* private: the shim's allocators' own */
+	/* A slab's size class (NULL: not a slab), free objects, objects out. */
+	struct kslot_shim_kcache *slab_cache;
+	void *freelist;
+	unsigned int inuse;
+	/* A free block's order + 1 (0: not the head of a free block). */
+	unsigned int free_order;
+	/* Links of a free block's list or a partial slab's. */
+	struct folio *next, *prev;
+};
+
+extern char *kslot_shim_arena;
+extern unsigned long kslot_shim_arena_used;
+extern struct folio *kslot_shim_vmemmap;
+extern struct folio kslot_shim_folio_none;
+
+struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order);
+void kslot_shim_folio_put(struct folio *folio);
+void *kslot_shim_kmalloc(size_t n, gfp_t gfp);
+void kslot_shim_kfree(const void *p);
+void *kslot_shim_vmalloc(size_t n, gfp_t gfp, bool huge);
+void kslot_shim_vfree(const void *p);
+
+/* A pointer into the arena's pages handed out so far. */
+static inline bool kslot_shim_in_arena(const void *p)
 {
-	return gfp & __GFP_ZERO ? calloc(1, n ?: 1) : malloc(n ?: 1);
+	return (unsigned long)((const char *)p - kslot_shim_arena) <
+	       READ_ONCE(kslot_shim_arena_used);
 }
 
+static inline struct folio *kslot_shim_virt_to_folio(const void *p)
+{
+	struct folio *f;
+
+	if (!kslot_shim_in_arena(p))
+		return &kslot_shim_folio_none;
+	f = kslot_shim_vmemmap[((const char *)p - kslot_shim_arena) >>
+			       PAGE_SHIFT].head;
+	return f ? f : &kslot_shim_folio_none;
+}
+
+#define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
+#define folio_put(f)			kslot_shim_folio_put(f)
+#define folio_address(f)		((f)->addr)
+#define folio_test_slab(f)		(!!(f)->slab_cache)
+#define virt_to_folio(p)		kslot_shim_virt_to_folio(p)
+#define virt_addr_valid(p)		((p) != NULL)
+#define alloc_pages(gfp, order) \
+	((struct page *)({ struct folio *__f = folio_alloc(gfp, order); \
+			   __f ? __f->addr : NULL; }))
+#define page_address(page)		((void *)(page))
+#define virt_to_page(p)			((struct page *)(p))
+#define __free_pages(page, order) \
+	kslot_shim_folio_put(kslot_shim_virt_to_folio(page))
+
+/* SLUB's largest kmalloc cache, and the largest block (MAX_PAGE_ORDER). */
+#define KMALLOC_MAX_CACHE_SIZE		(2 * PAGE_SIZE)
+#define KMALLOC_MAX_SIZE		(PAGE_SIZE << 10)
+#define PMD_SIZE			(1UL << 21)
+
+#define kmalloc(n, gfp)			kslot_shim_kmalloc(n, gfp)
 #define kzalloc(n, gfp)			kmalloc(n, (gfp) | __GFP_ZERO)
 #define kcalloc(n, s, gfp)		kzalloc(size_mul(n, s), gfp)
 #define kmalloc_array(n, s, gfp)	kmalloc(size_mul(n, s), gfp)
-#define kvzalloc(n, gfp)		kvmalloc(n, (gfp) | __GFP_ZERO)
+#define kfree(p)			kslot_shim_kfree(p)
+#define vmalloc(n)			kslot_shim_vmalloc(n, GFP_KERNEL, false)
+#define __vmalloc(n, gfp)		kslot_shim_vmalloc(n, gfp, false)
+#define vfree(p)			kslot_shim_vfree(p)
+/* Not the arena: every other pointer the module frees is a vmalloc() one. */
+#define is_vmalloc_addr(p)		((p) && !kslot_shim_in_arena(p))
 
 /*
- * The kernel's kvmalloc() hands out memory backed by pages it has
- * allocated; malloc() maps pages at first touch.  Touch them here, where
- * the kernel pays for them, so that a table's page faults (huge-page
- * zeroing included) do not land in the copy batches under its lock.
+ * kmalloc() first, as the kernel's kvmalloc(), which on a machine with
+ * memory to spare gets what it asks up to KMALLOC_MAX_SIZE; vmalloc() for
+ * what no kmalloc() can serve.
  */
 static inline void *kvmalloc(size_t n, gfp_t gfp)
 {
-	char *p = kmalloc(n, gfp);
-	size_t i;
-
-	/* calloc() leaves a large block's pages unmapped too. */
-	if (p && n) {
-		for (i = 0; i < n; i += 4096)
-			((volatile char *)p)[i] = 0;
-		((volatile char *)p)[n - 1] = 0;
-	}
-	return p;
+	if (n <= KMALLOC_MAX_SIZE)
+		return kmalloc(n, gfp);
+	if (!gfpflags_allow_blocking(gfp))
+		return NULL;
+	return kslot_shim_vmalloc(n, gfp, true);
 }
 
-#define kfree(p)			free((void *)(p))
-#define kvfree(p)			free((void *)(p))
-#define vfree(p)			free((void *)(p))
-#define is_vmalloc_addr(p)		false
-/* <linux/vmalloc.h>: what kslot_internal.h's sizes need. */
-#define PMD_SIZE			(1UL << 21)
-#define __vmalloc(n, gfp)		kvmalloc(n, gfp)
-/* The slab size classes, as the kernel's kmalloc_size_roundup() sees them. */
-#define KMALLOC_MAX_SIZE		(1UL << 22)
+#define kvzalloc(n, gfp)		kvmalloc(n, (gfp) | __GFP_ZERO)
+#define kvcalloc(n, s, gfp)		kvzalloc(size_mul(n, s), gfp)
+
+static inline void kvfree(const void *p)
+{
+	if (is_vmalloc_addr(p))
+		vfree(p);
+	else
+		kfree(p);
+}
+
 /* <linux/sizes.h> */
 #define SZ_4K				0x00001000
 #define SZ_32K				0x00008000
@@ -707,6 +796,7 @@ static inline void *kvmalloc(size_t n, gfp_t gfp)
 #define SZ_1M				0x00100000
 #define PAGE_ALIGN(n)			(((n) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
 
+/* The size classes above, as the kernel's kmalloc_size_roundup() sees them. */
 static inline size_t kmalloc_size_roundup(size_t n)
 {
 	if (n <= 8)
@@ -738,53 +828,6 @@ static inline size_t strscpy(char *d, const char *s, size_t n)
 	snprintf(d, n, "%s", s);
 	return strlen(d);
 }
-
-/*
- * Pages and folios, as the kernel's direct map and vmemmap: blocks of
- * 2^order pages aligned to their size, carved from one reserved range,
- * and a struct folio per page of it (a tail page's points to its head's).
- */
-struct page;
-
-struct folio {
-	void *private;
-	void *addr;
-	unsigned int order;
-	struct folio *head;
-};
-
-extern char *kslot_shim_arena;
-extern unsigned long kslot_shim_arena_used;
-extern struct folio *kslot_shim_vmemmap;
-extern struct folio kslot_shim_folio_none;
-
-struct folio *kslot_shim_folio_alloc(gfp_t gfp, unsigned int order);
-void kslot_shim_folio_put(struct folio *folio);
-
-static inline struct folio *kslot_shim_virt_to_folio(const void *p)
-{
-	unsigned long off = (const char *)p - kslot_shim_arena;
-	struct folio *f;
-
-	if (off >= kslot_shim_arena_used)
-		return &kslot_shim_folio_none;
-	f = kslot_shim_vmemmap[off >> PAGE_SHIFT].head;
-	return f ? f : &kslot_shim_folio_none;
-}
-
-#define folio_alloc(gfp, order)		kslot_shim_folio_alloc(gfp, order)
-#define folio_put(f)			kslot_shim_folio_put(f)
-#define folio_address(f)		((f)->addr)
-#define folio_test_slab(f)		false
-#define virt_to_folio(p)		kslot_shim_virt_to_folio(p)
-#define virt_addr_valid(p)		((p) != NULL)
-#define alloc_pages(gfp, order) \
-	((struct page *)({ struct folio *__f = folio_alloc(gfp, order); \
-			   __f ? __f->addr : NULL; }))
-#define page_address(page)		((void *)(page))
-#define virt_to_page(p)			((struct page *)(p))
-#define __free_pages(page, order) \
-	kslot_shim_folio_put(kslot_shim_virt_to_folio(page))
 
 /*
  * ---- RCU: a per-thread nesting count, as preemptible RCU's ----

@@ -9,6 +9,7 @@
 #ifndef NATIVE_BENCH_H
 #define NATIVE_BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -75,6 +76,8 @@ uint64_t kn_dense_lookup_locked_time(const uint32_t *perm, uint32_t n,
 				     uint32_t passes);
 int kn_count_hive(uint32_t n, const uint32_t *perm);
 uint64_t kn_packed_iter_time(uint32_t live, uint32_t passes);
+uint64_t kn_pieces_iter_time(uint32_t n, size_t piece, size_t gap,
+			     uint32_t passes);
 uint64_t kn_pool_hot_time(unsigned int size, uint32_t ops);
 /* Objects per bulk call of the pool's callgrind count. */
 #define KN_POOL_BULK	32
@@ -102,6 +105,12 @@ int kn_dense_stall_setup(void);
 int kn_dense_stall_poke(void);
 int kn_dense_stall_alloc(void);
 uint64_t kn_grow_hold_time(uint32_t n, int map);
+/* The lock holds of a kslot_dense_clear(), ns (kn_dense_clear_hold()). */
+struct kn_hold {
+	uint64_t max, p999, p9999, holds, whole;
+};
+
+int kn_dense_clear_hold(uint32_t n, struct kn_hold *r);
 
 int kn_sset_fill(const uint32_t *keys, uint32_t n);
 uint64_t kn_sset_add_time(const uint32_t *keys, uint32_t n);
