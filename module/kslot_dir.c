@@ -45,7 +45,8 @@
 /* The most a growth allocates for the directory at once: order 3. */
 #define KSLOT_DIR_MAX_BYTES	SZ_32K
 
-static_assert(KSLOT_DIR_LEAF * sizeof(void *) == KSLOT_DIR_MAX_BYTES);
+/* A leaf is one such allocation at most (exactly, on 64-bit). */
+static_assert(KSLOT_DIR_LEAF * sizeof(void *) <= KSLOT_DIR_MAX_BYTES);
 /* A far array at its largest: storage of 2^24 chunks of one element. */
 static_assert(KSLOT_MAX_ENTRIES / KSLOT_DIR_LEAF <= U16_MAX);
 
