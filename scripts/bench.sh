@@ -159,7 +159,8 @@ iommufd_half() {
 echo "bench.sh: native build against $ksrc" >&2
 make -s -C "$top/bench/native" KSRC="$ksrc" O="$out/native" >&2
 # Kernel memory is mapped with huge pages (the direct map for slabs,
-# huge vmap for kvmalloc()): give every native side transparent huge
+# huge vmap for kvmalloc()): kslot's side gets them from the shim's
+# arena, and the anchors that are userspace code get transparent huge
 # pages through glibc's malloc alike (Rust's global allocator is malloc).
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
 	"$out/native/kslot_native_bench" -r "$nreps" \

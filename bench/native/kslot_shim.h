@@ -72,9 +72,10 @@
  * | kmalloc_array() (a 4 KiB  | class's slab, one mutex  | from this CPU's slab, no lock   |
  * | chunk of slots); above    | for every class; above   | (a new slab now and then);      |
  * | 8 KiB (a kslot_dense      | 8 KiB a block of pages;  | above 8 KiB the page allocator; |
- * | chunk of values)          | from the arena, mapped   | from the direct map, mapped     |
- * |                           | already (it grows 4 MiB  | already                         |
- * |                           | at a time, written then) |                                 |
+ * | chunk of values)          | from the arena, whose    | from the direct map, mapped     |
+ * |                           | pages are written a huge | already                         |
+ * |                           | page at a time, when     |                                 |
+ * |                           | first handed out         |                                 |
  * | kvmalloc(), kvzalloc()    | kmalloc() up to 4 MiB,   | kmalloc() while it succeeds,    |
  * | (a directory)             | then vmalloc()           | then vmalloc()                  |
  * | vmalloc(), __vmalloc()    | mmap() of 4 KiB pages,   | pages allocated one by one and  |
